@@ -1,0 +1,101 @@
+/*
+ * <mon.h> — monprof's public interface.
+ *
+ * The classic Unix execution profiler, kept for Linux:
+ *   profil(2)        the PC-sampling histogram (declared in <unistd.h>;
+ *                    libmon exports its own, which replaces the C library's)
+ *   monitor(3)       System V's interface: histogram plus call counts,
+ *                    written to mon.out (see monitor.3 and mon.out.5)
+ *   monstartup(3), moncontrol(3)   the BSD names
+ * plus monprof's own queries of the runtime (mon_getstats and friends).
+ *
+ * Link with -lmon (pkg-config mon), or run an unmodified program under
+ * monrun(1), which preloads libmon.so.
+ */
+#ifndef MON_H
+#define MON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * profil — sample the program counter into a histogram (profil(2)).
+ *
+ * Follows the BSD profil(2) page, with the Reliant UNIX / Solaris pages
+ * where they say more.  The prototype is the C library's (<unistd.h>).
+ *
+ * buf     array of 16-bit bins, bufsiz BYTES long (bufsiz/2 bins; an odd
+ *         last byte is unused).  Must be 2-byte aligned and writable.
+ * offset  lowest PC sampled (bytes, a virtual address).
+ * scale   16.16 fixed-point fraction, 0..65536.  A sample at pc lands in
+ *         bin ((pc - offset) / 2) * scale / 65536 (exact, no overflow for
+ *         any 64-bit pc); samples with pc < offset or a bin >= bufsiz/2 are
+ *         dropped and counted as dropped.  65536 and 0xffff: 2 bytes of
+ *         text per bin; 0x8000: 4; 0x4000: 8 (System V's default);
+ *         2: 65536.  0 or 1 turns profiling off.
+ *
+ * Each tick of the profiling clock (see mon_getstats and profil.3: a
+ * per-thread CPU clock at MONPROF_RATE Hz, default 1000 Hz) adds one to the
+ * bin of the interrupted PC of the thread that used the CPU.  Bins saturate
+ * at 65535 (counted as saturated) instead of wrapping.  One call covers every
+ * thread of the process; fork() keeps profiling on in parent and child (each
+ * counts into its own copy); exec turns it off.  Calling profil() while on
+ * moves sampling to the new buffer at once; when profil() returns, no tick
+ * writes into the previous buffer any more.  If the buffer stops being
+ * writable while on, profiling turns itself off.
+ *
+ * Returns 0, or -1 with errno:
+ *   EINVAL  scale > 65536, or buf not 2-byte aligned;
+ *   EFAULT  buf is NULL or not writable for bufsiz bytes (nothing changes);
+ *   ENOTSUP no profiling clock could be started (see MONPROF_CLOCK);
+ *   ENOMEM  the runtime could not allocate its thread table.
+ * On any error the previous state is left as it was.
+ */
+int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale);
+
+/* ---- monprof's runtime queries ------------------------------------------ */
+
+/* The profiling clocks, in the order the runtime tries them. */
+enum mon_clock {
+	MON_CLOCK_NONE = 0,	/* nothing armed */
+	MON_CLOCK_PERF = 1,	/* per-thread perf cpu-clock event, user CPU time */
+	MON_CLOCK_THREAD = 2,	/* per-thread POSIX CPU-time timer, user+system */
+	MON_CLOCK_ITIMER = 3	/* process ITIMER_PROF + SIGPROF, user+system */
+};
+
+/* Counters of the sampling runtime since the process started (or since
+ * fork, in a child).  Ticks are counted in samples: a POSIX timer tick that
+ * reports n overruns counts 1 + n. */
+struct mon_stats {
+	uint64_t samples;	/* ticks taken while profiling was on */
+	uint64_t counted;	/* ticks added to a histogram bin */
+	uint64_t dropped;	/* ticks whose PC fell outside the histogram */
+	uint64_t saturated;	/* ticks lost to bins already at 65535 */
+	uint64_t lost;		/* ticks not recorded: buffer changing or faulted */
+	unsigned rate_hz;	/* rate asked of the clock, Hz (ticks per CPU-second) */
+	int clock;		/* enum mon_clock in effect (NONE when off) */
+	int on;			/* 1 while profil() profiling is on */
+	unsigned threads;	/* threads whose clock is armed now */
+	int faulted;		/* 1 if profiling turned itself off on a fault */
+};
+
+/*
+ * mon_getstats — copy the runtime's counters into *st.
+ * Returns 0, or -1/EFAULT if st is NULL.  Async-signal-safe.
+ */
+int mon_getstats(struct mon_stats *st);
+
+/*
+ * mon_clock_name — "perf-cpu-clock", "thread-cputime", "itimer-prof" or
+ * "none" for an enum mon_clock; "unknown" for anything else.
+ */
+const char *mon_clock_name(int clock);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* MON_H */

@@ -1,0 +1,280 @@
+/*
+ * clock.c — the profiling clocks and the tick handler.
+ *
+ * A tick is a signal delivered to the thread that used the CPU, at the PC
+ * where it was interrupted.  Three clocks, tried in this order unless
+ * MONPROF_CLOCK names one:
+ *
+ *   perf    a software perf event (PERF_COUNT_SW_CPU_CLOCK, user mode only)
+ *           per thread, sampling every 1e9/rate ns of that thread's CPU
+ *           time; its overflow raises our signal at that very thread
+ *           (F_SETOWN_EX/F_OWNER_TID).  hrtimer based: runs at the asked
+ *           rate whatever the kernel tick.  Sees user CPU time only.
+ *           Refused where perf_event_paranoid > 2 or seccomp forbids it.
+ *   thread  a POSIX CPU-time timer per thread on the thread's own CPU clock
+ *           (CLOCK_THREAD_CPUTIME_ID of that tid), signalling that thread
+ *           (SIGEV_THREAD_ID).  The kernel checks CPU timers at its tick
+ *           (250 Hz here), so at higher rates one signal stands for several
+ *           periods: its overrun count is added as weight, and the achieved
+ *           samples per CPU-second still match the rate.  Sees user and
+ *           system time (system time is charged to the user PC where the
+ *           system call returns).
+ *   itimer  setitimer(ITIMER_PROF) and SIGPROF, the classic process-wide
+ *           clock: capped by the kernel tick and blind to which thread used
+ *           the CPU.  Last resort.
+ *
+ * The per-thread clocks raise a real-time signal of their own (default
+ * SIGRTMAX-6, MONPROF_SIGNAL=N to change it), not SIGPROF: a program that
+ * uses SIGPROF or ITIMER_PROF itself keeps both to itself.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "mon.h"
+#include "runtime.h"
+
+#define MON_RATE_DEFAULT 1000u
+#define MON_RATE_MAX 100000u
+
+struct mon_clock_cfg mon_clock_cfg = { 0, MON_RATE_DEFAULT, 0 };
+
+static struct sigaction saved_action;	/* the program's, for the signal we use */
+static int saved_signo;
+static struct itimerval saved_itimer;	/* the program's ITIMER_PROF */
+
+static uintptr_t context_pc(const void *ucv)
+{
+	const ucontext_t *uc = ucv;
+#if defined(__x86_64__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__i386__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)uc->uc_mcontext.pc;
+#else
+#error "monprof: no PC extraction for this architecture"
+#endif
+}
+
+/* The tick handler.  Async-signal-safe; keeps errno. */
+static void on_tick(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	uint64_t weight = 1;
+	(void)sig;
+	if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
+		weight += (unsigned)si->si_overrun;
+	mon_tick(context_pc(ucv), weight);
+	errno = saved_errno;
+}
+
+static unsigned parse_uint(const char *s, unsigned lo, unsigned hi, unsigned dflt)
+{
+	if (s == NULL || *s == '\0')
+		return dflt;
+	char *end;
+	errno = 0;
+	unsigned long v = strtoul(s, &end, 10);
+	if (errno || *end != '\0' || v < lo || v > hi)
+		return dflt;
+	return (unsigned)v;
+}
+
+void mon_clock_configure(void)
+{
+	static int done;
+	if (done)
+		return;
+	done = 1;
+	int saved_errno = errno;
+	mon_clock_cfg.rate_hz = parse_uint(getenv("MONPROF_RATE"), 1, MON_RATE_MAX, MON_RATE_DEFAULT);
+	const char *c = getenv("MONPROF_CLOCK");
+	mon_clock_cfg.kind = 0;
+	if (c != NULL) {
+		if (strcmp(c, "perf") == 0)
+			mon_clock_cfg.kind = MON_CLOCK_PERF;
+		else if (strcmp(c, "thread") == 0)
+			mon_clock_cfg.kind = MON_CLOCK_THREAD;
+		else if (strcmp(c, "itimer") == 0)
+			mon_clock_cfg.kind = MON_CLOCK_ITIMER;
+	}
+	int dflt = SIGRTMAX - 6;
+	mon_clock_cfg.signo = (int)parse_uint(getenv("MONPROF_SIGNAL"), (unsigned)SIGRTMIN,
+					      (unsigned)SIGRTMAX, (unsigned)dflt);
+	errno = saved_errno;
+}
+
+static int signal_for(int kind)
+{
+	return kind == MON_CLOCK_ITIMER ? SIGPROF : mon_clock_cfg.signo;
+}
+
+int mon_clock_install(int kind)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = on_tick;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	int signo = signal_for(kind);
+	if (sigaction(signo, &sa, &saved_action) < 0)
+		return -1;
+	saved_signo = signo;
+	return 0;
+}
+
+void mon_clock_uninstall(int kind)
+{
+	int signo = signal_for(kind);
+	struct sigaction cur, ign;
+	if (signo != saved_signo || sigaction(signo, NULL, &cur) < 0)
+		return;
+	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_tick)
+		return;	/* the program installed its own since: leave it */
+	/* Ignoring a signal discards it wherever it is pending, in every
+	 * thread: no tick outlives profiling, into an exec or anywhere else. */
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(signo, &ign, NULL);
+	sigaction(signo, &saved_action, NULL);
+}
+
+/* Move fd out of the low numbers the program is likely to use itself. */
+static int high_fd(int fd)
+{
+	struct rlimit rl;
+	int floor = 100;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur > 512)
+		floor = (int)(rl.rlim_cur / 2);
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+	if (nfd < 0)
+		return fd;
+	close(fd);
+	return nfd;
+}
+
+static int arm_perf(pid_t tid, struct mon_thread_clock *tc)
+{
+	struct perf_event_attr a;
+	memset(&a, 0, sizeof a);
+	a.size = sizeof a;
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = 1000000000ull / mon_clock_cfg.rate_hz;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.wakeup_events = 1;
+	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	fd = high_fd(fd);
+	struct f_owner_ex owner = { F_OWNER_TID, tid };
+	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 || fcntl(fd, F_SETSIG, mon_clock_cfg.signo) < 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	tc->kind = MON_CLOCK_PERF;
+	tc->fd = fd;
+	tc->timerid = -1;
+	return 0;
+}
+
+static int arm_thread_timer(pid_t tid, struct mon_thread_clock *tc)
+{
+	/* The CPU clock of thread tid: the kernel's encoding behind
+	 * pthread_getcpuclockid (per-thread, scheduler time). */
+	clockid_t clk = (clockid_t)((~(unsigned)tid) << 3) | 6;
+	struct sigevent se;
+	memset(&se, 0, sizeof se);
+	se.sigev_notify = SIGEV_THREAD_ID;
+	se.sigev_signo = mon_clock_cfg.signo;
+	se._sigev_un._tid = tid;
+	int id;
+	if (syscall(SYS_timer_create, clk, &se, &id) < 0)
+		return -1;
+	long ns = 1000000000L / (long)mon_clock_cfg.rate_hz;
+	struct itimerspec its = { { ns / 1000000000L, ns % 1000000000L },
+				  { ns / 1000000000L, ns % 1000000000L } };
+	if (syscall(SYS_timer_settime, id, 0, &its, NULL) < 0) {
+		int e = errno;
+		syscall(SYS_timer_delete, id);
+		errno = e;
+		return -1;
+	}
+	tc->kind = MON_CLOCK_THREAD;
+	tc->fd = -1;
+	tc->timerid = id;
+	return 0;
+}
+
+int mon_clock_arm_thread(int kind, pid_t tid, struct mon_thread_clock *tc)
+{
+	switch (kind) {
+	case MON_CLOCK_PERF:
+		return arm_perf(tid, tc);
+	case MON_CLOCK_THREAD:
+		return arm_thread_timer(tid, tc);
+	}
+	return mon_fail(EINVAL);
+}
+
+void mon_clock_disarm_thread(struct mon_thread_clock *tc)
+{
+	int saved_errno = errno;
+	if (tc->fd >= 0) {
+		ioctl(tc->fd, PERF_EVENT_IOC_DISABLE, 0);
+		close(tc->fd);
+	}
+	if (tc->timerid >= 0)
+		syscall(SYS_timer_delete, tc->timerid);
+	tc->fd = -1;
+	tc->timerid = -1;
+	tc->kind = MON_CLOCK_NONE;
+	errno = saved_errno;
+}
+
+void mon_clock_forget_inherited(struct mon_thread_clock *tc)
+{
+	/* A fork child holds copies of the parent's perf fds (closing them
+	 * leaves the parent's events alone); POSIX timers are not inherited. */
+	int saved_errno = errno;
+	if (tc->fd >= 0)
+		close(tc->fd);
+	tc->fd = -1;
+	tc->timerid = -1;
+	tc->kind = MON_CLOCK_NONE;
+	errno = saved_errno;
+}
+
+int mon_itimer_start(void)
+{
+	long us = 1000000L / (long)mon_clock_cfg.rate_hz;
+	if (us < 1)
+		us = 1;
+	struct itimerval it = { { us / 1000000L, us % 1000000L }, { us / 1000000L, us % 1000000L } };
+	return setitimer(ITIMER_PROF, &it, &saved_itimer);
+}
+
+void mon_itimer_stop(void)
+{
+	int saved_errno = errno;
+	setitimer(ITIMER_PROF, &saved_itimer, NULL);
+	errno = saved_errno;
+}

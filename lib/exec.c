@@ -1,0 +1,178 @@
+/*
+ * exec.c — profiling is off in the new program (profil(2): "turned off
+ * when an exec is executed").
+ *
+ * The kernel keeps ITIMER_PROF and pending signals across execve(2); the
+ * new image has our handler reset to the default action, so a tick pending
+ * at that moment kills it ("Profiling timer expired" with the C library's
+ * profiler).  libmon's exec functions therefore stop every clock, discard
+ * any pending tick and give the program its own disposition and timer back
+ * before the real exec; if the exec fails they re-arm and profiling goes on.
+ * In a vfork child (which shares our memory but not our clocks) they touch
+ * nothing.  The layers above may write their profile first (before_exec).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "mon.h"
+#include "runtime.h"
+
+extern char **environ;
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+static execve_fn real_execve;
+static execvpe_fn real_execvpe;
+static fexecve_fn real_fexecve;
+static execveat_fn real_execveat;
+
+__attribute__((constructor)) static void exec_init(void)
+{
+	int saved_errno = errno;
+	real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
+	real_execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
+	real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
+	real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
+	errno = saved_errno;
+}
+
+int mon_exec_prepare(void)
+{
+	int saved_errno = errno;
+	int was_on = 0;
+	if (getpid() != mon_pid)
+		return 0;	/* vfork child: the clocks are the parent's */
+	if (mon_hooks.before_exec)
+		mon_hooks.before_exec();
+	mon_lock();
+	if (mon_clock_active != MON_CLOCK_NONE) {
+		was_on = mon_clock_active;
+		mon_threads_stop();
+	}
+	mon_unlock();
+	errno = saved_errno;
+	return was_on;
+}
+
+void mon_exec_failed(void)
+{
+	int saved_errno = errno;
+	mon_lock();
+	if (mon_clock_active == MON_CLOCK_NONE)
+		mon_threads_start();
+	mon_unlock();
+	errno = saved_errno;
+}
+
+MON_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
+{
+	if (real_execve == NULL)
+		return mon_fail(ENOSYS);
+	int was_on = mon_exec_prepare();
+	int rc = real_execve(path, argv, envp);
+	if (was_on)
+		mon_exec_failed();
+	return rc;
+}
+
+MON_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	if (real_execvpe == NULL)
+		return mon_fail(ENOSYS);
+	int was_on = mon_exec_prepare();
+	int rc = real_execvpe(file, argv, envp);
+	if (was_on)
+		mon_exec_failed();
+	return rc;
+}
+
+MON_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	if (real_fexecve == NULL)
+		return mon_fail(ENOSYS);
+	int was_on = mon_exec_prepare();
+	int rc = real_fexecve(fd, argv, envp);
+	if (was_on)
+		mon_exec_failed();
+	return rc;
+}
+
+MON_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			int flags)
+{
+	if (real_execveat == NULL)
+		return mon_fail(ENOSYS);
+	int was_on = mon_exec_prepare();
+	int rc = real_execveat(dirfd, path, argv, envp, flags);
+	if (was_on)
+		mon_exec_failed();
+	return rc;
+}
+
+MON_EXPORT int execv(const char *path, char *const argv[])
+{
+	return execve(path, argv, environ);
+}
+
+MON_EXPORT int execvp(const char *file, char *const argv[])
+{
+	return execvpe(file, argv, environ);
+}
+
+/* The list forms gather their arguments into a vector on the stack (exec
+ * may be called after fork in a threaded program: no malloc). */
+#define GATHER_ARGS(first, ap, argv, envp_out)                                 \
+	do {                                                                   \
+		size_t n_ = 0;                                                 \
+		va_list c_;                                                    \
+		va_copy(c_, ap);                                               \
+		if ((first) != NULL)                                           \
+			for (n_ = 1; va_arg(c_, char *) != NULL; n_++)         \
+				;                                              \
+		va_end(c_);                                                    \
+		argv = __builtin_alloca((n_ + 1) * sizeof(char *));            \
+		argv[0] = (char *)(first);                                     \
+		for (size_t i_ = 1; i_ <= n_; i_++)                            \
+			argv[i_] = va_arg(ap, char *);                         \
+		argv[n_] = NULL;                                               \
+		envp_out;                                                      \
+	} while (0)
+
+MON_EXPORT int execl(const char *path, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+	MON_LAUNDER(arg);
+	va_start(ap, arg);
+	GATHER_ARGS(arg, ap, argv, (void)0);
+	va_end(ap);
+	return execve(path, argv, environ);
+}
+
+MON_EXPORT int execlp(const char *file, const char *arg, ...)
+{
+	char **argv;
+	va_list ap;
+	MON_LAUNDER(arg);
+	va_start(ap, arg);
+	GATHER_ARGS(arg, ap, argv, (void)0);
+	va_end(ap);
+	return execvpe(file, argv, environ);
+}
+
+MON_EXPORT int execle(const char *path, const char *arg, ...)
+{
+	char **argv, **envp;
+	va_list ap;
+	MON_LAUNDER(arg);
+	va_start(ap, arg);
+	GATHER_ARGS(arg, ap, argv, envp = va_arg(ap, char **));
+	va_end(ap);
+	return execve(path, argv, envp);
+}

@@ -1,0 +1,130 @@
+/*
+ * runtime.h — libmon's private interfaces between its components.
+ *
+ * Nothing here is exported from libmon.so (everything is hidden); tools
+ * never include this file.  The components:
+ *   profil.c    the histogram: the published buffer/offset/scale, the bin
+ *               formula, the tick path run by the signal handler, counters
+ *   clock.c     the profiling clocks: choosing one, arming and disarming it
+ *               for a thread, the signal handler and its disposition
+ *   threads.c   the table of armed threads, pthread_create, fork
+ *   exec.c      the exec family: profiling off before the new image
+ */
+#ifndef MON_RUNTIME_H
+#define MON_RUNTIME_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define MON_HIDDEN __attribute__((visibility("hidden")))
+#define MON_EXPORT __attribute__((visibility("default")))
+
+/* ---- profil.c ---------------------------------------------------------- */
+
+/* Bin of pc for a histogram at offset/scale: ((pc - offset) / 2) * scale / 65536,
+ * exact for every 64-bit pc.  Returns UINT64_MAX when pc < offset. */
+MON_HIDDEN uint64_t mon_pc_to_bin(uintptr_t pc, uintptr_t offset, unsigned scale);
+
+/* The tick path: charge weight samples to pc.  Async-signal-safe. */
+MON_HIDDEN void mon_tick(uintptr_t pc, uint64_t weight);
+
+/* Saturating add of weight to a 16-bit bin; returns the weight that did not
+ * fit (0 when all of it did).  Atomic against concurrent ticks. */
+MON_HIDDEN uint64_t mon_bin_add(unsigned short *bin, uint64_t weight);
+
+/* 1 if the 2 bytes at p can be written now (checked by the kernel, without
+ * faulting and without changing them).  Async-signal-safe. */
+MON_HIDDEN int mon_writable(const void *p);
+
+/* Reset the counters (in a fork child). */
+MON_HIDDEN void mon_stats_reset(void);
+
+/* ---- clock.c ----------------------------------------------------------- */
+
+struct mon_clock_cfg {
+	int kind;		/* enum mon_clock asked for first (0: automatic) */
+	unsigned rate_hz;	/* ticks per CPU-second */
+	int signo;		/* the signal per-thread clocks raise */
+};
+
+/* Per-thread clock handle, kept in the thread table. */
+struct mon_thread_clock {
+	int kind;		/* MON_CLOCK_PERF or MON_CLOCK_THREAD */
+	int fd;			/* perf event fd, or -1 */
+	int timerid;		/* kernel POSIX timer id, or -1 */
+};
+
+MON_HIDDEN extern struct mon_clock_cfg mon_clock_cfg;
+
+/* Read MONPROF_RATE / MONPROF_CLOCK / MONPROF_SIGNAL once. */
+MON_HIDDEN void mon_clock_configure(void);
+
+/* Install the tick handler on the clock's signal (saving the program's
+ * disposition); mon_clock_uninstall puts the program's back, discarding any
+ * tick still pending.  Return 0 or -1/errno. */
+MON_HIDDEN int mon_clock_install(int kind);
+MON_HIDDEN void mon_clock_uninstall(int kind);
+
+/* Arm a per-thread clock of kind for thread tid (any thread of this
+ * process); fills *tc.  Returns 0 or -1/errno. */
+MON_HIDDEN int mon_clock_arm_thread(int kind, pid_t tid, struct mon_thread_clock *tc);
+MON_HIDDEN void mon_clock_disarm_thread(struct mon_thread_clock *tc);
+/* Forget a handle inherited over fork without touching the parent's clock. */
+MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
+
+/* The process-wide ITIMER_PROF clock (the last fallback). */
+MON_HIDDEN int mon_itimer_start(void);
+MON_HIDDEN void mon_itimer_stop(void);
+
+/* ---- threads.c --------------------------------------------------------- */
+
+/* Start sampling every thread of the process with the best clock that
+ * works; returns the clock kind in effect, or -1/errno. */
+MON_HIDDEN int mon_threads_start(void);
+/* Stop sampling in every thread; when this returns no tick is pending. */
+MON_HIDDEN void mon_threads_stop(void);
+/* Number of threads armed now. */
+MON_HIDDEN unsigned mon_threads_armed(void);
+
+/* The lock that serialises profil(), thread arming and fork. */
+MON_HIDDEN void mon_lock(void);
+MON_HIDDEN void mon_unlock(void);
+
+/* pid of the process the runtime state belongs to (changes in a fork child;
+ * a vfork child sees its parent's). */
+MON_HIDDEN extern pid_t mon_pid;
+
+/* The clock kind in effect, MON_CLOCK_NONE when off. */
+MON_HIDDEN extern int mon_clock_active;
+
+/* Hooks for the layers above (monitor, file writer); may be NULL. */
+struct mon_hooks {
+	void (*before_exec)(void);	/* about to exec: write what must be written */
+	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
+};
+MON_HIDDEN extern struct mon_hooks mon_hooks;
+
+/* ---- exec.c ------------------------------------------------------------ */
+
+/* Before an exec in this process: profiling off, no tick pending, the
+ * program's signal disposition and timer back.  Returns 1 if profiling was
+ * on (then call mon_exec_failed if the exec returns). */
+MON_HIDDEN int mon_exec_prepare(void);
+MON_HIDDEN void mon_exec_failed(void);
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* -1 with errno = e: the one way the library reports an error. */
+MON_HIDDEN int mon_fail(int e);
+
+/* The C library declares some of the functions we replace with nonnull
+ * arguments; the compiler would then drop our NULL checks.  This hides a
+ * pointer's origin from the optimiser so that the check stays. */
+#define MON_LAUNDER(p) __asm__("" : "+r"(p))
+
+/* Thread id of the caller (gettid). */
+MON_HIDDEN pid_t mon_gettid(void);
+
+#endif /* MON_RUNTIME_H */

@@ -1,0 +1,300 @@
+/*
+ * threads.c — which threads are sampled, and fork.
+ *
+ * Per-thread clocks need arming once per thread.  When profiling starts,
+ * every thread listed in /proc/self/task is armed from the calling thread
+ * (a tid-targeted perf event or CPU timer can be made for any thread of the
+ * process); threads started later arm themselves first thing, because
+ * libmon's pthread_create wraps their start routine; a thread disarms its
+ * own clock when it exits (a thread-specific-data destructor).  The table
+ * below is changed only under `lock`, never from a signal handler.
+ *
+ * fork: the child has one thread and none of the parent's timers (its perf
+ * fds are copies of the parent's: it closes them), so the child handler
+ * re-arms its own thread; both processes go on counting into their own copy
+ * of the buffer.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mon.h"
+#include "runtime.h"
+
+#define MON_MAX_THREADS 4096
+
+struct slot {
+	pid_t tid;		/* 0: free */
+	struct mon_thread_clock clock;
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct slot *slots;	/* MON_MAX_THREADS entries, allocated once */
+static unsigned armed;		/* slots in use */
+static int thread_kind;		/* per-thread clock kind in effect, or ITIMER */
+pid_t mon_pid;
+int mon_clock_active;
+struct mon_hooks mon_hooks;
+
+static pthread_key_t exit_key;
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+
+void mon_lock(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void mon_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+unsigned mon_threads_armed(void)
+{
+	return __atomic_load_n(&armed, __ATOMIC_RELAXED);
+}
+
+static struct slot *find(pid_t tid)
+{
+	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+		if (slots[i].tid == tid)
+			return &slots[i];
+	return NULL;
+}
+
+static void release(struct slot *s)
+{
+	mon_clock_disarm_thread(&s->clock);
+	s->tid = 0;
+	__atomic_sub_fetch(&armed, 1, __ATOMIC_RELAXED);
+}
+
+/* Slots of threads that no longer exist (armed from /proc, exited without
+ * passing through our start routine) are reclaimed before a new one. */
+static void reclaim_dead(void)
+{
+	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+		if (slots[i].tid && syscall(SYS_tgkill, mon_pid, slots[i].tid, 0) < 0 &&
+		    errno == ESRCH)
+			release(&slots[i]);
+}
+
+/* Arm thread tid with the clock in effect, falling back to the next
+ * per-thread clock for this thread if its own is refused.  Under lock. */
+static int arm(pid_t tid)
+{
+	struct slot *s = find(tid);
+	if (s != NULL)
+		return 0;
+	s = find(0);
+	if (s == NULL) {
+		reclaim_dead();
+		s = find(0);
+		if (s == NULL)
+			return mon_fail(EAGAIN);
+	}
+	int rc = mon_clock_arm_thread(thread_kind, tid, &s->clock);
+	if (rc < 0 && thread_kind == MON_CLOCK_PERF)
+		rc = mon_clock_arm_thread(MON_CLOCK_THREAD, tid, &s->clock);
+	if (rc < 0)
+		return -1;
+	s->tid = tid;
+	__atomic_add_fetch(&armed, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* Arm every thread listed in /proc/self/task.  Under lock. */
+static void arm_all(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	if (d == NULL)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		pid_t tid = (pid_t)atoi(e->d_name);
+		if (tid > 0)
+			arm(tid);
+	}
+	closedir(d);
+}
+
+static int itimer_start(void)
+{
+	if (mon_clock_install(MON_CLOCK_ITIMER) < 0)
+		return -1;
+	if (mon_itimer_start() < 0) {
+		int e = errno;
+		mon_clock_uninstall(MON_CLOCK_ITIMER);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int mon_threads_start(void)
+{
+	int saved_errno = errno;
+	mon_clock_configure();
+	if (slots == NULL) {
+		slots = calloc(MON_MAX_THREADS, sizeof *slots);
+		if (slots == NULL)
+			return mon_fail(ENOMEM);
+	}
+	mon_pid = getpid();
+	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
+	int first = mon_clock_cfg.kind;
+	for (unsigned i = 0; i < 3; i++) {
+		int kind = first ? first : order[i];
+		pid_t self = mon_gettid();
+		if (kind == MON_CLOCK_ITIMER) {
+			if (itimer_start() == 0) {
+				__atomic_store_n(&mon_clock_active, kind, __ATOMIC_RELAXED);
+				errno = saved_errno;
+				return kind;
+			}
+		} else if (mon_clock_install(kind) == 0) {
+			thread_kind = kind;
+			if (arm(self) == 0 && find(self)->clock.kind == kind) {
+				arm_all();
+				__atomic_store_n(&mon_clock_active, kind, __ATOMIC_RELAXED);
+				errno = saved_errno;
+				return kind;
+			}
+			struct slot *s = find(self);
+			if (s != NULL)
+				release(s);
+			mon_clock_uninstall(kind);
+		}
+		if (first)
+			break;
+	}
+	return mon_fail(ENOTSUP);
+}
+
+void mon_threads_stop(void)
+{
+	int kind = mon_clock_active;
+	if (kind == MON_CLOCK_ITIMER) {
+		mon_itimer_stop();
+	} else {
+		for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+			if (slots[i].tid)
+				release(&slots[i]);
+	}
+	mon_clock_uninstall(kind);
+	__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
+}
+
+/* ---- threads started while profiling ----------------------------------- */
+
+struct start {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	int saved_errno = errno;
+	mon_lock();
+	if (mon_pid == getpid()) {
+		struct slot *s = find(mon_gettid());
+		if (s != NULL)
+			release(s);
+	}
+	mon_unlock();
+	errno = saved_errno;
+}
+
+static void *thread_start(void *p)
+{
+	struct start st = *(struct start *)p;
+	free(p);
+	int saved_errno = errno;
+	pthread_setspecific(exit_key, (void *)1);
+	mon_lock();
+	if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER &&
+	    mon_pid == getpid())
+		arm(mon_gettid());
+	mon_unlock();
+	errno = saved_errno;
+	return st.fn(st.arg);
+}
+
+/* pthread_create — the C library's, with the new thread's profiling clock
+ * armed before its start routine runs.  Same arguments, results and errors
+ * as pthread_create(3). */
+MON_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			      void *(*start_routine)(void *), void *arg)
+{
+	if (real_pthread_create == NULL)
+		real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *,
+					       void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+	if (real_pthread_create == NULL)
+		return EAGAIN;
+	struct start *st = malloc(sizeof *st);
+	if (st == NULL)
+		return real_pthread_create(thread, attr, start_routine, arg);
+	st->fn = start_routine;
+	st->arg = arg;
+	int rc = real_pthread_create(thread, attr, thread_start, st);
+	if (rc != 0)
+		free(st);
+	return rc;
+}
+
+/* ---- fork -------------------------------------------------------------- */
+
+static void before_fork(void)
+{
+	mon_lock();
+}
+
+static void after_fork_parent(void)
+{
+	mon_unlock();
+}
+
+static void after_fork_child(void)
+{
+	int saved_errno = errno;
+	pid_t self = mon_gettid();
+	int kind = mon_clock_active;
+	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++) {
+		if (slots[i].tid) {
+			mon_clock_forget_inherited(&slots[i].clock);
+			slots[i].tid = 0;
+		}
+	}
+	armed = 0;
+	mon_pid = getpid();
+	mon_stats_reset();
+	if (kind == MON_CLOCK_ITIMER) {
+		/* A fork child does not inherit interval timers. */
+		mon_itimer_start();
+	} else if (kind != MON_CLOCK_NONE) {
+		if (arm(self) < 0)
+			__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
+	}
+	mon_unlock();
+	if (mon_hooks.fork_child)
+		mon_hooks.fork_child();
+	errno = saved_errno;
+}
+
+__attribute__((constructor)) static void threads_init(void)
+{
+	int saved_errno = errno;
+	real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				       void *))dlsym(RTLD_NEXT, "pthread_create");
+	pthread_key_create(&exit_key, thread_exit);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	mon_pid = getpid();
+	errno = saved_errno;
+}

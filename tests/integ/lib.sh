@@ -1,0 +1,39 @@
+# Sourced by the integration scripts in tests/integ/.
+# Provides:
+#   $B        the build directory (absolute), $ROOT the source tree
+#   $T        a fresh scratch directory, removed at exit
+#   build_prog NAME SRC [CFLAGS...]   compile tests/progs/SRC (or a path)
+#             against libmon.so from $B into $T/NAME (rpath set)
+#   build_prog_static NAME SRC [CFLAGS...]   same, linked with libmon.a
+#   ok NAME / not_ok NAME [WHY]       report one check
+#   check NAME CMD...                 run CMD; ok if it exits 0
+# Each script prints one "ok NAME" or "not ok NAME" line per check; the
+# runner counts them.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=$(cd "$ROOT/${B:-build}" && pwd)
+CC=${CC:-cc}
+T=$(mktemp -d "${TMPDIR:-/tmp}/monprof-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT INT TERM
+export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+
+_src() { case $1 in /*|./*) echo "$1" ;; *) echo "$ROOT/tests/progs/$1" ;; esac; }
+
+build_prog() {
+	name=$1 src=$(_src "$2"); shift 2
+	$CC -O1 -g -I"$ROOT/include" -I"$ROOT/tests/progs" "$@" -o "$T/$name" "$src" \
+	    -L"$B/lib" -Wl,-rpath,"$B/lib" -lmon -lpthread -lm
+}
+
+build_prog_static() {
+	name=$1 src=$(_src "$2"); shift 2
+	$CC -O1 -g -I"$ROOT/include" -I"$ROOT/tests/progs" "$@" -o "$T/$name" "$src" \
+	    "$B/lib/libmon.a" -ldl -lpthread -lrt -lm
+}
+
+ok() { echo "ok $1"; }
+not_ok() { echo "not ok $1${2:+ — $2}"; }
+check() {
+	name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name" "exit $?"; fi
+}

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Runs every test and prints one closing line "N passed, N failed".
+#  - build/tests/unit/*: cmocka programs; each test case counts once.
+#  - tests/integ/*.sh: integration scripts; each prints "ok NAME" / "not ok NAME"
+#    lines (one per check) or, if it prints none, counts once by its exit status
+#    (0 pass, 77 skip, anything else fail).
+B=${B:-build}
+export B
+pass=0 fail=0 skip=0
+log=$B/tests/log
+mkdir -p "$log"
+for t in "$B"/tests/unit/*; do
+	[ -x "$t" ] || continue
+	n=$(basename "$t")
+	out="$log/unit-$n.out"
+	"$t" >"$out" 2>&1
+	rc=$?
+	p=$(grep -c '^\[       OK \]' "$out")
+	f=$(grep -c '^\[  FAILED  \] [a-z_]' "$out")
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
+		f=$((f + 1))
+		echo "FAIL unit/$n (exit $rc, see $out)"
+	fi
+	grep '^\[  FAILED  \] [a-z_]' "$out" | sed "s|^\[  FAILED  \] |FAIL unit/$n: |"
+	echo "unit/$n: $p passed, $f failed"
+	pass=$((pass + p)); fail=$((fail + f))
+done
+for t in tests/integ/*.sh; do
+	[ -f "$t" ] || continue
+	n=$(basename "$t" .sh)
+	out="$log/integ-$n.out"
+	sh "$t" >"$out" 2>&1
+	rc=$?
+	p=$(grep -c '^ok ' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		case $rc in
+		0) p=1 ;;
+		77) skip=$((skip + 1)); echo "SKIP integ/$n"; continue ;;
+		*) f=1 ;;
+		esac
+	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+	fi
+	grep '^not ok ' "$out" | sed "s|^|FAIL integ/$n: |"
+	[ "$f" -gt 0 ] && { echo "---- $out"; tail -n 30 "$out"; echo "----"; }
+	echo "integ/$n: $p passed, $f failed"
+	pass=$((pass + p)); fail=$((fail + f))
+done
+if [ $skip -gt 0 ]; then
+	echo "$pass passed, $fail failed, $skip skipped"
+else
+	echo "$pass passed, $fail failed"
+fi
+[ "$fail" -eq 0 ]
