@@ -105,13 +105,20 @@ void mon_tick(uintptr_t pc, uint64_t weight)
 	unsigned scale = LOAD(hist.scale);
 	int on = LOAD(hist.on);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (!on && mon_objhist_tick(pc, weight)) {
+		ADD(stats.counted, weight);
+		goto out;
+	}
 	if ((seq & 1) || seq != LOAD(hist_seq) || !on || LOAD(faulted)) {
 		ADD(stats.lost, weight);
 		goto out;
 	}
 	uint64_t bin = mon_pc_to_bin(pc, offset, scale);
 	if (bin >= nbins) {
-		ADD(stats.dropped, weight);
+		if (mon_objhist_tick(pc, weight))
+			ADD(stats.counted, weight);
+		else
+			ADD(stats.dropped, weight);
 		goto out;
 	}
 	if (!mon_writable(buf + bin)) {
@@ -183,18 +190,18 @@ MON_EXPORT int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigne
 
 	int rc = 0;
 	mon_lock();
-	int was_on = hist.on && mon_clock_active != MON_CLOCK_NONE;
+	int was_on = hist.on;
 	if (!turn_on) {
 		publish(NULL, 0, 0, 0, 0);
 		if (was_on)
-			mon_threads_stop();
+			mon_sampling_release(MON_USER_PROFIL);
 		quiesce();
 	} else if (was_on) {
 		publish(buf, bufsiz, offset, scale, 1);
 		quiesce();
 	} else {
 		publish(buf, bufsiz, offset, scale, 1);
-		if (mon_threads_start() < 0) {
+		if (mon_sampling_acquire(MON_USER_PROFIL) < 0) {
 			int e = errno;
 			publish(NULL, 0, 0, 0, 0);
 			quiesce();

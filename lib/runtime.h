@@ -83,6 +83,14 @@ MON_HIDDEN void mon_itimer_stop(void);
 /* Start sampling every thread of the process with the best clock that
  * works; returns the clock kind in effect, or -1/errno. */
 MON_HIDDEN int mon_threads_start(void);
+/* The users of the clocks: the clocks run while any user holds them.
+ * Called under mon_lock(); acquire returns 0 or -1/errno. */
+#define MON_USER_PROFIL 1	/* profil() is on */
+#define MON_USER_OBJHIST 2	/* whole-process object histograms are on */
+MON_HIDDEN int mon_sampling_acquire(int user);
+MON_HIDDEN void mon_sampling_release(int user);
+MON_HIDDEN int mon_sampling_users(void);
+
 /* Stop sampling in every thread; when this returns no tick is pending. */
 MON_HIDDEN void mon_threads_stop(void);
 /* Number of threads armed now. */
@@ -105,6 +113,12 @@ struct mon_hooks {
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 };
 MON_HIDDEN extern struct mon_hooks mon_hooks;
+
+/* ---- objhist.c: whole-process histograms, one per loaded object -------- */
+
+/* Charge weight ticks to the object histogram holding pc; returns 1 if one
+ * does, 0 otherwise.  Async-signal-safe. */
+MON_HIDDEN int mon_objhist_tick(uintptr_t pc, uint64_t weight);
 
 /* ---- exec.c ------------------------------------------------------------ */
 

@@ -177,6 +177,29 @@ int mon_threads_start(void)
 	return mon_fail(ENOTSUP);
 }
 
+static int users;	/* MON_USER_* bits holding the clocks */
+
+int mon_sampling_users(void)
+{
+	return users;
+}
+
+int mon_sampling_acquire(int user)
+{
+	if (users == 0 && mon_threads_start() < 0)
+		return -1;
+	users |= user;
+	return 0;
+}
+
+void mon_sampling_release(int user)
+{
+	int had = users;
+	users &= ~user;
+	if (had && users == 0 && mon_clock_active != MON_CLOCK_NONE)
+		mon_threads_stop();
+}
+
 void mon_threads_stop(void)
 {
 	int kind = mon_clock_active;

@@ -1,0 +1,48 @@
+/*
+ * objhist.h — whole-process histograms, one per loaded object's executable
+ * segment (private to libmon; see objhist.c).  Used by the layer that starts
+ * profiling of a whole process (monrun's preload) and by the file writer.
+ */
+#ifndef MON_OBJHIST_H
+#define MON_OBJHIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+struct mon_objhist {
+	uintptr_t lowpc;	/* runtime address of the first byte covered */
+	uintptr_t highpc;	/* first runtime address past the segment */
+	uintptr_t load_bias;	/* runtime address - ELF virtual address */
+	unsigned shift;		/* each bin covers 1 << shift bytes */
+	size_t nbins;		/* ((highpc - lowpc) >> shift) + 1 bins */
+	uint32_t *bins;		/* tick counts, saturating at UINT32_MAX */
+	char *path;		/* object's path ("/proc/self/exe" target for the program) */
+	unsigned char build_id[64];
+	size_t build_id_len;	/* 0: the object has no GNU build ID */
+};
+
+/* The snapshot the tick path searches: n histograms sorted by lowpc. */
+struct mon_objhist_set {
+	size_t n;
+	struct mon_objhist *h[];
+};
+
+/*
+ * Start whole-process sampling: a histogram for every executable segment of
+ * every loaded object, bytes_per_bin rounded down to a power of two (2..65536;
+ * 4 is a good default), and the profiling clock running in every thread.
+ * Returns 0, or -1/errno (ENOMEM, ENOTSUP: no clock).
+ */
+MON_HIDDEN int mon_objhist_start(unsigned bytes_per_bin);
+/* Add histograms for objects loaded since (dlopen calls this itself). */
+MON_HIDDEN int mon_objhist_refresh(void);
+/* Stop sampling into the object histograms (their counts stay). */
+MON_HIDDEN void mon_objhist_stop(void);
+MON_HIDDEN int mon_objhist_running(void);
+/* Every histogram made so far, including those of unloaded objects;
+ * *n receives the count.  Counts may still grow while running. */
+MON_HIDDEN struct mon_objhist *const *mon_objhist_all(size_t *n);
+
+#endif /* MON_OBJHIST_H */
