@@ -5,6 +5,8 @@
 #   make install    PREFIX=/usr/local, DESTDIR honoured
 # Set WERROR=1 (CI does) to turn warnings into errors.
 
+.DEFAULT_GOAL := all
+
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
@@ -76,9 +78,10 @@ $(B)/tool/%.o: %.c
 $(B)/bin/prof: $(PROF_OBJ) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
+$(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
 $(B)/bin/monrun: $(MONRUN_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(LDFLAGS) -o $@ $^ -DMON_LIBDIR='"$(LIBDIR)"'
+	$(CC) $(LDFLAGS) -o $@ $^
 
 # ---- tests ----------------------------------------------------------------
 CMOCKA_CFLAGS = $(shell $(PKGCONFIG) --cflags cmocka 2>/dev/null)

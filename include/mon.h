@@ -95,6 +95,103 @@ int mon_getstats(struct mon_stats *st);
  */
 const char *mon_clock_name(int clock);
 
+/* ---- monitor(3): System V's histogram plus call counts ------------------ */
+
+/*
+ * The System V <mon.h> names (monitor.3).  A monitor() buffer is bufsize
+ * WORDs laid out as: one struct hdr, nfunc struct cnt call-count cells, then
+ * the histogram (16-bit bins).  The cells are the first nfunc functions
+ * called; their counts are brought up to date whenever the profile is
+ * written (monitor(0, ...), exit, a snapshot); later functions are counted
+ * too, in memory of libmon's own, and all of them go to the file.
+ */
+typedef unsigned short WORD;		/* a histogram bin */
+#define MON_OUT "mon.out"		/* default output file */
+#define MPROGS0 (150 * sizeof(WORD))	/* cells System V's cc -p asked for /2 */
+#define MSCALE0 4			/* System V's default histogram divisor */
+
+struct hdr {
+	char *lpc;	/* lowest PC sampled (runtime address) */
+	char *hpc;	/* first PC past the sampled range */
+	size_t nfns;	/* number of struct cnt cells that follow */
+};
+
+struct cnt {
+	char *fnpc;	/* address identifying the function (selfpc) */
+	long mcnt;	/* calls counted (as of the last write) */
+};
+
+/* An address argument: a function (as System V declared it, int (*)()) or
+ * any data address such as &etext.  Passed exactly like a pointer. */
+#ifdef __cplusplus
+typedef const void *mon_pc_t;
+#else
+typedef union {
+	int (*mon_fn)(void);
+	const void *mon_p;
+} mon_pc_t __attribute__((transparent_union));
+#endif
+
+/*
+ * monitor — profile [lowpc, highpc) into buffer and count calls (monitor.3,
+ * after System V's monitor(3C)).
+ *
+ * buffer  bufsize WORDs (2 bytes each): struct hdr, nfunc struct cnt, then
+ *         the histogram of the remaining WORDs.  Must stay valid and
+ *         writable until profiling stops.
+ * lowpc   lowest PC sampled; a value below the main program's text (the
+ *         seed's (int (*)())2) means the start of the program's text, which
+ *         on a position-independent executable lies wherever it was loaded.
+ * highpc  first PC past the range (&etext: the end of the program's text).
+ * The scale is histogram bytes / range bytes as a 16.16 fraction (capped
+ * at 0xffff: 2 bytes of text per bin), as System V computed it.
+ *
+ * Calling monitor() again while profiling adds the new buffer's cells to
+ * the call-count capacity and replaces (and restarts) the histogram.
+ * monitor(0, 0, 0, 0, 0) (lowpc NULL) stops profiling and writes the file
+ * (see PROFDIR in monitor.3: ./mon.out, PROFDIR/PID.mon.out, or none).
+ *
+ * Returns nothing; when nothing could start, errno says why:
+ *   EINVAL  lowpc >= highpc (after the text adjustment), or buffer NULL;
+ *   ENOSPC  bufsize is too small for the header and nfunc cells plus at
+ *           least one histogram bin;
+ *   ECANCELED  PROFDIR is set and empty: profiling is disabled;
+ *   errors of profil() (ENOTSUP, ENOMEM, EFAULT).
+ * On success errno is left as it was.
+ */
+void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bufsize, size_t nfunc);
+
+/*
+ * monstartup — the BSD interface: profile [lowpc, highpc) with a buffer
+ * libmon allocates (one 16-bit bin per 8 bytes of text... or finer: 4 bytes
+ * per bin for ranges up to 64 MiB), counting calls; the file is written at
+ * exit (PROFDIR/PID.mon.out form).  lowpc below the program text means its
+ * start, as for monitor().  Returns 0, or -1 with errno EINVAL (lowpc >=
+ * highpc), ENOMEM, ECANCELED (PROFDIR empty) or profil()'s errors.
+ */
+int monstartup(mon_pc_t lowpc, mon_pc_t highpc);
+
+/*
+ * moncontrol — pause (mode 0) or resume (mode != 0) PC sampling and call
+ * counting, keeping what was gathered.  Returns the previous mode (1 on,
+ * 0 off); -1 with errno EINVAL if profiling was never started.
+ */
+int moncontrol(int mode);
+
+/*
+ * mon_write — write the profile now (a snapshot: profiling goes on) to the
+ * file monitor() would write at the end.  Returns 0, or -1 with errno from
+ * open/write/rename (ENOENT if profiling was never started).
+ */
+int mon_write(void);
+
+/*
+ * mon_outname — the path the profile will be written to (recomputed for the
+ * calling process's pid), or NULL if profiling never started or PROFDIR
+ * disabled it.  The string stays valid until the next call.
+ */
+const char *mon_outname(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,8 +20,11 @@
  *           system time (system time is charged to the user PC where the
  *           system call returns).
  *   itimer  setitimer(ITIMER_PROF) and SIGPROF, the classic process-wide
- *           clock: capped by the kernel tick and blind to which thread used
- *           the CPU.  Last resort.
+ *           clock.  The kernel checks it at its tick and moves it on by one
+ *           interval per check, so above the tick rate it falls behind: each
+ *           SIGPROF is weighted by the periods of process CPU time elapsed
+ *           since the ticks charged so far, and the samples per CPU-second
+ *           still match the rate.  Last resort.
  *
  * The per-thread clocks raise a real-time signal of their own (default
  * SIGRTMAX-6, MONPROF_SIGNAL=N to change it), not SIGPROF: a program that
@@ -53,6 +56,37 @@ static struct sigaction saved_action;	/* the program's, for the signal we use */
 static int saved_signo;
 static struct itimerval saved_itimer;	/* the program's ITIMER_PROF */
 
+/* The itimer clock's weighting: process CPU time when it started, its
+ * period, and the periods charged so far (all in ns / periods). */
+static uint64_t itimer_start_ns, itimer_period_ns, itimer_charged;
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Weight of a SIGPROF of the itimer clock: the whole periods of process CPU
+ * time not yet charged, at least 1.  Several threads may take SIGPROF at
+ * once, hence the compare-and-swap.  Async-signal-safe. */
+static uint64_t itimer_weight(void)
+{
+	uint64_t period = __atomic_load_n(&itimer_period_ns, __ATOMIC_RELAXED);
+	uint64_t start = __atomic_load_n(&itimer_start_ns, __ATOMIC_RELAXED);
+	uint64_t now = process_cpu_ns();
+	if (period == 0 || now < start)
+		return 1;
+	uint64_t due = (now - start) / period;
+	uint64_t charged = __atomic_load_n(&itimer_charged, __ATOMIC_RELAXED), w;
+	do
+		w = due > charged ? due - charged : 1;
+	while (!__atomic_compare_exchange_n(&itimer_charged, &charged, charged + w, 1,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	return w;
+}
+
 static uintptr_t context_pc(const void *ucv)
 {
 	const ucontext_t *uc = ucv;
@@ -72,8 +106,9 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	uint64_t weight = 1;
-	(void)sig;
-	if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
+	if (sig == SIGPROF && si != NULL && si->si_code == SI_KERNEL)
+		weight = itimer_weight();	/* ITIMER_PROF's own tick */
+	else if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
 		weight += (unsigned)si->si_overrun;
 	mon_tick(context_pc(ucv), weight);
 	errno = saved_errno;
@@ -269,6 +304,9 @@ int mon_itimer_start(void)
 	if (us < 1)
 		us = 1;
 	struct itimerval it = { { us / 1000000L, us % 1000000L }, { us / 1000000L, us % 1000000L } };
+	__atomic_store_n(&itimer_period_ns, (uint64_t)us * 1000u, __ATOMIC_RELAXED);
+	__atomic_store_n(&itimer_charged, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&itimer_start_ns, process_cpu_ns(), __ATOMIC_RELAXED);
 	return setitimer(ITIMER_PROF, &it, &saved_itimer);
 }
 

@@ -1,0 +1,891 @@
+/*
+ * monout.c — the one reader and writer of mon.out (layout: monout.h and
+ * docs/mon.out.5).
+ *
+ * The writer runs inside profiled programs, also from fatal-signal
+ * handlers, so it is async-signal-safe: it stages bytes in a chunk inside
+ * the caller's struct monout_writer, sends them with write(2), and patches
+ * each record's length and checksum (and finally the file header) in place
+ * with pwrite(2) — a record's length need not be known before its entries
+ * are read from tables that other threads are still filling.
+ *
+ * The reader runs in the tools.  It trusts nothing: every length is checked
+ * against what is left of the file before it is used, every record's
+ * checksum is verified, and each failure is reported with a message naming
+ * the record and offset.  It then sorts and merges call counts and arcs so
+ * that each key appears once.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "monout.h"
+
+/* ---- CRC-32 ------------------------------------------------------------ */
+
+/* Nibble table for the reflected IEEE polynomial 0xEDB88320: constant,
+ * so the writer needs no initialisation (async-signal-safe). */
+static const uint32_t crc_nibble[16] = {
+	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4,
+	0x4db26158, 0x5005713c, 0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
+	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
+};
+
+uint32_t monout_crc32(uint32_t crc, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	crc = ~crc;
+	for (size_t i = 0; i < n; i++) {
+		crc ^= b[i];
+		crc = (crc >> 4) ^ crc_nibble[crc & 15];
+		crc = (crc >> 4) ^ crc_nibble[crc & 15];
+	}
+	return ~crc;
+}
+
+const char *monout_rec_name(uint32_t type)
+{
+	switch (type) {
+	case MONOUT_REC_RUN:
+		return "RUN";
+	case MONOUT_REC_OBJECT:
+		return "OBJECT";
+	case MONOUT_REC_HIST:
+		return "HIST";
+	case MONOUT_REC_CALLS:
+		return "CALLS";
+	case MONOUT_REC_ARCS:
+		return "ARCS";
+	}
+	return "unknown";
+}
+
+static int host_order(void)
+{
+	const uint16_t one = 1;
+	return *(const unsigned char *)&one ? MONOUT_LITTLE : MONOUT_BIG;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+uint64_t monout_pc_to_bin(const struct monout_hist *h, uint64_t pc)
+{
+	if (pc < h->lowpc || pc >= h->highpc)
+		return UINT64_MAX;
+	uint64_t d = (pc - h->lowpc) / 2;
+	uint64_t bin = (d >> 16) * h->scale + (((d & 0xffff) * h->scale) >> 16);
+	return bin < h->nbins ? bin : UINT64_MAX;
+}
+
+uint64_t monout_bin_lowpc(const struct monout_hist *h, uint64_t i)
+{
+	if (h->scale == 0)
+		return h->lowpc;
+	/* The smallest half-distance d with floor(d * scale / 65536) >= i. */
+	unsigned __int128 d = ((unsigned __int128)i * 65536 + h->scale - 1) / h->scale;
+	return h->lowpc + (uint64_t)(d * 2);
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+static int w_fail(struct monout_writer *w, int e)
+{
+	if (w->error == 0)
+		w->error = e ? e : EIO;
+	errno = w->error;
+	return -1;
+}
+
+/* write(2) all of p, retrying on EINTR and short writes. */
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t r = write(fd, c, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t r = pwrite(fd, c, n, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		c += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int w_flush(struct monout_writer *w)
+{
+	if (w->error)
+		return w_fail(w, w->error);
+	if (w->fill == 0)
+		return 0;
+	if (write_all(w->fd, w->chunk, w->fill) < 0)
+		return w_fail(w, errno);
+	w->offset += w->fill;
+	w->fill = 0;
+	return 0;
+}
+
+/* Append bytes to the file (and to the open record's length and CRC). */
+static int w_bytes(struct monout_writer *w, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	if (w->error)
+		return w_fail(w, w->error);
+	if (w->rec_start != UINT64_MAX) {
+		w->rec_crc = monout_crc32(w->rec_crc, p, n);
+		w->rec_len += n;
+	}
+	while (n > 0) {
+		size_t room = sizeof w->chunk - w->fill;
+		size_t k = n < room ? n : room;
+		memcpy(w->chunk + w->fill, b, k);
+		w->fill += k;
+		b += k;
+		n -= k;
+		if (w->fill == sizeof w->chunk && w_flush(w) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int w_u16(struct monout_writer *w, uint16_t v)
+{
+	return w_bytes(w, &v, 2);
+}
+static int w_u32(struct monout_writer *w, uint32_t v)
+{
+	return w_bytes(w, &v, 4);
+}
+static int w_u64(struct monout_writer *w, uint64_t v)
+{
+	return w_bytes(w, &v, 8);
+}
+
+static int w_pad8(struct monout_writer *w)
+{
+	static const unsigned char zero[8];
+	uint64_t at = w->offset + w->fill;
+	return at % 8 ? w_bytes(w, zero, 8 - at % 8) : 0;
+}
+
+static int rec_open(struct monout_writer *w, uint32_t type)
+{
+	unsigned char placeholder[MONOUT_REC_HEADER_SIZE] = { 0 };
+	if (w_pad8(w) < 0 || w_bytes(w, placeholder, sizeof placeholder) < 0)
+		return -1;
+	w->rec_start = w->offset + w->fill - MONOUT_REC_HEADER_SIZE;
+	w->rec_type = type;
+	w->rec_len = 0;
+	w->rec_crc = 0;
+	return 0;
+}
+
+static int rec_close(struct monout_writer *w)
+{
+	unsigned char h[MONOUT_REC_HEADER_SIZE];
+	uint64_t start = w->rec_start;
+	w->rec_start = UINT64_MAX;
+	if (w_flush(w) < 0)
+		return -1;
+	memcpy(h, &w->rec_type, 4);
+	memcpy(h + 4, &w->rec_crc, 4);
+	memcpy(h + 8, &w->rec_len, 8);
+	if (pwrite_all(w->fd, h, sizeof h, start) < 0)
+		return w_fail(w, errno);
+	w->records++;
+	return w_pad8(w);
+}
+
+int monout_begin(struct monout_writer *w, int fd, uint32_t flags)
+{
+	unsigned char zero[MONOUT_HEADER_SIZE] = { 0 };
+	w->fd = fd;
+	w->error = 0;
+	w->offset = 0;
+	w->records = 0;
+	w->flags = flags;
+	w->rec_start = UINT64_MAX;
+	w->rec_len = 0;
+	w->rec_crc = 0;
+	w->rec_type = 0;
+	w->fill = 0;
+	return w_bytes(w, zero, sizeof zero);
+}
+
+int monout_put_run(struct monout_writer *w, const struct monout_run *r)
+{
+	static const unsigned char nul = 0;
+	if (rec_open(w, MONOUT_REC_RUN) < 0)
+		return -1;
+	w_u64(w, r->pid);
+	w_u64(w, r->ppid);
+	w_u32(w, r->clock);
+	w_u32(w, r->rate_hz);
+	w_u64(w, r->user_usec);
+	w_u64(w, r->sys_usec);
+	w_u64(w, r->samples);
+	w_u64(w, r->counted);
+	w_u64(w, r->dropped);
+	w_u64(w, r->saturated);
+	w_u64(w, r->lost);
+	w_u64(w, r->calls_lost);
+	w_u64(w, r->time);
+	w_u32(w, r->signal);
+	w_u32(w, r->reason);
+	/* The command line must hold exactly argc strings: count them here so
+	 * that what is written is always consistent. */
+	uint32_t argc = 0, len = 0;
+	if (r->cmdline != NULL) {
+		for (uint32_t i = 0; i < r->cmdline_len && argc < r->argc; i++)
+			if (r->cmdline[i] == '\0') {
+				argc++;
+				len = i + 1;
+			}
+	}
+	int unterminated = r->cmdline != NULL && argc < r->argc && len < r->cmdline_len;
+	w_u32(w, argc + (uint32_t)unterminated);
+	w_u32(w, unterminated ? r->cmdline_len + 1 : len);
+	if (unterminated) {
+		w_bytes(w, r->cmdline, r->cmdline_len);
+		w_bytes(w, &nul, 1);
+	} else if (len) {
+		w_bytes(w, r->cmdline, len);
+	}
+	return rec_close(w);
+}
+
+int monout_put_object(struct monout_writer *w, const struct monout_object *o)
+{
+	if (rec_open(w, MONOUT_REC_OBJECT) < 0)
+		return -1;
+	uint32_t bl = o->build_id ? o->build_id_len : 0;
+	uint32_t pl = o->path ? o->path_len : 0;
+	w_u64(w, o->load_bias);
+	w_u64(w, o->text_lo);
+	w_u64(w, o->text_hi);
+	w_u32(w, o->flags);
+	w_u32(w, bl);
+	w_u32(w, pl);
+	w_u32(w, 0);
+	if (bl)
+		w_bytes(w, o->build_id, bl);
+	if (pl)
+		w_bytes(w, o->path, pl);
+	return rec_close(w);
+}
+
+int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
+{
+	uint32_t bb = h->bin_bytes;
+	if (bb != 2 && bb != 4 && bb != 8)
+		return w_fail(w, EINVAL);
+	if (h->raw == NULL && h->counts == NULL && h->nbins)
+		return w_fail(w, EINVAL);
+	if (rec_open(w, MONOUT_REC_HIST) < 0)
+		return -1;
+	w_u64(w, h->lowpc);
+	w_u64(w, h->highpc);
+	w_u64(w, h->nbins);
+	w_u32(w, h->scale);
+	w_u32(w, bb);
+	w_u32(w, h->flags);
+	w_u32(w, h->object);
+	if (h->raw != NULL) {
+		/* Bins may be changing (ticks still arriving): copy a piece at a
+		 * time so the bytes checksummed are the bytes written. */
+		const unsigned char *p = h->raw;
+		uint64_t left = h->nbins * bb;
+		unsigned char tmp[1024];
+		while (left > 0) {
+			size_t k = left < sizeof tmp ? (size_t)left : sizeof tmp;
+			for (size_t i = 0; i < k; i += bb) {
+				if (bb == 2) {
+					uint16_t v = __atomic_load_n((const uint16_t *)(const void *)(p + i),
+								     __ATOMIC_RELAXED);
+					memcpy(tmp + i, &v, 2);
+				} else if (bb == 4) {
+					uint32_t v = __atomic_load_n((const uint32_t *)(const void *)(p + i),
+								     __ATOMIC_RELAXED);
+					memcpy(tmp + i, &v, 4);
+				} else {
+					uint64_t v = __atomic_load_n((const uint64_t *)(const void *)(p + i),
+								     __ATOMIC_RELAXED);
+					memcpy(tmp + i, &v, 8);
+				}
+			}
+			if (w_bytes(w, tmp, k) < 0)
+				return -1;
+			p += k;
+			left -= k;
+		}
+	} else {
+		for (uint64_t i = 0; i < h->nbins; i++) {
+			uint64_t v = h->counts[i];
+			if (bb == 2)
+				w_u16(w, v > 0xffff ? 0xffff : (uint16_t)v);
+			else if (bb == 4)
+				w_u32(w, v > 0xffffffffu ? 0xffffffffu : (uint32_t)v);
+			else
+				w_u64(w, v);
+		}
+	}
+	return rec_close(w);
+}
+
+int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_CALLS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pc = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+		uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+		if (pc == 0 || k == 0)
+			continue;
+		w_u64(w, pc);
+		w_u64(w, k);
+	}
+	return rec_close(w);
+}
+
+int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_ARCS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t self = __atomic_load_n(&a[i].selfpc, __ATOMIC_ACQUIRE);
+		uint64_t from = __atomic_load_n(&a[i].frompc, __ATOMIC_RELAXED);
+		uint64_t k = __atomic_load_n(&a[i].count, __ATOMIC_RELAXED);
+		if (self == 0 || k == 0)
+			continue;
+		w_u64(w, from);
+		w_u64(w, self);
+		w_u64(w, k);
+	}
+	return rec_close(w);
+}
+
+int monout_end(struct monout_writer *w)
+{
+	unsigned char h[MONOUT_HEADER_SIZE];
+	if (w_pad8(w) < 0 || w_flush(w) < 0)
+		return -1;
+	memset(h, 0, sizeof h);
+	memcpy(h, MONOUT_MAGIC, MONOUT_MAGIC_LEN);
+	uint16_t version = MONOUT_VERSION;
+	memcpy(h + 8, &version, 2);
+	h[10] = (unsigned char)host_order();
+	h[11] = (unsigned char)sizeof(void *);
+	uint32_t hsize = MONOUT_HEADER_SIZE;
+	memcpy(h + 12, &hsize, 4);
+	memcpy(h + 16, &w->offset, 8);
+	memcpy(h + 24, &w->records, 4);
+	memcpy(h + 28, &w->flags, 4);
+	uint32_t crc = monout_crc32(0, h, sizeof h);
+	memcpy(h + 32, &crc, 4);
+	if (pwrite_all(w->fd, h, sizeof h, 0) < 0)
+		return w_fail(w, errno);
+	if (ftruncate(w->fd, (off_t)w->offset) < 0 && errno != EINVAL)
+		return w_fail(w, errno);
+	return 0;
+}
+
+int monout_write_fd(int fd, const struct monout *m)
+{
+	struct monout_writer w;
+	if (monout_begin(&w, fd, m->flags) < 0 || monout_put_run(&w, &m->run) < 0)
+		return -1;
+	for (size_t i = 0; i < m->nobjects; i++)
+		if (monout_put_object(&w, &m->objects[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < m->nhists; i++)
+		if (monout_put_hist(&w, &m->hists[i]) < 0)
+			return -1;
+	if (m->ncalls && monout_put_calls(&w, m->calls, m->ncalls) < 0)
+		return -1;
+	if (m->narcs && monout_put_arcs(&w, m->arcs, m->narcs) < 0)
+		return -1;
+	return monout_end(&w);
+}
+
+/* ---- reading ----------------------------------------------------------- */
+
+struct rd {
+	const unsigned char *p;
+	size_t len;
+	int swap;
+	char *err;
+	size_t errlen;
+};
+
+__attribute__((format(printf, 2, 3))) static int rd_fail(struct rd *r, const char *fmt, ...)
+{
+	if (r->err != NULL && r->errlen > 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(r->err, r->errlen, fmt, ap);
+		va_end(ap);
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+static uint16_t g16(const struct rd *r, size_t off)
+{
+	uint16_t v;
+	memcpy(&v, r->p + off, 2);
+	return r->swap ? __builtin_bswap16(v) : v;
+}
+static uint32_t g32(const struct rd *r, size_t off)
+{
+	uint32_t v;
+	memcpy(&v, r->p + off, 4);
+	return r->swap ? __builtin_bswap32(v) : v;
+}
+static uint64_t g64(const struct rd *r, size_t off)
+{
+	uint64_t v;
+	memcpy(&v, r->p + off, 8);
+	return r->swap ? __builtin_bswap64(v) : v;
+}
+
+/* Grow *v (elements of size sz) to hold need elements. */
+static int grow(void **v, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 8;
+	while (n < need) {
+		if (n > SIZE_MAX / 2 / sz)
+			return -1;
+		n *= 2;
+	}
+	void *p = realloc(*v, n * sz);
+	if (p == NULL)
+		return -1;
+	*v = p;
+	*cap = n;
+	return 0;
+}
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct monout_call *x = a, *y = b;
+	return x->selfpc < y->selfpc ? -1 : x->selfpc > y->selfpc;
+}
+
+static int cmp_arc(const void *a, const void *b)
+{
+	const struct monout_arc *x = a, *y = b;
+	if (x->selfpc != y->selfpc)
+		return x->selfpc < y->selfpc ? -1 : 1;
+	return x->frompc < y->frompc ? -1 : x->frompc > y->frompc;
+}
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+static void merge(struct monout *m)
+{
+	size_t k = 0;
+	if (m->ncalls) {
+		qsort(m->calls, m->ncalls, sizeof *m->calls, cmp_call);
+		for (size_t i = 0; i < m->ncalls; i++) {
+			if (k && m->calls[k - 1].selfpc == m->calls[i].selfpc)
+				m->calls[k - 1].count = sat_add(m->calls[k - 1].count, m->calls[i].count);
+			else
+				m->calls[k++] = m->calls[i];
+		}
+		m->ncalls = k;
+	}
+	k = 0;
+	if (m->narcs) {
+		qsort(m->arcs, m->narcs, sizeof *m->arcs, cmp_arc);
+		for (size_t i = 0; i < m->narcs; i++) {
+			if (k && m->arcs[k - 1].selfpc == m->arcs[i].selfpc &&
+			    m->arcs[k - 1].frompc == m->arcs[i].frompc)
+				m->arcs[k - 1].count = sat_add(m->arcs[k - 1].count, m->arcs[i].count);
+			else
+				m->arcs[k++] = m->arcs[i];
+		}
+		m->narcs = k;
+	}
+}
+
+void monout_free(struct monout *m)
+{
+	if (m == NULL)
+		return;
+	free((void *)m->run.cmdline);
+	for (size_t i = 0; i < m->nobjects; i++) {
+		free((void *)m->objects[i].build_id);
+		free((void *)m->objects[i].path);
+	}
+	free(m->objects);
+	for (size_t i = 0; i < m->nhists; i++)
+		free(m->hists[i].counts);
+	free(m->hists);
+	free(m->calls);
+	free(m->arcs);
+	memset(m, 0, sizeof *m);
+}
+
+#define RFAIL(...)                               \
+	do {                                     \
+		rd_fail(&r, __VA_ARGS__);        \
+		goto fail;                       \
+	} while (0)
+#define NOMEM()                                  \
+	do {                                     \
+		rd_fail(&r, "out of memory");    \
+		errno = ENOMEM;                  \
+		goto fail;                       \
+	} while (0)
+
+int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_t errlen)
+{
+	struct rd r = { buf, len, 0, err, errlen };
+	size_t cap_obj = 0, cap_hist = 0, cap_calls = 0, cap_arcs = 0;
+	int nrun = 0;
+	memset(m, 0, sizeof *m);
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (buf == NULL || len == 0)
+		return rd_fail(&r, "truncated: empty file");
+
+	if (len >= 4 && memcmp(buf, "gmon", 4) == 0)
+		return rd_fail(&r, "not a mon.out file: this is a gprof gmon.out file");
+	if (len < MONOUT_MAGIC_LEN || memcmp(buf, MONOUT_MAGIC, MONOUT_MAGIC_LEN) != 0) {
+		if (len < MONOUT_MAGIC_LEN && memcmp(buf, MONOUT_MAGIC, len) == 0)
+			return rd_fail(&r, "truncated: %zu bytes, the mon.out header needs %d", len,
+				       MONOUT_HEADER_SIZE);
+		return rd_fail(&r, "not a mon.out file (bad magic)");
+	}
+	if (len < MONOUT_HEADER_SIZE)
+		return rd_fail(&r, "truncated: %zu bytes, the mon.out header needs %d", len,
+			       MONOUT_HEADER_SIZE);
+	const unsigned char *p = buf;
+	if (p[10] != MONOUT_LITTLE && p[10] != MONOUT_BIG)
+		return rd_fail(&r, "corrupted header: byte order byte is %u (1 or 2 expected)", p[10]);
+	r.swap = p[10] != host_order();
+	uint16_t version = g16(&r, 8);
+	if (version != MONOUT_VERSION)
+		return rd_fail(&r, "version %u not supported (this reader reads version %d)", version,
+			       MONOUT_VERSION);
+	{
+		unsigned char h[MONOUT_HEADER_SIZE];
+		memcpy(h, p, sizeof h);
+		memset(h + 32, 0, 4);
+		if (monout_crc32(0, h, sizeof h) != g32(&r, 32))
+			return rd_fail(&r, "corrupted header: checksum mismatch");
+	}
+	if (p[11] != 4 && p[11] != 8)
+		return rd_fail(&r, "corrupted header: address size %u (4 or 8 expected)", p[11]);
+	if (g32(&r, 12) != MONOUT_HEADER_SIZE)
+		return rd_fail(&r, "corrupted header: header size %u (%d expected)", g32(&r, 12),
+			       MONOUT_HEADER_SIZE);
+	uint64_t fsize = g64(&r, 16);
+	if (fsize > len)
+		return rd_fail(&r, "truncated: header says %llu bytes, file has %zu",
+			       (unsigned long long)fsize, len);
+	if (fsize < len)
+		return rd_fail(&r, "inconsistent: header says %llu bytes, file has %zu (extra data)",
+			       (unsigned long long)fsize, len);
+	m->version = version;
+	m->byte_order = p[10];
+	m->addr_size = p[11];
+	m->flags = g32(&r, 28);
+	uint32_t nrec = g32(&r, 24);
+	uint32_t minor = g32(&r, 36);
+
+	size_t off = MONOUT_HEADER_SIZE;
+	for (uint32_t i = 0; i < nrec; i++) {
+		if (len - off < MONOUT_REC_HEADER_SIZE)
+			RFAIL("record %u at offset %zu: truncated (header says %u records)", i, off, nrec);
+		uint32_t type = g32(&r, off);
+		uint32_t crc = g32(&r, off + 4);
+		uint64_t rlen = g64(&r, off + 8);
+		const char *tn = monout_rec_name(type);
+		size_t pl = off + MONOUT_REC_HEADER_SIZE;
+		if (rlen > len - pl)
+			RFAIL("record %u (%s) at offset %zu: length %llu runs past the end of the file",
+			      i, tn, off, (unsigned long long)rlen);
+		size_t end = pl + (size_t)rlen;
+		size_t next = (end + 7) & ~(size_t)7;
+		if (next > len)
+			RFAIL("record %u (%s) at offset %zu: padding runs past the end of the file", i,
+			      tn, off);
+		for (size_t k = end; k < next; k++)
+			if (p[k] != 0)
+				RFAIL("record %u (%s) at offset %zu: padding is not zero (corrupted data)", i,
+				      tn, off);
+		if (monout_crc32(0, p + pl, (size_t)rlen) != crc)
+			RFAIL("record %u (%s) at offset %zu: checksum mismatch (corrupted data)", i, tn,
+			      off);
+		switch (type) {
+		case MONOUT_REC_RUN: {
+			if (rlen < MONOUT_RUN_FIXED)
+				RFAIL("record %u (RUN) at offset %zu: %llu bytes, at least %d expected", i,
+				      off, (unsigned long long)rlen, MONOUT_RUN_FIXED);
+			if (++nrun > 1)
+				RFAIL("record %u (RUN) at offset %zu: a second RUN record", i, off);
+			struct monout_run *u = &m->run;
+			u->pid = g64(&r, pl);
+			u->ppid = g64(&r, pl + 8);
+			u->clock = g32(&r, pl + 16);
+			u->rate_hz = g32(&r, pl + 20);
+			u->user_usec = g64(&r, pl + 24);
+			u->sys_usec = g64(&r, pl + 32);
+			u->samples = g64(&r, pl + 40);
+			u->counted = g64(&r, pl + 48);
+			u->dropped = g64(&r, pl + 56);
+			u->saturated = g64(&r, pl + 64);
+			u->lost = g64(&r, pl + 72);
+			u->calls_lost = g64(&r, pl + 80);
+			u->time = g64(&r, pl + 88);
+			u->signal = g32(&r, pl + 96);
+			u->reason = g32(&r, pl + 100);
+			u->argc = g32(&r, pl + 104);
+			uint32_t cl = g32(&r, pl + 108);
+			if (cl != rlen - MONOUT_RUN_FIXED)
+				RFAIL("record %u (RUN) at offset %zu: command line of %u bytes in a record of %llu",
+				      i, off, cl, (unsigned long long)rlen);
+			uint32_t strings = 0;
+			for (uint32_t k = 0; k < cl; k++)
+				strings += p[pl + MONOUT_RUN_FIXED + k] == '\0';
+			if (strings != u->argc || (cl && p[pl + MONOUT_RUN_FIXED + cl - 1] != '\0'))
+				RFAIL("record %u (RUN) at offset %zu: command line does not hold %u strings",
+				      i, off, u->argc);
+			char *s = malloc((size_t)cl + 1);
+			if (s == NULL)
+				NOMEM();
+			memcpy(s, p + pl + MONOUT_RUN_FIXED, cl);
+			s[cl] = '\0';
+			u->cmdline = s;
+			u->cmdline_len = cl;
+			break;
+		}
+		case MONOUT_REC_OBJECT: {
+			if (rlen < MONOUT_OBJECT_FIXED)
+				RFAIL("record %u (OBJECT) at offset %zu: %llu bytes, at least %d expected",
+				      i, off, (unsigned long long)rlen, MONOUT_OBJECT_FIXED);
+			uint32_t bl = g32(&r, pl + 28), plen = g32(&r, pl + 32);
+			if ((uint64_t)MONOUT_OBJECT_FIXED + bl + plen != rlen)
+				RFAIL("record %u (OBJECT) at offset %zu: build ID %u + path %u bytes do not fill %llu",
+				      i, off, bl, plen, (unsigned long long)rlen);
+			if (grow((void **)&m->objects, &cap_obj, m->nobjects + 1, sizeof *m->objects))
+				NOMEM();
+			struct monout_object *o = &m->objects[m->nobjects];
+			memset(o, 0, sizeof *o);
+			m->nobjects++;
+			o->load_bias = g64(&r, pl);
+			o->text_lo = g64(&r, pl + 8);
+			o->text_hi = g64(&r, pl + 16);
+			o->flags = g32(&r, pl + 24);
+			if (o->text_lo > o->text_hi)
+				RFAIL("record %u (OBJECT) at offset %zu: text low 0x%llx above text high 0x%llx",
+				      i, off, (unsigned long long)o->text_lo,
+				      (unsigned long long)o->text_hi);
+			uint8_t *b = malloc(bl ? bl : 1);
+			char *path = malloc((size_t)plen + 1);
+			if (b == NULL || path == NULL) {
+				free(b);
+				free(path);
+				NOMEM();
+			}
+			memcpy(b, p + pl + MONOUT_OBJECT_FIXED, bl);
+			memcpy(path, p + pl + MONOUT_OBJECT_FIXED + bl, plen);
+			path[plen] = '\0';
+			o->build_id = b;
+			o->build_id_len = bl;
+			o->path = path;
+			o->path_len = plen;
+			break;
+		}
+		case MONOUT_REC_HIST: {
+			if (rlen < MONOUT_HIST_FIXED)
+				RFAIL("record %u (HIST) at offset %zu: %llu bytes, at least %d expected", i,
+				      off, (unsigned long long)rlen, MONOUT_HIST_FIXED);
+			struct monout_hist h;
+			memset(&h, 0, sizeof h);
+			h.lowpc = g64(&r, pl);
+			h.highpc = g64(&r, pl + 8);
+			h.nbins = g64(&r, pl + 16);
+			h.scale = g32(&r, pl + 24);
+			h.bin_bytes = g32(&r, pl + 28);
+			h.flags = g32(&r, pl + 32);
+			h.object = g32(&r, pl + 36);
+			if (h.bin_bytes != 2 && h.bin_bytes != 4 && h.bin_bytes != 8)
+				RFAIL("record %u (HIST) at offset %zu: bin width %u (2, 4 or 8 expected)", i,
+				      off, h.bin_bytes);
+			if (h.lowpc >= h.highpc)
+				RFAIL("record %u (HIST) at offset %zu: lowpc 0x%llx not below highpc 0x%llx",
+				      i, off, (unsigned long long)h.lowpc, (unsigned long long)h.highpc);
+			if (h.scale < 2 || h.scale > 65536)
+				RFAIL("record %u (HIST) at offset %zu: scale %u out of range 2..65536", i,
+				      off, h.scale);
+			if (h.nbins > (rlen - MONOUT_HIST_FIXED) / h.bin_bytes ||
+			    MONOUT_HIST_FIXED + h.nbins * h.bin_bytes != rlen)
+				RFAIL("record %u (HIST) at offset %zu: %llu bins of %u bytes do not fill %llu bytes",
+				      i, off, (unsigned long long)h.nbins, h.bin_bytes,
+				      (unsigned long long)rlen);
+			if (grow((void **)&m->hists, &cap_hist, m->nhists + 1, sizeof *m->hists))
+				NOMEM();
+			h.counts = malloc(h.nbins ? (size_t)h.nbins * sizeof(uint64_t) : 1);
+			if (h.counts == NULL)
+				NOMEM();
+			for (uint64_t k = 0; k < h.nbins; k++) {
+				size_t at = pl + MONOUT_HIST_FIXED + (size_t)k * h.bin_bytes;
+				h.counts[k] = h.bin_bytes == 2 ? g16(&r, at)
+					    : h.bin_bytes == 4 ? g32(&r, at) : g64(&r, at);
+			}
+			m->hists[m->nhists++] = h;
+			break;
+		}
+		case MONOUT_REC_CALLS: {
+			if (rlen % MONOUT_CALL_SIZE)
+				RFAIL("record %u (CALLS) at offset %zu: %llu bytes is not a multiple of %d",
+				      i, off, (unsigned long long)rlen, MONOUT_CALL_SIZE);
+			size_t n = (size_t)rlen / MONOUT_CALL_SIZE;
+			if (grow((void **)&m->calls, &cap_calls, m->ncalls + n, sizeof *m->calls))
+				NOMEM();
+			for (size_t k = 0; k < n; k++) {
+				struct monout_call *c = &m->calls[m->ncalls];
+				c->selfpc = g64(&r, pl + k * MONOUT_CALL_SIZE);
+				c->count = g64(&r, pl + k * MONOUT_CALL_SIZE + 8);
+				if (c->count)
+					m->ncalls++;
+			}
+			break;
+		}
+		case MONOUT_REC_ARCS: {
+			if (rlen % MONOUT_ARC_SIZE)
+				RFAIL("record %u (ARCS) at offset %zu: %llu bytes is not a multiple of %d",
+				      i, off, (unsigned long long)rlen, MONOUT_ARC_SIZE);
+			size_t n = (size_t)rlen / MONOUT_ARC_SIZE;
+			if (grow((void **)&m->arcs, &cap_arcs, m->narcs + n, sizeof *m->arcs))
+				NOMEM();
+			for (size_t k = 0; k < n; k++) {
+				struct monout_arc *a = &m->arcs[m->narcs];
+				a->frompc = g64(&r, pl + k * MONOUT_ARC_SIZE);
+				a->selfpc = g64(&r, pl + k * MONOUT_ARC_SIZE + 8);
+				a->count = g64(&r, pl + k * MONOUT_ARC_SIZE + 16);
+				if (a->count)
+					m->narcs++;
+			}
+			break;
+		}
+		default:
+			/* A newer minor version may add record types, which older
+			 * readers skip; in a minor-0 file an unknown type is damage. */
+			if (minor == 0)
+				RFAIL("record %u at offset %zu: unknown record type %u", i, off, type);
+			break;
+		}
+		off = next;
+	}
+	if (off != len)
+		RFAIL("inconsistent: %zu bytes after the last of %u records", len - off, nrec);
+	if (nrun == 0)
+		RFAIL("inconsistent: no RUN record");
+	for (size_t i = 0; i < m->nhists; i++)
+		if (m->hists[i].object != MONOUT_NO_OBJECT && m->hists[i].object >= m->nobjects)
+			RFAIL("inconsistent: histogram %zu names object %u, the file has %zu", i,
+			      m->hists[i].object, m->nobjects);
+	merge(m);
+	return 0;
+fail: {
+	int e = errno;
+	monout_free(m);
+	errno = e;
+	return -1;
+}
+}
+
+int monout_read_file(const char *path, struct monout *m, char *err, size_t errlen)
+{
+	memset(m, 0, sizeof *m);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (err && errlen)
+			snprintf(err, errlen, "cannot open: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	struct stat st;
+	int bad = fstat(fd, &st) < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
+	if (bad) {
+		int e = bad;
+		if (err && errlen)
+			snprintf(err, errlen, "cannot read: %s", strerror(e));
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	size_t len = (size_t)st.st_size;
+	unsigned char *buf = malloc(len ? len : 1);
+	if (buf == NULL) {
+		close(fd);
+		if (err && errlen)
+			snprintf(err, errlen, "out of memory for %zu bytes", len);
+		errno = ENOMEM;
+		return -1;
+	}
+	size_t got = 0;
+	while (got < len) {
+		ssize_t k = read(fd, buf + got, len - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			if (err && errlen)
+				snprintf(err, errlen, "cannot read: %s", strerror(e));
+			free(buf);
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	close(fd);
+	int rc = monout_parse(buf, got, m, err, errlen);
+	int e = errno;
+	free(buf);
+	errno = e;
+	return rc;
+}

@@ -1,0 +1,282 @@
+/*
+ * monout.h — the mon.out file: its layout, an in-memory model of a profile,
+ * and the one reader and writer of it (format/monout.c), shared by the
+ * runtime (libmon) and the tools (prof).  docs/mon.out.5 is the manual page.
+ *
+ * Why a new format: the System V mon.out (FACTS §2) and the BSD gmon.out are
+ * native-endian and undocumented, have one histogram range, 16-bit bins,
+ * no profiling rate and no way to find the program's symbols again once a
+ * position-independent executable or a shared library was loaded at an
+ * address chosen at run time.  This one records all of that.
+ *
+ * Layout, version 1.  Every integer is unsigned, in the byte order named by
+ * the header's byte-order byte (the writer uses the profiled process's own;
+ * the reader accepts both).  Addresses are always stored in 64 bits; the
+ * header's address size says how wide they were in the profiled process.
+ * Addresses are RUNTIME virtual addresses; subtract an object's load bias to
+ * get the ELF symbol value (st_value) of a position-independent object.
+ *
+ *   File header, 64 bytes, at offset 0:
+ *     0  u8[8] magic        "\177MON.OUT"
+ *     8  u16   version      MONOUT_VERSION (1); readers reject any other
+ *    10  u8    byte order   1 = little-endian, 2 = big-endian
+ *    11  u8    address size 4 or 8 (bytes of a pointer in the process)
+ *    12  u32   header size  64
+ *    16  u64   file size    total bytes, header included
+ *    24  u32   records      number of records that follow
+ *    28  u32   flags        MONOUT_F_* (why and how the file was written)
+ *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
+ *    36  u32   minor        minor version, 0; new record types raise it
+ *    40  u8[24] reserved, 0
+ *
+ *   Then `records` records, each starting at an 8-byte aligned offset:
+ *     0  u32   type         MONOUT_REC_*; unknown types are skipped when
+ *                           the minor version is above 0, damage otherwise
+ *     4  u32   CRC-32 of the payload
+ *     8  u64   payload length in bytes (without the padding)
+ *    16  payload, then 0..7 zero bytes of padding to an 8-byte boundary
+ *
+ *   RUN (1), exactly one, fixed part 112 bytes:
+ *     0 pid u64, 8 ppid u64, 16 clock u32 (enum mon_clock), 20 rate u32 (Hz:
+ *     ticks per CPU-second), 24 user CPU u64 (microseconds), 32 system CPU
+ *     u64 (microseconds), 40 samples u64, 48 counted u64, 56 dropped u64,
+ *     64 saturated u64, 72 lost u64 (ticks, as struct mon_stats), 80 calls
+ *     lost u64 (calls not counted: no memory for a new arc), 88 time u64
+ *     (seconds since the Epoch when written), 96 signal u32 (the fatal or
+ *     snapshot signal, 0 if none), 100 reason u32 (MONOUT_WHY_*), 104 argc
+ *     u32, 108 command-line length u32 (bytes), 112 the command line: argc
+ *     strings, each ending in a NUL byte.
+ *   OBJECT (2), one per loaded object, numbered 0, 1, ... in file order:
+ *     0 load bias u64 (runtime address minus ELF address), 8 text low u64,
+ *     16 text high u64 (runtime addresses, [low, high) of its executable
+ *     segments), 24 flags u32 (MONOUT_OBJ_*), 28 build-ID length u32
+ *     (bytes), 32 path length u32 (bytes, no NUL), 36 reserved u32 0,
+ *     40 build ID, then path.
+ *   HIST (3), zero or more, one per sampled PC range:
+ *     0 lowpc u64, 8 highpc u64 (range [lowpc, highpc)), 16 bins u64,
+ *     24 scale u32 (profil(2)'s 16.16 fraction, 2..65536), 28 bin width u32
+ *     (bytes per bin in the file: 2, 4 or 8), 32 flags u32 (MONOUT_HIST_*),
+ *     36 object u32 (index of the OBJECT it covers, or MONOUT_NO_OBJECT),
+ *     40 the bins.  A sample at pc is in bin ((pc - lowpc) / 2) * scale /
+ *     65536 (integer division, exact): each bin covers 131072 / scale bytes
+ *     of text.  A bin counts ticks; seconds = ticks / rate.
+ *   CALLS (4): n × {selfpc u64, count u64}, n = length / 16.  selfpc is the
+ *     address that identifies the called function (the return address of
+ *     its mcount call for -pg, the function's address for
+ *     -finstrument-functions).  Several records may appear; a reader adds
+ *     up counts of the same selfpc.
+ *   ARCS (5): n × {frompc u64, selfpc u64, count u64}, n = length / 24.
+ *     frompc is the return address in the caller.  Several records may
+ *     appear; a reader adds up counts of the same (frompc, selfpc).
+ */
+#ifndef MONOUT_H
+#define MONOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MONOUT_MAGIC "\177MON.OUT"
+#define MONOUT_MAGIC_LEN 8
+#define MONOUT_VERSION 1
+#define MONOUT_HEADER_SIZE 64
+#define MONOUT_REC_HEADER_SIZE 16
+
+/* Byte order byte. */
+#define MONOUT_LITTLE 1
+#define MONOUT_BIG 2
+
+/* Record types. */
+#define MONOUT_REC_RUN 1
+#define MONOUT_REC_OBJECT 2
+#define MONOUT_REC_HIST 3
+#define MONOUT_REC_CALLS 4
+#define MONOUT_REC_ARCS 5
+
+/* Fixed payload sizes. */
+#define MONOUT_RUN_FIXED 112
+#define MONOUT_OBJECT_FIXED 40
+#define MONOUT_HIST_FIXED 40
+#define MONOUT_CALL_SIZE 16
+#define MONOUT_ARC_SIZE 24
+
+/* Header flags. */
+#define MONOUT_F_SNAPSHOT 0x1	/* written while the program went on running */
+#define MONOUT_F_SIGNAL 0x2	/* written from a fatal signal handler */
+
+/* RUN reason: why the file was written. */
+#define MONOUT_WHY_EXIT 1	/* normal exit (atexit / _mcleanup) */
+#define MONOUT_WHY_MONITOR 2	/* monitor(0, ...) */
+#define MONOUT_WHY_SNAPSHOT 3	/* the snapshot signal */
+#define MONOUT_WHY_SIGNAL 4	/* a fatal signal or abort() */
+#define MONOUT_WHY_EXEC 5	/* the process was about to exec */
+#define MONOUT_WHY_OTHER 6	/* a tool or test wrote it */
+
+/* OBJECT flags. */
+#define MONOUT_OBJ_MAIN 0x1	/* the main program */
+#define MONOUT_OBJ_VDSO 0x2	/* the kernel's vDSO (no file) */
+
+/* HIST flags. */
+#define MONOUT_HIST_SATURATES 0x1	/* bins stopped at their maximum (16-bit
+					 * profil bins stop at 65535): a bin at
+					 * 65535 may have lost ticks */
+#define MONOUT_NO_OBJECT 0xffffffffu
+
+/* ---- the in-memory model ----------------------------------------------- */
+
+struct monout_run {
+	uint64_t pid, ppid;
+	uint32_t clock;		/* enum mon_clock */
+	uint32_t rate_hz;	/* ticks per CPU-second */
+	uint64_t user_usec;	/* user CPU time, microseconds */
+	uint64_t sys_usec;	/* system CPU time, microseconds */
+	uint64_t samples, counted, dropped, saturated, lost;	/* ticks */
+	uint64_t calls_lost;	/* calls not counted (arc memory exhausted) */
+	uint64_t time;		/* seconds since the Epoch, when written */
+	uint32_t signal;	/* signal number, 0 if none */
+	uint32_t reason;	/* MONOUT_WHY_* */
+	uint32_t argc;
+	uint32_t cmdline_len;	/* bytes in cmdline */
+	const char *cmdline;	/* argc NUL-terminated strings back to back */
+};
+
+struct monout_object {
+	uint64_t load_bias;	/* runtime address - ELF address */
+	uint64_t text_lo, text_hi;	/* runtime [lo, hi) of executable code */
+	uint32_t flags;		/* MONOUT_OBJ_* */
+	uint32_t build_id_len;	/* bytes */
+	const uint8_t *build_id;
+	uint32_t path_len;	/* bytes, no NUL (the reader adds one) */
+	const char *path;
+};
+
+struct monout_hist {
+	uint64_t lowpc, highpc;	/* runtime addresses, [lowpc, highpc) */
+	uint64_t nbins;
+	uint32_t scale;		/* 16.16, 2..65536 */
+	uint32_t bin_bytes;	/* width of a bin in the file: 2, 4 or 8 */
+	uint32_t flags;		/* MONOUT_HIST_* */
+	uint32_t object;	/* OBJECT index, or MONOUT_NO_OBJECT */
+	/* Reader: nbins counts, widened to 64 bits (always set).
+	 * Writer: used when raw is NULL (then written as bin_bytes wide). */
+	uint64_t *counts;
+	/* Writer only: nbins bins of bin_bytes each, native byte order (for
+	 * instance a profil(2) buffer with bin_bytes 2).  Reader sets NULL. */
+	const void *raw;
+};
+
+struct monout_call {
+	uint64_t selfpc;
+	uint64_t count;
+};
+
+struct monout_arc {
+	uint64_t frompc;
+	uint64_t selfpc;
+	uint64_t count;
+};
+
+/* A whole profile.  The reader sorts and merges: calls by selfpc, arcs by
+ * (selfpc, frompc), each key once, zero counts dropped. */
+struct monout {
+	uint16_t version;
+	uint8_t byte_order;	/* MONOUT_LITTLE / MONOUT_BIG as found in the file */
+	uint8_t addr_size;	/* 4 or 8 */
+	uint32_t flags;		/* MONOUT_F_* */
+	struct monout_run run;
+	size_t nobjects;
+	struct monout_object *objects;
+	size_t nhists;
+	struct monout_hist *hists;
+	size_t ncalls;
+	struct monout_call *calls;
+	size_t narcs;
+	struct monout_arc *arcs;
+};
+
+/* ---- reading ----------------------------------------------------------- */
+
+/*
+ * monout_parse — decode the mon.out image in buf[0..len) into *m.
+ *
+ * Allocates everything *m points to (free with monout_free); buf may be
+ * freed afterwards.  Returns 0, or -1 with errno (EINVAL for a bad file,
+ * ENOMEM) and a one-line English message in err[0..errlen) naming what is
+ * wrong and where, e.g. "truncated: header says 4096 bytes, file has 1000",
+ * "not a mon.out file (bad magic)", "version 2 not supported (this reader
+ * reads version 1)", "record 3 (HIST) at offset 312: checksum mismatch".
+ * Never crashes on any input.  *m is zeroed on failure.
+ */
+int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_t errlen);
+
+/*
+ * monout_read_file — read and decode the file at path, as monout_parse.
+ * An I/O error gives -1 with errno from the system call and a message
+ * ("cannot open: No such file or directory").
+ */
+int monout_read_file(const char *path, struct monout *m, char *err, size_t errlen);
+
+/* monout_free — release what monout_parse allocated and zero *m. */
+void monout_free(struct monout *m);
+
+/* ---- writing ----------------------------------------------------------- */
+
+/*
+ * The streaming writer.  Every function below is async-signal-safe: it
+ * calls only write(2), pwrite(2) and lseek(2), allocates nothing and takes
+ * no lock, so the runtime can write a profile from a fatal-signal handler
+ * out of memory prepared in advance.  fd must be a regular file (lengths
+ * and the header are patched in with pwrite) positioned at offset 0.
+ *
+ * Usage: monout_begin; any number of monout_put_*; monout_end.  Each put
+ * returns 0, or -1 with errno from write(2) (EIO for a short write to a
+ * full disk: ENOSPC); after an error the file is incomplete and the
+ * following calls fail at once with the same errno.
+ */
+struct monout_writer {
+	int fd;
+	int error;		/* errno of the first failure, 0 if none */
+	uint64_t offset;	/* bytes written so far */
+	uint32_t records;
+	uint32_t flags;		/* MONOUT_F_* for the header */
+	uint64_t rec_start;	/* offset of the open record, UINT64_MAX if none */
+	uint64_t rec_len;	/* payload bytes of the open record */
+	uint32_t rec_crc;	/* running CRC of the open record */
+	uint32_t rec_type;
+	size_t fill;		/* bytes in chunk */
+	unsigned char chunk[4096];
+};
+
+int monout_begin(struct monout_writer *w, int fd, uint32_t flags);
+int monout_put_run(struct monout_writer *w, const struct monout_run *r);
+int monout_put_object(struct monout_writer *w, const struct monout_object *o);
+/* h->raw (bin_bytes wide, native order) or h->counts (written bin_bytes
+ * wide, clipped to its maximum). */
+int monout_put_hist(struct monout_writer *w, const struct monout_hist *h);
+/* Entries with selfpc == 0 or count == 0 are left out, so a sparse table
+ * can be passed as it is.  Counts are read once each (atomically). */
+int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n);
+int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n);
+/* Patch in the header; the file is complete when this returns 0. */
+int monout_end(struct monout_writer *w);
+
+/*
+ * monout_write_fd — write the whole profile *m to fd (a regular file at
+ * offset 0) with the streaming writer.  Async-signal-safe.  Returns 0 or
+ * -1 with errno.
+ */
+int monout_write_fd(int fd, const struct monout *m);
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* Bin of pc in h, or UINT64_MAX when pc is outside [lowpc, highpc) or past
+ * the last bin.  Same formula as profil(2). */
+uint64_t monout_pc_to_bin(const struct monout_hist *h, uint64_t pc);
+/* Lowest pc that falls in bin i of h (the first byte the bin covers). */
+uint64_t monout_bin_lowpc(const struct monout_hist *h, uint64_t i);
+/* Name of a record type ("RUN", "HIST", ...), "unknown" otherwise. */
+const char *monout_rec_name(uint32_t type);
+/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of p[0..n) continuing
+ * from crc (start with 0).  Async-signal-safe. */
+uint32_t monout_crc32(uint32_t crc, const void *p, size_t n);
+
+#endif /* MONOUT_H */

@@ -1,0 +1,494 @@
+/*
+ * mcount.c — counting calls: what the compiler's instrumentation calls.
+ *
+ *   gcc -pg             calls mcount after each function's prologue (and
+ *                       gcrt1.o calls __monstartup at start, registers
+ *                       _mcleanup with atexit): selfpc is mcount's return
+ *                       address, frompc the function's own return address,
+ *                       read from the frame (8(%rbp)) that -pg guarantees.
+ *   gcc -pg -mfentry    calls __fentry__ before the prologue: selfpc is the
+ *                       return address, frompc the next word on the stack.
+ *   -finstrument-functions  calls __cyg_profile_func_enter(this_fn,
+ *                       call_site): selfpc = this_fn, frompc = call_site.
+ *                       The first call starts profiling by itself.
+ * libmon defines all of these, so `cc -pg prog.c -lmon` is counted here and
+ * not by the C library's profiler (libmon comes before libc in symbol
+ * lookup; with libmon.a the linker takes ours first).
+ *
+ * Counting is exact under threads and signals and never blocks: arcs
+ * (frompc, selfpc) live in open-addressed hash tables in memory mapped in
+ * advance.  A cell is claimed by compare-and-swap of its selfpc word from 0
+ * to a CLAIMING mark, keyed, then published; a thread that meets a cell
+ * being claimed probes past it (a signal handler on the claiming thread
+ * must not wait for it), so one arc may own two cells — the writer and the
+ * reader add them up.  After MAX_PROBES probes a lookup goes on in the next,
+ * twice larger table, mapped on demand (mmap is async-signal-safe); only if
+ * that fails is a call lost, and counted as lost.  The count itself is one
+ * atomic add: nothing is dropped, unlike the C library's mcount, which
+ * skips calls made while another thread is inside it.
+ *
+ * Functions are numbered in the order of their first call (a second table,
+ * keyed by selfpc); the first ones get the struct cnt cells of the
+ * monitor() buffers, as System V gave them out.  Per-function totals are
+ * added up from the arcs only when the profile is written.
+ *
+ * The counting code uses general registers only: mcount saves just the
+ * integer argument registers, so the floating-point arguments of the
+ * instrumented function must survive untouched.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "monrt.h"
+
+#define GPR __attribute__((target("general-regs-only")))
+
+#define CLAIMING 1u		/* selfpc mark of an arc cell being keyed */
+#define MAX_PROBES 16
+#define ARC_BITS0 15		/* first arc table: 32768 cells */
+#define FN_BITS0 13		/* first function table: 8192 cells */
+#define MAX_TABLES 24
+
+struct arctab {
+	uint64_t mask;
+	struct monout_arc *cell;
+};
+
+struct fntab {
+	uint64_t mask;
+	struct monout_call *cell;	/* selfpc, and the total at the last sync */
+	uint32_t *order;		/* 1 + first-call rank, 0 until set */
+};
+
+int mon_counting;
+static struct arctab arcs[MAX_TABLES];
+static struct fntab fns[MAX_TABLES];
+static uint64_t lost;
+static uint32_t next_order;
+
+/* The cells of monitor() buffers, in the order they were handed in. */
+#define MAX_BLOCKS 64
+static struct {
+	struct cnt *cells;
+	size_t n;
+} blocks[MAX_BLOCKS];
+static unsigned nblocks;
+
+GPR static void *map_zeroed(size_t bytes)
+{
+	long p = syscall(SYS_mmap, 0, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == -1 || (unsigned long)p > (unsigned long)-4096)
+		return NULL;
+	return (void *)p;
+}
+
+GPR static void unmap(void *p, size_t bytes)
+{
+	syscall(SYS_munmap, p, bytes);
+}
+
+/* Table i of the arc chain, mapping it if needed.  NULL when no memory. */
+GPR static struct monout_arc *arc_table(unsigned i, uint64_t *mask)
+{
+	struct monout_arc *c = __atomic_load_n(&arcs[i].cell, __ATOMIC_ACQUIRE);
+	if (c == NULL) {
+		uint64_t n = (uint64_t)1 << (ARC_BITS0 + i);
+		struct monout_arc *fresh = map_zeroed(n * sizeof *fresh);
+		if (fresh == NULL)
+			return NULL;
+		__atomic_store_n(&arcs[i].mask, n - 1, __ATOMIC_RELAXED);
+		if (!__atomic_compare_exchange_n(&arcs[i].cell, &c, fresh, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			unmap(fresh, n * sizeof *fresh);	/* another thread won */
+		} else {
+			c = fresh;
+		}
+	}
+	*mask = ((uint64_t)1 << (ARC_BITS0 + i)) - 1;
+	return c;
+}
+
+GPR static struct fntab *fn_table(unsigned i)
+{
+	struct monout_call *c = __atomic_load_n(&fns[i].cell, __ATOMIC_ACQUIRE);
+	if (c == NULL) {
+		uint64_t n = (uint64_t)1 << (FN_BITS0 + i);
+		size_t bytes = n * (sizeof(struct monout_call) + sizeof(uint32_t));
+		struct monout_call *fresh = map_zeroed(bytes);
+		if (fresh == NULL)
+			return NULL;
+		/* order[] lives after the cells; publish it before the cells. */
+		__atomic_store_n(&fns[i].order, (uint32_t *)(fresh + n), __ATOMIC_RELAXED);
+		__atomic_store_n(&fns[i].mask, n - 1, __ATOMIC_RELAXED);
+		if (!__atomic_compare_exchange_n(&fns[i].cell, &c, fresh, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			unmap(fresh, bytes);
+	}
+	return &fns[i];
+}
+
+GPR static inline uint64_t hash2(uint64_t frompc, uint64_t selfpc)
+{
+	uint64_t h = (frompc ^ (selfpc * 0x9e3779b97f4a7c15ull)) * 0xc2b2ae3d27d4eb4full;
+	return h ^ (h >> 29);
+}
+
+GPR static inline uint64_t hash1(uint64_t selfpc)
+{
+	uint64_t h = selfpc * 0x9e3779b97f4a7c15ull;
+	return h ^ (h >> 31);
+}
+
+/* Give selfpc its place in the function table (first-call order). */
+GPR static void note_function(uint64_t selfpc)
+{
+	uint64_t h = hash1(selfpc);
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct fntab *ft = fn_table(t);
+		if (ft == NULL)
+			return;	/* the arc still counts; the function has no rank */
+		uint64_t mask = ((uint64_t)1 << (FN_BITS0 + t)) - 1;
+		for (unsigned p = 0; p < MAX_PROBES; p++) {
+			uint64_t i = (h + p) & mask;
+			uint64_t cur = __atomic_load_n(&ft->cell[i].selfpc, __ATOMIC_ACQUIRE);
+			if (cur == selfpc)
+				return;
+			if (cur == 0) {
+				if (__atomic_compare_exchange_n(&ft->cell[i].selfpc, &cur, selfpc, 0,
+								__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+					uint32_t rank = __atomic_add_fetch(&next_order, 1,
+									   __ATOMIC_RELAXED);
+					__atomic_store_n(&ft->order[i], rank, __ATOMIC_RELEASE);
+					return;
+				}
+				if (cur == selfpc)
+					return;
+			}
+		}
+	}
+}
+
+/* The slow path: find or make the cell of a new arc, count one call. */
+GPR __attribute__((noinline)) static void count_new(uint64_t frompc, uint64_t selfpc)
+{
+	uint64_t h = hash2(frompc, selfpc);
+	int noted = 0;
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		uint64_t mask;
+		struct monout_arc *c = arc_table(t, &mask);
+		if (c == NULL)
+			break;
+		for (unsigned p = 0; p < MAX_PROBES; p++) {
+			struct monout_arc *a = &c[(h + p) & mask];
+			uint64_t cur = __atomic_load_n(&a->selfpc, __ATOMIC_ACQUIRE);
+			if (cur == selfpc && __atomic_load_n(&a->frompc, __ATOMIC_RELAXED) == frompc) {
+				__atomic_add_fetch(&a->count, 1, __ATOMIC_RELAXED);
+				return;
+			}
+			if (cur != 0)
+				continue;
+			if (!noted) {
+				note_function(selfpc);
+				noted = 1;
+			}
+			if (!__atomic_compare_exchange_n(&a->selfpc, &cur, CLAIMING, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+				if (cur == selfpc &&
+				    __atomic_load_n(&a->frompc, __ATOMIC_RELAXED) == frompc) {
+					__atomic_add_fetch(&a->count, 1, __ATOMIC_RELAXED);
+					return;
+				}
+				continue;
+			}
+			__atomic_store_n(&a->frompc, frompc, __ATOMIC_RELAXED);
+			__atomic_store_n(&a->selfpc, selfpc, __ATOMIC_RELEASE);
+			__atomic_add_fetch(&a->count, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+}
+
+GPR void mon_count(uintptr_t frompc, uintptr_t selfpc)
+{
+	if (__builtin_expect(!__atomic_load_n(&mon_counting, __ATOMIC_RELAXED), 0))
+		return;
+	if (__builtin_expect(selfpc <= CLAIMING, 0))
+		return;
+	/* Fast path: the arc is already in the first table, near its home. */
+	struct monout_arc *c = __atomic_load_n(&arcs[0].cell, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(c != NULL, 1)) {
+		uint64_t mask = ((uint64_t)1 << ARC_BITS0) - 1;
+		uint64_t h = hash2(frompc, selfpc);
+		for (unsigned p = 0; p < 4; p++) {
+			struct monout_arc *a = &c[(h + p) & mask];
+			uint64_t cur = __atomic_load_n(&a->selfpc, __ATOMIC_ACQUIRE);
+			if (cur == selfpc && __atomic_load_n(&a->frompc, __ATOMIC_RELAXED) == frompc) {
+				__atomic_add_fetch(&a->count, 1, __ATOMIC_RELAXED);
+				return;
+			}
+			if (cur == 0)
+				break;
+		}
+	}
+	count_new(frompc, selfpc);
+}
+
+int mon_count_init(void)
+{
+	uint64_t mask;
+	if (arc_table(0, &mask) == NULL || fn_table(0) == NULL)
+		return mon_fail(ENOMEM);
+	return 0;
+}
+
+int mon_count_add_block(struct cnt *cells, size_t n)
+{
+	if (nblocks >= MAX_BLOCKS)
+		return mon_fail(ENOSPC);
+	blocks[nblocks].cells = cells;
+	blocks[nblocks].n = n;
+	__atomic_store_n(&nblocks, nblocks + 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void mon_count_reset(void)
+{
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		uint64_t n = (uint64_t)1 << (ARC_BITS0 + t);
+		for (uint64_t i = 0; i < n; i++)
+			if (c[i].count)
+				__atomic_store_n(&c[i].count, 0, __ATOMIC_RELAXED);
+	}
+	for (unsigned b = 0; b < nblocks; b++)
+		for (size_t i = 0; i < blocks[b].n; i++)
+			blocks[b].cells[i].mcnt = 0;
+	__atomic_store_n(&lost, 0, __ATOMIC_RELAXED);
+}
+
+/* Function-table cell of selfpc, or NULL. */
+static struct monout_call *find_function(uint64_t selfpc, uint32_t *rank)
+{
+	uint64_t h = hash1(selfpc);
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			return NULL;
+		uint64_t mask = ((uint64_t)1 << (FN_BITS0 + t)) - 1;
+		for (unsigned p = 0; p < MAX_PROBES; p++) {
+			uint64_t i = (h + p) & mask;
+			uint64_t cur = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+			if (cur == selfpc) {
+				*rank = __atomic_load_n(&fns[t].order[i], __ATOMIC_ACQUIRE);
+				return &c[i];
+			}
+			if (cur == 0)
+				return NULL;
+		}
+	}
+	return NULL;
+}
+
+/* The monitor() cell of the function ranked rank (1-based), or NULL. */
+static struct cnt *cell_of(uint32_t rank)
+{
+	size_t k = rank ? rank - 1 : SIZE_MAX;
+	unsigned nb = __atomic_load_n(&nblocks, __ATOMIC_ACQUIRE);
+	for (unsigned b = 0; b < nb && rank; b++) {
+		if (k < blocks[b].n)
+			return &blocks[b].cells[k];
+		k -= blocks[b].n;
+	}
+	return NULL;
+}
+
+void mon_count_sync(void)
+{
+	/* Totals start from zero at every sync: they are sums over the arcs. */
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		uint64_t n = (uint64_t)1 << (FN_BITS0 + t);
+		for (uint64_t i = 0; i < n; i++)
+			if (c[i].count)
+				__atomic_store_n(&c[i].count, 0, __ATOMIC_RELAXED);
+	}
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		uint64_t n = (uint64_t)1 << (ARC_BITS0 + t);
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t self = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+			uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+			if (self <= CLAIMING || k == 0)
+				continue;
+			uint32_t rank = 0;
+			struct monout_call *f = find_function(self, &rank);
+			if (f != NULL)
+				__atomic_add_fetch(&f->count, k, __ATOMIC_RELAXED);
+		}
+	}
+	/* The monitor() cells: the first functions, in first-call order. */
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		uint64_t n = (uint64_t)1 << (FN_BITS0 + t);
+		for (uint64_t i = 0; i < n; i++) {
+			uint32_t rank = __atomic_load_n(&fns[t].order[i], __ATOMIC_ACQUIRE);
+			struct cnt *cell = cell_of(rank);
+			if (cell == NULL)
+				continue;
+			cell->fnpc = (char *)(uintptr_t)c[i].selfpc;
+			uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+			cell->mcnt = k > (uint64_t)LONG_MAX ? LONG_MAX : (long)k;
+		}
+	}
+}
+
+int mon_count_put(struct monout_writer *w)
+{
+	/* A function whose arcs all went to a table that is not in the function
+	 * table (memory exhausted) would be missing from CALLS: the arcs still
+	 * carry its count. */
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		if (monout_put_calls(w, c, (size_t)1 << (FN_BITS0 + t)) < 0)
+			return -1;
+	}
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		if (monout_put_arcs(w, c, (size_t)1 << (ARC_BITS0 + t)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+uint64_t mon_count_lost(void)
+{
+	return __atomic_load_n(&lost, __ATOMIC_RELAXED);
+}
+
+/* ---- the compiler's entry points --------------------------------------- */
+
+/*
+ * mcount / _mcount — called by code built with gcc -pg after the prologue
+ * (frame pointer set).  __fentry__ — called with -mfentry before it.  They
+ * save the registers that may hold arguments of the instrumented function
+ * (and %r10, the static chain of nested functions) and count the arc.
+ */
+#if defined(__x86_64__)
+__asm__(".text\n"
+	".globl mcount\n"
+	".type mcount, @function\n"
+	".globl _mcount\n"
+	".type _mcount, @function\n"
+	".p2align 4\n"
+	"mcount:\n"
+	"_mcount:\n"
+	"	pushq %rax\n"
+	"	pushq %rcx\n"
+	"	pushq %rdx\n"
+	"	pushq %rsi\n"
+	"	pushq %rdi\n"
+	"	pushq %r8\n"
+	"	pushq %r9\n"
+	"	pushq %r10\n"
+	"	subq $8, %rsp\n"
+	"	movq 72(%rsp), %rsi\n"	/* selfpc: our return address */
+	"	movq 8(%rbp), %rdi\n"	/* frompc: the function's return address */
+	"	call mon_count\n"
+	"	addq $8, %rsp\n"
+	"	popq %r10\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %rdi\n"
+	"	popq %rsi\n"
+	"	popq %rdx\n"
+	"	popq %rcx\n"
+	"	popq %rax\n"
+	"	ret\n"
+	".size mcount, .-mcount\n"
+	".size _mcount, .-_mcount\n"
+	".globl __fentry__\n"
+	".type __fentry__, @function\n"
+	".p2align 4\n"
+	"__fentry__:\n"
+	"	pushq %rax\n"
+	"	pushq %rcx\n"
+	"	pushq %rdx\n"
+	"	pushq %rsi\n"
+	"	pushq %rdi\n"
+	"	pushq %r8\n"
+	"	pushq %r9\n"
+	"	pushq %r10\n"
+	"	subq $8, %rsp\n"
+	"	movq 72(%rsp), %rsi\n"	/* selfpc */
+	"	movq 80(%rsp), %rdi\n"	/* frompc: the caller's return address */
+	"	call mon_count\n"
+	"	addq $8, %rsp\n"
+	"	popq %r10\n"
+	"	popq %r9\n"
+	"	popq %r8\n"
+	"	popq %rdi\n"
+	"	popq %rsi\n"
+	"	popq %rdx\n"
+	"	popq %rcx\n"
+	"	popq %rax\n"
+	"	ret\n"
+	".size __fentry__, .-__fentry__\n");
+#else
+#error "monprof: mcount is written for x86-64 only"
+#endif
+
+/* -finstrument-functions.  The first call starts whole-program profiling
+ * (nothing else tells a library that the program is instrumented). */
+MON_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+	static int tried;
+	if (__builtin_expect(!__atomic_load_n(&tried, __ATOMIC_RELAXED), 0)) {
+		if (!__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
+			int saved_errno = errno;
+			mon_auto_start(0, 0);
+			errno = saved_errno;
+		}
+	}
+	mon_count((uintptr_t)call_site, (uintptr_t)this_fn);
+}
+
+MON_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+	(void)this_fn;
+	(void)call_site;
+}
+
+/* gcrt1.o (cc -pg) calls __monstartup(text start, etext) before main and
+ * registers _mcleanup with atexit. */
+MON_EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
+{
+	int saved_errno = errno;
+	mon_auto_start(lowpc, highpc);
+	errno = saved_errno;
+}
+
+MON_EXPORT void _mcleanup(void)
+{
+	int saved_errno = errno;
+	mon_finish(MONOUT_WHY_EXIT);
+	errno = saved_errno;
+}

@@ -1,0 +1,263 @@
+/*
+ * monfile.c — where the profile is written, and writing it safely.
+ *
+ * The name follows System V's PROFDIR rule (monitor.3), decided once when
+ * profiling starts:
+ *   PROFDIR unset        mon.out in the working directory of that moment
+ *   PROFDIR set, empty   no profiling and no file
+ *   PROFDIR=DIR          DIR/PID.progname when the compiler's
+ *                        instrumentation started profiling (cc -pg,
+ *                        -finstrument-functions), DIR/PID.mon.out for an
+ *                        explicit monitor()/monstartup() call
+ * A set-user-ID or set-group-ID program (AT_SECURE) ignores PROFDIR.  A
+ * fork child that goes on profiling never takes its parent's file: with
+ * PROFDIR unset it writes PID.progname / PID.mon.out in the same directory,
+ * with PROFDIR its own pid is in the name anyway.  Relative directories are
+ * made absolute at start, so a later chdir() does not move the file.
+ *
+ * Writing: a temporary file beside the target (NAME.tmp.PID.N, created
+ * exclusively, mode 0666 less the umask), the records, then rename(2): a
+ * reader sees the old file or the whole new one, never half of one.  On any
+ * failure the temporary file is removed and one line goes to stderr with
+ * write(2): "monprof: cannot write profile NAME: REASON".  Everything on the
+ * write path is async-signal-safe: the names are formatted into buffers
+ * allocated at setup.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "monrt.h"
+
+static int ready;		/* setup done and profiling allowed */
+static int with_pid;		/* PID.base form (PROFDIR set) */
+static char *dir;		/* absolute (or ".") directory, no trailing slash */
+static char *base;		/* "mon.out" or the program's name */
+static pid_t setup_pid;		/* the process that decided the name */
+static char *name_buf, *tmp_buf;	/* formatted at write time */
+static size_t buf_len;
+static unsigned tmp_seq;
+
+static char *absolute(const char *d)
+{
+	if (d[0] == '/')
+		return strdup(d);
+	char *cwd = getcwd(NULL, 0);
+	if (cwd == NULL)
+		return strdup(d);
+	size_t n = strlen(cwd) + 1 + strlen(d) + 1;
+	char *r = malloc(n);
+	if (r != NULL) {
+		strcpy(r, cwd);
+		if (strcmp(d, ".") != 0) {
+			if (r[strlen(r) - 1] != '/')
+				strcat(r, "/");
+			strcat(r, d);
+		}
+	}
+	free(cwd);
+	return r;
+}
+
+int mon_file_setup(int mode)
+{
+	const char *pd = getauxval(AT_SECURE) ? NULL : getenv("PROFDIR");
+	if (pd != NULL && pd[0] == '\0')
+		return mon_fail(ECANCELED);
+	char *d = absolute(pd != NULL ? pd : ".");
+	const char *b = MON_OUT;
+	if (mode == MON_MODE_AUTO && program_invocation_short_name != NULL &&
+	    program_invocation_short_name[0] != '\0')
+		b = program_invocation_short_name;
+	char *bb = strdup(b);
+	size_t n = d ? strlen(d) + strlen(b) + 80 : 0;
+	char *nb = malloc(n), *tb = malloc(n);
+	if (d == NULL || bb == NULL || nb == NULL || tb == NULL) {
+		free(d);
+		free(bb);
+		free(nb);
+		free(tb);
+		return mon_fail(ENOMEM);
+	}
+	/* Trailing slashes would give "DIR//name": harmless, but untidy. */
+	for (size_t k = strlen(d); k > 1 && d[k - 1] == '/'; k--)
+		d[k - 1] = '\0';
+	free(dir);
+	free(base);
+	free(name_buf);
+	free(tmp_buf);
+	dir = d;
+	base = bb;
+	name_buf = nb;
+	tmp_buf = tb;
+	buf_len = n;
+	with_pid = pd != NULL;
+	setup_pid = getpid();
+	ready = 1;
+	return 0;
+}
+
+/* Append s to b at *at (room was reserved at setup). */
+static void put(char *b, size_t *at, const char *s)
+{
+	size_t n = strlen(s);
+	memcpy(b + *at, s, n);
+	*at += n;
+	b[*at] = '\0';
+}
+
+static void put_num(char *b, size_t *at, unsigned long v)
+{
+	char d[24];
+	int i = (int)sizeof d - 1;
+	d[i] = '\0';
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && i > 0);
+	put(b, at, d + i);
+}
+
+const char *mon_file_name(void)
+{
+	if (!ready)
+		return NULL;
+	pid_t pid = getpid();
+	size_t at = 0;
+	name_buf[0] = '\0';
+	put(name_buf, &at, dir);
+	if (strcmp(dir, "/") != 0)
+		put(name_buf, &at, "/");
+	if (with_pid || pid != setup_pid) {
+		put_num(name_buf, &at, (unsigned long)pid);
+		put(name_buf, &at, ".");
+		put(name_buf, &at, base);
+	} else {
+		put(name_buf, &at, MON_OUT);	/* PROFDIR unset: plain mon.out */
+	}
+	return name_buf;
+}
+
+/* One line on stderr: "monprof: cannot write profile NAME: REASON". */
+static void complain(const char *name, int e)
+{
+	const char *why = strerrordesc_np(e);
+	char num[24];
+	if (why == NULL) {
+		size_t at = 0;
+		num[0] = '\0';
+		put(num, &at, "error ");
+		put_num(num, &at, (unsigned long)e);
+		why = num;
+	}
+	static const char lead[] = "monprof: cannot write profile ";
+	struct iovec v[5] = {
+		{ (void *)lead, sizeof lead - 1 },
+		{ (void *)name, strlen(name) },
+		{ (void *)": ", 2 },
+		{ (void *)why, strlen(why) },
+		{ (void *)"\n", 1 },
+	};
+	ssize_t r;
+	do
+		r = writev(STDERR_FILENO, v, 5);
+	while (r < 0 && errno == EINTR);
+}
+
+/* A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action would
+ * kill the program: block it while writing and discard one we caused. */
+static void xfsz_block(sigset_t *old, int *was_pending)
+{
+	sigset_t s, pend;
+	sigemptyset(&s);
+	sigaddset(&s, SIGXFSZ);
+	sigprocmask(SIG_BLOCK, &s, old);
+	*was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
+}
+
+static void xfsz_restore(const sigset_t *old, int was_pending)
+{
+	sigset_t s, pend;
+	if (!was_pending && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
+		struct timespec zero = { 0, 0 };
+		sigemptyset(&s);
+		sigaddset(&s, SIGXFSZ);
+		sigtimedwait(&s, NULL, &zero);
+	}
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+static int write_file(const char *name, uint32_t flags,
+		      int (*fill)(struct monout_writer *, void *), void *arg, int *err);
+
+int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *), void *arg,
+		   int quiet)
+{
+	int saved_errno = errno;
+	const char *name = mon_file_name();
+	if (name == NULL)
+		return mon_fail(ENOENT);
+	sigset_t old;
+	int was_pending, e = 0;
+	xfsz_block(&old, &was_pending);
+	int rc = write_file(name, flags, fill, arg, &e);
+	xfsz_restore(&old, was_pending);
+	if (rc == 0) {
+		errno = saved_errno;
+		return 0;
+	}
+	if (!quiet)
+		complain(name, e);
+	errno = e;
+	return -1;
+}
+
+static int write_file(const char *name, uint32_t flags,
+		      int (*fill)(struct monout_writer *, void *), void *arg, int *err)
+{
+	int fd = -1, e = 0;
+	struct monout_writer w;
+	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+		size_t at = 0;
+		tmp_buf[0] = '\0';
+		put(tmp_buf, &at, name);
+		put(tmp_buf, &at, ".tmp.");
+		put_num(tmp_buf, &at, (unsigned long)getpid());
+		put(tmp_buf, &at, ".");
+		put_num(tmp_buf, &at, __atomic_add_fetch(&tmp_seq, 1, __ATOMIC_RELAXED));
+		fd = open(tmp_buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (monout_begin(&w, fd, flags) < 0 || fill(&w, arg) < 0 || monout_end(&w) < 0) {
+		e = errno;
+		close(fd);
+		unlink(tmp_buf);
+		goto fail;
+	}
+	if (close(fd) < 0) {
+		e = errno;
+		unlink(tmp_buf);
+		goto fail;
+	}
+	if (rename(tmp_buf, name) < 0) {
+		e = errno;
+		unlink(tmp_buf);
+		goto fail;
+	}
+	return 0;
+fail:
+	*err = e;
+	return -1;
+}

@@ -1,0 +1,590 @@
+/*
+ * monitor.c — monitor(3), monstartup(3), moncontrol(3): System V's
+ * histogram plus call counts on top of profil(2), and the assembly of a
+ * profile for the writer.
+ *
+ * A monitor() buffer is split as System V split it (FACTS §2.2): struct
+ * hdr, nfunc struct cnt cells, then the histogram, handed to profil() with
+ * the scale histogram-bytes / range-bytes.  Calling monitor() again keeps
+ * counting (the new cells add capacity) and moves sampling to the new
+ * histogram.  The compiler's instrumentation (cc -pg, -finstrument-
+ * functions) starts the same machinery with a buffer of libmon's own over
+ * the whole program text (mon_auto_start).
+ *
+ * Everything the profile needs besides the live tables — the loaded
+ * objects, the command line, the output name — is gathered when profiling
+ * starts (and refreshed at every write made outside a signal handler), so
+ * that a write from a fatal-signal handler only reads memory and calls
+ * write(2).  Writes are serialised by a lock word holding the writer's
+ * thread id: a handler never waits for its own thread.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "monrt.h"
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
+static int started;		/* profiling set up in this image */
+static int finished;		/* stopped and written (monitor(0) or exit) */
+static int paused;		/* moncontrol(0) */
+static int at_exit_registered;
+
+/* The histogram being filled now. */
+static struct {
+	uintptr_t lowpc, highpc;
+	unsigned scale;
+	WORD *bins;
+	size_t nbins;
+} hist;
+static WORD *own_bins;		/* mon_auto_start's buffer */
+
+/* Prepared for the writer. */
+static struct monout_object *objects;
+static size_t nobjects;
+static char *cmdline;
+static uint32_t cmdline_len, argc;
+static pid_t write_owner;	/* tid of the thread writing, 0 if none */
+
+/* ---- the loaded objects ------------------------------------------------- */
+
+struct collect {
+	struct monout_object *v;
+	size_t n, cap;
+	int failed;
+};
+
+static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint8_t **out)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		size_t left = ph->p_memsz;
+		while (left >= sizeof(ElfW(Nhdr))) {
+			ElfW(Nhdr) nh;
+			memcpy(&nh, p, sizeof nh);
+			size_t nsz = (nh.n_namesz + 3) & ~(size_t)3;
+			size_t dsz = (nh.n_descsz + 3) & ~(size_t)3;
+			if (sizeof nh + nsz + dsz > left)
+				break;
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    memcmp(p + sizeof nh, "GNU", 4) == 0 && nh.n_descsz > 0 && nh.n_descsz <= 64) {
+				uint8_t *b = malloc(nh.n_descsz);
+				if (b != NULL) {
+					memcpy(b, p + sizeof nh + nsz, nh.n_descsz);
+					o->build_id_len = nh.n_descsz;
+					*out = b;
+				}
+				return;
+			}
+			p += sizeof nh + nsz + dsz;
+			left -= sizeof nh + nsz + dsz;
+		}
+	}
+}
+
+static char *self_exe(void)
+{
+	size_t cap = 256;
+	for (;;) {
+		char *b = malloc(cap);
+		if (b == NULL)
+			return NULL;
+		ssize_t n = readlink("/proc/self/exe", b, cap);
+		if (n < 0) {
+			free(b);
+			return NULL;
+		}
+		if ((size_t)n < cap) {
+			b[n] = '\0';
+			return b;
+		}
+		free(b);
+		cap *= 2;
+	}
+}
+
+static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct collect *c = arg;
+	(void)size;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+			if (a < lo)
+				lo = a;
+			if (a + ph->p_memsz > hi)
+				hi = a + ph->p_memsz;
+		}
+	}
+	if (hi == 0)
+		return 0;	/* no code */
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 16;
+		struct monout_object *v = realloc(c->v, ncap * sizeof *v);
+		if (v == NULL) {
+			c->failed = 1;
+			return 1;
+		}
+		c->v = v;
+		c->cap = ncap;
+	}
+	struct monout_object *o = &c->v[c->n];
+	memset(o, 0, sizeof *o);
+	o->load_bias = info->dlpi_addr;
+	o->text_lo = lo;
+	o->text_hi = hi;
+	char *path;
+	if (c->n == 0) {
+		o->flags = MONOUT_OBJ_MAIN;
+		path = self_exe();
+	} else {
+		const char *name = info->dlpi_name ? info->dlpi_name : "";
+		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
+		    name[0] == '\0')
+			o->flags = MONOUT_OBJ_VDSO;
+		path = strdup(name[0] ? name : "[vdso]");
+	}
+	if (path == NULL) {
+		c->failed = 1;
+		return 1;
+	}
+	o->path = path;
+	o->path_len = (uint32_t)strlen(path);
+	uint8_t *bid = NULL;
+	build_id_of(info, o, &bid);
+	o->build_id = bid;
+	c->n++;
+	return 0;
+}
+
+static void free_objects(struct monout_object *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((void *)v[i].path);
+		free((void *)v[i].build_id);
+	}
+	free(v);
+}
+
+/* Refresh the object list (normal context, under the write lock or before
+ * profiling starts).  On failure the previous list stays. */
+static void refresh_objects(void)
+{
+	struct collect c = { NULL, 0, 0, 0 };
+	dl_iterate_phdr(collect_one, &c);
+	if (c.failed || c.n == 0) {
+		free_objects(c.v, c.n);
+		return;
+	}
+	struct monout_object *old = objects;
+	size_t oldn = nobjects;
+	objects = c.v;
+	nobjects = c.n;
+	free_objects(old, oldn);
+}
+
+/* The main program's text, [lo, hi). */
+static int main_text(uintptr_t *lo, uintptr_t *hi)
+{
+	if (nobjects == 0)
+		refresh_objects();
+	if (nobjects == 0 || !(objects[0].flags & MONOUT_OBJ_MAIN))
+		return -1;
+	*lo = objects[0].text_lo;
+	*hi = objects[0].text_hi;
+	return 0;
+}
+
+static void read_cmdline(void)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	size_t cap = 4096, len = 0;
+	char *b = malloc(cap);
+	while (b != NULL) {
+		if (len == cap) {
+			char *nb = realloc(b, cap * 2);
+			if (nb == NULL)
+				break;
+			b = nb;
+			cap *= 2;
+		}
+		ssize_t k = read(fd, b + len, cap - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	if (b == NULL)
+		return;
+	uint32_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += b[i] == '\0';
+	free(cmdline);
+	cmdline = b;
+	cmdline_len = (uint32_t)len;
+	argc = n;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+struct fill_ctx {
+	int reason, signo;
+};
+
+static int fill(struct monout_writer *w, void *arg)
+{
+	const struct fill_ctx *ctx = arg;
+	struct mon_stats st;
+	struct rusage ru;
+	struct monout_run r;
+	memset(&r, 0, sizeof r);
+	mon_getstats(&st);
+	r.pid = (uint64_t)getpid();
+	r.ppid = (uint64_t)getppid();
+	r.clock = (uint32_t)st.clock;
+	r.rate_hz = st.rate_hz;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		r.user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+		r.sys_usec = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	}
+	r.samples = st.samples;
+	r.counted = st.counted;
+	r.dropped = st.dropped;
+	r.saturated = st.saturated;
+	r.lost = st.lost;
+	r.calls_lost = mon_count_lost();
+	struct timespec now;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
+		r.time = (uint64_t)now.tv_sec;
+	r.signal = (uint32_t)ctx->signo;
+	r.reason = (uint32_t)ctx->reason;
+	r.argc = argc;
+	r.cmdline = cmdline;
+	r.cmdline_len = cmdline_len;
+	if (monout_put_run(w, &r) < 0)
+		return -1;
+	uint32_t hist_object = MONOUT_NO_OBJECT;
+	for (size_t i = 0; i < nobjects; i++) {
+		if (monout_put_object(w, &objects[i]) < 0)
+			return -1;
+		if (hist.lowpc >= objects[i].text_lo && hist.lowpc < objects[i].text_hi &&
+		    hist_object == MONOUT_NO_OBJECT)
+			hist_object = (uint32_t)i;
+	}
+	if (hist.bins != NULL && hist.nbins > 0) {
+		struct monout_hist h;
+		memset(&h, 0, sizeof h);
+		h.lowpc = hist.lowpc;
+		h.highpc = hist.highpc;
+		h.nbins = hist.nbins;
+		h.scale = hist.scale;
+		h.bin_bytes = sizeof(WORD);
+		h.flags = MONOUT_HIST_SATURATES;
+		h.object = hist_object;
+		h.raw = hist.bins;
+		if (monout_put_hist(w, &h) < 0)
+			return -1;
+	}
+	return mon_count_put(w);
+}
+
+int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
+{
+	pid_t self = mon_gettid();
+	pid_t none = 0;
+	/* Wait (at most about two seconds) for a write in another thread. */
+	for (int i = 0; !__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
+						     __ATOMIC_RELAXED);
+	     i++) {
+		if (none == self || i >= 2000)
+			return mon_fail(EBUSY);
+		none = 0;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	if (!in_handler)
+		refresh_objects();
+	mon_count_sync();
+	struct fill_ctx ctx = { reason, signo };
+	int rc = mon_file_write(flags, fill, &ctx, 0);
+	int e = errno;
+	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
+	errno = e;
+	return rc;
+}
+
+/* ---- starting and stopping ---------------------------------------------- */
+
+/* profil(NULL, ...) turns sampling off; <unistd.h> declares buf nonnull. */
+static void profil_off(void)
+{
+	unsigned short *none = NULL;
+	MON_LAUNDER(none);
+	profil(none, 0, 0, 0);
+}
+
+static void at_exit(void)
+{
+	int saved_errno = errno;
+	mon_finish(MONOUT_WHY_EXIT);
+	errno = saved_errno;
+}
+
+static void before_exec(void)
+{
+	if (started && !finished)
+		mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+}
+
+static void fork_child(void)
+{
+	/* The child's profile holds the child's own time and calls: start its
+	 * copies from zero (profil(2) keeps filling the copied buffer). */
+	__atomic_store_n(&write_owner, 0, __ATOMIC_RELAXED);
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&lock, &fresh, sizeof lock);
+	if (!started || finished)
+		return;
+	mon_count_reset();
+	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
+		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+}
+
+__attribute__((constructor)) static void monitor_init(void)
+{
+	mon_hooks.before_exec = before_exec;
+	mon_hooks.fork_child = fork_child;
+}
+
+/* Set up once per image: output name, tables, handlers.  Under lock. */
+static int setup(int mode)
+{
+	if (started)
+		return 0;
+	if (mon_file_setup(mode) < 0)
+		return -1;
+	if (mon_count_init() < 0)
+		return -1;
+	refresh_objects();
+	read_cmdline();
+	if (!at_exit_registered) {
+		at_exit_registered = 1;
+		atexit(at_exit);
+	}
+	mon_fatal_install();
+	started = 1;
+	return 0;
+}
+
+/* The scale that spreads a histogram of nbins bins over [lo, hi). */
+static unsigned scale_for(uintptr_t lo, uintptr_t hi, size_t nbins)
+{
+	uint64_t text = ((uint64_t)(hi - lo) + 1) / 2;	/* in WORD units */
+	if (nbins >= text)
+		return 0xffff;
+	uint64_t s = (uint64_t)(((unsigned __int128)nbins << 16) / text);
+	return s < 2 ? 2 : (unsigned)s;
+}
+
+/* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
+static int start_hist(uintptr_t lo, uintptr_t hi, WORD *bins, size_t nbins, unsigned scale,
+		      int must)
+{
+	if (scale == 0)
+		scale = scale_for(lo, hi, nbins);
+	if (profil(bins, nbins * sizeof(WORD), lo, scale) < 0) {
+		if (must)
+			return -1;
+		bins = NULL;	/* counting goes on without a histogram */
+		nbins = 0;
+	}
+	hist.lowpc = lo;
+	hist.highpc = hi;
+	hist.scale = scale;
+	hist.bins = bins;
+	hist.nbins = nbins;
+	return 0;
+}
+
+MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bufsize,
+			size_t nfunc)
+{
+	int saved_errno = errno;
+	uintptr_t lo = (uintptr_t)lowpc.mon_p, hi = (uintptr_t)highpc.mon_p;
+	MON_LAUNDER(buffer);
+	if (lo == 0) {
+		mon_finish(MONOUT_WHY_MONITOR);
+		errno = saved_errno;
+		return;
+	}
+	pthread_mutex_lock(&lock);
+	int e = 0;
+	uintptr_t tlo, thi;
+	if (main_text(&tlo, &thi) == 0 && lo < tlo)
+		lo = tlo;	/* "(int (*)())2": the start of the program's text */
+	size_t head = sizeof(struct hdr) / sizeof(WORD);
+	size_t cellw = sizeof(struct cnt) / sizeof(WORD);
+	if (buffer == NULL || lo >= hi || ((uintptr_t)buffer % _Alignof(struct hdr)) != 0) {
+		e = EINVAL;
+	} else if (nfunc > (SIZE_MAX - head) / cellw || head + nfunc * cellw >= bufsize) {
+		e = ENOSPC;
+	} else if (setup(MON_MODE_EXPLICIT) < 0) {
+		e = errno;
+	} else {
+		size_t ssiz = head + nfunc * cellw;
+		struct hdr *h = (struct hdr *)(void *)buffer;
+		struct cnt *cells = (struct cnt *)(void *)(h + 1);
+		WORD *bins = buffer + ssiz;
+		size_t nbins = bufsize - ssiz;
+		h->lpc = (char *)lo;
+		h->hpc = (char *)hi;
+		h->nfns = nfunc;
+		memset(cells, 0, nfunc * sizeof *cells);
+		memset(bins, 0, nbins * sizeof *bins);
+		if (start_hist(lo, hi, bins, nbins, 0, 1) < 0) {
+			e = errno;
+		} else {
+			if (nfunc)
+				mon_count_add_block(cells, nfunc);
+			finished = 0;
+			paused = 0;
+			__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	errno = e ? e : saved_errno;
+}
+
+/* Default histogram: one bin per 4 bytes of text up to 64 MiB of text, one
+ * per 8 bytes beyond (System V's cc -p used 8; finer costs little). */
+static int start_default(uintptr_t lo, uintptr_t hi, int mode, int must)
+{
+	if (setup(mode) < 0)
+		return -1;
+	size_t per = hi - lo > ((size_t)64 << 20) ? 8 : 4;
+	size_t nbins = (hi - lo + per - 1) / per;
+	WORD *bins = calloc(nbins ? nbins : 1, sizeof *bins);
+	if (bins == NULL)
+		return mon_fail(ENOMEM);
+	WORD *old = own_bins;
+	if (start_hist(lo, hi, bins, nbins, (unsigned)(131072 / per), must) < 0) {
+		int e = errno;
+		free(bins);
+		errno = e;
+		return -1;
+	}
+	own_bins = bins;
+	free(old);
+	finished = 0;
+	paused = 0;
+	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
+{
+	uintptr_t lo = (uintptr_t)lowpc.mon_p, hi = (uintptr_t)highpc.mon_p, tlo, thi;
+	int saved_errno = errno;
+	pthread_mutex_lock(&lock);
+	if (main_text(&tlo, &thi) == 0 && lo < tlo)
+		lo = tlo;
+	int rc = lo >= hi ? mon_fail(EINVAL) : start_default(lo, hi, MON_MODE_EXPLICIT, 1);
+	int e = errno;
+	pthread_mutex_unlock(&lock);
+	errno = rc < 0 ? e : saved_errno;
+	return rc;
+}
+
+void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
+{
+	static int once;
+	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		return;
+	pthread_mutex_lock(&lock);
+	if (!started) {
+		uintptr_t tlo = 0, thi = 0;
+		main_text(&tlo, &thi);
+		uintptr_t lo = lowpc, hi = highpc;
+		if (lo < tlo)
+			lo = tlo;
+		if (hi == 0 || hi > thi)
+			hi = thi;
+		if (lo < hi)
+			start_default(lo, hi, MON_MODE_AUTO, 0);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void mon_finish(int reason)
+{
+	pthread_mutex_lock(&lock);
+	if (!started || finished) {
+		pthread_mutex_unlock(&lock);
+		return;
+	}
+	finished = 1;
+	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+	if (hist.bins != NULL && !paused)
+		profil_off();
+	pthread_mutex_unlock(&lock);
+	mon_write_profile(reason, 0, 0, 0);
+}
+
+int mon_started(void)
+{
+	return started && !finished;
+}
+
+MON_EXPORT int moncontrol(int mode)
+{
+	int saved_errno = errno;
+	pthread_mutex_lock(&lock);
+	if (!started || finished) {
+		pthread_mutex_unlock(&lock);
+		return mon_fail(EINVAL);
+	}
+	int was = !paused;
+	if (mode && paused) {
+		if (hist.bins != NULL)
+			profil(hist.bins, hist.nbins * sizeof(WORD), hist.lowpc, hist.scale);
+		__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+		paused = 0;
+	} else if (!mode && !paused) {
+		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+		if (hist.bins != NULL)
+			profil_off();
+		paused = 1;
+	}
+	pthread_mutex_unlock(&lock);
+	errno = saved_errno;
+	return was;
+}
+
+MON_EXPORT int mon_write(void)
+{
+	if (!started)
+		return mon_fail(ENOENT);
+	return mon_write_profile(MONOUT_WHY_SNAPSHOT, 0, MONOUT_F_SNAPSHOT, 0);
+}
+
+MON_EXPORT const char *mon_outname(void)
+{
+	return started ? mon_file_name() : NULL;
+}

@@ -1,0 +1,106 @@
+/*
+ * monrt.h — private interfaces of libmon's monitor(3) layer, the part that
+ * sits on top of the profil(2) core (runtime.h):
+ *   mcount.c    call counting: mcount (gcc -pg), __fentry__ (-mfentry),
+ *               __cyg_profile_func_enter (-finstrument-functions), the
+ *               lock-free arc and function tables, __monstartup/_mcleanup
+ *   monitor.c   monitor(), monstartup(), moncontrol(): buffers, histogram,
+ *               state; assembling a profile for the writer
+ *   monfile.c   where the profile goes (PROFDIR) and writing it safely
+ *               (temporary name, rename, one line on failure)
+ *   fatal.c     writing on abort(), fatal signals and the snapshot signal
+ * Nothing here is exported.
+ */
+#ifndef MON_MONRT_H
+#define MON_MONRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mon.h"
+#include "monout.h"
+#include "runtime.h"
+
+/* ---- mcount.c ---------------------------------------------------------- */
+
+/* 1 while calls are being counted (between start and stop, not paused by
+ * moncontrol(0)).  Read by the counting fast path without a lock. */
+MON_HIDDEN extern int mon_counting;
+
+/* Count one call of the function identified by selfpc from the call site
+ * whose return address is frompc.  Async-signal-safe, lock-free, exact
+ * under concurrency; uses general registers only (mcount's contract). */
+MON_HIDDEN void mon_count(uintptr_t frompc, uintptr_t selfpc);
+
+/* The compiler's start-up and exit hooks (gcrt1.o). */
+void __monstartup(unsigned long lowpc, unsigned long highpc);
+void _mcleanup(void);
+
+/* Map the first tables (once).  0, or -1/ENOMEM. */
+MON_HIDDEN int mon_count_init(void);
+
+/* Give the next n functions (in order of their first call) the cells
+ * cells[0..n) of a monitor() buffer.  0, or -1/ENOSPC if too many blocks. */
+MON_HIDDEN int mon_count_add_block(struct cnt *cells, size_t n);
+
+/* Zero every count (in a fork child: its profile holds its own calls). */
+MON_HIDDEN void mon_count_reset(void);
+
+/* Add up each function's calls from its arcs, into the function table
+ * and the monitor() buffer cells.  Async-signal-safe; one caller at a time
+ * (the writer's lock). */
+MON_HIDDEN void mon_count_sync(void);
+
+/* Write the CALLS and ARCS records (after mon_count_sync). */
+MON_HIDDEN int mon_count_put(struct monout_writer *w);
+
+/* Calls that could not be counted (no memory for a new arc). */
+MON_HIDDEN uint64_t mon_count_lost(void);
+
+/* ---- monitor.c --------------------------------------------------------- */
+
+#define MON_MODE_EXPLICIT 0	/* monitor()/monstartup(): PROFDIR/PID.mon.out */
+#define MON_MODE_AUTO 1		/* cc -pg / -finstrument-functions: PID.progname */
+
+/* Start whole-program profiling with default parameters, as the compiler's
+ * instrumentation asks (once; later calls do nothing). */
+MON_HIDDEN void mon_auto_start(uintptr_t lowpc, uintptr_t highpc);
+
+/* Stop (profil off, counting off) and write the profile, once. */
+MON_HIDDEN void mon_finish(int reason);
+
+/* Write the profile now.  Async-signal-safe when called from a handler
+ * (then it uses only what was prepared earlier).  reason MONOUT_WHY_*,
+ * signo the signal or 0, flags MONOUT_F_*.  0 or -1/errno; EBUSY if
+ * another write is in progress. */
+MON_HIDDEN int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler);
+
+/* 1 once profiling has been started in this process image. */
+MON_HIDDEN int mon_started(void);
+
+/* ---- monfile.c --------------------------------------------------------- */
+
+/* Decide the output name from PROFDIR (once per process image).
+ * mode MON_MODE_*.  0, or -1 with errno ECANCELED (PROFDIR set and empty:
+ * no profiling) or ENOMEM. */
+MON_HIDDEN int mon_file_setup(int mode);
+
+/* Name of the file for the calling process (pid-dependent); NULL before
+ * setup or when disabled.  Async-signal-safe (fills a buffer made at
+ * setup). */
+MON_HIDDEN const char *mon_file_name(void);
+
+/* Write a profile: open a temporary file beside the target, let fill()
+ * write the records, then rename it into place.  On failure one line on
+ * stderr says so and why (unless quiet), and -1/errno is returned.
+ * Async-signal-safe. */
+MON_HIDDEN int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *),
+			      void *arg, int quiet);
+
+/* ---- fatal.c ----------------------------------------------------------- */
+
+/* Install the fatal-signal and snapshot handlers (where the program's
+ * disposition is the default).  Once per process image. */
+MON_HIDDEN void mon_fatal_install(void);
+
+#endif /* MON_MONRT_H */

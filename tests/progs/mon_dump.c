@@ -1,0 +1,108 @@
+/*
+ * mon_dump.c — a test-side reader of mon.out (through format/monout.c), so
+ * the integration tests can check a profile before prof exists.
+ *
+ *   mon_dump FILE check            exit 0 if the file reads, else print the
+ *                                  reader's message and exit 1
+ *   mon_dump FILE info             run facts, one "key value" per line
+ *   mon_dump FILE calls LO SIZE    total calls whose selfpc lies in the main
+ *                                  program's [LO, LO+SIZE) (ELF addresses, hex
+ *                                  as nm prints them)
+ *   mon_dump FILE arcs LO SIZE     total of arcs into that range, then the
+ *                                  number of distinct callers
+ *   mon_dump FILE ticks LO SIZE    histogram ticks in bins that lie wholly
+ *                                  inside [LO, LO+SIZE), then the total ticks
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monout.h"
+
+static uint64_t main_bias(const struct monout *m)
+{
+	for (size_t i = 0; i < m->nobjects; i++)
+		if (m->objects[i].flags & MONOUT_OBJ_MAIN)
+			return m->objects[i].load_bias;
+	fprintf(stderr, "mon_dump: no main object\n");
+	exit(1);
+}
+
+int main(int argc, char **argv)
+{
+	struct monout m;
+	char err[256];
+	if (argc < 3) {
+		fprintf(stderr, "usage: mon_dump FILE check|info|calls|arcs|ticks [LO SIZE]\n");
+		return 2;
+	}
+	if (monout_read_file(argv[1], &m, err, sizeof err) < 0) {
+		printf("%s\n", err);
+		return 1;
+	}
+	const char *what = argv[2];
+	if (strcmp(what, "check") == 0)
+		return 0;
+	if (strcmp(what, "info") == 0) {
+		printf("version %u\naddr_size %u\nflags %u\npid %llu\nppid %llu\nclock %u\nrate %u\n",
+		       m.version, m.addr_size, m.flags, (unsigned long long)m.run.pid,
+		       (unsigned long long)m.run.ppid, m.run.clock, m.run.rate_hz);
+		printf("user_usec %llu\nsys_usec %llu\nsamples %llu\ncounted %llu\ndropped %llu\n",
+		       (unsigned long long)m.run.user_usec, (unsigned long long)m.run.sys_usec,
+		       (unsigned long long)m.run.samples, (unsigned long long)m.run.counted,
+		       (unsigned long long)m.run.dropped);
+		printf("signal %u\nreason %u\nargc %u\nargv0 %s\nobjects %zu\nhists %zu\ncalls %zu\narcs %zu\n",
+		       m.run.signal, m.run.reason, m.run.argc, m.run.cmdline ? m.run.cmdline : "",
+		       m.nobjects, m.nhists, m.ncalls, m.narcs);
+		uint64_t ticks = 0;
+		for (size_t h = 0; h < m.nhists; h++)
+			for (uint64_t i = 0; i < m.hists[h].nbins; i++)
+				ticks += m.hists[h].counts[i];
+		printf("ticks %llu\n", (unsigned long long)ticks);
+		for (size_t i = 0; i < m.nobjects; i++)
+			printf("object %s bias %llx buildid %u flags %u\n", m.objects[i].path,
+			       (unsigned long long)m.objects[i].load_bias, m.objects[i].build_id_len,
+			       m.objects[i].flags);
+		for (size_t h = 0; h < m.nhists; h++)
+			printf("hist %llx %llx bins %llu scale %u object %u\n",
+			       (unsigned long long)m.hists[h].lowpc, (unsigned long long)m.hists[h].highpc,
+			       (unsigned long long)m.hists[h].nbins, m.hists[h].scale, m.hists[h].object);
+		return 0;
+	}
+	if (argc < 5)
+		return 2;
+	uint64_t bias = main_bias(&m);
+	uint64_t lo = strtoull(argv[3], NULL, 16) + bias;
+	uint64_t hi = lo + strtoull(argv[4], NULL, 16);
+	if (strcmp(what, "calls") == 0) {
+		uint64_t n = 0;
+		for (size_t i = 0; i < m.ncalls; i++)
+			if (m.calls[i].selfpc >= lo && m.calls[i].selfpc < hi)
+				n += m.calls[i].count;
+		printf("%llu\n", (unsigned long long)n);
+	} else if (strcmp(what, "arcs") == 0) {
+		uint64_t n = 0, callers = 0;
+		for (size_t i = 0; i < m.narcs; i++)
+			if (m.arcs[i].selfpc >= lo && m.arcs[i].selfpc < hi) {
+				n += m.arcs[i].count;
+				callers++;
+			}
+		printf("%llu %llu\n", (unsigned long long)n, (unsigned long long)callers);
+	} else if (strcmp(what, "ticks") == 0) {
+		uint64_t in = 0, all = 0;
+		for (size_t h = 0; h < m.nhists; h++) {
+			const struct monout_hist *hp = &m.hists[h];
+			for (uint64_t i = 0; i < hp->nbins; i++) {
+				all += hp->counts[i];
+				uint64_t b0 = monout_bin_lowpc(hp, i), b1 = monout_bin_lowpc(hp, i + 1);
+				if (b0 >= lo && b1 <= hi)
+					in += hp->counts[i];
+			}
+		}
+		printf("%llu %llu\n", (unsigned long long)in, (unsigned long long)all);
+	} else {
+		return 2;
+	}
+	monout_free(&m);
+	return 0;
+}

@@ -1,0 +1,142 @@
+/*
+ * prof_craft.c — writes a mon.out with exactly the contents a prof test
+ * asks for, through the format module's own writer (format/monout.c), so
+ * that prof can be tested on histograms whose bins, scale and load
+ * addresses are known to the byte.
+ *
+ *   prof_craft OUT [-r RATE] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
+ *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
+ *                  [-c SELFPC:COUNT]...
+ *
+ * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
+ * a bin of the histogram given by the last -h.  Link with libmon.a (the
+ * format module's functions are hidden in libmon.so).  Exit 0, or 1 with a
+ * message.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monout.h"
+
+#define MAXN 64
+
+static uint64_t num(const char **p)
+{
+	char *end;
+	uint64_t v = strtoull(*p, &end, 0);
+	if (end == *p) {
+		fprintf(stderr, "prof_craft: bad number at '%s'\n", *p);
+		exit(1);
+	}
+	*p = *end == ':' ? end + 1 : end;
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	static struct monout_object objs[MAXN];
+	static struct monout_hist hists[MAXN];
+	static struct monout_call calls[4096];
+	static uint8_t ids[MAXN][64];
+	static char paths[MAXN][4096];
+	struct monout m;
+	int c;
+
+	if (argc < 2) {
+		fprintf(stderr, "usage: prof_craft OUT [options]\n");
+		return 1;
+	}
+	memset(&m, 0, sizeof m);
+	m.version = MONOUT_VERSION;
+	m.run.rate_hz = 1000;
+	m.run.clock = 1;
+	m.run.reason = MONOUT_WHY_OTHER;
+	m.run.pid = (uint64_t)getpid();
+	m.objects = objs;
+	m.hists = hists;
+	m.calls = calls;
+	optind = 2;
+	while ((c = getopt(argc, argv, "r:o:h:b:c:")) != -1) {
+		const char *p = optarg;
+		switch (c) {
+		case 'r':
+			m.run.rate_hz = (uint32_t)num(&p);
+			break;
+		case 'o': {
+			struct monout_object *o = &objs[m.nobjects];
+			const char *colon = strchr(p, ':');
+			if (!colon || m.nobjects == MAXN)
+				return 1;
+			size_t pl = (size_t)(colon - p);
+			memcpy(paths[m.nobjects], p, pl);
+			o->path = paths[m.nobjects];
+			o->path_len = (uint32_t)pl;
+			p = colon + 1;
+			o->load_bias = num(&p);
+			o->text_lo = num(&p);
+			o->text_hi = num(&p);
+			o->flags = (uint32_t)num(&p);
+			size_t n = 0;
+			while (p[0] && p[1] && n < 64) {
+				unsigned v;
+				if (sscanf(p, "%2x", &v) != 1)
+					break;
+				ids[m.nobjects][n++] = (uint8_t)v;
+				p += 2;
+			}
+			o->build_id = ids[m.nobjects];
+			o->build_id_len = (uint32_t)n;
+			m.nobjects++;
+			break;
+		}
+		case 'h': {
+			struct monout_hist *h = &hists[m.nhists];
+			if (m.nhists == MAXN)
+				return 1;
+			h->lowpc = num(&p);
+			h->highpc = num(&p);
+			h->scale = (uint32_t)num(&p);
+			h->nbins = num(&p);
+			h->bin_bytes = 8;
+			h->object = MONOUT_NO_OBJECT;
+			h->counts = calloc(h->nbins ? h->nbins : 1, sizeof *h->counts);
+			if (!h->counts)
+				return 1;
+			m.nhists++;
+			break;
+		}
+		case 'b': {
+			if (m.nhists == 0)
+				return 1;
+			uint64_t i = num(&p), v = num(&p);
+			if (i >= hists[m.nhists - 1].nbins) {
+				fprintf(stderr, "prof_craft: bin %llu out of range\n",
+					(unsigned long long)i);
+				return 1;
+			}
+			hists[m.nhists - 1].counts[i] += v;
+			m.run.samples += v;
+			m.run.counted += v;
+			break;
+		}
+		case 'c':
+			if (m.ncalls == sizeof calls / sizeof calls[0])
+				return 1;
+			calls[m.ncalls].selfpc = num(&p);
+			calls[m.ncalls].count = num(&p);
+			m.ncalls++;
+			break;
+		default:
+			return 1;
+		}
+	}
+	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || monout_write_fd(fd, &m) < 0 || close(fd) < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,204 @@
+/*
+ * profil_common.h — helpers shared by the profil(2) test programs
+ * (tests/progs/profil_*.c, driven by tests/integ/profil_*.sh).
+ *
+ * Each program checks one part of the profil(2) contract (include/mon.h,
+ * docs/profil.3) and exits 0, or prints "file:line: what failed" and exits
+ * 1.  A program that finds the clock it was asked to use refused by this
+ * kernel prints "SKIP why" and exits 77.
+ *
+ * Work is measured in CPU time, never wall-clock time: a spin function runs
+ * until its thread has used the CPU time asked for (CLOCK_THREAD_CPUTIME_ID),
+ * so the number of ticks it should receive is rate x CPU seconds however
+ * busy the machine is.
+ *
+ * Each spin function lives in a section of its own ("ptext_NAME"), so the
+ * linker's __start_ptext_NAME / __stop_ptext_NAME give its exact address
+ * range, and the ticks charged to it are the bins that range maps to.
+ */
+#ifndef PROFIL_COMMON_H
+#define PROFIL_COMMON_H
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mon.h>
+
+#define CHECK(cond, ...)                                                        \
+	do {                                                                    \
+		if (!(cond)) {                                                  \
+			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__,  \
+				__LINE__, #cond);                               \
+			fprintf(stderr, __VA_ARGS__);                           \
+			fputc('\n', stderr);                                    \
+			exit(1);                                                \
+		}                                                               \
+	} while (0)
+
+#define SKIP(...)                                                               \
+	do {                                                                    \
+		printf("SKIP ");                                                \
+		printf(__VA_ARGS__);                                            \
+		printf("\n");                                                   \
+		exit(77);                                                       \
+	} while (0)
+
+static inline double ts_seconds(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* CPU seconds used so far by the calling thread / by the whole process. */
+static inline double thread_cpu(void)
+{
+	return ts_seconds(CLOCK_THREAD_CPUTIME_ID);
+}
+
+static inline double process_cpu(void)
+{
+	return ts_seconds(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static inline struct mon_stats stats_now(void)
+{
+	struct mon_stats st;
+	CHECK(mon_getstats(&st) == 0, "mon_getstats: %s", strerror(errno));
+	return st;
+}
+
+/* The clock MONPROF_CLOCK asks for (MON_CLOCK_NONE when unset: automatic). */
+static inline int clock_asked(void)
+{
+	const char *c = getenv("MONPROF_CLOCK");
+	if (c == NULL)
+		return MON_CLOCK_NONE;
+	if (strcmp(c, "perf") == 0)
+		return MON_CLOCK_PERF;
+	if (strcmp(c, "thread") == 0)
+		return MON_CLOCK_THREAD;
+	if (strcmp(c, "itimer") == 0)
+		return MON_CLOCK_ITIMER;
+	return MON_CLOCK_NONE;
+}
+
+/* profil() on, or exit 77 if the clock MONPROF_CLOCK names is refused here
+ * (profil fails with ENOTSUP); checks that the clock in effect is the one
+ * asked for. */
+static inline void profil_on(unsigned short *buf, size_t bufsiz, uintptr_t offset,
+			     unsigned scale)
+{
+	if (profil(buf, bufsiz, offset, scale) != 0) {
+		if (errno == ENOTSUP && clock_asked() != MON_CLOCK_NONE)
+			SKIP("MONPROF_CLOCK=%s refused by this kernel", getenv("MONPROF_CLOCK"));
+		CHECK(0, "profil: %s", strerror(errno));
+	}
+	struct mon_stats st = stats_now();
+	CHECK(st.on == 1, "profiling not on after profil()");
+	int want = clock_asked();
+	CHECK(want == MON_CLOCK_NONE || st.clock == want, "clock %s in effect, %s asked",
+	      mon_clock_name(st.clock), mon_clock_name(want));
+}
+
+/* NULL, hidden from the compiler: <unistd.h> declares profil's buffer
+ * nonnull, but NULL is a documented argument (off, or EFAULT). */
+static inline unsigned short *null_buf(void)
+{
+	unsigned short *p = NULL;
+	__asm__("" : "+r"(p));
+	return p;
+}
+
+static inline void profil_off(void)
+{
+	CHECK(profil(null_buf(), 0, 0, 0) == 0, "profil off: %s", strerror(errno));
+}
+
+/* ---- spin functions in sections of their own ---------------------------- */
+
+extern volatile double profil_sink;
+#define PROFIL_SINK_DEFINE volatile double profil_sink
+
+/* Declare the range of section ptext_NAME. */
+#define PTEXT_DECLARE(name) extern char __start_ptext_##name[], __stop_ptext_##name[]
+#define PTEXT_LO(name) ((uintptr_t)__start_ptext_##name)
+#define PTEXT_HI(name) ((uintptr_t)__stop_ptext_##name)
+
+/*
+ * DEFINE_SPIN(name): double name(double seconds) spins until the calling
+ * thread has used `seconds` of CPU time in it and returns the CPU time it
+ * used.  Everything but the clock_gettime call between chunks (a system
+ * call every ~50 us of work, < 1 % of the time) runs inside the section.
+ */
+#define DEFINE_SPIN(name)                                                       \
+	PTEXT_DECLARE(name);                                                    \
+	__attribute__((noinline, noclone, aligned(64), section("ptext_" #name)))  \
+	double name(double seconds);                                            \
+	__attribute__((noinline, noclone, aligned(64), section("ptext_" #name)))  \
+	double name(double seconds)                                             \
+	{                                                                       \
+		double t0 = thread_cpu(), t;                                    \
+		do {                                                            \
+			for (int i_ = 0; i_ < 20000; i_++)                      \
+				profil_sink += i_ * 0.5;                        \
+		} while ((t = thread_cpu()) - t0 < seconds);                    \
+		return t - t0;                                                  \
+	}
+
+/* ---- histograms ---------------------------------------------------------- */
+
+/* Bin of pc by the contract's formula ((pc - offset) / 2) * scale / 65536,
+ * computed exactly in 128 bits; UINT64_MAX below offset. */
+static inline uint64_t ref_bin(uintptr_t pc, uintptr_t offset, unsigned scale)
+{
+	if (pc < offset)
+		return UINT64_MAX;
+	unsigned __int128 d = (pc - offset) / 2;
+	return (uint64_t)((d * scale) >> 16);
+}
+
+/* Ticks charged to the text [lo, hi): the sum of the bins it maps to. */
+static inline uint64_t hist_range(const unsigned short *buf, size_t nbins, uintptr_t offset,
+				  unsigned scale, uintptr_t lo, uintptr_t hi)
+{
+	uint64_t b0 = ref_bin(lo, offset, scale), b1 = ref_bin(hi - 1, offset, scale), sum = 0;
+	for (uint64_t b = b0; b <= b1 && b < nbins; b++)
+		sum += buf[b];
+	return sum;
+}
+
+static inline uint64_t hist_total(const unsigned short *buf, size_t nbins)
+{
+	uint64_t sum = 0;
+	for (size_t i = 0; i < nbins; i++)
+		sum += buf[i];
+	return sum;
+}
+
+/*
+ * Lower bound for the ticks a function that used `cpu` seconds should get
+ * at `rate` Hz from `clock`.  Expected mu = rate x cpu.  The clocks are
+ * periodic in CPU time; the perf clock fires at the rate itself, but the
+ * thread timer and ITIMER_PROF fire only at the kernel tick (HZ >= 100), one
+ * signal standing for up to w = rate / 100 periods.  Counting each signal
+ * as an independent draw of weight w, the count has variance <= w * mu; we
+ * accept anything above mu - 5 sigma.  Callers run long enough that this is
+ * well above 0.
+ */
+static inline double ticks_lower_bound(int clock, double rate, double cpu)
+{
+	double mu = rate * cpu, w = clock == MON_CLOCK_PERF ? 1 : rate / 100.0;
+	if (w < 1)
+		w = 1;
+	return mu - 5 * sqrt(w * mu);
+}
+
+#endif /* PROFIL_COMMON_H */

@@ -1,0 +1,316 @@
+/*
+ * test_monout.c — the mon.out reader and writer (format/monout.c): round
+ * trip of every field, merging, and rejection of truncated, foreign,
+ * other-version and corrupted files with the message naming the fault.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "monout.h"
+
+static const char cmd[] = "prog\0-x\0arg three";	/* 3 strings, last without NUL */
+static const uint8_t bid[20] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20 };
+static unsigned short raw16[5] = { 0, 7, 65535, 1, 2 };
+static uint64_t wide[3] = { 5, 70000, 1ull << 40 };
+static struct monout_call calls[] = { { 0x1010, 3 }, { 0, 9 }, { 0x1000, 0 }, { 0x1010, 4 }, { 0x2000, 1 } };
+static struct monout_arc arcs[] = { { 0x3000, 0x1010, 2 }, { 0x3010, 0x1010, 5 }, { 0x3000, 0x1010, 5 },
+				    { 0x5, 0x0, 7 } };
+
+/* Write a sample profile into a memory buffer (via a temporary file). */
+static unsigned char *sample(size_t *len)
+{
+	struct monout_object objs[2] = {
+		{ 0x555500000000ull, 0x555500001000ull, 0x555500002000ull, MONOUT_OBJ_MAIN,
+		  sizeof bid, bid, 9, "/bin/prog" },
+		{ 0x7f0000000000ull, 0x7f0000010000ull, 0x7f0000020000ull, 0, 0, NULL, 11, "libc.so.6xx" },
+	};
+	objs[1].path_len = 9;	/* only "libc.so.6" */
+	struct monout_hist hists[2] = {
+		{ 0x555500001000ull, 0x555500001014ull, 5, 0x8000, 2, MONOUT_HIST_SATURATES, 0, NULL, raw16 },
+		{ 0x7f0000010000ull, 0x7f0000010010ull, 3, 0x4000, 4, 0, 1, wide, NULL },
+	};
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	m.flags = MONOUT_F_SNAPSHOT;
+	m.run.pid = 4242;
+	m.run.ppid = 1;
+	m.run.clock = 2;
+	m.run.rate_hz = 1000;
+	m.run.user_usec = 1500000;
+	m.run.sys_usec = 20000;
+	m.run.samples = 1520;
+	m.run.counted = 1500;
+	m.run.dropped = 10;
+	m.run.saturated = 3;
+	m.run.lost = 7;
+	m.run.calls_lost = 1;
+	m.run.time = 1700000000;
+	m.run.signal = 15;
+	m.run.reason = MONOUT_WHY_SIGNAL;
+	m.run.argc = 3;
+	m.run.cmdline = cmd;
+	m.run.cmdline_len = sizeof cmd - 1;
+	m.nobjects = 2;
+	m.objects = objs;
+	m.nhists = 2;
+	m.hists = hists;
+	m.ncalls = sizeof calls / sizeof calls[0];
+	m.calls = calls;
+	m.narcs = sizeof arcs / sizeof arcs[0];
+	m.arcs = arcs;
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	long n = lseek(fileno(f), 0, SEEK_END);
+	assert_true(n > 0);
+	unsigned char *buf = malloc((size_t)n);
+	assert_int_equal(pread(fileno(f), buf, (size_t)n, 0), n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void roundtrip(void **state)
+{
+	(void)state;
+	size_t len;
+	unsigned char *buf = sample(&len);
+	struct monout m;
+	char err[200];
+	assert_int_equal(monout_parse(buf, len, &m, err, sizeof err), 0);
+	assert_int_equal(m.version, MONOUT_VERSION);
+	assert_int_equal(m.addr_size, sizeof(void *));
+	assert_int_equal(m.flags, MONOUT_F_SNAPSHOT);
+	assert_int_equal(m.run.pid, 4242);
+	assert_int_equal(m.run.ppid, 1);
+	assert_int_equal(m.run.clock, 2);
+	assert_int_equal(m.run.rate_hz, 1000);
+	assert_int_equal(m.run.user_usec, 1500000);
+	assert_int_equal(m.run.sys_usec, 20000);
+	assert_int_equal(m.run.samples, 1520);
+	assert_int_equal(m.run.counted, 1500);
+	assert_int_equal(m.run.dropped, 10);
+	assert_int_equal(m.run.saturated, 3);
+	assert_int_equal(m.run.lost, 7);
+	assert_int_equal(m.run.calls_lost, 1);
+	assert_int_equal(m.run.time, 1700000000);
+	assert_int_equal(m.run.signal, 15);
+	assert_int_equal(m.run.reason, MONOUT_WHY_SIGNAL);
+	/* The unterminated last argument got its NUL. */
+	assert_int_equal(m.run.argc, 3);
+	assert_int_equal(m.run.cmdline_len, sizeof cmd);
+	assert_memory_equal(m.run.cmdline, cmd, sizeof cmd);
+	assert_int_equal(m.nobjects, 2);
+	assert_int_equal(m.objects[0].load_bias, 0x555500000000ull);
+	assert_int_equal(m.objects[0].text_lo, 0x555500001000ull);
+	assert_int_equal(m.objects[0].text_hi, 0x555500002000ull);
+	assert_int_equal(m.objects[0].flags, MONOUT_OBJ_MAIN);
+	assert_int_equal(m.objects[0].build_id_len, sizeof bid);
+	assert_memory_equal(m.objects[0].build_id, bid, sizeof bid);
+	assert_string_equal(m.objects[0].path, "/bin/prog");
+	assert_string_equal(m.objects[1].path, "libc.so.6");
+	assert_int_equal(m.objects[1].build_id_len, 0);
+	assert_int_equal(m.nhists, 2);
+	assert_int_equal(m.hists[0].nbins, 5);
+	assert_int_equal(m.hists[0].bin_bytes, 2);
+	assert_int_equal(m.hists[0].scale, 0x8000);
+	assert_int_equal(m.hists[0].flags, MONOUT_HIST_SATURATES);
+	assert_int_equal(m.hists[0].object, 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(m.hists[0].counts[i], raw16[i]);
+	/* Written 4 bytes wide from 64-bit counts: clipped at 2^32-1. */
+	assert_int_equal(m.hists[1].bin_bytes, 4);
+	assert_int_equal(m.hists[1].object, 1);
+	assert_int_equal(m.hists[1].counts[0], 5);
+	assert_int_equal(m.hists[1].counts[1], 70000);
+	assert_int_equal(m.hists[1].counts[2], 0xffffffffu);
+	/* Calls: zero selfpc/count dropped, duplicates merged, sorted. */
+	assert_int_equal(m.ncalls, 2);
+	assert_int_equal(m.calls[0].selfpc, 0x1010);
+	assert_int_equal(m.calls[0].count, 7);
+	assert_int_equal(m.calls[1].selfpc, 0x2000);
+	assert_int_equal(m.calls[1].count, 1);
+	assert_int_equal(m.narcs, 2);
+	assert_int_equal(m.arcs[0].frompc, 0x3000);
+	assert_int_equal(m.arcs[0].count, 7);
+	assert_int_equal(m.arcs[1].frompc, 0x3010);
+	assert_int_equal(m.arcs[1].count, 5);
+	monout_free(&m);
+	free(buf);
+}
+
+static void bins_and_pcs(void **state)
+{
+	(void)state;
+	struct monout_hist h = { 0x1000, 0x1100, 64, 0x8000, 2, 0, 0, NULL, NULL };
+	assert_int_equal(monout_pc_to_bin(&h, 0x1000), 0);
+	assert_int_equal(monout_pc_to_bin(&h, 0x1003), 0);
+	assert_int_equal(monout_pc_to_bin(&h, 0x1004), 1);
+	assert_int_equal(monout_pc_to_bin(&h, 0x10ff), 63);
+	assert_true(monout_pc_to_bin(&h, 0xfff) == UINT64_MAX);
+	assert_true(monout_pc_to_bin(&h, 0x1100) == UINT64_MAX);
+	assert_int_equal(monout_bin_lowpc(&h, 1), 0x1004);
+	h.scale = 0x6000;	/* 5.33 bytes per bin: check every boundary */
+	for (uint64_t i = 1; i < 40; i++) {
+		uint64_t lo = monout_bin_lowpc(&h, i);
+		assert_int_equal(monout_pc_to_bin(&h, lo), i);
+		assert_int_equal(monout_pc_to_bin(&h, lo - 1), i - 1);
+	}
+	assert_int_equal(monout_crc32(0, "123456789", 9), 0xcbf43926u);
+}
+
+static void expect_error(const unsigned char *buf, size_t len, const char *want)
+{
+	struct monout m;
+	char err[200];
+	errno = 0;
+	assert_int_equal(monout_parse(buf, len, &m, err, sizeof err), -1);
+	assert_int_equal(errno, EINVAL);
+	if (strstr(err, want) == NULL)
+		fail_msg("message '%s' does not say '%s'", err, want);
+	assert_null(m.calls);
+	assert_int_equal(m.nhists, 0);
+}
+
+static void truncated(void **state)
+{
+	(void)state;
+	size_t len;
+	unsigned char *buf = sample(&len);
+	for (size_t n = 0; n < len; n++)
+		expect_error(buf, n, "truncated");
+	free(buf);
+}
+
+static void foreign(void **state)
+{
+	(void)state;
+	size_t len;
+	unsigned char *buf = sample(&len);
+	unsigned char *c = malloc(len);
+	memcpy(c, buf, len);
+	c[1] = 'X';
+	expect_error(c, len, "not a mon.out file (bad magic)");
+	memcpy(c, "gmon\1\0\0\0", 8);
+	expect_error(c, len, "gprof gmon.out");
+	memcpy(c, buf, len);
+	c[8] = 2;	/* version 2 (little-endian host) */
+	c[9] = 0;
+	expect_error(c, len, "version 2 not supported");
+	free(c);
+	free(buf);
+}
+
+static void corrupted(void **state)
+{
+	(void)state;
+	size_t len;
+	unsigned char *buf = sample(&len);
+	unsigned char *c = malloc(len + 8);
+	/* Every single-bit flip anywhere is caught (checksums and checks). */
+	for (size_t i = 0; i < len; i++) {
+		memcpy(c, buf, len);
+		c[i] ^= 0x10;
+		struct monout m;
+		char err[200];
+		if (monout_parse(c, len, &m, err, sizeof err) == 0)
+			fail_msg("flip at byte %zu not detected", i);
+		assert_true(err[0] != '\0');
+	}
+	/* A payload byte: its record is named. */
+	memcpy(c, buf, len);
+	c[MONOUT_HEADER_SIZE + MONOUT_REC_HEADER_SIZE + 3] ^= 1;
+	expect_error(c, len, "record 0 (RUN) at offset 64: checksum mismatch");
+	memcpy(c, buf, len);
+	c[20] ^= 1;
+	expect_error(c, len, "corrupted header: checksum mismatch");
+	/* Extra bytes after a complete file. */
+	memcpy(c, buf, len);
+	memset(c + len, 0, 8);
+	expect_error(c, len + 8, "inconsistent");
+	free(c);
+	free(buf);
+}
+
+static void inconsistent_records(void **state)
+{
+	(void)state;
+	/* A HIST with lowpc >= highpc, checksummed correctly: rejected by name. */
+	struct monout_hist h = { 0x2000, 0x1000, 1, 0x8000, 2, 0, MONOUT_NO_OBJECT, NULL, raw16 };
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	m.nhists = 1;
+	m.hists = &h;
+	FILE *f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	unsigned char buf[4096];
+	ssize_t n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	expect_error(buf, (size_t)n, "(HIST) at offset");
+	expect_error(buf, (size_t)n, "not below highpc");
+	/* A histogram naming an object the file does not have. */
+	h.lowpc = 0x1000;
+	h.highpc = 0x2000;
+	h.object = 3;
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	expect_error(buf, (size_t)n, "names object 3");
+}
+
+static void write_errors(void **state)
+{
+	(void)state;
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	FILE *f = fopen("/dev/null", "r");
+	errno = 0;
+	assert_int_equal(monout_write_fd(fileno(f), &m), -1);
+	assert_int_equal(errno, EBADF);
+	fclose(f);
+	struct monout_hist h = { 0x1000, 0x2000, 1, 0x8000, 3, 0, 0, NULL, raw16 };
+	m.nhists = 1;
+	m.hists = &h;
+	f = tmpfile();
+	errno = 0;
+	assert_int_equal(monout_write_fd(fileno(f), &m), -1);
+	assert_int_equal(errno, EINVAL);
+	fclose(f);
+}
+
+static void read_file_errors(void **state)
+{
+	(void)state;
+	struct monout m;
+	char err[200];
+	assert_int_equal(monout_read_file("/nonexistent/mon.out", &m, err, sizeof err), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err, "cannot open"));
+	assert_int_equal(monout_read_file("/", &m, err, sizeof err), -1);
+	assert_int_equal(errno, EISDIR);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(roundtrip),
+		cmocka_unit_test(bins_and_pcs),
+		cmocka_unit_test(truncated),
+		cmocka_unit_test(foreign),
+		cmocka_unit_test(corrupted),
+		cmocka_unit_test(inconsistent_records),
+		cmocka_unit_test(write_errors),
+		cmocka_unit_test(read_file_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,407 @@
+/*
+ * attribute.c — from histogram bins and call counts to report rows.
+ *
+ * A row is a function of one object image, or a stretch of an object's code
+ * that no symbol covers ([object]+0xoffset: PLT stubs, a stripped library's
+ * internal functions), or a whole object whose file could not be read
+ * ([object]), or [unknown] for PCs in no known object.  Every tick lands on
+ * exactly one row (binmap.c shares a straddling bin), so %Time is relative
+ * to all samples in the histograms.
+ *
+ * Rows are keyed by image (an ELF file, identified by path and build ID)
+ * and link-time address, not by runtime PC: two runs of the same program
+ * with different load addresses (ASLR, PIE, shared libraries) add up row by
+ * row (-m a -m b).
+ *
+ * Which bytes a function owns.  System V prof gave each symbol everything up
+ * to the next qualifying symbol.  That is right for the alignment padding
+ * after a function, but wrong whenever a function has no symbol in the
+ * table (globals-only -l, a stripped library's .dynsym): its time then lands
+ * on the neighbour below.  So by default a function owns [st_value,
+ * st_value + st_size), stretched over a gap shorter than PROF_PAD bytes
+ * (padding); a longer gap becomes an [object]+0xoffset row.  With -l
+ * (sysv_extent) prof does exactly what System V did.
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "monout.h"
+
+/* Gaps shorter than this after a function's st_size are its padding. */
+#define PROF_PAD 32
+
+struct imgsegs {		/* an image's segments, link-time addresses */
+	struct prof_seg *v;
+	size_t n;
+	size_t object_row;	/* the image's [object] row */
+	int usable;		/* symbols may be used (readable, matching build ID) */
+};
+
+static struct imgsegs *img_segs(const struct prof_attr *a, size_t i)
+{
+	return &a->isegs[i];
+}
+
+void attr_init(struct prof_attr *a, int locals, int sysv_extent)
+{
+	memset(a, 0, sizeof *a);
+	a->locals = locals;
+	a->sysv_extent = sysv_extent;
+	a->unknown_row = SIZE_MAX;
+}
+
+static size_t new_row(struct prof_attr *a, int kind, size_t image, uint64_t addr, const char *name)
+{
+	if (a->nrows == a->rows_cap) {
+		size_t cap = a->rows_cap ? a->rows_cap * 2 : 64;
+		struct prof_row *nr = realloc(a->rows, cap * sizeof *nr);
+		if (!nr)
+			return SIZE_MAX;
+		a->rows = nr;
+		a->rows_cap = cap;
+	}
+	struct prof_row *r = &a->rows[a->nrows];
+	memset(r, 0, sizeof *r);
+	r->kind = kind;
+	r->image = image;
+	r->addr = addr;
+	r->name = name;
+	return a->nrows++;
+}
+
+static int add_seg(struct imgsegs *s, size_t *cap, uint64_t lo, uint64_t hi, size_t row)
+{
+	if (hi <= lo)
+		return 0;
+	if (s->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct prof_seg *nv = realloc(s->v, ncap * sizeof *nv);
+		if (!nv)
+			return -1;
+		s->v = nv;
+		*cap = ncap;
+	}
+	s->v[s->n].lo = lo;
+	s->v[s->n].hi = hi;
+	s->v[s->n].row = row;
+	s->n++;
+	return 0;
+}
+
+/* Lays out an image's executable sections as function and gap segments. */
+static int build_segments(struct prof_attr *a, size_t idx)
+{
+	struct prof_image *im = a->images[idx];
+	struct imgsegs *s = img_segs(a, idx);
+	size_t cap = 0;
+	uint64_t only[2];
+	const void *texts = im->texts;
+	size_t ntexts = im->ntexts;
+
+	if (ntexts == 0 && im->nsyms > 0) {
+		/* No section headers: take the span of the symbols. */
+		const struct prof_sym *last = &im->syms[im->nsyms - 1];
+		only[0] = im->syms[0].addr;
+		only[1] = last->addr + (last->size ? last->size : 1);
+		texts = only;
+		ntexts = 1;
+	}
+	size_t k = 0;
+	for (size_t t = 0; t < ntexts; t++) {
+		const uint64_t *sec = (const uint64_t *)texts + 2 * t;
+		uint64_t slo = sec[0], shi = sec[1], cursor = slo;
+		while (k < im->nsyms && im->syms[k].addr < slo)
+			k++;
+		for (; k < im->nsyms && im->syms[k].addr < shi; k++) {
+			const struct prof_sym *y = &im->syms[k];
+			uint64_t next = k + 1 < im->nsyms && im->syms[k + 1].addr < shi
+					? im->syms[k + 1].addr : shi;
+			uint64_t end = next;
+			if (!a->sysv_extent && y->size > 0 && y->addr + y->size < next &&
+			    next - (y->addr + y->size) >= PROF_PAD)
+				end = y->addr + y->size;
+			if (y->addr > cursor) {
+				size_t g = new_row(a, PROF_ROW_GAP, idx, cursor, NULL);
+				if (g == SIZE_MAX || add_seg(s, &cap, cursor, y->addr, g) < 0)
+					return -1;
+			}
+			size_t r = new_row(a, PROF_ROW_FUNC, idx, y->addr, y->name);
+			if (r == SIZE_MAX || add_seg(s, &cap, y->addr, end, r) < 0)
+				return -1;
+			cursor = end;
+		}
+		if (cursor < shi) {
+			size_t g = new_row(a, PROF_ROW_GAP, idx, cursor, NULL);
+			if (g == SIZE_MAX || add_seg(s, &cap, cursor, shi, g) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int same_id(const struct prof_image *im, const unsigned char *id, size_t len)
+{
+	return im->build_id_len == len && memcmp(im->build_id, id, len) == 0;
+}
+
+/*
+ * The image for an object of a profile: loaded on first use, shared by every
+ * profile that names the same file with the same build ID.  main_prog: the
+ * executable given on the command line, replacing the recorded path.
+ * Returns its index, or SIZE_MAX with err set (only for the main program:
+ * another object that cannot be read is warned about and kept as a bare
+ * [object] row).
+ */
+static size_t image_for(struct prof_attr *a, const struct prof_data *d,
+			const struct prof_object *o, const char *path,
+			char *err, size_t errlen)
+{
+	for (size_t i = 0; i < a->nimages; i++) {
+		struct prof_image *im = a->images[i];
+		if (strcmp(im->path, path) == 0 &&
+		    (o->build_id_len == 0 || !img_segs(a, i)->usable ||
+		     same_id(im, o->build_id, o->build_id_len)))
+			return i;
+	}
+	struct prof_image *im = calloc(1, sizeof *im);
+	void *ni = realloc(a->images, (a->nimages + 1) * sizeof *a->images);
+	if (ni)
+		a->images = ni;
+	void *ns = realloc(a->isegs, (a->nimages + 1) * sizeof *a->isegs);
+	if (ns)
+		a->isegs = ns;
+	if (!im || !ni || !ns) {
+		free(im);
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return SIZE_MAX;
+	}
+	size_t idx = a->nimages;
+	struct imgsegs *s = img_segs(a, idx);
+	memset(s, 0, sizeof *s);
+	char lerr[256];
+	int usable = 1;
+	if (o->no_file || symtab_load(path, a->locals, im, lerr, sizeof lerr) < 0) {
+		if (o->is_main) {
+			snprintf(err, errlen, "%s: %s", path, lerr);
+			free(im);
+			return SIZE_MAX;
+		}
+		if (!o->no_file) {
+			fprintf(stderr, "prof: %s: %s; its samples are shown as "
+				"[object]+offset\n", path, lerr);
+			a->warned = 1;
+		}
+		usable = 0;
+		memset(im, 0, sizeof *im);
+		im->path = strdup(path);
+		const char *b = strrchr(path, '/');
+		im->label = strdup(b && b[1] ? b + 1 : path);
+		if (!im->path || !im->label) {
+			symtab_free(im);
+			free(im);
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			return SIZE_MAX;
+		}
+	} else if (o->build_id_len && im->build_id_len &&
+		   !same_id(im, o->build_id, o->build_id_len)) {
+		char want[129], have[129];
+		prof_hex(o->build_id, o->build_id_len, want);
+		prof_hex(im->build_id, im->build_id_len, have);
+		if (o->is_main) {
+			snprintf(err, errlen, "%s: build ID %s differs from %s recorded in %s; "
+				 "not the program that was profiled", path, have, want, d->file);
+			symtab_free(im);
+			free(im);
+			return SIZE_MAX;
+		}
+		fprintf(stderr, "prof: %s: build ID %s differs from %s recorded in %s "
+			"(file changed since the run); its samples are shown as "
+			"[object]+offset\n", path, have, want, d->file);
+		a->warned = 1;
+		usable = 0;
+		free(im->syms);
+		im->syms = NULL;
+		im->nsyms = 0;
+		free(im->texts);
+		im->texts = NULL;
+		im->ntexts = 0;
+	}
+	a->images[idx] = im;
+	a->nimages++;
+	s->usable = usable;
+	s->object_row = new_row(a, PROF_ROW_OBJECT, idx, 0, NULL);
+	if (s->object_row == SIZE_MAX || build_segments(a, idx) < 0) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return SIZE_MAX;
+	}
+	return idx;
+}
+
+static int cmp_seg(const void *x, const void *y)
+{
+	const struct prof_seg *a = x, *b = y;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
+	     char *err, size_t errlen)
+{
+	size_t *img = calloc(d->nobjs ? d->nobjs : 1, sizeof *img);
+	struct prof_seg *segs = NULL, *fb = NULL;
+	double *ticks = NULL;
+	int rc = -1;
+
+	if (!img)
+		goto nomem;
+	if (a->unknown_row == SIZE_MAX &&
+	    (a->unknown_row = new_row(a, PROF_ROW_UNKNOWN, 0, 0, NULL)) == SIZE_MAX)
+		goto nomem;
+
+	/* Images, and the runtime segments of every object. */
+	size_t nsegs = 0, nfb = 0;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const char *path = o->is_main && prog ? prog : o->path;
+		if (path == NULL) {
+			snprintf(err, errlen, "no executable: name the program that wrote %s",
+				 d->file);
+			goto out;
+		}
+		if ((img[i] = image_for(a, d, o, path, err, errlen)) == SIZE_MAX)
+			goto out;
+		nsegs += img_segs(a, img[i])->n;
+	}
+	segs = malloc((nsegs ? nsegs : 1) * sizeof *segs);
+	fb = malloc((d->nobjs ? d->nobjs : 1) * sizeof *fb);
+	if (!segs || !fb)
+		goto nomem;
+	nsegs = 0;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const struct imgsegs *s = img_segs(a, img[i]);
+		for (size_t k = 0; k < s->n; k++) {
+			segs[nsegs].lo = s->v[k].lo + o->bias;
+			segs[nsegs].hi = s->v[k].hi + o->bias;
+			segs[nsegs].row = s->v[k].row;
+			if (segs[nsegs].lo < segs[nsegs].hi)	/* no wrap-around */
+				nsegs++;
+		}
+		if (o->text_hi > o->text_lo) {
+			fb[nfb].lo = o->text_lo;
+			fb[nfb].hi = o->text_hi;
+			fb[nfb].row = s->object_row;
+			nfb++;
+		}
+	}
+	qsort(segs, nsegs, sizeof *segs, cmp_seg);
+	qsort(fb, nfb, sizeof *fb, cmp_seg);
+	/* Objects recorded as overlapping would make segments overlap: keep
+	 * the first of two that do (a corrupt object list must not crash). */
+	size_t w = 0;
+	for (size_t k = 0; k < nsegs; k++)
+		if (w == 0 || segs[k].lo >= segs[w - 1].hi)
+			segs[w++] = segs[k];
+	nsegs = w;
+	w = 0;
+	for (size_t k = 0; k < nfb; k++)
+		if (w == 0 || fb[k].lo >= fb[w - 1].hi)
+			fb[w++] = fb[k];
+	nfb = w;
+
+	ticks = calloc(a->nrows, sizeof *ticks);
+	if (!ticks)
+		goto nomem;
+	double file_ticks = 0;
+	for (size_t h = 0; h < d->nhists; h++) {
+		const struct prof_hist *hi = &d->hists[h];
+		file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+		/* The scale, or for gmon.out's uniform bins the profil(2) scale
+		 * that gives bins of the same width (4 bytes: 0x8000). */
+		uint32_t sc = hi->scale;
+		if (hi->binmap != PROF_BIN_PROFIL) {
+			unsigned __int128 x = (unsigned __int128)hi->nbins * 131072u /
+					      (hi->highpc - hi->lowpc);
+			sc = x > 65536 ? 65536 : (uint32_t)x;
+		}
+		if (sc && (a->scale_min == 0 || sc < a->scale_min))
+			a->scale_min = sc;
+		if (sc > a->scale_max)
+			a->scale_max = sc;
+	}
+	double rate = d->run.rate_hz > 0 ? d->run.rate_hz : 1;
+	for (size_t r = 0; r < a->nrows; r++) {
+		if (ticks[r] == 0)
+			continue;
+		a->rows[r].ticks += ticks[r];
+		a->rows[r].seconds += ticks[r] / rate;
+	}
+	a->total_ticks += file_ticks;
+	a->total_seconds += file_ticks / rate;
+
+	for (size_t c = 0; c < d->ncounts; c++) {
+		uint64_t pc = d->counts[c].selfpc;
+		size_t k = binmap_find(segs, nsegs, pc), row;
+		if (k != SIZE_MAX) {
+			row = segs[k].row;
+		} else {
+			k = binmap_find(fb, nfb, pc);
+			row = k == SIZE_MAX ? a->unknown_row : fb[k].row;
+		}
+		if (a->rows[row].kind != PROF_ROW_FUNC)
+			a->counts_unmatched += d->counts[c].count;
+		a->rows[row].calls += d->counts[c].count;
+	}
+
+	/* Facts for -s. */
+	if (a->nfiles == 0) {
+		a->rate_hz = d->run.rate_hz;
+		snprintf(a->clock, sizeof a->clock, "%s", d->run.clock);
+	} else if (a->rate_hz != d->run.rate_hz) {
+		a->rates_differ = 1;
+	}
+	a->nfiles++;
+	if (d->run.have_stats) {
+		a->have_stats = 1;
+		a->samples += d->run.samples;
+		a->dropped += d->run.dropped;
+		a->saturated += d->run.saturated;
+		a->lost += d->run.lost;
+	}
+	if (d->run.have_cpu) {
+		a->have_cpu = 1;
+		a->user_s += d->run.user_s;
+		a->sys_s += d->run.sys_s;
+	}
+	a->cells_used += d->ncounts;
+	if (d->run.have_cells) {
+		a->have_cells = 1;
+		a->cells_total += d->run.cells_total;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+out:
+	free(img);
+	free(segs);
+	free(fb);
+	free(ticks);
+	return rc;
+}
+
+void attr_free(struct prof_attr *a)
+{
+	for (size_t i = 0; i < a->nimages; i++) {
+		free(img_segs(a, i)->v);
+		symtab_free(a->images[i]);
+		free(a->images[i]);
+	}
+	free(a->images);
+	free(a->isegs);
+	free(a->rows);
+	memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,94 @@
+/*
+ * binmap.c — where a histogram bin lies, and how its ticks are shared out.
+ *
+ * A bin counts the ticks whose PC fell anywhere in its span of text; it
+ * cannot say where inside.  When the span crosses from one function into
+ * the next, prof does what System V prof did (FACTS §3.2, and gprof the
+ * same, §6.3): it assumes the ticks were spread evenly over the bytes and
+ * gives each function the share of the bin's bytes it owns.  So a bin of 8
+ * bytes with 10 ticks, 2 bytes in f and 6 in g, gives f 2.5 and g 7.5
+ * ticks.  Nothing is lost: bytes owned by no function go to the object
+ * (or to [unknown]), and the shares of one bin always add up to its count.
+ *
+ * The bin spans themselves (binmap_start):
+ *   profil(2)/mon.out: pc is in bin floor(floor((pc - lowpc) / 2) * scale /
+ *     65536), so bin i starts at the smallest pc whose half-offset u has
+ *     u * scale >= i * 65536: lowpc + 2 * ceil(i * 65536 / scale).
+ *   gmon.out (gprof's rule): nbins bins over (highpc - lowpc) / 2 two-byte
+ *     units, bin i starting at unit floor(i * units / nbins).
+ */
+#include "prof.h"
+
+uint64_t binmap_start(const struct prof_hist *h, uint64_t i)
+{
+	if (h->binmap == PROF_BIN_PROFIL) {
+		uint64_t s = h->scale ? h->scale : 65536;
+		unsigned __int128 num = (unsigned __int128)i * 65536u;
+		unsigned __int128 u = (num + s - 1) / s;
+		return h->lowpc + (uint64_t)(2 * u);
+	}
+	uint64_t units = (h->highpc - h->lowpc) / 2;
+	unsigned __int128 u = (unsigned __int128)i * units / (h->nbins ? h->nbins : 1);
+	return (h->lowpc / 2 + (uint64_t)u) * 2;
+}
+
+size_t binmap_find(const struct prof_seg *segs, size_t nsegs, uint64_t pc)
+{
+	size_t lo = 0, hi = nsegs;
+	while (lo < hi) {	/* first segment with hi > pc */
+		size_t mid = lo + (hi - lo) / 2;
+		if (segs[mid].hi <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < nsegs && segs[lo].lo <= pc && pc < segs[lo].hi)
+		return lo;
+	return SIZE_MAX;
+}
+
+static size_t fallback_row(const struct prof_seg *fb, size_t nfb, uint64_t pc, size_t unknown)
+{
+	size_t k = binmap_find(fb, nfb, pc);
+	return k == SIZE_MAX ? unknown : fb[k].row;
+}
+
+double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, size_t nsegs,
+		     const struct prof_seg *fallback, size_t nfallback, size_t unknown_row,
+		     double *ticks)
+{
+	double total = 0;
+	size_t k = 0;
+	for (size_t i = 0; i < h->nbins; i++) {
+		uint64_t c = h->bins[i];
+		if (c == 0)
+			continue;
+		total += (double)c;
+		uint64_t b0 = binmap_start(h, i), b1 = binmap_start(h, i + 1);
+		while (k < nsegs && segs[k].hi <= b0)
+			k++;
+		if (b1 <= b0) {		/* an empty span (more bins than units): a point */
+			if (k < nsegs && segs[k].lo <= b0)
+				ticks[segs[k].row] += (double)c;
+			else
+				ticks[fallback_row(fallback, nfallback, b0, unknown_row)] += (double)c;
+			continue;
+		}
+		double len = (double)(b1 - b0);
+		uint64_t covered = 0;
+		for (size_t j = k; j < nsegs && segs[j].lo < b1; j++) {
+			uint64_t lo = segs[j].lo > b0 ? segs[j].lo : b0;
+			uint64_t hi = segs[j].hi < b1 ? segs[j].hi : b1;
+			if (hi <= lo)
+				continue;
+			covered += hi - lo;
+			ticks[segs[j].row] += (double)c * (double)(hi - lo) / len;
+		}
+		if (covered < b1 - b0) {
+			/* Bytes of this bin that no function owns. */
+			size_t r = fallback_row(fallback, nfallback, b0, unknown_row);
+			ticks[r] += (double)c * (double)(b1 - b0 - covered) / len;
+		}
+	}
+	return total;
+}

@@ -1,0 +1,246 @@
+/*
+ * input.c — opening a profile: telling mon.out from gmon.out by content, and
+ * turning either into prof's own model (struct prof_data, prof.h).
+ *
+ * mon.out is decoded by its one owner, format/monout.c; this file only
+ * copies the parts the flat profile needs out of struct monout.  gmon.out
+ * has no record of the program's byte order or address size, so the
+ * executable is opened first to learn them (gmon.c).
+ *
+ * A file that is neither, or is empty, is "foreign": one message, exit 1.
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mon.h"
+#include "monout.h"
+
+/* Largest data file prof reads (a profile is a few MB; this only stops an
+ * accidental multi-GB read). */
+#define PROF_MAX_FILE ((size_t)1 << 32)
+
+int prof_slurp(const char *path, unsigned char **buf, size_t *len, char *err, size_t errlen)
+{
+	*buf = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > PROF_MAX_FILE) {
+		snprintf(err, errlen, "file too large (%lld bytes)", (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	unsigned char *p = malloc(cap);
+	if (!p) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		if (n == cap) {	/* the file grew while we read it */
+			unsigned char *np = cap < PROF_MAX_FILE ? realloc(p, cap * 2) : NULL;
+			if (!np) {
+				snprintf(err, errlen, "file too large or out of memory");
+				goto fail;
+			}
+			p = np;
+			cap *= 2;
+		}
+		ssize_t r = read(fd, p + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "%s", strerror(errno));
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*buf = p;
+	*len = n;
+	return 0;
+fail:
+	free(p);
+	close(fd);
+	return -1;
+}
+
+static const char *clock_name(uint32_t c)
+{
+	switch (c) {
+	case MON_CLOCK_PERF: return "perf-cpu-clock";
+	case MON_CLOCK_THREAD: return "thread-cputime";
+	case MON_CLOCK_ITIMER: return "itimer-prof";
+	case MON_CLOCK_NONE: return "none";
+	default: return "unknown";
+	}
+}
+
+/* struct monout → struct prof_data. */
+static int from_monout(const struct monout *m, const char *prog, struct prof_data *d,
+		       char *err, size_t errlen)
+{
+	d->format = "mon.out";
+	struct prof_run *r = &d->run;
+	r->rate_hz = m->run.rate_hz;
+	snprintf(r->clock, sizeof r->clock, "%s", clock_name(m->run.clock));
+	r->have_stats = 1;
+	r->samples = m->run.samples;
+	r->dropped = m->run.dropped;
+	r->saturated = m->run.saturated;
+	r->lost = m->run.lost;
+	r->have_cpu = 1;
+	r->user_s = (double)m->run.user_usec / 1e6;
+	r->sys_s = (double)m->run.sys_usec / 1e6;
+	r->pid = m->run.pid;
+	if (m->run.cmdline && m->run.cmdline_len) {
+		r->command = malloc(m->run.cmdline_len + 1);
+		if (!r->command)
+			goto nomem;
+		memcpy(r->command, m->run.cmdline, m->run.cmdline_len);
+		r->command[m->run.cmdline_len] = '\0';
+		for (uint32_t i = 0; i + 1 < m->run.cmdline_len; i++)
+			if (r->command[i] == '\0')
+				r->command[i] = ' ';
+	}
+
+	int have_main = 0;
+	for (size_t i = 0; i < m->nobjects; i++)
+		have_main |= (m->objects[i].flags & MONOUT_OBJ_MAIN) != 0;
+	size_t nobjs = m->nobjects + !have_main;
+	d->objs = calloc(nobjs ? nobjs : 1, sizeof *d->objs);
+	if (!d->objs)
+		goto nomem;
+	for (size_t i = 0; i < m->nobjects; i++) {
+		const struct monout_object *mo = &m->objects[i];
+		struct prof_object *o = &d->objs[d->nobjs];
+		if (mo->flags & MONOUT_OBJ_VDSO)
+			o->path = strdup("[vdso]");
+		else if (mo->path && mo->path_len)
+			o->path = strndup(mo->path, mo->path_len);
+		else
+			o->path = strdup("[anonymous]");
+		if (!o->path)
+			goto nomem;
+		d->nobjs++;
+		if (mo->build_id_len && mo->build_id_len <= sizeof o->build_id) {
+			memcpy(o->build_id, mo->build_id, mo->build_id_len);
+			o->build_id_len = mo->build_id_len;
+		}
+		o->bias = mo->load_bias;
+		o->text_lo = mo->text_lo;
+		o->text_hi = mo->text_hi;
+		o->is_main = (mo->flags & MONOUT_OBJ_MAIN) != 0;
+		o->no_file = (mo->flags & MONOUT_OBJ_VDSO) != 0;
+	}
+	if (!have_main) {
+		/* An old or hand-made file without an object list: the program
+		 * given on the command line, at its link-time addresses. */
+		if (prog == NULL) {
+			snprintf(err, errlen, "the file names no executable: give the program");
+			return -1;
+		}
+		d->objs[d->nobjs].is_main = 1;
+		d->nobjs++;
+	}
+
+	d->hists = calloc(m->nhists ? m->nhists : 1, sizeof *d->hists);
+	if (!d->hists)
+		goto nomem;
+	for (size_t i = 0; i < m->nhists; i++) {
+		const struct monout_hist *mh = &m->hists[i];
+		struct prof_hist *h = &d->hists[d->nhists];
+		if (mh->scale < 2 || mh->scale > 65536 || mh->highpc <= mh->lowpc ||
+		    (mh->nbins && !mh->counts)) {
+			snprintf(err, errlen, "histogram %zu: bad range or scale %u", i, mh->scale);
+			return -1;
+		}
+		h->lowpc = mh->lowpc;
+		h->highpc = mh->highpc;
+		h->binmap = PROF_BIN_PROFIL;
+		h->scale = mh->scale;
+		h->nbins = (size_t)mh->nbins;
+		h->bins = malloc((h->nbins ? h->nbins : 1) * sizeof *h->bins);
+		if (!h->bins)
+			goto nomem;
+		if (h->nbins)
+			memcpy(h->bins, mh->counts, h->nbins * sizeof *h->bins);
+		d->nhists++;
+	}
+	d->counts = malloc((m->ncalls ? m->ncalls : 1) * sizeof *d->counts);
+	if (!d->counts)
+		goto nomem;
+	for (size_t i = 0; i < m->ncalls; i++) {
+		d->counts[i].selfpc = m->calls[i].selfpc;
+		d->counts[i].count = m->calls[i].count;
+	}
+	d->ncounts = m->ncalls;
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+	return -1;
+}
+
+int prof_read(const char *path, const char *prog, struct prof_data *d, char *err, size_t errlen)
+{
+	unsigned char *buf;
+	size_t len;
+	memset(d, 0, sizeof *d);
+	d->file = path;
+	if (prof_slurp(path, &buf, &len, err, errlen) < 0)
+		return -1;
+	int rc = -1;
+	if (len == 0) {
+		snprintf(err, errlen, "empty file");
+	} else if (len >= MONOUT_MAGIC_LEN && memcmp(buf, MONOUT_MAGIC, MONOUT_MAGIC_LEN) == 0) {
+		struct monout m;
+		if (monout_parse(buf, len, &m, err, errlen) == 0) {
+			rc = from_monout(&m, prog, d, err, errlen);
+			monout_free(&m);
+		}
+	} else if (len >= 4 && memcmp(buf, GMON_MAGIC, 4) == 0) {
+		/* The executable tells the byte order and address size. */
+		struct prof_image im;
+		const char *exe = prog ? prog : "a.out";
+		char eerr[256];
+		if (symtab_probe(exe, &im, eerr, sizeof eerr) < 0) {
+			snprintf(err, errlen, "gmon.out needs its program: %s: %s", exe, eerr);
+		} else {
+			rc = gmon_decode(buf, len, im.elf64, im.big, d, err, errlen);
+			symtab_free(&im);
+		}
+	} else if (len < MONOUT_MAGIC_LEN &&
+		   memcmp(buf, MONOUT_MAGIC, len) == 0) {
+		snprintf(err, errlen, "truncated: %zu bytes, not even a mon.out header", len);
+	} else {
+		snprintf(err, errlen, "not a profile: neither mon.out nor gmon.out (bad magic)");
+	}
+	free(buf);
+	if (rc < 0)
+		prof_data_free(d);
+	d->file = path;
+	return rc;
+}

@@ -1,0 +1,163 @@
+/*
+ * main.c — prof(1): the command line, the order of work, the exit status.
+ *
+ *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv] [prog]
+ *
+ * after System V's prof (FACTS §3.1; docs/prof.1).  Reads each data file
+ * (./mon.out by default, or ./gmon.out when there is no mon.out), maps it to
+ * the symbols of the objects it names, sums the files row by row and prints
+ * the flat profile.  Of -a/-c/-n/-t, of -o/-x and of -g/-l the last one
+ * given wins, with a warning, as System V's did.
+ *
+ * Exit status: 0 report printed; 1 a data error (a file missing, truncated,
+ * foreign; the executable missing, unreadable or not the one that ran); 2 a
+ * usage error.  Every error is one line: "prof: FILE: what is wrong".
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef MONPROF_VERSION
+#define MONPROF_VERSION "0.1.0"
+#endif
+
+static const char usage_line[] =
+	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
+	"[--format=text|json|csv] [prog]\n";
+
+static void usage(void)
+{
+	fputs(usage_line, stderr);
+	exit(2);
+}
+
+/* Records one of a set of exclusive options; warns when it replaces an
+ * earlier, different one. */
+static void choose(int *slot, int *seen, int letter, int value)
+{
+	if (*seen && *seen != letter)
+		fprintf(stderr, "prof: warning: -%c overrides previous -%c\n", letter, *seen);
+	*seen = letter;
+	*slot = value;
+}
+
+int main(int argc, char **argv)
+{
+	struct prof_opts o = { .sort = PROF_SORT_TIME };
+	int sort_seen = 0, radix_seen = 0, scope_seen = 0, locals = 1, version = 0;
+	const char **files = NULL;
+	size_t nfiles = 0;
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'H' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ChsVzacntoxglm:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C': o.demangle = 1; break;
+		case 'h': o.no_heading = 1; break;
+		case 's': o.summary = 1; break;
+		case 'V': version = 1; break;
+		case 'z': o.zero = 1; break;
+		case 't': choose(&o.sort, &sort_seen, c, PROF_SORT_TIME); break;
+		case 'c': choose(&o.sort, &sort_seen, c, PROF_SORT_CALLS); break;
+		case 'a': choose(&o.sort, &sort_seen, c, PROF_SORT_ADDR); break;
+		case 'n': choose(&o.sort, &sort_seen, c, PROF_SORT_NAME); break;
+		case 'o': choose(&o.addr_radix, &radix_seen, c, 8); break;
+		case 'x': choose(&o.addr_radix, &radix_seen, c, 16); break;
+		case 'g': choose(&locals, &scope_seen, c, 1); break;
+		case 'l': choose(&locals, &scope_seen, c, 0); break;
+		case 'm': {
+			const char **nf = realloc(files, (nfiles + 1) * sizeof *files);
+			if (!nf) {
+				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+				return 1;
+			}
+			files = nf;
+			files[nfiles++] = optarg;
+			break;
+		}
+		case 'F':
+			if (strcmp(optarg, "text") == 0)
+				o.format = PROF_FMT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o.format = PROF_FMT_JSON;
+			else if (strcmp(optarg, "csv") == 0)
+				o.format = PROF_FMT_CSV;
+			else {
+				fprintf(stderr, "prof: unknown format '%s' (text, json or csv)\n",
+					optarg);
+				usage();
+			}
+			break;
+		case 'H':
+			fputs(usage_line, stdout);
+			return 0;
+		default:
+			if (optopt == 'm')
+				fprintf(stderr, "prof: -m needs a data file\n");
+			else if (optopt)
+				fprintf(stderr, "prof: unknown option -%c\n", optopt);
+			else
+				fprintf(stderr, "prof: unknown option %s\n", argv[optind - 1]);
+			usage();
+		}
+	}
+	if (version) {
+		fprintf(stderr, "prof: monprof %s\n", MONPROF_VERSION);
+		if (argc == 2)
+			return 0;
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "prof: more than one program given\n");
+		usage();
+	}
+	const char *prog = optind < argc ? argv[optind] : NULL;
+	static const char *deflt[1];
+	if (nfiles == 0) {
+		/* System V's mon.out; the C library's gmon.out when that is all
+		 * there is. */
+		deflt[0] = access("mon.out", F_OK) != 0 && access("gmon.out", F_OK) == 0
+			   ? "gmon.out" : "mon.out";
+		files = deflt;
+		nfiles = 1;
+	}
+
+	struct prof_attr a;
+	attr_init(&a, locals, !locals);
+	int status = 0;
+	for (size_t i = 0; i < nfiles && status == 0; i++) {
+		struct prof_data d;
+		char err[512];
+		if (prof_read(files[i], prog, &d, err, sizeof err) < 0) {
+			fprintf(stderr, "prof: %s: %s\n", files[i], err);
+			status = 1;
+			break;
+		}
+		if (attr_add(&a, &d, prog, err, sizeof err) < 0) {
+			fprintf(stderr, "prof: %s\n", err);
+			status = 1;
+		}
+		prof_data_free(&d);
+	}
+	if (status == 0) {
+		if (report_print(&a, &o, stdout, stderr) < 0) {
+			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			status = 1;
+		} else if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "prof: standard output: %s\n", strerror(errno));
+			status = 1;
+		}
+	}
+	attr_free(&a);
+	if (files != deflt)
+		free(files);
+	return status;
+}

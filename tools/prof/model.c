@@ -1,0 +1,24 @@
+/*
+ * model.c — releasing prof's model of one profile (struct prof_data,
+ * prof.h).  Kept apart from the readers so that the unit tests can link the
+ * readers without libelf.
+ */
+#include "prof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void prof_data_free(struct prof_data *d)
+{
+	for (size_t i = 0; i < d->nobjs; i++)
+		free(d->objs[i].path);
+	free(d->objs);
+	for (size_t i = 0; i < d->nhists; i++)
+		free(d->hists[i].bins);
+	free(d->hists);
+	free(d->counts);
+	free(d->run.command);
+	const char *file = d->file;
+	memset(d, 0, sizeof *d);
+	d->file = file;
+}
