@@ -152,7 +152,8 @@ typedef union {
  * (see PROFDIR in monitor.3: ./mon.out, PROFDIR/PID.mon.out, or none).
  *
  * Returns nothing; when nothing could start, errno says why:
- *   EINVAL  lowpc >= highpc (after the text adjustment), or buffer NULL;
+ *   EINVAL  lowpc >= highpc (after the text adjustment), buffer NULL or
+ *           not aligned like a pointer;
  *   ENOSPC  bufsize is too small for the header and nfunc cells plus at
  *           least one histogram bin;
  *   ECANCELED  PROFDIR is set and empty: profiling is disabled;
@@ -163,9 +164,9 @@ void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bufsize, size
 
 /*
  * monstartup — the BSD interface: profile [lowpc, highpc) with a buffer
- * libmon allocates (one 16-bit bin per 8 bytes of text... or finer: 4 bytes
- * per bin for ranges up to 64 MiB), counting calls; the file is written at
- * exit (PROFDIR/PID.mon.out form).  lowpc below the program text means its
+ * libmon allocates (one 16-bit bin per 4 bytes of text, per 8 bytes for
+ * ranges over 64 MiB), counting calls; the file is written at exit
+ * (PROFDIR/PID.mon.out form).  lowpc below the program text means its
  * start, as for monitor().  Returns 0, or -1 with errno EINVAL (lowpc >=
  * highpc), ENOMEM, ECANCELED (PROFDIR empty) or profil()'s errors.
  */

@@ -22,9 +22,9 @@
  *   itimer  setitimer(ITIMER_PROF) and SIGPROF, the classic process-wide
  *           clock.  The kernel checks it at its tick and moves it on by one
  *           interval per check, so above the tick rate it falls behind: each
- *           SIGPROF is weighted by the periods of process CPU time elapsed
- *           since the ticks charged so far, and the samples per CPU-second
- *           still match the rate.  Last resort.
+ *           SIGPROF is weighted by the periods of CPU time the thread that
+ *           took it used since its last charged one, and the samples per
+ *           CPU-second still match the rate.  Last resort.
  *
  * The per-thread clocks raise a real-time signal of their own (default
  * SIGRTMAX-6, MONPROF_SIGNAL=N to change it), not SIGPROF: a program that
@@ -56,34 +56,52 @@ static struct sigaction saved_action;	/* the program's, for the signal we use */
 static int saved_signo;
 static struct itimerval saved_itimer;	/* the program's ITIMER_PROF */
 
-/* The itimer clock's weighting: process CPU time when it started, its
- * period, and the periods charged so far (all in ns / periods). */
-static uint64_t itimer_start_ns, itimer_period_ns, itimer_charged;
+/* The itimer clock's weighting.  Each thread charges the periods of its
+ * own CPU time (CLOCK_THREAD_CPUTIME_ID) since the last period it charged,
+ * so a thread's ticks stand for its own CPU time whichever CPU's kernel
+ * tick noticed the timer.  itimer_gen changes at each start of the clock
+ * (and in a fork child), telling a thread that its record is stale. */
+static uint64_t itimer_period_ns;
+static unsigned itimer_gen;
+static __thread struct {
+	unsigned gen;
+	uint64_t charged_ns;	/* thread CPU time charged up to */
+} itimer_thread __attribute__((tls_model("initial-exec")));
 
-static uint64_t process_cpu_ns(void)
+static uint64_t thread_cpu_ns(void)
 {
 	struct timespec ts;
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Weight of a SIGPROF of the itimer clock: the whole periods of process CPU
- * time not yet charged, at least 1.  Several threads may take SIGPROF at
- * once, hence the compare-and-swap.  Async-signal-safe. */
+void mon_itimer_thread_started(void)
+{
+	/* A new thread's CPU clock starts at 0, all of it after the clock. */
+	itimer_thread.gen = __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED);
+	itimer_thread.charged_ns = 0;
+}
+
+/* Weight of a SIGPROF of the itimer clock in the thread that took it: the
+ * whole periods of its CPU time not yet charged, possibly 0 (then the tick
+ * is not counted: the thread's CPU time so far is charged already).  The
+ * first tick of a thread that was running when the clock started, other
+ * than the one that started it, counts 1.  Async-signal-safe. */
 static uint64_t itimer_weight(void)
 {
 	uint64_t period = __atomic_load_n(&itimer_period_ns, __ATOMIC_RELAXED);
-	uint64_t start = __atomic_load_n(&itimer_start_ns, __ATOMIC_RELAXED);
-	uint64_t now = process_cpu_ns();
-	if (period == 0 || now < start)
+	unsigned gen = __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED);
+	uint64_t now = thread_cpu_ns();
+	if (period == 0 || now == 0)
 		return 1;
-	uint64_t due = (now - start) / period;
-	uint64_t charged = __atomic_load_n(&itimer_charged, __ATOMIC_RELAXED), w;
-	do
-		w = due > charged ? due - charged : 1;
-	while (!__atomic_compare_exchange_n(&itimer_charged, &charged, charged + w, 1,
-					    __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	if (itimer_thread.gen != gen || now < itimer_thread.charged_ns) {
+		itimer_thread.gen = gen;
+		itimer_thread.charged_ns = now;
+		return 1;
+	}
+	uint64_t w = (now - itimer_thread.charged_ns) / period;
+	itimer_thread.charged_ns += w * period;
 	return w;
 }
 
@@ -110,7 +128,8 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		weight = itimer_weight();	/* ITIMER_PROF's own tick */
 	else if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
 		weight += (unsigned)si->si_overrun;
-	mon_tick(context_pc(ucv), weight);
+	if (weight > 0)
+		mon_tick(context_pc(ucv), weight);
 	errno = saved_errno;
 }
 
@@ -305,8 +324,8 @@ int mon_itimer_start(void)
 		us = 1;
 	struct itimerval it = { { us / 1000000L, us % 1000000L }, { us / 1000000L, us % 1000000L } };
 	__atomic_store_n(&itimer_period_ns, (uint64_t)us * 1000u, __ATOMIC_RELAXED);
-	__atomic_store_n(&itimer_charged, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&itimer_start_ns, process_cpu_ns(), __ATOMIC_RELAXED);
+	itimer_thread.charged_ns = thread_cpu_ns();
+	itimer_thread.gen = __atomic_add_fetch(&itimer_gen, 1, __ATOMIC_RELAXED);
 	return setitimer(ITIMER_PROF, &it, &saved_itimer);
 }
 

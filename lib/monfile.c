@@ -7,8 +7,10 @@
  *   PROFDIR set, empty   no profiling and no file
  *   PROFDIR=DIR          DIR/PID.progname when the compiler's
  *                        instrumentation started profiling (cc -pg,
- *                        -finstrument-functions), DIR/PID.mon.out for an
- *                        explicit monitor()/monstartup() call
+ *                        -finstrument-functions) or monrun did, and
+ *                        DIR/PID.mon.out for an explicit monitor() /
+ *                        monstartup() call
+ *   MONPROF_OUT=FILE     (monrun -o) FILE, and FILE.PID in a fork child
  * A set-user-ID or set-group-ID program (AT_SECURE) ignores PROFDIR.  A
  * fork child that goes on profiling never takes its parent's file: with
  * PROFDIR unset it writes PID.progname / PID.mon.out in the same directory,
@@ -37,6 +39,7 @@
 #include "monrt.h"
 
 static int ready;		/* setup done and profiling allowed */
+static char *explicit_path;	/* monrun -o FILE (MONPROF_OUT); fork children: FILE.PID */
 static int with_pid;		/* PID.base form (PROFDIR set) */
 static char *dir;		/* absolute (or ".") directory, no trailing slash */
 static char *base;		/* "mon.out" or the program's name */
@@ -69,8 +72,15 @@ static char *absolute(const char *d)
 int mon_file_setup(int mode)
 {
 	const char *pd = getauxval(AT_SECURE) ? NULL : getenv("PROFDIR");
+	const char *out = getauxval(AT_SECURE) ? NULL : getenv("MONPROF_OUT");
 	if (pd != NULL && pd[0] == '\0')
 		return mon_fail(ECANCELED);
+	if (out != NULL && out[0] != '\0') {
+		free(explicit_path);
+		explicit_path = absolute(out);
+		if (explicit_path == NULL)
+			return mon_fail(ENOMEM);
+	}
 	char *d = absolute(pd != NULL ? pd : ".");
 	const char *b = MON_OUT;
 	if (mode == MON_MODE_AUTO && program_invocation_short_name != NULL &&
@@ -78,6 +88,8 @@ int mon_file_setup(int mode)
 		b = program_invocation_short_name;
 	char *bb = strdup(b);
 	size_t n = d ? strlen(d) + strlen(b) + 80 : 0;
+	if (explicit_path != NULL)
+		n += strlen(explicit_path);
 	char *nb = malloc(n), *tb = malloc(n);
 	if (d == NULL || bb == NULL || nb == NULL || tb == NULL) {
 		free(d);
@@ -132,6 +144,14 @@ const char *mon_file_name(void)
 	pid_t pid = getpid();
 	size_t at = 0;
 	name_buf[0] = '\0';
+	if (explicit_path != NULL) {
+		put(name_buf, &at, explicit_path);
+		if (pid != setup_pid) {
+			put(name_buf, &at, ".");
+			put_num(name_buf, &at, (unsigned long)pid);
+		}
+		return name_buf;
+	}
 	put(name_buf, &at, dir);
 	if (strcmp(dir, "/") != 0)
 		put(name_buf, &at, "/");

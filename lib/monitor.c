@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "monrt.h"
+#include "objhist.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -45,7 +46,9 @@ static struct {
 	WORD *bins;
 	size_t nbins;
 } hist;
-static WORD *own_bins;		/* mon_auto_start's buffer */
+static WORD *own_bins;		/* monstartup()'s buffer */
+static int whole;		/* whole-process mode: object histograms (objhist.c) */
+static int follow_forks = 1;	/* whole mode: fork children go on profiling */
 
 /* Prepared for the writer. */
 static struct monout_object *objects;
@@ -258,7 +261,7 @@ static int fill(struct monout_writer *w, void *arg)
 	mon_getstats(&st);
 	r.pid = (uint64_t)getpid();
 	r.ppid = (uint64_t)getppid();
-	r.clock = (uint32_t)st.clock;
+	r.clock = (uint32_t)(st.clock ? st.clock : mon_clock_last);
 	r.rate_hz = st.rate_hz;
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		r.user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
@@ -299,6 +302,27 @@ static int fill(struct monout_writer *w, void *arg)
 		h.flags = MONOUT_HIST_SATURATES;
 		h.object = hist_object;
 		h.raw = hist.bins;
+		if (monout_put_hist(w, &h) < 0)
+			return -1;
+	}
+	size_t nobj;
+	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
+	for (size_t k = 0; k < nobj; k++) {
+		struct monout_hist h;
+		memset(&h, 0, sizeof h);
+		h.lowpc = oh[k]->lowpc;
+		h.highpc = oh[k]->lowpc + ((uint64_t)oh[k]->nbins << oh[k]->shift);
+		h.nbins = oh[k]->nbins;
+		h.scale = 131072u >> oh[k]->shift;
+		h.bin_bytes = sizeof oh[k]->bins[0];
+		h.object = MONOUT_NO_OBJECT;
+		h.raw = oh[k]->bins;
+		for (size_t i = 0; i < nobjects; i++)
+			if (oh[k]->highpc - 1 >= objects[i].text_lo &&
+			    oh[k]->highpc - 1 < objects[i].text_hi) {
+				h.object = (uint32_t)i;
+				break;
+			}
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
@@ -362,15 +386,36 @@ static void fork_child(void)
 	memcpy(&lock, &fresh, sizeof lock);
 	if (!started || finished)
 		return;
+	if (whole && !follow_forks) {
+		/* monrun without -f: the child is not profiled and writes nothing. */
+		finished = 1;
+		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+		mon_objhist_stop();
+		return;
+	}
 	mon_count_reset();
+	mon_objhist_reset();
 	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
 		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+}
+
+/* Objects were dlopen'ed while sampling them all: list them for the file
+ * now, so that a write from a signal handler knows them too. */
+static void after_dlopen(void)
+{
+	pid_t self = mon_gettid(), none = 0;
+	if (__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		refresh_objects();
+		__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
+	}
 }
 
 __attribute__((constructor)) static void monitor_init(void)
 {
 	mon_hooks.before_exec = before_exec;
 	mon_hooks.fork_child = fork_child;
+	mon_hooks.after_dlopen = after_dlopen;
 }
 
 /* Set up once per image: output name, tables, handlers.  Under lock. */
@@ -512,24 +557,44 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	return rc;
 }
 
+/* Whole-process profiling: a histogram for every loaded object (32-bit
+ * bins, one per 4 bytes of text), the clocks in every thread, counting on.
+ * Under lock. */
+static int start_whole(void)
+{
+	if (setup(MON_MODE_AUTO) < 0)
+		return -1;
+	if (mon_objhist_start(4) < 0)
+		return -1;
+	whole = 1;
+	finished = 0;
+	paused = 0;
+	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 {
 	static int once;
+	(void)lowpc;
+	(void)highpc;
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;
 	pthread_mutex_lock(&lock);
-	if (!started) {
-		uintptr_t tlo = 0, thi = 0;
-		main_text(&tlo, &thi);
-		uintptr_t lo = lowpc, hi = highpc;
-		if (lo < tlo)
-			lo = tlo;
-		if (hi == 0 || hi > thi)
-			hi = thi;
-		if (lo < hi)
-			start_default(lo, hi, MON_MODE_AUTO, 0);
-	}
+	if (!started)
+		start_whole();
 	pthread_mutex_unlock(&lock);
+}
+
+void mon_whole_start(int follow)
+{
+	int saved_errno = errno;
+	pthread_mutex_lock(&lock);
+	follow_forks = follow;
+	if (!started)
+		start_whole();
+	pthread_mutex_unlock(&lock);
+	errno = saved_errno;
 }
 
 void mon_finish(int reason)
@@ -543,6 +608,8 @@ void mon_finish(int reason)
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
 	if (hist.bins != NULL && !paused)
 		profil_off();
+	if (whole)
+		mon_objhist_stop();
 	pthread_mutex_unlock(&lock);
 	mon_write_profile(reason, 0, 0, 0);
 }
@@ -564,12 +631,16 @@ MON_EXPORT int moncontrol(int mode)
 	if (mode && paused) {
 		if (hist.bins != NULL)
 			profil(hist.bins, hist.nbins * sizeof(WORD), hist.lowpc, hist.scale);
+		if (whole)
+			mon_objhist_start(4);
 		__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
 		paused = 0;
 	} else if (!mode && !paused) {
 		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
 		if (hist.bins != NULL)
 			profil_off();
+		if (whole)
+			mon_objhist_stop();
 		paused = 1;
 	}
 	pthread_mutex_unlock(&lock);

@@ -66,6 +66,11 @@ MON_HIDDEN uint64_t mon_count_lost(void);
  * instrumentation asks (once; later calls do nothing). */
 MON_HIDDEN void mon_auto_start(uintptr_t lowpc, uintptr_t highpc);
 
+/* Start whole-process profiling (monrun's preload, lib/autostart.c):
+ * every loaded object sampled, counting on, written at exit.  follow: fork
+ * children go on profiling into files of their own (else they stop). */
+MON_HIDDEN void mon_whole_start(int follow);
+
 /* Stop (profil off, counting off) and write the profile, once. */
 MON_HIDDEN void mon_finish(int reason);
 

@@ -263,6 +263,19 @@ void mon_objhist_stop(void)
 	mon_unlock();
 }
 
+void mon_objhist_reset(void)
+{
+	/* The bins are private anonymous mappings: dropping their pages gives
+	 * zero pages back without copying the parent's (fork child). */
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t page = pg > 0 ? (size_t)pg : 4096;
+	for (size_t i = 0; i < nall; i++) {
+		size_t len = (all[i]->nbins * sizeof all[i]->bins[0] + page - 1) & ~(page - 1);
+		if (madvise(all[i]->bins, len, MADV_DONTNEED) != 0)
+			memset(all[i]->bins, 0, all[i]->nbins * sizeof all[i]->bins[0]);
+	}
+}
+
 int mon_objhist_running(void)
 {
 	return __atomic_load_n(&started, __ATOMIC_RELAXED);
@@ -288,6 +301,8 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 	if (h != NULL && mon_objhist_running()) {
 		int saved_errno = errno;
 		mon_objhist_refresh();
+		if (mon_hooks.after_dlopen)
+			mon_hooks.after_dlopen();
 		errno = saved_errno;
 	}
 	return h;

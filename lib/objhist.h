@@ -41,6 +41,8 @@ MON_HIDDEN int mon_objhist_refresh(void);
 /* Stop sampling into the object histograms (their counts stay). */
 MON_HIDDEN void mon_objhist_stop(void);
 MON_HIDDEN int mon_objhist_running(void);
+/* Zero every bin (in a fork child, whose profile holds its own time). */
+MON_HIDDEN void mon_objhist_reset(void);
 /* Every histogram made so far, including those of unloaded objects;
  * *n receives the count.  Counts may still grow while running. */
 MON_HIDDEN struct mon_objhist *const *mon_objhist_all(size_t *n);

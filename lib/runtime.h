@@ -77,6 +77,9 @@ MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
 /* The process-wide ITIMER_PROF clock (the last fallback). */
 MON_HIDDEN int mon_itimer_start(void);
 MON_HIDDEN void mon_itimer_stop(void);
+/* In a new thread, first thing: its CPU time counts for the itimer clock's
+ * weighting from 0.  Async-signal-safe. */
+MON_HIDDEN void mon_itimer_thread_started(void);
 
 /* ---- threads.c --------------------------------------------------------- */
 
@@ -104,13 +107,16 @@ MON_HIDDEN void mon_unlock(void);
  * a vfork child sees its parent's). */
 MON_HIDDEN extern pid_t mon_pid;
 
-/* The clock kind in effect, MON_CLOCK_NONE when off. */
+/* The clock kind in effect, MON_CLOCK_NONE when off; the last one that
+ * was in effect (still set after profiling stopped, for the file). */
 MON_HIDDEN extern int mon_clock_active;
+MON_HIDDEN extern int mon_clock_last;
 
 /* Hooks for the layers above (monitor, file writer); may be NULL. */
 struct mon_hooks {
 	void (*before_exec)(void);	/* about to exec: write what must be written */
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
+	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };
 MON_HIDDEN extern struct mon_hooks mon_hooks;
 

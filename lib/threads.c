@@ -40,6 +40,7 @@ static unsigned armed;		/* slots in use */
 static int thread_kind;		/* per-thread clock kind in effect, or ITIMER */
 pid_t mon_pid;
 int mon_clock_active;
+int mon_clock_last;
 struct mon_hooks mon_hooks;
 
 static pthread_key_t exit_key;
@@ -155,6 +156,7 @@ int mon_threads_start(void)
 		if (kind == MON_CLOCK_ITIMER) {
 			if (itimer_start() == 0) {
 				__atomic_store_n(&mon_clock_active, kind, __ATOMIC_RELAXED);
+				mon_clock_last = kind;
 				errno = saved_errno;
 				return kind;
 			}
@@ -163,6 +165,7 @@ int mon_threads_start(void)
 			if (arm(self) == 0 && find(self)->clock.kind == kind) {
 				arm_all();
 				__atomic_store_n(&mon_clock_active, kind, __ATOMIC_RELAXED);
+				mon_clock_last = kind;
 				errno = saved_errno;
 				return kind;
 			}
@@ -240,6 +243,7 @@ static void *thread_start(void *p)
 	struct start st = *(struct start *)p;
 	free(p);
 	int saved_errno = errno;
+	mon_itimer_thread_started();
 	pthread_setspecific(exit_key, (void *)1);
 	mon_lock();
 	if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER &&

@@ -26,6 +26,7 @@ for t in "$B"/tests/unit/*; do
 	pass=$((pass + p)); fail=$((fail + f))
 done
 for t in tests/integ/*.sh; do
+	case $t in */lib.sh) continue ;; esac
 	[ -f "$t" ] || continue
 	n=$(basename "$t" .sh)
 	out="$log/integ-$n.out"

@@ -25,7 +25,11 @@ for p in pg fi pgs fis fen; do
 	# leaf2 has two call sites (odd and even i): two arcs, 1234 calls in all.
 	expect "$p: arcs into leaf2" "$(dump mon.out arcs leaf2 $p)" "1234 2"
 	expect "$p: spin called once" "$(dump mon.out calls spin $p)" 1
-	expect "$p: one histogram on the main program" "$(info mon.out hists)" 1
+	# Whole-process histograms: one for every loaded object with code (the
+	# program, libmon, libc, the loader, the vDSO), the program's among them.
+	expect "$p: a histogram per loaded object" "$(info mon.out hists)" "$(info mon.out objects)"
+	expect "$p: the program has a histogram" \
+	    "$("$T/mon_dump" mon.out info | grep -c '^hist .* object 0$')" 1
 done
 
 # 8 threads: exactly 8N calls (the C library's mcount loses concurrent ones).

@@ -1,0 +1,72 @@
+/*
+ * autostart.c — whole-process profiling when monrun preloads libmon.so.
+ *
+ * monrun(1) sets MONPROF_AUTO to its own pid and execs the command, which
+ * keeps that pid; this constructor starts profiling only in that process,
+ * so nothing else that inherits the environment is profiled by accident.
+ * It then removes monrun's settings from the environment — MONPROF_AUTO,
+ * MONPROF_FOLLOW, MONPROF_OUT and libmon.so's entry in LD_PRELOAD — so the
+ * program sees the environment it was given and the programs it executes
+ * run without libmon (a fork child, with -f, needs no environment: it
+ * carries on the parent's state).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monrt.h"
+
+/* Remove every LD_PRELOAD entry whose file name is libmon.so*. */
+static void scrub_preload(void)
+{
+	const char *pre = getenv("LD_PRELOAD");
+	if (pre == NULL)
+		return;
+	size_t len = strlen(pre);
+	char *kept = malloc(len + 1);
+	if (kept == NULL)
+		return;
+	size_t at = 0;
+	const char *p = pre;
+	while (*p) {
+		size_t n = strcspn(p, ": ");
+		const char *slash = memrchr(p, '/', n);
+		const char *file = slash ? slash + 1 : p;
+		size_t flen = n - (size_t)(file - p);
+		if (n > 0 && !(flen >= 9 && memcmp(file, "libmon.so", 9) == 0)) {
+			if (at)
+				kept[at++] = ':';
+			memcpy(kept + at, p, n);
+			at += n;
+		}
+		p += n;
+		while (*p == ':' || *p == ' ')
+			p++;
+	}
+	kept[at] = '\0';
+	if (at)
+		setenv("LD_PRELOAD", kept, 1);
+	else
+		unsetenv("LD_PRELOAD");
+	free(kept);
+}
+
+__attribute__((constructor)) static void autostart(void)
+{
+	const char *autopid = getenv("MONPROF_AUTO");
+	if (autopid == NULL)
+		return;
+	int saved_errno = errno;
+	char *end;
+	long pid = strtol(autopid, &end, 10);
+	if (*end == '\0' && pid == (long)getpid()) {
+		const char *f = getenv("MONPROF_FOLLOW");
+		mon_whole_start(f != NULL && strcmp(f, "1") == 0);
+	}
+	unsetenv("MONPROF_AUTO");
+	unsetenv("MONPROF_FOLLOW");
+	unsetenv("MONPROF_OUT");
+	scrub_preload();
+	errno = saved_errno;
+}

@@ -1,0 +1,21 @@
+#!/bin/sh
+# make demo: the main job.  Profile real software nobody here wrote — SQLite,
+# through demo/sqlite_driver.c linked against the distribution's libsqlite3.a —
+# with monrun (no recompiling, no -lmon), then print prof's report.
+#   scripts/demo.sh BUILD_DIR [ROWS]
+set -e
+B=${1:-build}
+ROWS=${2:-200000}
+D=$B/demo
+mkdir -p "$D"
+CC=${CC:-cc}
+SQLITE_CFLAGS=$(pkg-config --cflags sqlite3)
+LIBDIR=$(pkg-config --variable=libdir sqlite3)
+echo "== building demo/sqlite_driver.c against $LIBDIR/libsqlite3.a"
+$CC -O2 -g $SQLITE_CFLAGS -o "$D/sqlite_driver" demo/sqlite_driver.c "$LIBDIR/libsqlite3.a" -lm -lpthread -ldl
+cd "$D"
+rm -f mon.out
+echo "== monrun ./sqlite_driver $ROWS"
+../bin/monrun ./sqlite_driver "$ROWS"
+echo "== prof -s ./sqlite_driver   (top 25 rows)"
+../bin/prof -s ./sqlite_driver 2>&1 | head -n 40

@@ -1,0 +1,24 @@
+#!/bin/sh
+# The program cannot tell profiling is there: blocking calls do not fail
+# with EINTR under a 10 kHz clock, and a program's own SIGPROF/ITIMER_PROF
+# keep working (itimer clock: libmon has them while on, documented).
+. "$(dirname "$0")/lib.sh"
+
+try() {
+	name=$1; shift
+	out=$("$@" 2>&1); rc=$?
+	printf '%s\n' "$out"
+	case $rc in
+	0) ok "$name" ;;
+	77) ok "$name # skip $(printf '%s\n' "$out" | sed -n 's/^SKIP //p' | head -n 1)" ;;
+	*) not_ok "$name" "exit $rc" ;;
+	esac
+}
+
+build_prog eintr profil_eintr.c || not_ok profil_eintr_build
+build_prog sigprof profil_sigprof.c || not_ok profil_sigprof_build
+
+for c in perf thread itimer; do
+	try profil_no_eintr_$c env MONPROF_CLOCK=$c MONPROF_RATE=10000 "$T/eintr"
+	try profil_program_sigprof_$c env MONPROF_CLOCK=$c "$T/sigprof"
+done

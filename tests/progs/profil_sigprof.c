@@ -1,0 +1,100 @@
+/*
+ * profil_sigprof.c — a program that uses SIGPROF and ITIMER_PROF itself.
+ *
+ * The program sets its own SIGPROF handler and a 10 ms ITIMER_PROF, then
+ * turns profil() on and spins 0.5 s of CPU.
+ *
+ * With the per-thread clocks (perf, thread), both work at once: its handler
+ * is called once per 10 ms of CPU (ITIMER_PROF, reloaded from each expiry,
+ * so only the last period is cut short: at least cpu/10ms - 2 calls and
+ * at most cpu/10ms + 2), and profil() gets its ticks (ticks_lower_bound).
+ *
+ * With the itimer clock (documented in profil.3): SIGPROF and ITIMER_PROF
+ * are libmon's while profiling is on — the program's handler is not called
+ * then — and both are the program's again once it is off, its handler
+ * being called once per 10 ms again.  A program that installs its own
+ * SIGPROF handler while the itimer clock is on gets the ticks from then on
+ * (profil stops counting), and keeps its handler after profil() is off.
+ */
+#include <signal.h>
+#include <sys/time.h>
+
+#include "profil_common.h"
+
+PROFIL_SINK_DEFINE;
+DEFINE_SPIN(work_fn)
+
+static volatile sig_atomic_t hits;
+
+static void my_prof(int sig)
+{
+	(void)sig;
+	hits++;
+}
+
+static void install(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = my_prof;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGPROF, &sa, NULL) == 0, "sigaction");
+}
+
+/* Calls of the program's handler in `seconds` of CPU, within bounds when
+ * its timer runs (want = 1) or none at all (want = 0). */
+static void expect_hits(double seconds, int want, const char *when)
+{
+	int h0 = hits;
+	double cpu = work_fn(seconds);
+	int got = hits - h0;
+	double n = cpu / 0.010;
+	printf("%s: %d SIGPROF to the program in %.3f s of CPU\n", when, got, cpu);
+	if (want)
+		CHECK(got >= n - 2 && got <= n + 2, "%s: %d SIGPROF, want %.0f +- 2", when, got, n);
+	else
+		CHECK(got == 0, "%s: %d SIGPROF reached the program", when, got);
+}
+
+int main(void)
+{
+	static unsigned short hist[4096];
+	install();
+	struct itimerval it = { { 0, 10000 }, { 0, 10000 } };
+	CHECK(setitimer(ITIMER_PROF, &it, NULL) == 0, "setitimer");
+	expect_hits(0.1, 1, "before profil");
+
+	uintptr_t lo = PTEXT_LO(work_fn);
+	profil_on(hist, sizeof hist, lo, 0x8000);
+	struct mon_stats st = stats_now();
+	int clock = st.clock, itimer = clock == MON_CLOCK_ITIMER;
+	uint64_t s0 = st.samples;
+	double cpu = thread_cpu();
+	expect_hits(0.5, !itimer, "profil on");
+	cpu = thread_cpu() - cpu;
+	st = stats_now();
+	double lb = ticks_lower_bound(clock, st.rate_hz, cpu);
+	printf("clock %s: %llu ticks for profil (>= %.0f)\n", mon_clock_name(clock),
+	       (unsigned long long)(st.samples - s0), lb);
+	CHECK(st.samples - s0 >= lb, "profil got %llu ticks", (unsigned long long)(st.samples - s0));
+	profil_off();
+	expect_hits(0.1, 1, "after profil");
+
+	if (itimer) {
+		/* the program takes SIGPROF back while the itimer clock is on */
+		profil_on(hist, sizeof hist, lo, 0x8000);
+		work_fn(0.05);
+		install();
+		s0 = stats_now().samples;
+		work_fn(0.1);
+		st = stats_now();
+		CHECK(st.samples == s0, "profil still counting after the program took SIGPROF");
+		CHECK(hits > 0, "no SIGPROF reached the program's new handler");
+		profil_off();
+		struct sigaction sa;
+		sigaction(SIGPROF, NULL, &sa);
+		CHECK(sa.sa_handler == my_prof, "the program's own handler was replaced at profil off");
+	}
+	return 0;
+}
