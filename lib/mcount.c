@@ -41,6 +41,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -67,6 +68,8 @@ struct fntab {
 
 int mon_counting;
 static struct arctab arcs[MAX_TABLES];
+/* arcs[0].cell, for mcount's assembly fast path. */
+MON_HIDDEN struct monout_arc *mon_arc_cell0;
 static struct fntab fns[MAX_TABLES];
 static uint64_t lost;
 static uint32_t next_order;
@@ -108,6 +111,8 @@ GPR static struct monout_arc *arc_table(unsigned i, uint64_t *mask)
 			unmap(fresh, n * sizeof *fresh);	/* another thread won */
 		} else {
 			c = fresh;
+			if (i == 0)
+				__atomic_store_n(&mon_arc_cell0, fresh, __ATOMIC_RELEASE);
 		}
 	}
 	*mask = ((uint64_t)1 << (ARC_BITS0 + i)) - 1;
@@ -215,6 +220,22 @@ GPR __attribute__((noinline)) static void count_new(uint64_t frompc, uint64_t se
 	__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 }
 
+/* Add one to a count.  While the process has a single thread (the C
+ * library's __libc_single_threaded, cleared for good by the first
+ * pthread_create) a plain add to memory is enough: it is one instruction,
+ * so a signal handler that counts a call on the same thread cannot split
+ * it, and the locked form's full barrier would be most of mcount's cost. */
+GPR static inline void count_one(uint64_t *count)
+{
+#if defined(__x86_64__)
+	if (__libc_single_threaded) {
+		__asm__ volatile("addq $1, %0" : "+m"(*count));
+		return;
+	}
+#endif
+	__atomic_add_fetch(count, 1, __ATOMIC_RELAXED);
+}
+
 GPR void mon_count(uintptr_t frompc, uintptr_t selfpc)
 {
 	if (__builtin_expect(!__atomic_load_n(&mon_counting, __ATOMIC_RELAXED), 0))
@@ -230,7 +251,7 @@ GPR void mon_count(uintptr_t frompc, uintptr_t selfpc)
 			struct monout_arc *a = &c[(h + p) & mask];
 			uint64_t cur = __atomic_load_n(&a->selfpc, __ATOMIC_ACQUIRE);
 			if (cur == selfpc && __atomic_load_n(&a->frompc, __ATOMIC_RELAXED) == frompc) {
-				__atomic_add_fetch(&a->count, 1, __ATOMIC_RELAXED);
+				count_one(&a->count);
 				return;
 			}
 			if (cur == 0)
@@ -401,28 +422,59 @@ __asm__(".text\n"
 	".p2align 4\n"
 	"mcount:\n"
 	"_mcount:\n"
-	"	pushq %rax\n"
-	"	pushq %rcx\n"
-	"	pushq %rdx\n"
-	"	pushq %rsi\n"
+	/* Fast path: counting on, and the arc sits at its home cell of the
+	 * first table (cells are {frompc, selfpc, count}, 24 bytes; the hash
+	 * is mon_count's hash2).  Five registers, no call. */
+	"	cmpl $0, mon_counting(%rip)\n"
+	"	je 9f\n"
 	"	pushq %rdi\n"
-	"	pushq %r8\n"
+	"	pushq %rsi\n"
+	"	pushq %rdx\n"
+	"	pushq %rcx\n"
+	"	pushq %rax\n"
+	"	movq 40(%rsp), %rsi\n"	/* selfpc: our return address */
+	"	movq 8(%rbp), %rdi\n"	/* frompc: the function's return address */
+	"	movq mon_arc_cell0(%rip), %rcx\n"
+	"	testq %rcx, %rcx\n"
+	"	jz 2f\n"
+	"	movabsq $0x9e3779b97f4a7c15, %rax\n"
+	"	imulq %rsi, %rax\n"
+	"	xorq %rdi, %rax\n"
+	"	movabsq $0xc2b2ae3d27d4eb4f, %rdx\n"
+	"	imulq %rdx, %rax\n"
+	"	movq %rax, %rdx\n"
+	"	shrq $29, %rdx\n"
+	"	xorq %rdx, %rax\n"
+	"	andl $32767, %eax\n"	/* (1 << ARC_BITS0) - 1 */
+	"	leaq (%rax,%rax,2), %rax\n"
+	"	leaq (%rcx,%rax,8), %rcx\n"
+	"	cmpq %rsi, 8(%rcx)\n"
+	"	jne 2f\n"
+	"	cmpq %rdi, (%rcx)\n"
+	"	jne 2f\n"
+	"	movq __libc_single_threaded@GOTPCREL(%rip), %rdx\n"
+	"	cmpb $0, (%rdx)\n"
+	"	je 1f\n"
+	"	addq $1, 16(%rcx)\n"	/* one thread: one instruction is enough */
+	"	jmp 3f\n"
+	"1:	lock addq $1, 16(%rcx)\n"
+	"	jmp 3f\n"
+	/* Slow path: mon_count, with every argument register saved. */
+	"2:	pushq %r8\n"
 	"	pushq %r9\n"
 	"	pushq %r10\n"
-	"	subq $8, %rsp\n"
-	"	movq 72(%rsp), %rsi\n"	/* selfpc: our return address */
-	"	movq 8(%rbp), %rdi\n"	/* frompc: the function's return address */
+	"	pushq %r11\n"
 	"	call mon_count\n"
-	"	addq $8, %rsp\n"
+	"	popq %r11\n"
 	"	popq %r10\n"
 	"	popq %r9\n"
 	"	popq %r8\n"
-	"	popq %rdi\n"
-	"	popq %rsi\n"
-	"	popq %rdx\n"
+	"3:	popq %rax\n"
 	"	popq %rcx\n"
-	"	popq %rax\n"
-	"	ret\n"
+	"	popq %rdx\n"
+	"	popq %rsi\n"
+	"	popq %rdi\n"
+	"9:	ret\n"
 	".size mcount, .-mcount\n"
 	".size _mcount, .-_mcount\n"
 	".globl __fentry__\n"
