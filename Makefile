@@ -131,7 +131,9 @@ install: all
 	install -m 755 $(LIBSO) $(DESTDIR)$(LIBDIR)/libmon.so.$(VERSION)
 	ln -sf libmon.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libmon.so
-	install -m 644 $(B)/lib/mon.pc $(DESTDIR)$(LIBDIR)/pkgconfig/mon.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' mon.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/mon.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/mon.pc
 	for m in docs/*.[1-9]; do [ -f "$$m" ] || continue; s=$${m##*.}; \
 	    install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
 	for t in $(TOOLS); do install -m 755 $$t $(DESTDIR)$(BINDIR)/; done
