@@ -5,10 +5,14 @@
  * keeps that pid; this constructor starts profiling only in that process,
  * so nothing else that inherits the environment is profiled by accident.
  * It then removes monrun's settings from the environment — MONPROF_AUTO,
- * MONPROF_FOLLOW, MONPROF_OUT and libmon.so's entry in LD_PRELOAD — so the
- * program sees the environment it was given and the programs it executes
- * run without libmon (a fork child, with -f, needs no environment: it
- * carries on the parent's state).
+ * MONPROF_FOLLOW, MONPROF_OUT, MONPROF_RATE, MONPROF_CLOCK and libmon.so's
+ * entry in LD_PRELOAD — so the program sees the environment it was given
+ * and the programs it executes run without libmon and are not told how to
+ * profile (a fork child, with -f, needs no environment: it carries on the
+ * parent's state).  The clock's settings have been read by then: starting
+ * reads them (mon_clock_configure, once per process image).  A
+ * MONPROF_RATE or MONPROF_CLOCK the user had set goes too: monrun passes
+ * such a value on to the command, which takes it as its own setting.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -67,6 +71,8 @@ __attribute__((constructor)) static void autostart(void)
 	unsetenv("MONPROF_AUTO");
 	unsetenv("MONPROF_FOLLOW");
 	unsetenv("MONPROF_OUT");
+	unsetenv("MONPROF_RATE");
+	unsetenv("MONPROF_CLOCK");
 	scrub_preload();
 	errno = saved_errno;
 }

@@ -6,8 +6,9 @@
  *
  * monrun checks what it can before it starts anything (the command exists
  * and is executable, is dynamically linked — the loader preloads nothing into
- * a static program — and is not set-uid or set-gid — the loader ignores
- * LD_PRELOAD for those), puts its settings in the environment and execs the
+ * a static program —, is of libmon.so's class and machine, and does not run
+ * with other IDs or added capabilities — the loader ignores LD_PRELOAD for
+ * those), puts its settings in the environment and execs the
  * command in its own process: the command's exit status, or the signal that
  * ended it, is monrun's.  libmon (lib/autostart.c) reads:
  *   MONPROF_AUTO=PID     start whole-process profiling in process PID
@@ -20,70 +21,147 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #ifndef MON_LIBDIR
 #define MON_LIBDIR "/usr/local/lib"
 #endif
 
+static const char usage_line[] =
+	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [--] command [args ...]\n";
+
 static void usage(void)
 {
-	fprintf(stderr, "usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] "
-			"[--] command [args ...]\n");
+	fputs(usage_line, stderr);
 	exit(2);
 }
 
-/* The command's path as execvp would find it; NULL if nowhere. */
-static char *find_command(const char *cmd)
+/* The command's path as execvp would find it.  NULL if nowhere, with *why
+ * the exit status to give: 127 nothing of that name, 126 there but not
+ * something we can run (not executable, a directory); *what says which. */
+static char *find_command(const char *cmd, int *why, const char **what)
 {
-	if (strchr(cmd, '/'))
-		return access(cmd, X_OK) == 0 ? strdup(cmd) : NULL;
+	struct stat st;
+	*why = 127;
+	*what = "command not found";
+	if (strchr(cmd, '/')) {
+		if (stat(cmd, &st) != 0) {
+			*what = "no such file";
+			return NULL;
+		}
+		*why = 126;
+		if (S_ISDIR(st.st_mode)) {
+			*what = "is a directory";
+			return NULL;
+		}
+		if (access(cmd, X_OK) != 0) {
+			*what = "not executable (permission denied)";
+			return NULL;
+		}
+		return strdup(cmd);
+	}
 	const char *path = getenv("PATH");
 	if (path == NULL)
 		path = "/usr/local/bin:/usr/bin:/bin";
+	char *denied = NULL;
 	while (*path) {
 		size_t len = strcspn(path, ":");
 		char *full;
 		if (asprintf(&full, "%.*s%s%s", (int)len, path, len ? "/" : "", cmd) < 0)
-			return NULL;
-		struct stat st;
-		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
-			return full;
+			break;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (access(full, X_OK) == 0) {
+				free(denied);
+				return full;
+			}
+			/* As execvp: a later executable one wins, else EACCES. */
+			if (denied == NULL) {
+				denied = full;
+				full = NULL;
+			}
+		}
 		free(full);
 		path += len;
 		if (*path == ':')
 			path++;
 	}
+	if (denied != NULL) {
+		free(denied);
+		*why = 126;
+		*what = "not executable (permission denied)";
+	}
 	return NULL;
 }
 
-/* 1: ELF with a program interpreter (dynamic); 0: static ELF; -1: not ELF
- * (a script: its interpreter is what runs, and is checked by the kernel). */
-static int elf_is_dynamic(const char *path)
+/* Would the kernel run this file "securely" (AT_SECURE), so that the
+ * dynamic loader ignores LD_PRELOAD?  That is when it changes the effective
+ * user or group ID — set-uid to a user other than our real one, set-gid to
+ * a group other than our real one, on a file system that honours those
+ * bits — or, for anyone but root, when it carries file capabilities.
+ * Returns NULL, or the reason for the message. */
+static const char *runs_secure(const char *path, const struct stat *st)
+{
+	struct statvfs vfs;
+	int honoured = statvfs(path, &vfs) != 0 || !(vfs.f_flag & ST_NOSUID);
+	if (honoured && (st->st_mode & S_ISUID) && st->st_uid != getuid())
+		return "set-uid program (to another user)";
+	if (honoured && (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP) &&
+	    st->st_gid != getgid())
+		return "set-gid program (to another group)";
+	if (geteuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		return "program with file capabilities";
+	return NULL;
+}
+
+/* What kind of file the kernel will run. */
+enum elf_kind {
+	NOT_ELF,	/* a script: its interpreter is what runs (the kernel checks it) */
+	ELF_STATIC,	/* no program interpreter: nothing can be preloaded */
+	ELF_DYNAMIC,	/* ours to profile */
+	ELF_FOREIGN,	/* ELF of another class or machine than libmon.so's */
+};
+
+static enum elf_kind elf_kind(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
-	Elf64_Ehdr eh;
-	int result = -1;
-	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_ident[EI_CLASS] == ELFCLASS64) {
-		result = 0;
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
-			Elf64_Phdr ph;
-			off_t off = (off_t)eh.e_phoff + (off_t)i * eh.e_phentsize;
-			if (pread(fd, &ph, sizeof ph, off) != (ssize_t)sizeof ph)
-				break;
-			if (ph.p_type == PT_INTERP)
-				result = 1;
-		}
+		return NOT_ELF;
+	unsigned char ident[EI_NIDENT];
+	ElfW(Ehdr) eh;
+	enum elf_kind kind = NOT_ELF;
+	if (pread(fd, ident, sizeof ident, 0) != (ssize_t)sizeof ident ||
+	    memcmp(ident, ELFMAG, SELFMAG) != 0)
+		goto done;
+	kind = ELF_FOREIGN;
+	if (ident[EI_CLASS] != (__ELF_NATIVE_CLASS == 64 ? ELFCLASS64 : ELFCLASS32) ||
+	    pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh)
+		goto done;
+#if defined(__x86_64__)
+	if (eh.e_machine != EM_X86_64)
+		goto done;
+#elif defined(__aarch64__)
+	if (eh.e_machine != EM_AARCH64)
+		goto done;
+#endif
+	kind = ELF_STATIC;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		ElfW(Phdr) ph;
+		off_t off = (off_t)eh.e_phoff + (off_t)i * eh.e_phentsize;
+		if (pread(fd, &ph, sizeof ph, off) != (ssize_t)sizeof ph)
+			break;
+		if (ph.p_type == PT_INTERP)
+			kind = ELF_DYNAMIC;
 	}
+done:
 	close(fd);
-	return result;
+	return kind;
 }
 
 /* libmon.so beside us (bin/../lib, as installed and as built), else the
@@ -116,7 +194,8 @@ int main(int argc, char **argv)
 {
 	const char *rate = NULL, *out = NULL, *clock = NULL;
 	int follow = 0, c;
-	while ((c = getopt(argc, argv, "+fr:o:c:h")) != -1) {
+	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
+	while ((c = getopt(argc, argv, "+:fr:o:c:h")) != -1) {
 		switch (c) {
 		case 'f':
 			follow = 1;
@@ -137,7 +216,15 @@ int main(int argc, char **argv)
 				errx(2, "-c %s: the clock is perf, thread or itimer", optarg);
 			clock = optarg;
 			break;
+		case 'h':
+			fputs(usage_line, stdout);
+			return 0;
+		case ':':
+			warnx("-%c needs an argument", optopt);
+			usage();
+			break;
 		default:
+			warnx("unknown option -%c", optopt);
 			usage();
 		}
 	}
@@ -145,18 +232,37 @@ int main(int argc, char **argv)
 		usage();
 	const char *cmd = argv[optind];
 
-	char *path = find_command(cmd);
+	int why;
+	const char *what;
+	char *path = find_command(cmd, &why, &what);
 	if (path == NULL)
-		errx(127, "%s: command not found or not executable", cmd);
+		errx(why, "%s: %s", cmd, what);
+	/* The kernel ignores set-uid and set-gid bits on scripts. */
+	enum elf_kind kind = elf_kind(path);
 	struct stat st;
-	if (stat(path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) &&
-	    (st.st_uid != getuid() || st.st_gid != getgid() || getuid() == 0))
-		errx(126, "%s: set-%cid program: the dynamic loader ignores LD_PRELOAD for it, "
-			  "so libmon cannot be loaded; link it with -lmon instead",
-		     path, (st.st_mode & S_ISUID) ? 'u' : 'g');
-	if (elf_is_dynamic(path) == 0)
-		errx(126, "%s: statically linked: libmon cannot be preloaded into it; "
-			  "link it with -lmon instead", path);
+	const char *secure = kind != NOT_ELF && stat(path, &st) == 0 ? runs_secure(path, &st) : NULL;
+	if (secure != NULL)
+		errx(126, "%s: %s: the dynamic loader ignores LD_PRELOAD for it, "
+			  "so libmon cannot be loaded; link it with -lmon instead", path, secure);
+	switch (kind) {
+	case ELF_STATIC:
+		errx(126, "%s: statically linked: there is no dynamic loader to preload "
+			  "libmon into it; link it with -lmon instead", path);
+	case ELF_FOREIGN:
+		errx(126, "%s: not a %d-bit %s program like libmon.so, which cannot be "
+			  "loaded into it", path, __ELF_NATIVE_CLASS,
+#if defined(__x86_64__)
+		     "x86-64"
+#elif defined(__aarch64__)
+		     "AArch64"
+#else
+		     "native"
+#endif
+		);
+	case NOT_ELF:
+	case ELF_DYNAMIC:
+		break;
+	}
 	free(path);
 
 	char *lib = find_libmon();

@@ -1,0 +1,81 @@
+#!/bin/sh
+# monrun and fork(2).  Without -f only the parent is profiled: one file, in
+# which the child's CPU (child_spin) has no sample.  With -f the child goes
+# on profiling its own CPU and writes its own file — PID.progname beside
+# mon.out, or FILE.PID with -o FILE — each file with its own function's time
+# and not the other's.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+if build_plain fork monrun_fork.c; then ok monrun_fork_build; else not_ok monrun_fork_build; fi
+
+# files DIR — the names in DIR, sorted, on one line
+files() { (cd "$1" && ls -A | sort | tr '\n' ' '); }
+
+# own_time NAME DATA SPIN OTHER OUT: in DATA, SPIN has most of the samples
+# (it is what the process did) and OTHER none.
+own_time() {
+	if ! prof_csv "$2" "$T/f.csv" "$T/fork"; then
+		not_ok "$1" "prof: $(cat "$T/f.csv.err")"
+		return
+	fi
+	mine=$(ticks "$T/f.csv" "$3") other=$(ticks "$T/f.csv" "$4")
+	total=$("$PROF" -m "$2" --format=json "$T/fork" 2>/dev/null | head -n 1 |
+		sed -n 's/.*"total_ticks":\([0-9.]*\).*/\1/p')
+	if awk -v m="$mine" -v o="$other" -v t="$total" \
+	    'BEGIN { exit !(t > 0 && m >= 0.9 * t && o == 0) }'; then
+		ok "$1"
+	else
+		not_ok "$1" "$3 $mine, $4 $other of ${total:-?} ticks"
+	fi
+}
+
+# Without -f.
+mkdir -p "$T/nof"
+if (cd "$T/nof" && "$MONRUN" "$T/fork" 0.3 >"$T/nof.out"); then
+	ok monrun_fork_nofollow_runs
+else
+	not_ok monrun_fork_nofollow_runs "exit $?"
+fi
+got=$(files "$T/nof")
+if [ "$got" = "mon.out " ]; then
+	ok monrun_fork_nofollow_one_file
+else
+	not_ok monrun_fork_nofollow_one_file "files: $got"
+fi
+own_time monrun_fork_nofollow_parent_time_only "$T/nof/mon.out" parent_spin child_spin
+
+# With -f: mon.out and PID.fork.
+mkdir -p "$T/f"
+if (cd "$T/f" && "$MONRUN" -f "$T/fork" 0.3 >"$T/f.out"); then
+	ok monrun_fork_follow_runs
+else
+	not_ok monrun_fork_follow_runs "exit $?"
+fi
+child=$(truth "$T/f.out" child)
+got=$(files "$T/f")
+if [ -n "$child" ] && [ "$got" = "$child.fork mon.out " ]; then
+	ok monrun_fork_follow_two_files
+else
+	not_ok monrun_fork_follow_two_files "files: $got (child ${child:-?})"
+fi
+own_time monrun_fork_follow_parent_file "$T/f/mon.out" parent_spin child_spin
+own_time monrun_fork_follow_child_file "$T/f/$child.fork" child_spin parent_spin
+
+# With -f -o FILE: FILE and FILE.PID.
+mkdir -p "$T/o" "$T/odir"
+if (cd "$T/o" && "$MONRUN" -f -o "$T/odir/prof.data" "$T/fork" 0.3 >"$T/o.out"); then
+	ok monrun_fork_follow_o_runs
+else
+	not_ok monrun_fork_follow_o_runs "exit $?"
+fi
+child=$(truth "$T/o.out" child)
+got="$(files "$T/o")| $(files "$T/odir")"
+if [ -n "$child" ] && [ "$got" = "| prof.data prof.data.$child " ]; then
+	ok monrun_fork_follow_o_two_files
+else
+	not_ok monrun_fork_follow_o_two_files "files: $got (child ${child:-?})"
+fi
+own_time monrun_fork_follow_o_parent_file "$T/odir/prof.data" parent_spin child_spin
+own_time monrun_fork_follow_o_child_file "$T/odir/prof.data.$child" child_spin parent_spin
