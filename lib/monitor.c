@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,7 @@ static int started;		/* profiling set up in this image */
 static int finished;		/* stopped and written (monitor(0) or exit) */
 static int paused;		/* moncontrol(0) */
 static int at_exit_registered;
+static pid_t start_pid;		/* the process that started profiling */
 
 /* The histogram being filled now. */
 static struct {
@@ -305,7 +307,7 @@ static int fill(struct monout_writer *w, void *arg)
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
-	size_t nobj;
+	size_t nobj, extra = 0;
 	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
 	for (size_t k = 0; k < nobj; k++) {
 		struct monout_hist h;
@@ -319,10 +321,27 @@ static int fill(struct monout_writer *w, void *arg)
 		h.raw = oh[k]->bins;
 		for (size_t i = 0; i < nobjects; i++)
 			if (oh[k]->highpc - 1 >= objects[i].text_lo &&
-			    oh[k]->highpc - 1 < objects[i].text_hi) {
+			    oh[k]->highpc - 1 < objects[i].text_hi &&
+			    oh[k]->load_bias == objects[i].load_bias) {
 				h.object = (uint32_t)i;
 				break;
 			}
+		if (h.object == MONOUT_NO_OBJECT) {
+			/* An object unloaded (dlclose) since it was sampled: describe
+			 * it from what its histogram kept. */
+			struct monout_object o;
+			memset(&o, 0, sizeof o);
+			o.load_bias = oh[k]->load_bias;
+			o.text_lo = oh[k]->lowpc;
+			o.text_hi = oh[k]->highpc;
+			o.build_id = oh[k]->build_id;
+			o.build_id_len = (uint32_t)oh[k]->build_id_len;
+			o.path = oh[k]->path;
+			o.path_len = (uint32_t)strlen(oh[k]->path);
+			if (monout_put_object(w, &o) < 0)
+				return -1;
+			h.object = (uint32_t)(nobjects + extra++);
+		}
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
@@ -373,8 +392,14 @@ static void at_exit(void)
 
 static void before_exec(void)
 {
-	if (started && !finished)
-		mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+	struct mon_stats st;
+	if (!started || finished)
+		return;
+	/* A fork child that only execs (monrun -f on a shell or make) has
+	 * nothing to say: no file for it. */
+	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+		return;
+	mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
 }
 
 static void fork_child(void)
@@ -429,6 +454,7 @@ static int setup(int mode)
 		return -1;
 	refresh_objects();
 	read_cmdline();
+	start_pid = getpid();
 	if (!at_exit_registered) {
 		at_exit_registered = 1;
 		atexit(at_exit);
@@ -480,7 +506,7 @@ MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bu
 		return;
 	}
 	pthread_mutex_lock(&lock);
-	int e = 0;
+	int e = 0, was_started = started;
 	uintptr_t tlo, thi;
 	if (main_text(&tlo, &thi) == 0 && lo < tlo)
 		lo = tlo;	/* "(int (*)())2": the start of the program's text */
@@ -505,6 +531,9 @@ MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bu
 		memset(bins, 0, nbins * sizeof *bins);
 		if (start_hist(lo, hi, bins, nbins, 0, 1) < 0) {
 			e = errno;
+			/* Nothing started: no file at monitor(0) or exit. */
+			if (!was_started)
+				started = 0;
 		} else {
 			if (nfunc)
 				mon_count_add_block(cells, nfunc);
@@ -550,8 +579,11 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	pthread_mutex_lock(&lock);
 	if (main_text(&tlo, &thi) == 0 && lo < tlo)
 		lo = tlo;
+	int was_started = started;
 	int rc = lo >= hi ? mon_fail(EINVAL) : start_default(lo, hi, MON_MODE_EXPLICIT, 1);
 	int e = errno;
+	if (rc < 0 && !was_started)
+		started = 0;	/* nothing started: no file at exit */
 	pthread_mutex_unlock(&lock);
 	errno = rc < 0 ? e : saved_errno;
 	return rc;
@@ -573,6 +605,32 @@ static int start_whole(void)
 	return 0;
 }
 
+/* Whole-process profiling could not start (cc -pg, -finstrument-functions,
+ * monrun): no caller can read errno, so say it, once, on stderr with
+ * write(2), and run the program unprofiled (no file at exit), rather than
+ * disable profiling silently.  PROFDIR set and empty asked for exactly
+ * that: no message.  Under lock. */
+static void start_failed(int e)
+{
+	finished = 1;
+	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+	if (e == ECANCELED)
+		return;
+	const char *why = e == ENOTSUP ? "no profiling clock could be started "
+					 "(perf events, CPU-time timers and ITIMER_PROF refused)"
+				       : strerrordesc_np(e);
+	static const char lead[] = "monprof: not profiling this program: ";
+	struct iovec v[3] = {
+		{ (void *)lead, sizeof lead - 1 },
+		{ (void *)(why ? why : "unknown error"), strlen(why ? why : "unknown error") },
+		{ (void *)"\n", 1 },
+	};
+	ssize_t r;
+	do
+		r = writev(STDERR_FILENO, v, 3);
+	while (r < 0 && errno == EINTR);
+}
+
 void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 {
 	static int once;
@@ -580,10 +638,12 @@ void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 	(void)highpc;
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;
+	int saved_errno = errno;
 	pthread_mutex_lock(&lock);
-	if (!started)
-		start_whole();
+	if (!started && start_whole() < 0)
+		start_failed(errno);
 	pthread_mutex_unlock(&lock);
+	errno = saved_errno;
 }
 
 void mon_whole_start(int follow)
@@ -591,8 +651,8 @@ void mon_whole_start(int follow)
 	int saved_errno = errno;
 	pthread_mutex_lock(&lock);
 	follow_forks = follow;
-	if (!started)
-		start_whole();
+	if (!started && start_whole() < 0)
+		start_failed(errno);
 	pthread_mutex_unlock(&lock);
 	errno = saved_errno;
 }
