@@ -1,15 +1,24 @@
 #!/bin/sh
 # prof's speed against GNU gprof on the same input (not part of make check).
 #  1. a generated -pg program with N functions (default 20000, libpython3.11's
-#     size): its gmon.out read by `prof` and by `gprof -p -b`;
+#     size; several sizes may be given, "2000 20000", for the growth table):
+#     its gmon.out read by `prof` and by `gprof -p -b`, best of 5 wall times;
 #  2. if libpython3.11 is installed: a mon.out naming it as a loaded object,
 #     so prof reads its ~20 000 symbols (.symtab or .dynsym + debug file).
-# Usage: sh bench/prof_speed.sh [BUILD_DIR] [N]
-B=${1:-build} N=${2:-20000}
+# Usage: sh bench/prof_speed.sh [BUILD_DIR] [N...]
+# Output lines "report N SYMBOLS PROF_S GPROF_S" also go to fd 3 when open.
+B=${1:-build} NS=${2:-20000}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$ROOT/$B" && pwd)
 T=$(mktemp -d) && trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
+best() {	# best of 5 wall-clock runs, seconds
+	for i in 1 2 3 4 5; do
+		s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+		echo "$s $e" | awk '{ print $2 - $1 }'
+	done | sort -n | head -1
+}
+for N in $NS; do
 awk -v n="$N" 'BEGIN {
 	print "volatile unsigned long sink;"
 	for (i = 0; i < n; i++)
@@ -19,17 +28,14 @@ awk -v n="$N" 'BEGIN {
 	print "} return 0; }"
 }' >big.c
 ${CC:-cc} -O1 -pg -o big big.c || exit 1
+rm -f gmon.out
 ./big
-best() {	# best of 5 wall-clock runs, seconds
-	for i in 1 2 3 4 5; do
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
-		echo "$s $e" | awk '{ print $2 - $1 }'
-	done | sort -n | head -1
-}
-echo "symbols in big: $(nm big | grep -c ' [Tt] ')"
+syms=$(nm big | grep -c ' [Tt] ')
 p=$(best "$B/bin/prof" -m gmon.out big)
 g=$(best gprof -p -b big gmon.out)
-echo "gmon.out of $N functions: prof ${p}s, gprof -p ${g}s"
+echo "gmon.out of $N functions ($syms text symbols): prof ${p}s, gprof -p ${g}s, ratio $(awk -v a="$p" -v b="$g" 'BEGIN { printf "%.2f", a / b }')"
+echo "report $N $syms $p $g" >&3 2>/dev/null || true
+done
 LP=/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0
 if [ -r "$LP" ] && [ -x "$B/bin/prof" ]; then
 	${CC:-cc} -O1 -I"$ROOT/format" -o craft "$ROOT/tests/progs/prof_craft.c" "$B/lib/libmon.a" \
