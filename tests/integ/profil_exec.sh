@@ -42,7 +42,8 @@ done
 # with the C library's the shell is killed by SIGPROF.
 if nm -D "$B/lib/libmon.so" 2>/dev/null | grep -qE ' T (mcount|_mcount)$'; then
 	if build_prog exec_pg profil_exec.c -DUSE_PG -pg; then
-		exec_ok profil_exec_after_pg_profiling "$T/exec_pg" execl
+		# (in $T: the monitor layer writes mon.out before the exec)
+		exec_ok profil_exec_after_pg_profiling sh -c 'cd "$1" && exec ./exec_pg execl' sh "$T"
 	else
 		not_ok profil_exec_after_pg_profiling "build failed"
 	fi

@@ -28,16 +28,16 @@ try profil_rate_default env -u MONPROF_RATE -u MONPROF_CLOCK "$T/rate" 1 0.3
 
 # MONPROF_CLOCK selects the clock (the programs check mon_getstats().clock;
 # profil_on skips a clock the kernel refuses); the itimer clock always works.
-out=$(env -u MONPROF_RATE MONPROF_CLOCK=itimer "$T/rate" 1 0.05 2>&1); rc=$?
+out=$(env -u MONPROF_RATE MONPROF_CLOCK=itimer "$T/rate" 1 0.05 clock-only 2>&1); rc=$?
 printf '%s\n' "$out"
 if [ $rc -eq 0 ] && printf '%s\n' "$out" | grep -q '^clock itimer-prof'; then
 	ok profil_env_selects_itimer
 else
 	not_ok profil_env_selects_itimer "exit $rc"
 fi
-auto=$(env -u MONPROF_CLOCK "$T/rate" 1 0.05 2>&1 | sed -n 's/^clock \([^,]*\),.*/\1/p')
+auto=$(env -u MONPROF_CLOCK "$T/rate" 1 0.05 clock-only 2>&1 | sed -n 's/^clock \([^,]*\),.*/\1/p')
 for v in perf thread; do
-	out=$(MONPROF_CLOCK=$v "$T/rate" 1 0.05 2>&1); rc=$?
+	out=$(MONPROF_CLOCK=$v "$T/rate" 1 0.05 clock-only 2>&1); rc=$?
 	printf '%s\n' "$out"
 	want=$( [ $v = perf ] && echo perf-cpu-clock || echo thread-cputime )
 	if [ $rc -eq 77 ]; then
@@ -49,7 +49,7 @@ for v in perf thread; do
 	fi
 done
 # An unknown name means automatic: the same clock as unset.
-bogus=$(MONPROF_CLOCK=bogus "$T/rate" 1 0.05 2>&1 | sed -n 's/^clock \([^,]*\),.*/\1/p')
+bogus=$(MONPROF_CLOCK=bogus "$T/rate" 1 0.05 clock-only 2>&1 | sed -n 's/^clock \([^,]*\),.*/\1/p')
 if [ -n "$auto" ] && [ "$bogus" = "$auto" ]; then
 	ok profil_env_unknown_clock_is_automatic
 else

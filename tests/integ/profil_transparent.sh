@@ -22,3 +22,16 @@ for c in perf thread itimer; do
 	try profil_no_eintr_$c env MONPROF_CLOCK=$c MONPROF_RATE=10000 "$T/eintr"
 	try profil_program_sigprof_$c env MONPROF_CLOCK=$c "$T/sigprof"
 done
+
+# No signal can be queued (RLIMIT_SIGPENDING 0, as when other processes of
+# the user hold them all): the perf clock's F_SETSIG tick then arrives as
+# SIGIO, whose default action would kill the program; the program must run
+# to its end, profiled.  The itimer clock's SIGPROF needs no queue.
+build_prog basic profil_basic.c || not_ok profil_basic_build
+if command -v prlimit >/dev/null 2>&1; then
+	for c in perf itimer; do
+		try profil_sigpending_exhausted_$c env MONPROF_CLOCK=$c prlimit --sigpending=0 "$T/basic"
+	done
+else
+	ok "profil_sigpending_exhausted # skip no prlimit"
+fi

@@ -7,10 +7,18 @@
  * times: nanosleep(1 ms); read() on a pipe and recv() on a socket that a
  * helper thread feeds 1 ms after being asked; accept() of a connection the
  * helper makes 1 ms later; waitpid() of a child that exits after 1 ms.
- * Meanwhile four other threads sit in read() on a pipe, nanosleep(30 ms)
- * in a loop, waitpid() of a child that waits for the end, and accept()
- * then recv() on a socket, all released only when the sampled thread is
- * done.  Every call must succeed the first time: any EINTR fails the test.
+ * Meanwhile the main thread sleeps in nanosleep(30 ms) in a loop (a signal
+ * aimed at the process rather than at the thread that used the CPU would
+ * land there: nanosleep fails with EINTR whatever SA_RESTART says), and
+ * four other threads sit in read() on a pipe, nanosleep(30 ms) in a loop,
+ * waitpid() of a child that waits for the end, and accept() then recv() on
+ * a socket, all released only when the sampled thread is done.  Every call
+ * must succeed the first time: any EINTR fails the test.
+ *
+ * (On this kernel a per-thread tick is raised only while its thread runs
+ * in user mode, so no blocked call is ever interrupted and SA_RESTART is
+ * not what keeps these calls whole; on kernels that raise CPU-timer
+ * signals from the tick interrupt, it is.)
  */
 #include <pthread.h>
 #include <sys/socket.h>
@@ -151,8 +159,12 @@ static void *blocked_accept(void *arg)
 
 /* ---- the sampled thread ------------------------------------------------- */
 
-static void busy_with_calls(void)
+static double busy_cpu;
+
+static void *busy_with_calls(void *arg)
 {
+	(void)arg;
+	double t0 = thread_cpu();
 	int busy_listen = listener(&busy_addr, "busy");
 	for (int i = 0; i < 150; i++) {
 		busy_fn(0.002);
@@ -197,6 +209,9 @@ static void busy_with_calls(void)
 		}
 	}
 	close(busy_listen);
+	busy_cpu = thread_cpu() - t0;
+	done = 1;
+	return NULL;
 }
 
 int main(void)
@@ -217,12 +232,13 @@ int main(void)
 	for (int i = 0; i < 4; i++)
 		CHECK(pthread_create(&b[i], NULL, blocked[i], NULL) == 0, "pthread_create");
 
-	double t0 = thread_cpu();
-	busy_with_calls();
-	double cpu = thread_cpu() - t0;
+	pthread_t busy;
+	CHECK(pthread_create(&busy, NULL, busy_with_calls, NULL) == 0, "pthread_create");
+	blocked_sleep(NULL); /* the main thread sleeps until the busy one is done */
+	pthread_join(busy, NULL);
+	double cpu = busy_cpu;
 
 	/* release everyone */
-	done = 1;
 	ask('q');
 	SYSCALL_OK(write(end_pipe[1], "e", 1), "write");
 	close(child_gate[1]);

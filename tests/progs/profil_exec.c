@@ -50,7 +50,11 @@ int main(int argc, char **argv)
 	struct mon_stats st = stats_now();
 	int clock = st.clock;
 	double lb = ticks_lower_bound(clock, st.rate_hz, cpu);
-	CHECK(st.on == 1 || clock_asked() == MON_CLOCK_NONE, "profiling not on");
+#ifdef USE_PG
+	CHECK(st.clock != MON_CLOCK_NONE && st.samples > 0, "-pg: no profiling clock running");
+#else
+	CHECK(st.on == 1, "profiling not on");
+#endif
 	fflush(stdout);
 
 	char *const args[] = { "sh", "-c", (char *)script, NULL };
