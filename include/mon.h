@@ -52,6 +52,7 @@ extern "C" {
  *   EINVAL  scale > 65536, or buf not 2-byte aligned;
  *   EFAULT  buf is NULL or not writable for bufsiz bytes (nothing changes);
  *   ENOTSUP no profiling clock could be started (see MONPROF_CLOCK);
+ *   EAGAIN  the kernel is out of timers or signals for now: try again;
  *   ENOMEM  the runtime could not allocate its thread table.
  * On any error the previous state is left as it was.
  */

@@ -150,6 +150,7 @@ int mon_threads_start(void)
 	mon_pid = getpid();
 	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
 	int first = mon_clock_cfg.kind;
+	int last_error = ENOTSUP;
 	for (unsigned i = 0; i < 3; i++) {
 		int kind = first ? first : order[i];
 		pid_t self = mon_gettid();
@@ -160,6 +161,7 @@ int mon_threads_start(void)
 				errno = saved_errno;
 				return kind;
 			}
+			last_error = errno;
 		} else if (mon_clock_install(kind) == 0) {
 			thread_kind = kind;
 			if (arm(self) == 0 && find(self)->clock.kind == kind) {
@@ -169,6 +171,7 @@ int mon_threads_start(void)
 				errno = saved_errno;
 				return kind;
 			}
+			last_error = errno;
 			struct slot *s = find(self);
 			if (s != NULL)
 				release(s);
@@ -177,7 +180,10 @@ int mon_threads_start(void)
 		if (first)
 			break;
 	}
-	return mon_fail(ENOTSUP);
+	/* A clock that exists but is out of resources for now (timers,
+	 * pending signals) is EAGAIN: the caller may try again.  Anything
+	 * else means no clock is allowed here. */
+	return mon_fail(last_error == EAGAIN ? EAGAIN : ENOTSUP);
 }
 
 static int users;	/* MON_USER_* bits holding the clocks */
@@ -323,5 +329,6 @@ __attribute__((constructor)) static void threads_init(void)
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	mon_pid = getpid();
+	mon_clock_configure();	/* so mon_getstats reports MONPROF_RATE at once */
 	errno = saved_errno;
 }
