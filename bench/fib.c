@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-__attribute__((noinline)) long fib(int n)
+static __attribute__((noinline)) long fib(int n)
 {
 	return n < 2 ? n : fib(n - 1) + fib(n - 2);
 }

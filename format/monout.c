@@ -785,7 +785,7 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 				struct monout_call *c = &m->calls[m->ncalls];
 				c->selfpc = g64(&r, pl + k * MONOUT_CALL_SIZE);
 				c->count = g64(&r, pl + k * MONOUT_CALL_SIZE + 8);
-				if (c->count)
+				if (c->count && c->selfpc)	/* as the writer: 0 is an empty cell */
 					m->ncalls++;
 			}
 			break;
@@ -802,7 +802,7 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 				a->frompc = g64(&r, pl + k * MONOUT_ARC_SIZE);
 				a->selfpc = g64(&r, pl + k * MONOUT_ARC_SIZE + 8);
 				a->count = g64(&r, pl + k * MONOUT_ARC_SIZE + 16);
-				if (a->count)
+				if (a->count && a->selfpc)	/* as the writer: 0 is an empty cell */
 					m->narcs++;
 			}
 			break;

@@ -176,7 +176,8 @@ struct monout_arc {
 };
 
 /* A whole profile.  The reader sorts and merges: calls by selfpc, arcs by
- * (selfpc, frompc), each key once, zero counts dropped. */
+ * (selfpc, frompc), each key once; entries with a zero count or a zero
+ * selfpc (an empty table cell, which the writer leaves out) are dropped. */
 struct monout {
 	uint16_t version;
 	uint8_t byte_order;	/* MONOUT_LITTLE / MONOUT_BIG as found in the file */

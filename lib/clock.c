@@ -54,6 +54,15 @@ struct mon_clock_cfg mon_clock_cfg = { 0, MON_RATE_DEFAULT, 0 };
 
 static struct sigaction saved_action;	/* the program's, for the signal we use */
 static int saved_signo;
+/* The perf clock's signal comes through the fd's asynchronous I/O
+ * (F_SETSIG); when the kernel cannot queue one more (RLIMIT_SIGPENDING,
+ * reached when ticks arrive faster than they are handled) it sends SIGIO
+ * instead, whose default action would kill the program.  While the perf
+ * clock runs, a default SIGIO disposition is replaced by the tick handler
+ * (the SIGIO stands for the tick that could not be queued) and put back
+ * after. */
+static struct sigaction saved_sigio;
+static int sigio_guarded;
 static struct itimerval saved_itimer;	/* the program's ITIMER_PROF */
 
 /* The itimer clock's weighting.  Each thread charges the periods of its
@@ -185,13 +194,38 @@ int mon_clock_install(int kind)
 	if (sigaction(signo, &sa, &saved_action) < 0)
 		return -1;
 	saved_signo = signo;
+	struct sigaction cur;
+	if (kind == MON_CLOCK_PERF && !sigio_guarded && sigaction(SIGIO, NULL, &cur) == 0 &&
+	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL &&
+	    sigaction(SIGIO, &sa, &saved_sigio) == 0)
+		sigio_guarded = 1;
 	return 0;
+}
+
+/* Put the program's SIGIO disposition back if it is still ours, discarding
+ * a pending SIGIO of the perf clock first. */
+static void sigio_unguard(void)
+{
+	struct sigaction cur, ign;
+	if (!sigio_guarded)
+		return;
+	sigio_guarded = 0;
+	if (sigaction(SIGIO, NULL, &cur) < 0 || !(cur.sa_flags & SA_SIGINFO) ||
+	    cur.sa_sigaction != on_tick)
+		return;	/* the program installed its own since: leave it */
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	sigaction(SIGIO, &ign, NULL);
+	sigaction(SIGIO, &saved_sigio, NULL);
 }
 
 void mon_clock_uninstall(int kind)
 {
 	int signo = signal_for(kind);
 	struct sigaction cur, ign;
+	if (kind == MON_CLOCK_PERF)
+		sigio_unguard();
 	if (signo != saved_signo || sigaction(signo, NULL, &cur) < 0)
 		return;
 	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_tick)
