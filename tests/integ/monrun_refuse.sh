@@ -81,7 +81,7 @@ usage_error monrun_usage_no_command usage
 usage_error monrun_usage_only_options usage -f -r 100
 usage_error monrun_usage_unknown_option 'unknown option -x' -x "$T/tiny"
 usage_error monrun_usage_missing_argument '-o needs an argument' -o
-usage_error monrun_usage_rate_zero '-r 0: the rate is 1 to 100000' -r 0 "$T/tiny"
+usage_error monrun_usage_rate_zero '-r 0: the rate is 1 to 20000' -r 0 "$T/tiny"
 usage_error monrun_usage_rate_too_high '-r 100001: the rate is' -r 100001 "$T/tiny"
 usage_error monrun_usage_rate_not_number '-r fast: the rate is' -r fast "$T/tiny"
 usage_error monrun_usage_bad_clock '-c sundial: the clock is perf, thread or itimer' -c sundial "$T/tiny"

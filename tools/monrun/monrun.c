@@ -203,8 +203,8 @@ int main(int argc, char **argv)
 		case 'r': {
 			char *end;
 			unsigned long r = strtoul(optarg, &end, 10);
-			if (*end || r < 1 || r > 100000)
-				errx(2, "-r %s: the rate is 1 to 100000 samples per CPU-second", optarg);
+			if (*end || r < 1 || r > 20000)
+				errx(2, "-r %s: the rate is 1 to 20000 samples per CPU-second", optarg);
 			rate = optarg;
 			break;
 		}
