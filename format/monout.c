@@ -28,23 +28,43 @@
 
 /* ---- CRC-32 ------------------------------------------------------------ */
 
-/* Nibble table for the reflected IEEE polynomial 0xEDB88320: constant,
- * so the writer needs no initialisation (async-signal-safe). */
-static const uint32_t crc_nibble[16] = {
-	0x00000000, 0x1db71064, 0x3b6e20c8, 0x26d930ac, 0x76dc4190, 0x6b6b51f4,
-	0x4db26158, 0x5005713c, 0xedb88320, 0xf00f9344, 0xd6d6a3e8, 0xcb61b38c,
-	0x9b64c2b0, 0x86d3d2d4, 0xa00ae278, 0xbdbdf21c,
-};
+/* Slice-by-8 tables for the reflected IEEE polynomial 0xEDB88320:
+ * crc_table[k][b] is the CRC of byte b followed by k zero bytes.  Filled
+ * by a constructor, before main and before any signal handler can write a
+ * profile, so the writer itself stays async-signal-safe (it only reads
+ * them).  About 1 GB/s: the 3 MB profile of a SQLite run takes a few ms. */
+static uint32_t crc_table[8][256];
+
+__attribute__((constructor)) static void crc_init(void)
+{
+	for (uint32_t b = 0; b < 256; b++) {
+		uint32_t c = b;
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+		crc_table[0][b] = c;
+	}
+	for (uint32_t b = 0; b < 256; b++)
+		for (int k = 1; k < 8; k++)
+			crc_table[k][b] = (crc_table[k - 1][b] >> 8) ^
+					  crc_table[0][crc_table[k - 1][b] & 0xff];
+}
 
 uint32_t monout_crc32(uint32_t crc, const void *p, size_t n)
 {
 	const unsigned char *b = p;
 	crc = ~crc;
-	for (size_t i = 0; i < n; i++) {
-		crc ^= b[i];
-		crc = (crc >> 4) ^ crc_nibble[crc & 15];
-		crc = (crc >> 4) ^ crc_nibble[crc & 15];
+	while (n >= 8) {
+		uint32_t lo = crc ^ ((uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 |
+				     (uint32_t)b[3] << 24);
+		crc = crc_table[7][lo & 0xff] ^ crc_table[6][(lo >> 8) & 0xff] ^
+		      crc_table[5][(lo >> 16) & 0xff] ^ crc_table[4][lo >> 24] ^
+		      crc_table[3][b[4]] ^ crc_table[2][b[5]] ^ crc_table[1][b[6]] ^
+		      crc_table[0][b[7]];
+		b += 8;
+		n -= 8;
 	}
+	while (n--)
+		crc = (crc >> 8) ^ crc_table[0][(crc ^ *b++) & 0xff];
 	return ~crc;
 }
 

@@ -300,9 +300,39 @@ static void read_file_errors(void **state)
 	assert_int_equal(errno, EISDIR);
 }
 
+/* The file's checksums are IEEE CRC-32 (as zlib's crc32): the standard
+ * check value, any split of the input, every length around the 8-byte
+ * stride, against a bit-at-a-time reference. */
+static uint32_t crc_reference(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static void crc32_ieee(void **state)
+{
+	(void)state;
+	assert_int_equal(monout_crc32(0, "123456789", 9), 0xcbf43926u);
+	unsigned char buf[64];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (unsigned char)(i * 37 + 11);
+	for (size_t n = 0; n <= sizeof buf; n++) {
+		uint32_t want = crc_reference(buf, n);
+		assert_int_equal(monout_crc32(0, buf, n), want);
+		for (size_t cut = 0; cut <= n; cut += 3)
+			assert_int_equal(monout_crc32(monout_crc32(0, buf, cut), buf + cut, n - cut), want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(crc32_ieee),
 		cmocka_unit_test(roundtrip),
 		cmocka_unit_test(bins_and_pcs),
 		cmocka_unit_test(truncated),
