@@ -10,6 +10,8 @@
 #   mcount.sh          call counting against the C library's -pg (fib)
 #   prof_speed.sh      prof's report time against gprof's, by number of symbols
 #   growth.sh          monprof's overhead by rate and by threads
+#   textsize.sh        monprof's cost, mon.out and prof's time by text size
+#   report_rate.sh     prof's report time by sampling rate
 # then prints the summary table (docs/performance.md explains it).  About
 # 12-15 minutes on 2 cores.  May install linux-perf and google-perftools.
 # BENCH_QUICK=1 runs fewer rounds (3) for a first look.
@@ -44,6 +46,10 @@ sh "$S/prof_speed.sh" "$B" "2000 20000" 3>>"$R" || echo "prof_speed.sh FAILED"
 echo
 sh "$S/growth.sh" "$B" "$RUNS" 3>>"$R" || echo "growth.sh FAILED"
 echo
+sh "$S/textsize.sh" "$B" 3 3>>"$R" || echo "textsize.sh FAILED"
+echo
+sh "$S/report_rate.sh" "$B" 3>>"$R" || echo "report_rate.sh FAILED"
+echo
 echo "== summary (asked rate 1000 Hz unless said; gprof samples at 100 Hz whatever is asked)"
 awk '
 $1 == "accuracy" { k = $2 " " $3; seen[k] = 1; order[++n] = k
@@ -64,5 +70,8 @@ END {
 }' "$R"
 awk '$1 == "calls" { printf "call counting, fib(%s): libmon -pg / glibc -pg = %.2f (goal <= 0.85); glibc -pg / none = %.2f\n", $2, $5 / $4, $4 / $3 }
 $1 == "overhead-by-perf" { printf "monprof cost seen by perf at %s Hz: %.2f %% of the CPU time\n", $3, $4 }
-$1 == "report" { printf "report time, %s symbols: prof / gprof = %.2f\n", $3, $4 / $5 }' "$R"
+$1 == "report" { printf "report time, %s symbols: prof / gprof = %.2f\n", $3, $4 / $5 }
+$1 == "textsize" { printf "text %.1f MB: mon.out %.1f MB written in %.3f s CPU at exit, monprof cost seen by perf %.2f %%, prof %.3f s\n", $2 / 1e6, $3 / 1e6, $5, $7, $8 }
+$1 == "growth" { printf "monprof overhead, %s %s: CPU %.3f, wall %.3f\n", $2, $3, $4, $5 }
+$1 == "reportrate" { printf "report time at %s Hz (%s samples): prof %.3f s\n", $2, $3, $5 }' "$R"
 echo "bench took $(( $(date +%s) - start )) s"

@@ -105,4 +105,4 @@ for size in $SIZES; do
 	printf '%10s %10s %8.3f %8.3fs %8.3fs %7s %7.3fs %9.0f\n' "$text" "$mon" "$cratio" "$ecpu" "$ewall" "$cost" "$p" "$((kb / 1024))"
 	echo "textsize $text $mon $cratio $ecpu $ewall $cost $p $kb" >>"$W/result"
 done
-cat "$W/result" >&3 2>/dev/null || true
+{ cat "$W/result" >&3; } 2>/dev/null || true

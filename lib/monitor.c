@@ -69,33 +69,14 @@ struct collect {
 
 static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint8_t **out)
 {
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-		size_t left = ph->p_memsz;
-		while (left >= sizeof(ElfW(Nhdr))) {
-			ElfW(Nhdr) nh;
-			memcpy(&nh, p, sizeof nh);
-			size_t nsz = (nh.n_namesz + 3) & ~(size_t)3;
-			size_t dsz = (nh.n_descsz + 3) & ~(size_t)3;
-			if (sizeof nh + nsz + dsz > left)
-				break;
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    memcmp(p + sizeof nh, "GNU", 4) == 0 && nh.n_descsz > 0 && nh.n_descsz <= 64) {
-				uint8_t *b = malloc(nh.n_descsz);
-				if (b != NULL) {
-					memcpy(b, p + sizeof nh + nsz, nh.n_descsz);
-					o->build_id_len = nh.n_descsz;
-					*out = b;
-				}
-				return;
-			}
-			p += sizeof nh + nsz + dsz;
-			left -= sizeof nh + nsz + dsz;
-		}
-	}
+	unsigned char id[64];
+	size_t len = mon_build_id(info, id, sizeof id);
+	uint8_t *b = len ? malloc(len) : NULL;
+	if (b == NULL)
+		return;
+	memcpy(b, id, len);
+	o->build_id_len = (uint32_t)len;
+	*out = b;
 }
 
 static char *self_exe(void)

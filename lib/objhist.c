@@ -65,8 +65,7 @@ int mon_objhist_tick(uintptr_t pc, uint64_t weight)
 	return 0;
 }
 
-/* The GNU build ID of a loaded object, from its PT_NOTE segments. */
-static size_t build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap)
+size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap)
 {
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -144,7 +143,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 		h->load_bias = info->dlpi_addr;
 		h->shift = bin_shift;
 		h->nbins = nbins;
-		h->build_id_len = build_id(info, h->build_id, sizeof h->build_id);
+		h->build_id_len = mon_build_id(info, h->build_id, sizeof h->build_id);
 		if (sc->n == sc->cap) {
 			size_t cap = sc->cap ? 2 * sc->cap : 16;
 			struct mon_objhist **f = realloc(sc->found, cap * sizeof *f);

@@ -36,6 +36,12 @@ struct mon_objhist_set {
  * Returns 0, or -1/errno (ENOMEM, ENOTSUP: no clock).
  */
 MON_HIDDEN int mon_objhist_start(unsigned bytes_per_bin);
+/* The GNU build ID of a loaded object, read from its PT_NOTE segments in
+ * memory: copies at most cap bytes to out and returns the length copied,
+ * 0 when the object has none. */
+struct dl_phdr_info;
+MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
+
 /* Add histograms for objects loaded since (dlopen calls this itself). */
 MON_HIDDEN int mon_objhist_refresh(void);
 /* Stop sampling into the object histograms (their counts stay). */

@@ -7,6 +7,8 @@
 #   build_prog_static NAME SRC [CFLAGS...]   same, linked with libmon.a
 #   ok NAME / not_ok NAME [WHY]       report one check
 #   check NAME CMD...                 run CMD; ok if it exits 0
+#   try NAME CMD...                   run a test program: exit 0 ok, 77 ok with
+#                                     "# skip" and its "SKIP why" line, else not ok
 # Each script prints one "ok NAME" or "not ok NAME" line per check; the
 # runner counts them.
 set -u
@@ -36,4 +38,14 @@ not_ok() { echo "not ok $1${2:+ — $2}"; }
 check() {
 	name=$1; shift
 	if "$@"; then ok "$name"; else not_ok "$name" "exit $?"; fi
+}
+try() {
+	name=$1; shift
+	out=$("$@" 2>&1); rc=$?
+	printf '%s\n' "$out"
+	case $rc in
+	0) ok "$name" ;;
+	77) ok "$name # skip $(printf '%s\n' "$out" | sed -n 's/^SKIP //p' | head -n 1)" ;;
+	*) not_ok "$name" "exit $rc" ;;
+	esac
 }

@@ -4,17 +4,6 @@
 # default rate is at least 1000 Hz; MONPROF_CLOCK selects the clock.
 . "$(dirname "$0")/lib.sh"
 
-try() {
-	name=$1; shift
-	out=$("$@" 2>&1); rc=$?
-	printf '%s\n' "$out"
-	case $rc in
-	0) ok "$name" ;;
-	77) ok "$name # skip $(printf '%s\n' "$out" | sed -n 's/^SKIP //p' | head -n 1)" ;;
-	*) not_ok "$name" "exit $rc" ;;
-	esac
-}
-
 build_prog rate profil_rate.c || not_ok profil_rate_build
 
 # CPU per run: one thread 0.3 s, four threads 0.25 s each (see profil_rate.c)

@@ -6,17 +6,6 @@
 
 # try NAME CMD...: run CMD (its output goes to the log); exit 0 is ok,
 # 77 is a skip (the program prints why), anything else fails.
-try() {
-	name=$1; shift
-	out=$("$@" 2>&1); rc=$?
-	printf '%s\n' "$out"
-	case $rc in
-	0) ok "$name" ;;
-	77) ok "$name # skip $(printf '%s\n' "$out" | sed -n 's/^SKIP //p' | head -n 1)" ;;
-	*) not_ok "$name" "exit $rc" ;;
-	esac
-}
-
 for p in restore saturate stats errno; do
 	build_prog $p profil_$p.c || not_ok "profil_${p}_build"
 done

@@ -4,17 +4,6 @@
 # within 2 percentage points), fork keeps profiling on in both processes.
 . "$(dirname "$0")/lib.sh"
 
-try() {
-	name=$1; shift
-	out=$("$@" 2>&1); rc=$?
-	printf '%s\n' "$out"
-	case $rc in
-	0) ok "$name" ;;
-	77) ok "$name # skip $(printf '%s\n' "$out" | sed -n 's/^SKIP //p' | head -n 1)" ;;
-	*) not_ok "$name" "exit $rc" ;;
-	esac
-}
-
 build_prog threads profil_threads.c || not_ok profil_threads_build
 build_prog fork profil_fork.c || not_ok profil_fork_build
 

@@ -4,17 +4,6 @@
 # keep working (itimer clock: libmon has them while on, documented).
 . "$(dirname "$0")/lib.sh"
 
-try() {
-	name=$1; shift
-	out=$("$@" 2>&1); rc=$?
-	printf '%s\n' "$out"
-	case $rc in
-	0) ok "$name" ;;
-	77) ok "$name # skip $(printf '%s\n' "$out" | sed -n 's/^SKIP //p' | head -n 1)" ;;
-	*) not_ok "$name" "exit $rc" ;;
-	esac
-}
-
 build_prog eintr profil_eintr.c || not_ok profil_eintr_build
 build_prog sigprof profil_sigprof.c || not_ok profil_sigprof_build
 
