@@ -33,6 +33,16 @@ build_prog_static() {
 	    "$B/lib/libmon.a" -ldl -lpthread -lrt -lm
 }
 
+# share_libmon: for programs run as another user (nobody).  The build tree
+# may sit in a directory they cannot enter (a private temporary clone), so
+# copy libmon.so* into $T/lib, open $T to everyone, and set SHARED_RPATH:
+# link such programs with it before the build tree's rpath.
+share_libmon() {
+	mkdir -p "$T/lib" && cp -P "$B"/lib/libmon.so* "$T/lib/" &&
+	    chmod 755 "$T" "$T/lib" && chmod 644 "$T/lib/libmon.so.$(cd "$B/lib" && ls libmon.so.*.*.* | sed 's/libmon.so.//' | head -n 1)"
+	SHARED_RPATH="-Wl,-rpath,$T/lib"
+}
+
 ok() { echo "ok $1"; }
 not_ok() { echo "not ok $1${2:+ — $2}"; }
 check() {

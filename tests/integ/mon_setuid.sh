@@ -10,12 +10,13 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 	echo "ok setuid: skipped # skip needs root and setpriv"
 	exit 0
 fi
-build_prog prog mon_fatal.c -pg || { not_ok build_pg; exit 1; }
 # Everything the unprivileged user touches must be reachable and writable
-# for the control run; the set-uid run writes as root.
-chmod 755 "$T" "$T/prog"
-# libmon.so is found through the rpath into the build tree: the loader of a
-# set-uid program ignores LD_LIBRARY_PATH but follows the rpath.
+# for the control run; the set-uid run writes as root.  libmon.so is found
+# through an rpath into $T/lib: the loader of a set-uid program ignores
+# LD_LIBRARY_PATH, and nobody may not enter the build tree.
+share_libmon
+build_prog prog mon_fatal.c -pg $SHARED_RPATH || { not_ok build_pg; exit 1; }
+chmod 755 "$T/prog"
 mkdir "$T/pd" "$T/run" && chmod 777 "$T/pd" "$T/run"
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
 d=$(stat -c %m "$T")

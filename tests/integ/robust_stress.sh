@@ -14,7 +14,9 @@ unset PROFDIR MONPROF_OUT MONPROF_CLOCK MONPROF_RATE
 
 build_prog rs robust_stress.c || { not_ok robust_stress_build; exit 1; }
 $CC -O1 -o deny "$ROOT/tests/progs/robust_deny.c" || { not_ok robust_deny_build; exit 1; }
-$CC -O1 -g -pg -o pgw "$ROOT/tests/progs/prof_work.c" -I"$ROOT/include" \
+# pgw also runs as nobody below: libmon.so from $T/lib (share_libmon).
+share_libmon
+$CC -O1 -g -pg -o pgw "$ROOT/tests/progs/prof_work.c" -I"$ROOT/include" $SHARED_RPATH \
 	-L"$B/lib" -Wl,-rpath,"$B/lib" -lmon || { not_ok robust_pg_build; exit 1; }
 
 run() {	# run NAME EXPECTED_STATUS CMD...
