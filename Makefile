@@ -74,7 +74,7 @@ endif
 
 $(B)/tool/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itools/prof $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(CPPFLAGS) -DMONPROF_VERSION='"$(VERSION)"' -Itools/prof $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(B)/bin/prof: $(PROF_OBJ) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
@@ -124,7 +124,7 @@ bench: all
 	@sh bench/run.sh $(B)
 
 install: all
-	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR)/man2 \
+	install -d $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig \
 	    $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(BINDIR)
 	install -m 644 include/mon.h $(DESTDIR)$(INCDIR)/mon.h
 	install -m 644 $(B)/lib/libmon.a $(DESTDIR)$(LIBDIR)/libmon.a

@@ -88,7 +88,10 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void mon_itimer_thread_started(void)
+/* Not instrumented by ThreadSanitizer: threads.c may call this in a new
+ * thread before the sanitizer has set that thread up (see thread_start_behind
+ * there); it touches only this thread's own TLS and an atomic. */
+__attribute__((no_sanitize("thread"))) void mon_itimer_thread_started(void)
 {
 	/* A new thread's CPU clock starts at 0, all of it after the clock. */
 	itimer_thread.gen = __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED);

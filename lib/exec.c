@@ -48,14 +48,16 @@ int mon_exec_prepare(void)
 	int was_on = 0;
 	if (getpid() != mon_pid)
 		return 0;	/* vfork child: the clocks are the parent's */
-	if (mon_hooks.before_exec)
-		mon_hooks.before_exec();
 	mon_lock();
 	if (mon_clock_active != MON_CLOCK_NONE) {
 		was_on = mon_clock_active;
 		mon_threads_stop();
 	}
 	mon_unlock();
+	/* The old image's profile, written after sampling stopped so that
+	 * the writing itself is not in it. */
+	if (mon_hooks.before_exec)
+		mon_hooks.before_exec();
 	errno = saved_errno;
 	return was_on;
 }

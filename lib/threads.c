@@ -9,6 +9,19 @@
  * own clock when it exits (a thread-specific-data destructor).  The table
  * below is changed only under `lock`, never from a signal handler.
  *
+ * Where our pthread_create sits matters.  Normally it is the program's
+ * first definition (libmon linked into the program, or preloaded by monrun):
+ * the program calls ours, ours calls the next one (the C library's, or a
+ * sanitizer's interceptor), and our start routine runs inside whatever start
+ * routine that one wraps around it.  When another library's pthread_create
+ * comes first — a program built with -fsanitize=thread and linked with the
+ * shared libmon has libtsan.so first among its dependencies — that library
+ * calls ours as its "real" pthread_create, and our start routine runs in the
+ * new thread before that library's own has set the thread up;
+ * ThreadSanitizer's instrumentation and interceptors crash in such a thread.
+ * Then (`behind`) the new thread runs only raw system calls before handing
+ * over: it tells its tid and waits, and the creating thread arms it.
+ *
  * fork: the child has one thread and none of the parent's timers (its perf
  * fds are copies of the parent's: it closes them), so the child handler
  * re-arms its own thread; both processes go on counting into their own copy
@@ -21,6 +34,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -44,6 +58,7 @@ int mon_clock_last;
 struct mon_hooks mon_hooks;
 
 static pthread_key_t exit_key;
+static int behind;	/* another pthread_create precedes ours (above) */
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 void mon_lock(void)
@@ -260,6 +275,73 @@ static void *thread_start(void *p)
 	return st.fn(st.arg);
 }
 
+/* The hand-over between a creating thread and a new one when `behind`.
+ * state is a futex word: HANDOFF_NEW until the new thread has stored its
+ * tid, HANDOFF_TOLD until the creator has armed it, HANDOFF_GO until the new
+ * thread has copied fn and arg, HANDOFF_DONE after (the creator's stack frame
+ * holding this may then go). */
+enum { HANDOFF_NEW, HANDOFF_TOLD, HANDOFF_GO, HANDOFF_DONE };
+struct handoff {
+	void *(*fn)(void *);
+	void *arg;
+	pid_t tid;
+	int state;
+};
+
+__attribute__((no_sanitize("thread"))) static void handoff_set(int *state, int value)
+{
+	__atomic_store_n(state, value, __ATOMIC_RELEASE);
+	syscall(SYS_futex, state, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+__attribute__((no_sanitize("thread"))) static void handoff_wait(int *state, int value)
+{
+	while (__atomic_load_n(state, __ATOMIC_ACQUIRE) == value)
+		syscall(SYS_futex, state, FUTEX_WAIT_PRIVATE, value, NULL, NULL, 0);
+}
+
+/* The new thread's side when `behind`: nothing the sanitizer instruments or
+ * intercepts (the C library's syscall() and pthread_setspecific() are not
+ * intercepted; the TLS of mon_itimer_thread_started is initial-exec). */
+__attribute__((no_sanitize("thread"))) static void *thread_start_behind(void *p)
+{
+	struct handoff *h = p;
+	int saved_errno = errno;
+	h->tid = (pid_t)syscall(SYS_gettid);
+	handoff_set(&h->state, HANDOFF_TOLD);
+	handoff_wait(&h->state, HANDOFF_TOLD);
+	void *(*fn)(void *) = h->fn;
+	void *arg = h->arg;
+	/* The last use of h: the creator may return as soon as it sees DONE,
+	 * so the wake-up may land on a dead stack address (a spurious wake-up
+	 * at worst, which every futex user tolerates). */
+	handoff_set(&h->state, HANDOFF_DONE);
+	mon_itimer_thread_started();
+	pthread_setspecific(exit_key, (void *)1);
+	errno = saved_errno;
+	return fn(arg);
+}
+
+static int create_behind(pthread_t *thread, const pthread_attr_t *attr,
+			 void *(*start_routine)(void *), void *arg)
+{
+	struct handoff h = { start_routine, arg, 0, HANDOFF_NEW };
+	int rc = real_pthread_create(thread, attr, thread_start_behind, &h);
+	if (rc != 0)
+		return rc;
+	int saved_errno = errno;
+	handoff_wait(&h.state, HANDOFF_NEW);
+	mon_lock();
+	if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER &&
+	    mon_pid == getpid())
+		arm(h.tid);
+	mon_unlock();
+	handoff_set(&h.state, HANDOFF_GO);
+	handoff_wait(&h.state, HANDOFF_GO);
+	errno = saved_errno;
+	return 0;
+}
+
 /* pthread_create — the C library's, with the new thread's profiling clock
  * armed before its start routine runs.  Same arguments, results and errors
  * as pthread_create(3). */
@@ -271,6 +353,8 @@ MON_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 					       void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
 	if (real_pthread_create == NULL)
 		return EAGAIN;
+	if (behind)
+		return create_behind(thread, attr, start_routine, arg);
 	struct start *st = malloc(sizeof *st);
 	if (st == NULL)
 		return real_pthread_create(thread, attr, start_routine, arg);
@@ -326,6 +410,12 @@ __attribute__((constructor)) static void threads_init(void)
 	int saved_errno = errno;
 	real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
 				       void *))dlsym(RTLD_NEXT, "pthread_create");
+	/* The program's first pthread_create is not in the object holding
+	 * this code: another library's wraps ours (top of this file). */
+	Dl_info first, self;
+	void *p = dlsym(RTLD_DEFAULT, "pthread_create");
+	behind = p != NULL && dladdr(p, &first) && dladdr((void *)thread_start, &self) &&
+		 first.dli_fbase != self.dli_fbase;
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	mon_pid = getpid();

@@ -17,5 +17,7 @@ cd "$D"
 rm -f mon.out
 echo "== monrun ./sqlite_driver $ROWS"
 ../bin/monrun ./sqlite_driver "$ROWS"
-echo "== prof -s ./sqlite_driver   (top 25 rows)"
-../bin/prof -s ./sqlite_driver 2>&1 | head -n 40
+echo "== prof -s ./sqlite_driver   (the 25 busiest functions, then -s's summary)"
+../bin/prof -s ./sqlite_driver 2>summary.txt | head -n 26
+echo "== summary (prof -s, on standard error)"
+cat summary.txt

@@ -33,3 +33,17 @@ else not_ok e2e_zero_rows; fi
 "$PROF" -m run1.mon -m run2.mon --format=csv >s.csv
 [ "$(csv_field s.csv heavy 9)" = $((H + 2)) ] && [ "$(csv_field s.csv light 9)" = $((L + 4)) ] &&
 	ok e2e_m_sums || not_ok e2e_m_sums "$(cat s.csv)"
+
+# A call count of 8 digits or more keeps its own column: fib(36) built -O2
+# makes F(37) = 24157817 calls of fib (gcc turns one of the two recursive
+# calls into a loop), and every text row still has six fields.
+$CC -O2 -pg -o fib "$ROOT/bench/fib.c" -L"$B/lib" -Wl,-rpath,"$B/lib" -lmon 2>/dev/null ||
+	not_ok e2e_fib_build
+rm -f mon.out && ./fib 36 >/dev/null
+line=$("$PROF" ./fib 2>/dev/null | awk '$NF == "fib"')
+calls=$(printf '%s\n' "$line" | awk '{ print $4 }')
+if [ "$(printf '%s\n' "$line" | awk '{ print NF }')" = 6 ] && [ "$calls" = 24157817 ]; then
+	ok e2e_wide_call_count_column
+else
+	not_ok e2e_wide_call_count_column "row: $line"
+fi

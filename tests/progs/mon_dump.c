@@ -19,13 +19,15 @@
 
 #include "monout.h"
 
-static uint64_t main_bias(const struct monout *m)
+static int main_bias(const struct monout *m, uint64_t *bias)
 {
 	for (size_t i = 0; i < m->nobjects; i++)
-		if (m->objects[i].flags & MONOUT_OBJ_MAIN)
-			return m->objects[i].load_bias;
+		if (m->objects[i].flags & MONOUT_OBJ_MAIN) {
+			*bias = m->objects[i].load_bias;
+			return 0;
+		}
 	fprintf(stderr, "mon_dump: no main object\n");
-	exit(1);
+	return -1;
 }
 
 int main(int argc, char **argv)
@@ -41,8 +43,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	const char *what = argv[2];
+	int rc = 0;
 	if (strcmp(what, "check") == 0)
-		return 0;
+		goto out;
 	if (strcmp(what, "info") == 0) {
 		printf("version %u\naddr_size %u\nflags %u\npid %llu\nppid %llu\nclock %u\nrate %u\n",
 		       m.version, m.addr_size, m.flags, (unsigned long long)m.run.pid,
@@ -67,11 +70,17 @@ int main(int argc, char **argv)
 			printf("hist %llx %llx bins %llu scale %u object %u\n",
 			       (unsigned long long)m.hists[h].lowpc, (unsigned long long)m.hists[h].highpc,
 			       (unsigned long long)m.hists[h].nbins, m.hists[h].scale, m.hists[h].object);
-		return 0;
+		goto out;
 	}
-	if (argc < 5)
-		return 2;
-	uint64_t bias = main_bias(&m);
+	if (argc < 5) {
+		rc = 2;
+		goto out;
+	}
+	uint64_t bias;
+	if (main_bias(&m, &bias) < 0) {
+		rc = 1;
+		goto out;
+	}
 	uint64_t lo = strtoull(argv[3], NULL, 16) + bias;
 	uint64_t hi = lo + strtoull(argv[4], NULL, 16);
 	if (strcmp(what, "calls") == 0) {
@@ -101,8 +110,9 @@ int main(int argc, char **argv)
 		}
 		printf("%llu %llu\n", (unsigned long long)in, (unsigned long long)all);
 	} else {
-		return 2;
+		rc = 2;
 	}
+out:
 	monout_free(&m);
-	return 0;
+	return rc;
 }

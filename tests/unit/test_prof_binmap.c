@@ -129,8 +129,10 @@ struct gbuf {
 
 static void put(struct gbuf *g, uint64_t v, int bytes)
 {
+	/* Little-endian; bytes past the value's eight are zero padding (a
+	 * shift by 64 or more would be undefined). */
 	for (int i = 0; i < bytes; i++)
-		g->b[g->n++] = (unsigned char)(v >> (8 * i));
+		g->b[g->n++] = i < 8 ? (unsigned char)(v >> (8 * i)) : 0;
 }
 
 static void gmon_header(struct gbuf *g)

@@ -240,10 +240,18 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 
 	double total = a->total_seconds, cum = 0;
 	if (o->format == PROF_FMT_TEXT) {
+		/* System V's #Calls field is 8 wide; a count of 8 digits or more
+		 * would run into Cumsecs, so the column widens for every row. */
+		int cw = 8;
+		for (size_t i = 0; i < n; i++) {
+			int d = snprintf(NULL, 0, "%llu", (unsigned long long)a->rows[order[i]].calls);
+			if (d + 1 > cw)
+				cw = d + 1;
+		}
 		if (!o->no_heading) {
 			if (o->addr_radix)
 				fputs(" Address ", out);
-			fputs(" %Time Seconds Cumsecs  #Calls   msec/call  Name\n", out);
+			fprintf(out, " %%Time Seconds Cumsecs%*s   msec/call  Name\n", cw, "#Calls");
 		}
 		for (size_t i = 0; i < n; i++) {
 			const struct prof_row *w = &a->rows[order[i]];
@@ -256,10 +264,10 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 				w->seconds, cum);
 			if (w->calls > 0) {
 				int f = call_digits(w->calls);
-				fprintf(out, "%8llu%#*.*f%*s", (unsigned long long)w->calls, 8 + f, f,
+				fprintf(out, "%*llu%#*.*f%*s", cw, (unsigned long long)w->calls, 8 + f, f,
 					1000.0 * w->seconds / (double)w->calls, 6 - f, "");
 			} else {
-				fprintf(out, "%22s", "");
+				fprintf(out, "%*s", cw + 14, "");
 			}
 			fprintf(out, "%s\n", names[order[i]]);
 		}
