@@ -39,4 +39,4 @@ for wl in $WLS; do
 		done
 	done
 done
-cat "$W/result" >&3 2>/dev/null || true
+{ cat "$W/result" >&3; } 2>/dev/null || true

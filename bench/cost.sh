@@ -32,4 +32,4 @@ awk -v k0="$1" -v k1="$3" -v m="$4" -v r="$RATE" 'BEGIN {
 	c = (k1 - k0) + m
 	printf "monprof cost: %.2f %% of the CPU time (ticks, handler and writing the profile)\n", c
 	printf "cost %d %.3f\n", r, c > "/dev/stderr" }' 2>"$W/result"
-sed 's/^/overhead-by-perf /' "$W/result" >&3 2>/dev/null || true
+{ sed 's/^/overhead-by-perf /' "$W/result" >&3; } 2>/dev/null || true

@@ -26,4 +26,4 @@ mon=$(cpu "$T/fib-libmon")
 printf 'fib(%s), median of %s runs, CPU seconds\n' "$N" "$RUNS"
 printf '  no profiling   %6.2f\n  glibc -pg      %6.2f\n  libmon -pg     %6.2f\n' "$none" "$glibc" "$mon"
 awk -v a="$mon" -v b="$glibc" 'BEGIN { printf "  ratio libmon/glibc %.2f (goal <= 0.85)\n", a / b }'
-echo "calls $N $none $glibc $mon" >&3 2>/dev/null || true
+{ echo "calls $N $none $glibc $mon" >&3; } 2>/dev/null || true

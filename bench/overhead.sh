@@ -51,4 +51,4 @@ for t in $TOOLS; do
 	echo "overhead $WL $t $RATE $c $w $nc $nw" >>"$W/result"
 done
 printf '%-11s %8.2fs %8.2fs  (median of the unprofiled runs)\n' none "$nc" "$nw"
-cat "$W/result" >&3 2>/dev/null || true
+{ cat "$W/result" >&3; } 2>/dev/null || true

@@ -34,7 +34,7 @@ syms=$(nm big | grep -c ' [Tt] ')
 p=$(best "$B/bin/prof" -m gmon.out big)
 g=$(best gprof -p -b big gmon.out)
 echo "gmon.out of $N functions ($syms text symbols): prof ${p}s, gprof -p ${g}s, ratio $(awk -v a="$p" -v b="$g" 'BEGIN { printf "%.2f", a / b }')"
-echo "report $N $syms $p $g" >&3 2>/dev/null || true
+{ echo "report $N $syms $p $g" >&3; } 2>/dev/null || true
 done
 LP=/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0
 if [ -r "$LP" ] && [ -x "$B/bin/prof" ]; then
