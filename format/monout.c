@@ -341,7 +341,28 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 	w_u32(w, bb);
 	w_u32(w, h->flags);
 	w_u32(w, h->object);
-	if (h->raw != NULL) {
+	if (h->flags & MONOUT_HIST_SPARSE) {
+		/* Each bin is read once (atomically: ticks may still arrive). */
+		const unsigned char *p = h->raw;
+		for (uint64_t i = 0; i < h->nbins; i++) {
+			uint64_t v;
+			if (p == NULL)
+				v = h->counts[i];
+			else if (bb == 2)
+				v = __atomic_load_n((const uint16_t *)(const void *)(p + i * 2),
+						    __ATOMIC_RELAXED);
+			else if (bb == 4)
+				v = __atomic_load_n((const uint32_t *)(const void *)(p + i * 4),
+						    __ATOMIC_RELAXED);
+			else
+				v = __atomic_load_n((const uint64_t *)(const void *)(p + i * 8),
+						    __ATOMIC_RELAXED);
+			if (v == 0)
+				continue;
+			w_u64(w, i);
+			w_u64(w, v);
+		}
+	} else if (h->raw != NULL) {
 		/* Bins may be changing (ticks still arriving): copy a piece at a
 		 * time so the bytes checksummed are the bytes written. */
 		const unsigned char *p = h->raw;
@@ -424,6 +445,8 @@ int monout_end(struct monout_writer *w)
 	memcpy(h, MONOUT_MAGIC, MONOUT_MAGIC_LEN);
 	uint16_t version = MONOUT_VERSION;
 	memcpy(h + 8, &version, 2);
+	uint32_t minor = MONOUT_MINOR;
+	memcpy(h + 36, &minor, 4);
 	h[10] = (unsigned char)host_order();
 	h[11] = (unsigned char)sizeof(void *);
 	uint32_t hsize = MONOUT_HEADER_SIZE;
@@ -776,20 +799,44 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 			if (h.scale < 2 || h.scale > 65536)
 				RFAIL("record %u (HIST) at offset %zu: scale %u out of range 2..65536", i,
 				      off, h.scale);
-			if (h.nbins > (rlen - MONOUT_HIST_FIXED) / h.bin_bytes ||
-			    MONOUT_HIST_FIXED + h.nbins * h.bin_bytes != rlen)
+			int sparse = (h.flags & MONOUT_HIST_SPARSE) != 0;
+			if (sparse && h.nbins > MONOUT_MAX_BINS)
+				RFAIL("record %u (HIST) at offset %zu: %llu bins (at most %llu)", i, off,
+				      (unsigned long long)h.nbins, (unsigned long long)MONOUT_MAX_BINS);
+			if (sparse && (rlen - MONOUT_HIST_FIXED) % 16)
+				RFAIL("record %u (HIST, sparse) at offset %zu: %llu bytes of bins is not a "
+				      "multiple of 16", i, off, (unsigned long long)(rlen - MONOUT_HIST_FIXED));
+			if (!sparse && (h.nbins > (rlen - MONOUT_HIST_FIXED) / h.bin_bytes ||
+					MONOUT_HIST_FIXED + h.nbins * h.bin_bytes != rlen))
 				RFAIL("record %u (HIST) at offset %zu: %llu bins of %u bytes do not fill %llu bytes",
 				      i, off, (unsigned long long)h.nbins, h.bin_bytes,
 				      (unsigned long long)rlen);
 			if (grow((void **)&m->hists, &cap_hist, m->nhists + 1, sizeof *m->hists))
 				NOMEM();
-			h.counts = malloc(h.nbins ? (size_t)h.nbins * sizeof(uint64_t) : 1);
+			h.counts = calloc(h.nbins ? (size_t)h.nbins : 1, sizeof(uint64_t));
 			if (h.counts == NULL)
 				NOMEM();
-			for (uint64_t k = 0; k < h.nbins; k++) {
-				size_t at = pl + MONOUT_HIST_FIXED + (size_t)k * h.bin_bytes;
-				h.counts[k] = h.bin_bytes == 2 ? g16(&r, at)
-					    : h.bin_bytes == 4 ? g32(&r, at) : g64(&r, at);
+			if (sparse) {
+				size_t n = (size_t)(rlen - MONOUT_HIST_FIXED) / 16;
+				uint64_t lowest = 0;	/* lowest index the next pair may have */
+				for (size_t k = 0; k < n; k++) {
+					size_t at = pl + MONOUT_HIST_FIXED + k * 16;
+					uint64_t idx = g64(&r, at), v = g64(&r, at + 8);
+					if (idx < lowest || idx >= h.nbins || v == 0) {
+						free(h.counts);
+						RFAIL("record %u (HIST, sparse) at offset %zu: pair %zu (bin %llu, "
+						      "count %llu) out of order, out of range or zero",
+						      i, off, k, (unsigned long long)idx, (unsigned long long)v);
+					}
+					h.counts[idx] = v;
+					lowest = idx + 1;
+				}
+			} else {
+				for (uint64_t k = 0; k < h.nbins; k++) {
+					size_t at = pl + MONOUT_HIST_FIXED + (size_t)k * h.bin_bytes;
+					h.counts[k] = h.bin_bytes == 2 ? g16(&r, at)
+						    : h.bin_bytes == 4 ? g32(&r, at) : g64(&r, at);
+				}
 			}
 			m->hists[m->nhists++] = h;
 			break;
@@ -829,8 +876,9 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 		}
 		default:
 			/* A newer minor version may add record types, which older
-			 * readers skip; in a minor-0 file an unknown type is damage. */
-			if (minor == 0)
+			 * readers skip; in a file of a minor version this reader
+			 * knows, an unknown type is damage. */
+			if (minor <= MONOUT_MINOR)
 				RFAIL("record %u at offset %zu: unknown record type %u", i, off, type);
 			break;
 		}

@@ -26,12 +26,14 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version, 0; new record types raise it
+ *    36  u32   minor        minor version (MONOUT_MINOR, 1): 1 added sparse
+ *                           HIST records; new record types raise it
  *    40  u8[24] reserved, 0
  *
  *   Then `records` records, each starting at an 8-byte aligned offset:
  *     0  u32   type         MONOUT_REC_*; unknown types are skipped when
- *                           the minor version is above 0, damage otherwise
+ *                           the minor version is above MONOUT_MINOR (a
+ *                           newer writer), damage otherwise
  *     4  u32   CRC-32 of the payload
  *     8  u64   payload length in bytes (without the padding)
  *    16  payload, then 0..7 zero bytes of padding to an 8-byte boundary
@@ -57,7 +59,11 @@
  *     24 scale u32 (profil(2)'s 16.16 fraction, 2..65536), 28 bin width u32
  *     (bytes per bin in the file: 2, 4 or 8), 32 flags u32 (MONOUT_HIST_*),
  *     36 object u32 (index of the OBJECT it covers, or MONOUT_NO_OBJECT),
- *     40 the bins.  A sample at pc is in bin ((pc - lowpc) / 2) * scale /
+ *     40 the bins: `bins` counts of bin width bytes each or, with flag
+ *     MONOUT_HIST_SPARSE, only the non-zero ones as n × {index u64, count
+ *     u64}, n = (length - 40) / 16, index below `bins` and increasing,
+ *     count non-zero (the other bins are zero; bin width then says how wide
+ *     the bins were in memory).  A sample at pc is in bin ((pc - lowpc) / 2) * scale /
  *     65536 (integer division, exact): each bin covers 131072 / scale bytes
  *     of text.  A bin counts ticks; seconds = ticks / rate.
  *   CALLS (4): n × {selfpc u64, count u64}, n = length / 16.  selfpc is the
@@ -78,6 +84,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
+#define MONOUT_MINOR 1
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -119,7 +126,13 @@
 #define MONOUT_HIST_SATURATES 0x1	/* bins stopped at their maximum (16-bit
 					 * profil bins stop at 65535): a bin at
 					 * 65535 may have lost ticks */
+#define MONOUT_HIST_SPARSE 0x2	/* only the non-zero bins, as (index, count)
+					 * pairs: a large text sampled in few places
+					 * makes a small file */
 #define MONOUT_NO_OBJECT 0xffffffffu
+/* Readers refuse histograms of more bins than this (256 MiB of text at 4
+ * bytes a bin): a sparse record's size does not bound its bin count. */
+#define MONOUT_MAX_BINS ((uint64_t)1 << 26)
 
 /* ---- the in-memory model ----------------------------------------------- */
 
@@ -251,7 +264,8 @@ int monout_begin(struct monout_writer *w, int fd, uint32_t flags);
 int monout_put_run(struct monout_writer *w, const struct monout_run *r);
 int monout_put_object(struct monout_writer *w, const struct monout_object *o);
 /* h->raw (bin_bytes wide, native order) or h->counts (written bin_bytes
- * wide, clipped to its maximum). */
+ * wide, clipped to its maximum).  With MONOUT_HIST_SPARSE in h->flags only
+ * the non-zero bins are written, as (index, count) pairs. */
 int monout_put_hist(struct monout_writer *w, const struct monout_hist *h);
 /* Entries with selfpc == 0 or count == 0 are left out, so a sparse table
  * can be passed as it is.  Counts are read once each (atomically). */

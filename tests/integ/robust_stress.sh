@@ -112,7 +112,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 fi
 # A file size limit: SIGXFSZ must not kill the program, no half file.
 mkdir fs
-(cd fs && ulimit -f 4 && ../pgw 1 1 1 200000 >out 2>err; echo $? >rc)
+(cd fs && ulimit -f 1 && ../pgw 1 1 1 200000 >out 2>err; echo $? >rc)
 if [ "$(cat fs/rc)" = 0 ] && grep -q '^monprof: cannot write profile .*/mon.out: File too large$' fs/err &&
    [ ! -e fs/mon.out ] && [ -z "$(find fs -name '*.tmp.*')" ]; then
 	ok fsize_limit_no_half_file

@@ -275,7 +275,11 @@ static int mode_sigprof(int n)
 		CHECK(setitimer(ITIMER_PROF, &it, &oldit) == 0, "setitimer");
 		own_ticks = 0;
 		double t0 = thread_cpu();
-		while (own_ticks < 3 && thread_cpu() - t0 < 2.0)
+		/* At least 50 ms of CPU a round (about 50 of libmon's ticks at
+		 * the default rate, most of them in lcg): a round ended by 3 of
+		 * the program's own 2 ms ticks alone can be so short that all of
+		 * libmon's few ticks land in the handler or the C library. */
+		while ((own_ticks < 3 || thread_cpu() - t0 < 0.05) && thread_cpu() - t0 < 2.0)
 			lcg(4, 200000);	/* mostly our own code, not clock_gettime */
 		CHECK(own_ticks >= 3, "round %d: own handler got %d ticks in 2 CPU-s", i,
 		      (int)own_ticks);

@@ -268,6 +268,89 @@ static void inconsistent_records(void **state)
 	expect_error(buf, (size_t)n, "names object 3");
 }
 
+/* Recompute every record's checksum and the header's after a test edited
+ * a file image (little-endian host, as the writer wrote it). */
+static void refresh_crcs(unsigned char *buf, size_t len)
+{
+	size_t off = MONOUT_HEADER_SIZE;
+	uint32_t nrec;
+	memcpy(&nrec, buf + 24, 4);
+	for (uint32_t i = 0; i < nrec && off + MONOUT_REC_HEADER_SIZE <= len; i++) {
+		uint64_t rlen;
+		memcpy(&rlen, buf + off + 8, 8);
+		uint32_t crc = monout_crc32(0, buf + off + MONOUT_REC_HEADER_SIZE, (size_t)rlen);
+		memcpy(buf + off + 4, &crc, 4);
+		off += MONOUT_REC_HEADER_SIZE + (((size_t)rlen + 7) & ~(size_t)7);
+	}
+	memset(buf + 32, 0, 4);
+	uint32_t crc = monout_crc32(0, buf, MONOUT_HEADER_SIZE);
+	memcpy(buf + 32, &crc, 4);
+}
+
+/* Offset of the first record of type t in a file image. */
+static size_t record_at(const unsigned char *buf, uint32_t t)
+{
+	size_t off = MONOUT_HEADER_SIZE;
+	for (;;) {
+		uint32_t type;
+		uint64_t rlen;
+		memcpy(&type, buf + off, 4);
+		memcpy(&rlen, buf + off + 8, 8);
+		if (type == t)
+			return off;
+		off += MONOUT_REC_HEADER_SIZE + (((size_t)rlen + 7) & ~(size_t)7);
+	}
+}
+
+/* Sparse histograms: only the non-zero bins travel, the reader gives back
+ * every bin; pairs out of order, out of range or zero, and absurd bin
+ * counts, are refused by name. */
+static void sparse_hist(void **state)
+{
+	(void)state;
+	static uint32_t bins32[100000];
+	memset(bins32, 0, sizeof bins32);
+	bins32[0] = 1;
+	bins32[4711] = 70000;
+	bins32[99999] = 3;
+	struct monout_hist h = { 0x10000, 0x10000 + 4 * 100000, 100000, 0x8000, 4,
+				 MONOUT_HIST_SPARSE, MONOUT_NO_OBJECT, NULL, bins32 };
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	m.run.rate_hz = 1000;
+	m.nhists = 1;
+	m.hists = &h;
+	FILE *f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	static unsigned char buf[8192];
+	ssize_t n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_true(n > 0 && n < 1024);	/* 3 pairs, not 400 000 bytes of bins */
+	struct monout r;
+	char err[200];
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_int_equal(r.nhists, 1);
+	assert_int_equal(r.hists[0].nbins, 100000);
+	assert_int_equal(r.hists[0].flags, MONOUT_HIST_SPARSE);
+	for (size_t i = 0; i < 100000; i++)
+		assert_int_equal(r.hists[0].counts[i], bins32[i]);
+	monout_free(&r);
+
+	size_t pairs = record_at(buf, MONOUT_REC_HIST) + MONOUT_REC_HEADER_SIZE + MONOUT_HIST_FIXED;
+	unsigned char swapped[8192];
+	memcpy(swapped, buf, (size_t)n);
+	memcpy(swapped + pairs, buf + pairs + 16, 16);	/* pair 1 first, then pair 0 */
+	memcpy(swapped + pairs + 16, buf + pairs, 16);
+	refresh_crcs(swapped, (size_t)n);
+	expect_error(swapped, (size_t)n, "out of order, out of range or zero");
+
+	memcpy(swapped, buf, (size_t)n);
+	uint64_t huge = MONOUT_MAX_BINS + 1;
+	memcpy(swapped + record_at(buf, MONOUT_REC_HIST) + MONOUT_REC_HEADER_SIZE + 16, &huge, 8);
+	refresh_crcs(swapped, (size_t)n);
+	expect_error(swapped, (size_t)n, "bins (at most");
+}
+
 static void write_errors(void **state)
 {
 	(void)state;
@@ -339,6 +422,7 @@ int main(void)
 		cmocka_unit_test(foreign),
 		cmocka_unit_test(corrupted),
 		cmocka_unit_test(inconsistent_records),
+		cmocka_unit_test(sparse_hist),
 		cmocka_unit_test(write_errors),
 		cmocka_unit_test(read_file_errors),
 	};
