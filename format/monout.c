@@ -346,6 +346,14 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 		const unsigned char *p = h->raw;
 		for (uint64_t i = 0; i < h->nbins; i++) {
 			uint64_t v;
+			if (h->touched != NULL && h->touched_span > 0 && i % h->touched_span == 0) {
+				uint64_t k = i / h->touched_span;
+				if (!(__atomic_load_n(&h->touched[k / 64], __ATOMIC_RELAXED) &
+				      ((uint64_t)1 << (k % 64)))) {
+					i += h->touched_span - 1;	/* the whole span is zero */
+					continue;
+				}
+			}
 			if (p == NULL)
 				v = h->counts[i];
 			else if (bb == 2)

@@ -175,6 +175,12 @@ struct monout_hist {
 	/* Writer only: nbins bins of bin_bytes each, native byte order (for
 	 * instance a profil(2) buffer with bin_bytes 2).  Reader sets NULL. */
 	const void *raw;
+	/* Writer only, sparse histograms: when not NULL, a clear bit k (bit
+	 * k % 64 of touched[k / 64]) says bins [k * touched_span, (k + 1) *
+	 * touched_span) are all zero, so the writer does not even read them
+	 * (most of a large text is never hit).  Reader sets NULL. */
+	const uint64_t *touched;
+	uint64_t touched_span;	/* bins per bit, > 0 when touched is set */
 };
 
 struct monout_call {

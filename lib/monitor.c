@@ -299,6 +299,8 @@ static int fill(struct monout_writer *w, void *arg)
 		h.scale = 131072u >> oh[k]->shift;
 		h.bin_bytes = sizeof oh[k]->bins[0];
 		h.flags = MONOUT_HIST_SPARSE;	/* most of a process's text is never hit */
+		h.touched = oh[k]->touched;
+		h.touched_span = MON_OBJHIST_SPAN;
 		h.object = MONOUT_NO_OBJECT;
 		h.raw = oh[k]->bins;
 		for (size_t i = 0; i < nobjects; i++)

@@ -59,6 +59,10 @@ int mon_objhist_tick(uintptr_t pc, uint64_t weight)
 				new = UINT32_MAX - old < weight ? UINT32_MAX : old + (uint32_t)weight;
 			} while (!__atomic_compare_exchange_n(bin, &old, new, 1, __ATOMIC_RELAXED,
 							      __ATOMIC_RELAXED));
+			size_t k = ((pc - h->lowpc) >> h->shift) / MON_OBJHIST_SPAN;
+			uint64_t bit = (uint64_t)1 << (k % 64);
+			if (!(__atomic_load_n(&h->touched[k / 64], __ATOMIC_RELAXED) & bit))
+				__atomic_fetch_or(&h->touched[k / 64], bit, __ATOMIC_RELAXED);
 			return 1;
 		}
 	}
@@ -130,8 +134,10 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 			continue;
 		struct mon_objhist *h = calloc(1, sizeof *h);
 		size_t nbins = ((highpc - lowpc) >> bin_shift) + 1;
+		size_t nwords = (nbins / MON_OBJHIST_SPAN) / 64 + 1;
 		if (h == NULL || (h->path = strdup(name)) == NULL ||
-		    (h->bins = zalloc(nbins * sizeof *h->bins)) == NULL) {
+		    (h->bins = zalloc(nbins * sizeof *h->bins)) == NULL ||
+		    (h->touched = zalloc(nwords * sizeof *h->touched)) == NULL) {
 			if (h)
 				free(h->path);
 			free(h);
@@ -272,6 +278,8 @@ void mon_objhist_reset(void)
 		size_t len = (all[i]->nbins * sizeof all[i]->bins[0] + page - 1) & ~(page - 1);
 		if (madvise(all[i]->bins, len, MADV_DONTNEED) != 0)
 			memset(all[i]->bins, 0, all[i]->nbins * sizeof all[i]->bins[0]);
+		size_t nwords = (all[i]->nbins / MON_OBJHIST_SPAN) / 64 + 1;
+		memset(all[i]->touched, 0, nwords * sizeof all[i]->touched[0]);
 	}
 }
 

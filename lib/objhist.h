@@ -11,6 +11,9 @@
 
 #include "runtime.h"
 
+/* Bins per bit of a histogram's touched map: one 4 KiB page of 32-bit bins. */
+#define MON_OBJHIST_SPAN 1024
+
 struct mon_objhist {
 	uintptr_t lowpc;	/* runtime address of the first byte covered */
 	uintptr_t highpc;	/* first runtime address past the segment */
@@ -18,6 +21,8 @@ struct mon_objhist {
 	unsigned shift;		/* each bin covers 1 << shift bytes */
 	size_t nbins;		/* ((highpc - lowpc) >> shift) + 1 bins */
 	uint32_t *bins;		/* tick counts, saturating at UINT32_MAX */
+	uint64_t *touched;	/* bit k set once a tick hit bins [k * MON_OBJHIST_SPAN,
+				 * (k + 1) * MON_OBJHIST_SPAN): the writer skips the rest */
 	char *path;		/* object's path ("/proc/self/exe" target for the program) */
 	unsigned char build_id[64];
 	size_t build_id_len;	/* 0: the object has no GNU build ID */
