@@ -59,6 +59,9 @@ struct mon_hooks mon_hooks;
 
 static pthread_key_t exit_key;
 static int behind;	/* another pthread_create precedes ours (above) */
+/* This thread is inside fork(), between our prepare and parent/child
+ * handlers, and holds `lock`. */
+static __thread int in_fork __attribute__((tls_model("initial-exec")));
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 void mon_lock(void)
@@ -162,7 +165,7 @@ int mon_threads_start(void)
 		if (slots == NULL)
 			return mon_fail(ENOMEM);
 	}
-	mon_pid = getpid();
+	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
 	int first = mon_clock_cfg.kind;
 	int last_error = ENOTSUP;
@@ -249,13 +252,16 @@ static void thread_exit(void *unused)
 {
 	(void)unused;
 	int saved_errno = errno;
-	mon_lock();
-	if (mon_pid == getpid()) {
+	/* In a fork child before our child handler has run, `lock` is still
+	 * held and the table is the parent's: nothing here to release, and
+	 * waiting would deadlock a child handler that joins this thread. */
+	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
+		mon_lock();
 		struct slot *s = find(mon_gettid());
 		if (s != NULL)
 			release(s);
+		mon_unlock();
 	}
-	mon_unlock();
 	errno = saved_errno;
 }
 
@@ -266,11 +272,15 @@ static void *thread_start(void *p)
 	int saved_errno = errno;
 	mon_itimer_thread_started();
 	pthread_setspecific(exit_key, (void *)1);
-	mon_lock();
-	if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER &&
-	    mon_pid == getpid())
-		arm(mon_gettid());
-	mon_unlock();
+	/* As in thread_exit: a thread started in a fork child before our
+	 * child handler ran is not armed (nor would it be after: the child
+	 * handler arms the forking thread only). */
+	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
+		mon_lock();
+		if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER)
+			arm(mon_gettid());
+		mon_unlock();
+	}
 	errno = saved_errno;
 	return st.fn(st.arg);
 }
@@ -331,11 +341,16 @@ static int create_behind(pthread_t *thread, const pthread_attr_t *attr,
 		return rc;
 	int saved_errno = errno;
 	handoff_wait(&h.state, HANDOFF_NEW);
-	mon_lock();
+	/* Inside fork() this thread holds the lock already: ThreadSanitizer's
+	 * fork child handler, which runs before ours, starts a thread. */
+	int held = in_fork;
+	if (!held)
+		mon_lock();
 	if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER &&
 	    mon_pid == getpid())
 		arm(h.tid);
-	mon_unlock();
+	if (!held)
+		mon_unlock();
 	handoff_set(&h.state, HANDOFF_GO);
 	handoff_wait(&h.state, HANDOFF_GO);
 	errno = saved_errno;
@@ -371,10 +386,12 @@ MON_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 static void before_fork(void)
 {
 	mon_lock();
+	in_fork = 1;
 }
 
 static void after_fork_parent(void)
 {
+	in_fork = 0;
 	mon_unlock();
 }
 
@@ -390,7 +407,8 @@ static void after_fork_child(void)
 		}
 	}
 	armed = 0;
-	mon_pid = getpid();
+	in_fork = 0;
+	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	mon_stats_reset();
 	if (kind == MON_CLOCK_ITIMER) {
 		/* A fork child does not inherit interval timers. */
@@ -418,7 +436,7 @@ __attribute__((constructor)) static void threads_init(void)
 		 first.dli_fbase != self.dli_fbase;
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-	mon_pid = getpid();
+	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	mon_clock_configure();	/* so mon_getstats reports MONPROF_RATE at once */
 	errno = saved_errno;
 }

@@ -42,7 +42,10 @@ $CC -O2 -pg -o fib "$ROOT/bench/fib.c" -L"$B/lib" -Wl,-rpath,"$B/lib" -lmon 2>/d
 rm -f mon.out && ./fib 36 >/dev/null
 line=$("$PROF" ./fib 2>/dev/null | awk '$NF == "fib"')
 calls=$(printf '%s\n' "$line" | awk '{ print $4 }')
-if [ "$(printf '%s\n' "$line" | awk '{ print NF }')" = 6 ] && [ "$calls" = 24157817 ]; then
+# (Without that loop, as under make check-sanitize's ASan, 2 F(37) - 1 =
+# 48315633: still 8 digits.)
+if [ "$(printf '%s\n' "$line" | awk '{ print NF }')" = 6 ] &&
+   { [ "$calls" = 24157817 ] || [ "$calls" = 48315633 ]; }; then
 	ok e2e_wide_call_count_column
 else
 	not_ok e2e_wide_call_count_column "row: $line"

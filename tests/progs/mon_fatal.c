@@ -1,6 +1,8 @@
 /* mon_fatal.c — the profile survives abort(), fatal signals and snapshots.
    Usage: mon_fatal MODE (built with -pg): calls leaf() 1234 times, spins,
-   then: abort | term (SIGTERM to itself) | segv (a NULL store) |
+   then: abort | term (SIGTERM to itself) | segv (a store to a page
+   mapped PROT_NONE: a real fault, not the undefined behaviour of a NULL
+   store that UBSan stops first) |
    snapshot (raise SIGUSR2, link mon.out to snap.out, leaf() 100 more times,
    exit 7)
    | exit7 (just exit 7) | handled (installs its own SIGTERM handler first,
@@ -8,10 +10,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static volatile double sink;
-static volatile int *volatile nowhere;
 
 __attribute__((noinline)) void leaf(int i)
 {
@@ -42,8 +44,11 @@ int main(int argc, char **argv)
 		abort();
 	if (strcmp(mode, "term") == 0 || strcmp(mode, "handled") == 0)
 		kill(getpid(), SIGTERM);
-	if (strcmp(mode, "segv") == 0)
-		*nowhere = 1;
+	if (strcmp(mode, "segv") == 0) {
+		volatile int *nowhere = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (nowhere != MAP_FAILED)
+			*nowhere = 1;
+	}
 	if (strcmp(mode, "snapshot") == 0) {
 		raise(SIGUSR2);
 		link("mon.out", "snap.out");	/* keep the snapshot: exit rewrites mon.out */

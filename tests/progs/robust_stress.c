@@ -164,12 +164,13 @@ static int mode_threads(int rounds)
 
 /* ---- fork ---------------------------------------------------------------- */
 
-static volatile int stop_spinning;
+/* Atomic, not just volatile: read by the spinners while main writes it. */
+static int stop_spinning;
 
 static void *spinner(void *p)
 {
 	uint64_t x = (uint64_t)(uintptr_t)p;
-	while (!stop_spinning)
+	while (!__atomic_load_n(&stop_spinning, __ATOMIC_RELAXED))
 		x = lcg(x, 1000);
 	return (void *)(uintptr_t)x;
 }
@@ -201,7 +202,7 @@ static int mode_fork(int n)
 		CHECK(WIFEXITED(status) && WEXITSTATUS(status) == i % 100,
 		      "child %d: status %#x", i, status);
 	}
-	stop_spinning = 1;
+	__atomic_store_n(&stop_spinning, 1, __ATOMIC_RELAXED);
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	struct mon_stats st = stop_and_account();
