@@ -98,13 +98,15 @@ void mon_tick(uintptr_t pc, uint64_t weight)
 	ADD(stats.samples, weight);
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 
+	/* The fields are read with acquire loads, so the second read of the
+	 * sequence below cannot move before them (a seqlock reader's fence,
+	 * in a form ThreadSanitizer understands). */
 	unsigned seq = __atomic_load_n(&hist_seq, __ATOMIC_ACQUIRE);
-	unsigned short *buf = LOAD(hist.buf);
-	uint64_t nbins = LOAD(hist.nbins);
-	uintptr_t offset = LOAD(hist.offset);
-	unsigned scale = LOAD(hist.scale);
-	int on = LOAD(hist.on);
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	unsigned short *buf = __atomic_load_n(&hist.buf, __ATOMIC_ACQUIRE);
+	uint64_t nbins = __atomic_load_n(&hist.nbins, __ATOMIC_ACQUIRE);
+	uintptr_t offset = __atomic_load_n(&hist.offset, __ATOMIC_ACQUIRE);
+	unsigned scale = __atomic_load_n(&hist.scale, __ATOMIC_ACQUIRE);
+	int on = __atomic_load_n(&hist.on, __ATOMIC_ACQUIRE);
 	if (!on && mon_objhist_tick(pc, weight)) {
 		ADD(stats.counted, weight);
 		goto out;
