@@ -18,6 +18,7 @@ rm -f mon.out
 echo "== monrun ./sqlite_driver $ROWS"
 ../bin/monrun ./sqlite_driver "$ROWS"
 echo "== prof -s ./sqlite_driver   (the 25 busiest functions, then -s's summary)"
-../bin/prof -s ./sqlite_driver 2>summary.txt | head -n 26
-echo "== summary (prof -s, on standard error)"
+../bin/prof -s ./sqlite_driver >report.txt 2>summary.txt
+head -n 26 report.txt
+echo "== summary (prof -s, on standard error; the whole report is in $D/report.txt)"
 cat summary.txt
