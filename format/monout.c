@@ -325,6 +325,19 @@ int monout_put_object(struct monout_writer *w, const struct monout_object *o)
 	return rec_close(w);
 }
 
+/* Bin i of h: from h->raw (h->bin_bytes wide, native order) or h->counts. */
+static uint64_t bin_value(const struct monout_hist *h, uint64_t i)
+{
+	const unsigned char *p = h->raw;
+	if (p == NULL)
+		return h->counts[i];
+	if (h->bin_bytes == 2)
+		return __atomic_load_n((const uint16_t *)(const void *)(p + i * 2), __ATOMIC_RELAXED);
+	if (h->bin_bytes == 4)
+		return __atomic_load_n((const uint32_t *)(const void *)(p + i * 4), __ATOMIC_RELAXED);
+	return __atomic_load_n((const uint64_t *)(const void *)(p + i * 8), __ATOMIC_RELAXED);
+}
+
 int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 {
 	uint32_t bb = h->bin_bytes;
@@ -341,11 +354,9 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 	w_u32(w, bb);
 	w_u32(w, h->flags);
 	w_u32(w, h->object);
+	/* Each bin is read once, atomically: ticks may still be arriving. */
 	if (h->flags & MONOUT_HIST_SPARSE) {
-		/* Each bin is read once (atomically: ticks may still arrive). */
-		const unsigned char *p = h->raw;
 		for (uint64_t i = 0; i < h->nbins; i++) {
-			uint64_t v;
 			if (h->touched != NULL && h->touched_span > 0 && i % h->touched_span == 0) {
 				uint64_t k = i / h->touched_span;
 				if (!(__atomic_load_n(&h->touched[k / 64], __ATOMIC_RELAXED) &
@@ -354,53 +365,15 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 					continue;
 				}
 			}
-			if (p == NULL)
-				v = h->counts[i];
-			else if (bb == 2)
-				v = __atomic_load_n((const uint16_t *)(const void *)(p + i * 2),
-						    __ATOMIC_RELAXED);
-			else if (bb == 4)
-				v = __atomic_load_n((const uint32_t *)(const void *)(p + i * 4),
-						    __ATOMIC_RELAXED);
-			else
-				v = __atomic_load_n((const uint64_t *)(const void *)(p + i * 8),
-						    __ATOMIC_RELAXED);
+			uint64_t v = bin_value(h, i);
 			if (v == 0)
 				continue;
 			w_u64(w, i);
 			w_u64(w, v);
 		}
-	} else if (h->raw != NULL) {
-		/* Bins may be changing (ticks still arriving): copy a piece at a
-		 * time so the bytes checksummed are the bytes written. */
-		const unsigned char *p = h->raw;
-		uint64_t left = h->nbins * bb;
-		unsigned char tmp[1024];
-		while (left > 0) {
-			size_t k = left < sizeof tmp ? (size_t)left : sizeof tmp;
-			for (size_t i = 0; i < k; i += bb) {
-				if (bb == 2) {
-					uint16_t v = __atomic_load_n((const uint16_t *)(const void *)(p + i),
-								     __ATOMIC_RELAXED);
-					memcpy(tmp + i, &v, 2);
-				} else if (bb == 4) {
-					uint32_t v = __atomic_load_n((const uint32_t *)(const void *)(p + i),
-								     __ATOMIC_RELAXED);
-					memcpy(tmp + i, &v, 4);
-				} else {
-					uint64_t v = __atomic_load_n((const uint64_t *)(const void *)(p + i),
-								     __ATOMIC_RELAXED);
-					memcpy(tmp + i, &v, 8);
-				}
-			}
-			if (w_bytes(w, tmp, k) < 0)
-				return -1;
-			p += k;
-			left -= k;
-		}
 	} else {
 		for (uint64_t i = 0; i < h->nbins; i++) {
-			uint64_t v = h->counts[i];
+			uint64_t v = bin_value(h, i);
 			if (bb == 2)
 				w_u16(w, v > 0xffff ? 0xffff : (uint16_t)v);
 			else if (bb == 4)

@@ -72,49 +72,37 @@ void mon_exec_failed(void)
 	errno = saved_errno;
 }
 
+/* Profiling off, the real exec, and back on if it returned (failed). */
+#define EXEC_THROUGH(real, ...)                                                \
+	do {                                                                   \
+		if ((real) == NULL)                                            \
+			return mon_fail(ENOSYS);                               \
+		int was_on_ = mon_exec_prepare();                              \
+		int rc_ = (real)(__VA_ARGS__);                                 \
+		if (was_on_)                                                   \
+			mon_exec_failed();                                     \
+		return rc_;                                                    \
+	} while (0)
+
 MON_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	if (real_execve == NULL)
-		return mon_fail(ENOSYS);
-	int was_on = mon_exec_prepare();
-	int rc = real_execve(path, argv, envp);
-	if (was_on)
-		mon_exec_failed();
-	return rc;
+	EXEC_THROUGH(real_execve, path, argv, envp);
 }
 
 MON_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	if (real_execvpe == NULL)
-		return mon_fail(ENOSYS);
-	int was_on = mon_exec_prepare();
-	int rc = real_execvpe(file, argv, envp);
-	if (was_on)
-		mon_exec_failed();
-	return rc;
+	EXEC_THROUGH(real_execvpe, file, argv, envp);
 }
 
 MON_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	if (real_fexecve == NULL)
-		return mon_fail(ENOSYS);
-	int was_on = mon_exec_prepare();
-	int rc = real_fexecve(fd, argv, envp);
-	if (was_on)
-		mon_exec_failed();
-	return rc;
+	EXEC_THROUGH(real_fexecve, fd, argv, envp);
 }
 
 MON_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags)
 {
-	if (real_execveat == NULL)
-		return mon_fail(ENOSYS);
-	int was_on = mon_exec_prepare();
-	int rc = real_execveat(dirfd, path, argv, envp, flags);
-	if (was_on)
-		mon_exec_failed();
-	return rc;
+	EXEC_THROUGH(real_execveat, dirfd, path, argv, envp, flags);
 }
 
 MON_EXPORT int execv(const char *path, char *const argv[])

@@ -79,27 +79,6 @@ static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint
 	*out = b;
 }
 
-static char *self_exe(void)
-{
-	size_t cap = 256;
-	for (;;) {
-		char *b = malloc(cap);
-		if (b == NULL)
-			return NULL;
-		ssize_t n = readlink("/proc/self/exe", b, cap);
-		if (n < 0) {
-			free(b);
-			return NULL;
-		}
-		if ((size_t)n < cap) {
-			b[n] = '\0';
-			return b;
-		}
-		free(b);
-		cap *= 2;
-	}
-}
-
 static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct collect *c = arg;
@@ -135,7 +114,7 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 	char *path;
 	if (c->n == 0) {
 		o->flags = MONOUT_OBJ_MAIN;
-		path = self_exe();
+		path = mon_self_exe();
 	} else {
 		const char *name = info->dlpi_name ? info->dlpi_name : "";
 		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||

@@ -112,17 +112,42 @@ struct scan {
 	int err;
 };
 
+char *mon_self_exe(void)
+{
+	for (size_t cap = 256;; cap *= 2) {
+		char *b = malloc(cap);
+		if (b == NULL)
+			return NULL;
+		ssize_t n = readlink("/proc/self/exe", b, cap);
+		if (n >= 0 && (size_t)n < cap) {
+			b[n] = '\0';
+			return b;
+		}
+		free(b);
+		if (n < 0)
+			return NULL;
+	}
+}
+
+static int add_segments(struct dl_phdr_info *info, const char *name, struct scan *sc);
+
 static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-	struct scan *sc = arg;
 	(void)size;
 	const char *name = info->dlpi_name;
-	char exe[4096];
+	char *exe = NULL;
 	if (name == NULL || name[0] == '\0') {
-		ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-		exe[len > 0 ? len : 0] = '\0';
-		name = exe;
+		exe = mon_self_exe();
+		name = exe != NULL ? exe : "";
 	}
+	int rc = add_segments(info, name, arg);
+	free(exe);
+	return rc;
+}
+
+/* One histogram per executable segment of the object named name. */
+static int add_segments(struct dl_phdr_info *info, const char *name, struct scan *sc)
+{
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || ph->p_memsz == 0)

@@ -47,6 +47,9 @@ MON_HIDDEN int mon_objhist_start(unsigned bytes_per_bin);
 struct dl_phdr_info;
 MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
 
+/* The program's own path (/proc/self/exe), malloc'ed; NULL if unknown. */
+MON_HIDDEN char *mon_self_exe(void);
+
 /* Add histograms for objects loaded since (dlopen calls this itself). */
 MON_HIDDEN int mon_objhist_refresh(void);
 /* Stop sampling into the object histograms (their counts stay). */
