@@ -99,6 +99,18 @@ int main(int argc, char **argv)
 			break;
 		case 'H':
 			fputs(usage_line, stdout);
+			fputs("  -t|-c|-a|-n  sort by time (default), calls, address, name\n"
+			      "  -o|-x        add the symbol address, octal or hex\n"
+			      "  -l|-g        global functions only (System V) | include locals (default)\n"
+			      "  -z           also rows with no time and no calls\n"
+			      "  -h           no heading (System V's -h; --help is this text)\n"
+			      "  -s           summary of the run on standard error\n"
+			      "  -C           demangle C++ names\n"
+			      "  -V           print the version\n"
+			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
+			      "  --format=    text (default), json or csv; see prof(1)\n"
+			      "  prog         the program (default: the one mon.out names)\n",
+			      stdout);
 			return 0;
 		default:
 			if (optopt == 'm')
