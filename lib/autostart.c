@@ -21,15 +21,19 @@
 
 #include "monrt.h"
 
-/* Remove every LD_PRELOAD entry whose file name is libmon.so*. */
+/* Remove every LD_PRELOAD entry whose file name is libmon.so*, editing the
+ * environment's own string in place (it only gets shorter): setenv would
+ * call the program's malloc. */
 static void scrub_preload(void)
 {
-	const char *pre = getenv("LD_PRELOAD");
+	extern char **environ;
+	char *pre = NULL;
+	for (char **e = environ; e != NULL && *e != NULL; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) == 0) {
+			pre = *e + 11;
+			break;
+		}
 	if (pre == NULL)
-		return;
-	size_t len = strlen(pre);
-	char *kept = malloc(len + 1);
-	if (kept == NULL)
 		return;
 	size_t at = 0;
 	const char *p = pre;
@@ -40,20 +44,17 @@ static void scrub_preload(void)
 		size_t flen = n - (size_t)(file - p);
 		if (n > 0 && !(flen >= 9 && memcmp(file, "libmon.so", 9) == 0)) {
 			if (at)
-				kept[at++] = ':';
-			memcpy(kept + at, p, n);
+				pre[at++] = ':';
+			memmove(pre + at, p, n);	/* at <= p - pre: never ahead */
 			at += n;
 		}
 		p += n;
 		while (*p == ':' || *p == ' ')
 			p++;
 	}
-	kept[at] = '\0';
-	if (at)
-		setenv("LD_PRELOAD", kept, 1);
-	else
+	pre[at] = '\0';
+	if (at == 0)
 		unsetenv("LD_PRELOAD");
-	free(kept);
 }
 
 __attribute__((constructor)) static void autostart(void)

@@ -55,16 +55,14 @@
 
 struct mon_clock_cfg mon_clock_cfg = { 0, MON_RATE_DEFAULT, 0 };
 
-static struct sigaction saved_action;	/* the program's, for the signal we use */
-static int saved_signo;
+static int saved_signo;	/* the signal the installed clock owns */
 /* The perf clock's signal comes through the fd's asynchronous I/O
  * (F_SETSIG); when the kernel cannot queue one more (RLIMIT_SIGPENDING,
  * reached when ticks arrive faster than they are handled) it sends SIGIO
  * instead, whose default action would kill the program.  While the perf
- * clock runs, a default SIGIO disposition is replaced by the tick handler
- * (the SIGIO stands for the tick that could not be queued) and put back
- * after. */
-static struct sigaction saved_sigio;
+ * clock runs, a default SIGIO disposition is taken over too (sigguard.c:
+ * the program's view stays its own) and the kernel's SIGIO counts as the
+ * tick that could not be queued. */
 static int sigio_guarded;
 static struct itimerval saved_itimer;	/* the program's ITIMER_PROF */
 
@@ -191,75 +189,55 @@ static int signal_for(int kind)
 	return kind == MON_CLOCK_ITIMER ? SIGPROF : mon_clock_cfg.signo;
 }
 
-int mon_clock_install(int kind)
+/* The value a CPU-time timer of ours puts in si_value: a signal carrying it
+ * is a tick (sigguard.c tells ticks from the program's own signals). */
+static char timer_cookie;
+
+/* Is this instance of the per-thread clocks' signal a tick of ours?  A
+ * timer's carries our cookie; a perf event's comes through F_SETSIG with a
+ * poll code and the descriptor it was set up on, one of ours.
+ * Async-signal-safe. */
+static int tick_is_ours(int sig, const siginfo_t *si)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_tick;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	int signo = signal_for(kind);
-	if (sigaction(signo, &sa, &saved_action) < 0)
-		return -1;
-	saved_signo = signo;
-	struct sigaction cur;
-	if (kind == MON_CLOCK_PERF && !sigio_guarded && sigaction(SIGIO, NULL, &cur) == 0 &&
-	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL &&
-	    sigaction(SIGIO, &sa, &saved_sigio) == 0)
-		sigio_guarded = 1;
+	(void)sig;
+	if (si->si_code == SI_TIMER)
+		return si->si_value.sival_ptr == &timer_cookie;
+	if (si->si_code >= POLL_IN && si->si_code <= POLL_HUP)
+		return mon_fd_was_ours(si->si_fd);
 	return 0;
 }
 
-/* Put the program's SIGIO disposition back if it is still ours, discarding
- * a pending SIGIO of the perf clock first. */
-static void sigio_unguard(void)
+/* SIGPROF from ITIMER_PROF, SIGIO from a full signal queue: the kernel's. */
+static int kernel_is_ours(int sig, const siginfo_t *si)
 {
-	struct sigaction cur, ign;
-	if (!sigio_guarded)
-		return;
-	sigio_guarded = 0;
-	if (sigaction(SIGIO, NULL, &cur) < 0 || !(cur.sa_flags & SA_SIGINFO) ||
-	    cur.sa_sigaction != on_tick)
-		return;	/* the program installed its own since: leave it */
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGIO, &ign, NULL);
-	sigaction(SIGIO, &saved_sigio, NULL);
+	(void)sig;
+	return si->si_code == SI_KERNEL;
+}
+
+int mon_clock_install(int kind)
+{
+	int signo = signal_for(kind);
+	if (mon_sig_own(signo, 1, kind == MON_CLOCK_ITIMER ? kernel_is_ours : tick_is_ours,
+			on_tick) < 0)
+		return -1;
+	saved_signo = signo;
+	struct sigaction cur;
+	if (kind == MON_CLOCK_PERF && !sigio_guarded && mon_real_sigaction(SIGIO, NULL, &cur) == 0 &&
+	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL &&
+	    mon_sig_own(SIGIO, 0, kernel_is_ours, on_tick) == 0)
+		sigio_guarded = 1;
+	return 0;
 }
 
 void mon_clock_uninstall(int kind)
 {
 	int signo = signal_for(kind);
-	struct sigaction cur, ign;
-	if (kind == MON_CLOCK_PERF)
-		sigio_unguard();
-	if (signo != saved_signo || sigaction(signo, NULL, &cur) < 0)
-		return;
-	if (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != on_tick)
-		return;	/* the program installed its own since: leave it */
-	/* Ignoring a signal discards it wherever it is pending, in every
-	 * thread: no tick outlives profiling, into an exec or anywhere else. */
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	sigaction(signo, &ign, NULL);
-	sigaction(signo, &saved_action, NULL);
-}
-
-/* Move fd out of the low numbers the program is likely to use itself. */
-static int high_fd(int fd)
-{
-	struct rlimit rl;
-	int floor = 100;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    rl.rlim_cur > 512)
-		floor = (int)(rl.rlim_cur / 2);
-	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, floor);
-	if (nfd < 0)
-		return fd;
-	close(fd);
-	return nfd;
+	if (kind == MON_CLOCK_PERF && sigio_guarded) {
+		sigio_guarded = 0;
+		mon_sig_disown(SIGIO);
+	}
+	if (signo == saved_signo)
+		mon_sig_disown(signo);
 }
 
 static int arm_perf(pid_t tid, struct mon_thread_clock *tc)
@@ -277,18 +255,27 @@ static int arm_perf(pid_t tid, struct mon_thread_clock *tc)
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	fd = high_fd(fd);
+	/* Out of the program's range (fdguard.c); no room up there: the
+	 * caller falls back to the timer clock, which needs no descriptor. */
+	fd = mon_fd_raise(fd);
+	if (fd < 0)
+		return -1;
+	uint64_t id = 0;
+	mon_fd_adopt(fd);	/* before F_SETFL O_ASYNC: si_fd is ours from the first tick */
 	struct f_owner_ex owner = { F_OWNER_TID, tid };
-	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 || fcntl(fd, F_SETSIG, mon_clock_cfg.signo) < 0 ||
-	    fcntl(fd, F_SETOWN_EX, &owner) < 0 || ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id) < 0 || fcntl(fd, F_SETSIG, mon_clock_cfg.signo) < 0 ||
+	    fcntl(fd, F_SETOWN_EX, &owner) < 0 || fcntl(fd, F_SETFL, O_ASYNC) < 0 ||
+	    ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) < 0) {
 		int e = errno;
-		close(fd);
+		mon_fd_drop(fd);
+		syscall(SYS_close, fd);
 		errno = e;
 		return -1;
 	}
 	tc->kind = MON_CLOCK_PERF;
 	tc->fd = fd;
 	tc->timerid = -1;
+	tc->id = id;
 	return 0;
 }
 
@@ -301,6 +288,7 @@ static int arm_thread_timer(pid_t tid, struct mon_thread_clock *tc)
 	memset(&se, 0, sizeof se);
 	se.sigev_notify = SIGEV_THREAD_ID;
 	se.sigev_signo = mon_clock_cfg.signo;
+	se.sigev_value.sival_ptr = &timer_cookie;
 	se._sigev_un._tid = tid;
 	int id;
 	if (syscall(SYS_timer_create, clk, &se, &id) < 0)
@@ -334,9 +322,15 @@ int mon_clock_arm_thread(int kind, pid_t tid, struct mon_thread_clock *tc)
 void mon_clock_disarm_thread(struct mon_thread_clock *tc)
 {
 	int saved_errno = errno;
-	if (tc->fd >= 0) {
-		ioctl(tc->fd, PERF_EVENT_IOC_DISABLE, 0);
-		close(tc->fd);
+	int fd = __atomic_load_n(&tc->fd, __ATOMIC_ACQUIRE);
+	if (fd >= 0) {
+		/* Only if the number still holds our event (the program may have
+		 * taken it over behind our back). */
+		mon_fd_drop(fd);
+		if (mon_fd_is_event(fd, tc->id)) {
+			ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+			syscall(SYS_close, fd);
+		}
 	}
 	if (tc->timerid >= 0)
 		syscall(SYS_timer_delete, tc->timerid);
@@ -351,8 +345,11 @@ void mon_clock_forget_inherited(struct mon_thread_clock *tc)
 	/* A fork child holds copies of the parent's perf fds (closing them
 	 * leaves the parent's events alone); POSIX timers are not inherited. */
 	int saved_errno = errno;
-	if (tc->fd >= 0)
-		close(tc->fd);
+	if (tc->fd >= 0) {
+		mon_fd_drop(tc->fd);
+		if (mon_fd_is_event(tc->fd, tc->id))
+			syscall(SYS_close, tc->fd);
+	}
 	tc->fd = -1;
 	tc->timerid = -1;
 	tc->kind = MON_CLOCK_NONE;

@@ -51,12 +51,23 @@ static unsigned tmp_seq;
 static char *absolute(const char *d)
 {
 	if (d[0] == '/')
-		return strdup(d);
-	char *cwd = getcwd(NULL, 0);
-	if (cwd == NULL)
-		return strdup(d);
+		return mon_strdup(d);
+	/* getcwd into a buffer of our own: getcwd(NULL, 0) would call the
+	 * program's malloc. */
+	char *cwd = NULL;
+	for (size_t cap = 256; cap <= ((size_t)1 << 20); cap *= 2) {
+		cwd = mon_alloc(cap);
+		if (cwd == NULL || getcwd(cwd, cap) != NULL || errno != ERANGE)
+			break;
+		mon_free(cwd);
+		cwd = NULL;
+	}
+	if (cwd == NULL || cwd[0] != '/') {
+		mon_free(cwd);
+		return mon_strdup(d);
+	}
 	size_t n = strlen(cwd) + 1 + strlen(d) + 1;
-	char *r = malloc(n);
+	char *r = mon_alloc(n);
 	if (r != NULL) {
 		strcpy(r, cwd);
 		if (strcmp(d, ".") != 0) {
@@ -65,7 +76,7 @@ static char *absolute(const char *d)
 			strcat(r, d);
 		}
 	}
-	free(cwd);
+	mon_free(cwd);
 	return r;
 }
 
@@ -76,7 +87,7 @@ int mon_file_setup(int mode)
 	if (pd != NULL && pd[0] == '\0')
 		return mon_fail(ECANCELED);
 	if (out != NULL && out[0] != '\0') {
-		free(explicit_path);
+		mon_free(explicit_path);
 		explicit_path = absolute(out);
 		if (explicit_path == NULL)
 			return mon_fail(ENOMEM);
@@ -86,25 +97,25 @@ int mon_file_setup(int mode)
 	if (mode == MON_MODE_AUTO && program_invocation_short_name != NULL &&
 	    program_invocation_short_name[0] != '\0')
 		b = program_invocation_short_name;
-	char *bb = strdup(b);
+	char *bb = mon_strdup(b);
 	size_t n = d ? strlen(d) + strlen(b) + 80 : 0;
 	if (explicit_path != NULL)
 		n += strlen(explicit_path);
-	char *nb = malloc(n), *tb = malloc(n);
+	char *nb = mon_alloc(n), *tb = mon_alloc(n);
 	if (d == NULL || bb == NULL || nb == NULL || tb == NULL) {
-		free(d);
-		free(bb);
-		free(nb);
-		free(tb);
+		mon_free(d);
+		mon_free(bb);
+		mon_free(nb);
+		mon_free(tb);
 		return mon_fail(ENOMEM);
 	}
 	/* Trailing slashes would give "DIR//name": harmless, but untidy. */
 	for (size_t k = strlen(d); k > 1 && d[k - 1] == '/'; k--)
 		d[k - 1] = '\0';
-	free(dir);
-	free(base);
-	free(name_buf);
-	free(tmp_buf);
+	mon_free(dir);
+	mon_free(base);
+	mon_free(name_buf);
+	mon_free(tmp_buf);
 	dir = d;
 	base = bb;
 	name_buf = nb;

@@ -71,7 +71,7 @@ static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint
 {
 	unsigned char id[64];
 	size_t len = mon_build_id(info, id, sizeof id);
-	uint8_t *b = len ? malloc(len) : NULL;
+	uint8_t *b = len ? mon_alloc(len) : NULL;
 	if (b == NULL)
 		return;
 	memcpy(b, id, len);
@@ -98,7 +98,7 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;	/* no code */
 	if (c->n == c->cap) {
 		size_t ncap = c->cap ? c->cap * 2 : 16;
-		struct monout_object *v = realloc(c->v, ncap * sizeof *v);
+		struct monout_object *v = mon_realloc(c->v, ncap * sizeof *v);
 		if (v == NULL) {
 			c->failed = 1;
 			return 1;
@@ -120,7 +120,7 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
 		    name[0] == '\0')
 			o->flags = MONOUT_OBJ_VDSO;
-		path = strdup(name[0] ? name : "[vdso]");
+		path = mon_strdup(name[0] ? name : "[vdso]");
 	}
 	if (path == NULL) {
 		c->failed = 1;
@@ -138,10 +138,10 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 static void free_objects(struct monout_object *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free((void *)v[i].path);
-		free((void *)v[i].build_id);
+		mon_free((void *)v[i].path);
+		mon_free((void *)v[i].build_id);
 	}
-	free(v);
+	mon_free(v);
 }
 
 /* Refresh the object list (normal context, under the write lock or before
@@ -179,10 +179,10 @@ static void read_cmdline(void)
 	if (fd < 0)
 		return;
 	size_t cap = 4096, len = 0;
-	char *b = malloc(cap);
+	char *b = mon_alloc(cap);
 	while (b != NULL) {
 		if (len == cap) {
-			char *nb = realloc(b, cap * 2);
+			char *nb = mon_realloc(b, cap * 2);
 			if (nb == NULL)
 				break;
 			b = nb;
@@ -201,7 +201,7 @@ static void read_cmdline(void)
 	uint32_t n = 0;
 	for (size_t i = 0; i < len; i++)
 		n += b[i] == '\0';
-	free(cmdline);
+	mon_free(cmdline);
 	cmdline = b;
 	cmdline_len = (uint32_t)len;
 	argc = n;
@@ -517,18 +517,18 @@ static int start_default(uintptr_t lo, uintptr_t hi, int mode, int must)
 		return -1;
 	size_t per = hi - lo > ((size_t)64 << 20) ? 8 : 4;
 	size_t nbins = (hi - lo + per - 1) / per;
-	WORD *bins = calloc(nbins ? nbins : 1, sizeof *bins);
+	WORD *bins = mon_alloc((nbins ? nbins : 1) * sizeof *bins);
 	if (bins == NULL)
 		return mon_fail(ENOMEM);
 	WORD *old = own_bins;
 	if (start_hist(lo, hi, bins, nbins, (unsigned)(131072 / per), must) < 0) {
 		int e = errno;
-		free(bins);
+		mon_free(bins);
 		errno = e;
 		return -1;
 	}
 	own_bins = bins;
-	free(old);
+	mon_free(old);
 	finished = 0;
 	paused = 0;
 	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);

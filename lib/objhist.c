@@ -115,7 +115,7 @@ struct scan {
 char *mon_self_exe(void)
 {
 	for (size_t cap = 256;; cap *= 2) {
-		char *b = malloc(cap);
+		char *b = mon_alloc(cap);
 		if (b == NULL)
 			return NULL;
 		ssize_t n = readlink("/proc/self/exe", b, cap);
@@ -123,7 +123,7 @@ char *mon_self_exe(void)
 			b[n] = '\0';
 			return b;
 		}
-		free(b);
+		mon_free(b);
 		if (n < 0)
 			return NULL;
 	}
@@ -141,7 +141,7 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 		name = exe != NULL ? exe : "";
 	}
 	int rc = add_segments(info, name, arg);
-	free(exe);
+	mon_free(exe);
 	return rc;
 }
 
@@ -157,15 +157,15 @@ static int add_segments(struct dl_phdr_info *info, const char *name, struct scan
 		lowpc &= ~(((uintptr_t)1 << bin_shift) - 1);
 		if (known(lowpc, highpc, name))
 			continue;
-		struct mon_objhist *h = calloc(1, sizeof *h);
+		struct mon_objhist *h = mon_alloc(sizeof *h);
 		size_t nbins = ((highpc - lowpc) >> bin_shift) + 1;
 		size_t nwords = (nbins / MON_OBJHIST_SPAN) / 64 + 1;
-		if (h == NULL || (h->path = strdup(name)) == NULL ||
+		if (h == NULL || (h->path = mon_strdup(name)) == NULL ||
 		    (h->bins = zalloc(nbins * sizeof *h->bins)) == NULL ||
 		    (h->touched = zalloc(nwords * sizeof *h->touched)) == NULL) {
 			if (h)
-				free(h->path);
-			free(h);
+				mon_free(h->path);
+			mon_free(h);
 			sc->err = ENOMEM;
 			return 1;
 		}
@@ -177,10 +177,10 @@ static int add_segments(struct dl_phdr_info *info, const char *name, struct scan
 		h->build_id_len = mon_build_id(info, h->build_id, sizeof h->build_id);
 		if (sc->n == sc->cap) {
 			size_t cap = sc->cap ? 2 * sc->cap : 16;
-			struct mon_objhist **f = realloc(sc->found, cap * sizeof *f);
+			struct mon_objhist **f = mon_realloc(sc->found, cap * sizeof *f);
 			if (f == NULL) {
-				free(h->path);
-				free(h);
+				mon_free(h->path);
+				mon_free(h);
 				sc->err = ENOMEM;
 				return 1;
 			}
@@ -192,11 +192,16 @@ static int add_segments(struct dl_phdr_info *info, const char *name, struct scan
 	return 0;
 }
 
-static int by_lowpc(const void *a, const void *b)
+/* Insertion sort by lowpc (qsort may call the program's malloc). */
+static void sort_by_lowpc(struct mon_objhist **h, size_t n)
 {
-	const struct mon_objhist *x = *(const struct mon_objhist *const *)a;
-	const struct mon_objhist *y = *(const struct mon_objhist *const *)b;
-	return x->lowpc < y->lowpc ? -1 : x->lowpc > y->lowpc;
+	for (size_t i = 1; i < n; i++) {
+		struct mon_objhist *x = h[i];
+		size_t j = i;
+		for (; j > 0 && h[j - 1]->lowpc > x->lowpc; j--)
+			h[j] = h[j - 1];
+		h[j] = x;
+	}
 }
 
 /* Scan the loaded objects and publish a snapshot with the new ones.
@@ -207,11 +212,11 @@ static int refresh(void)
 	struct scan sc = { NULL, 0, 0, 0 };
 	dl_iterate_phdr(add_object, &sc);
 	if (sc.err && sc.n == 0) {
-		free(sc.found);
+		mon_free(sc.found);
 		return mon_fail(sc.err);
 	}
 	if (sc.n == 0) {
-		free(sc.found);
+		mon_free(sc.found);
 		return 0;
 	}
 	const struct mon_objhist_set *old = current;
@@ -219,7 +224,7 @@ static int refresh(void)
 	struct mon_objhist_set *set = zalloc(sizeof *set + (nold + sc.n) * sizeof set->h[0]);
 	if (nall + sc.n > capall) {
 		size_t cap = (nall + sc.n) * 2;
-		struct mon_objhist **a = realloc(all, cap * sizeof *a);
+		struct mon_objhist **a = mon_realloc(all, cap * sizeof *a);
 		if (a == NULL)
 			set = NULL;
 		else {
@@ -228,7 +233,7 @@ static int refresh(void)
 		}
 	}
 	if (set == NULL) {
-		free(sc.found);
+		mon_free(sc.found);
 		return mon_fail(ENOMEM);
 	}
 	for (size_t i = 0; i < sc.n; i++) {
@@ -244,8 +249,8 @@ static int refresh(void)
 		if (!overlapped)
 			set->h[set->n++] = old->h[i];
 	}
-	free(sc.found);
-	qsort(set->h, set->n, sizeof set->h[0], by_lowpc);
+	mon_free(sc.found);
+	sort_by_lowpc(set->h, set->n);
 	__atomic_store_n(&current, set, __ATOMIC_RELEASE);
 	return 0;
 }

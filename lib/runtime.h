@@ -54,6 +54,7 @@ struct mon_thread_clock {
 	int kind;		/* MON_CLOCK_PERF or MON_CLOCK_THREAD */
 	int fd;			/* perf event fd, or -1 */
 	int timerid;		/* kernel POSIX timer id, or -1 */
+	uint64_t id;		/* the perf event's ID (PERF_EVENT_IOC_ID): fd is still ours */
 };
 
 MON_HIDDEN extern struct mon_clock_cfg mon_clock_cfg;
@@ -133,6 +134,60 @@ MON_HIDDEN int mon_objhist_tick(uintptr_t pc, uint64_t weight);
  * on (then call mon_exec_failed if the exec returns). */
 MON_HIDDEN int mon_exec_prepare(void);
 MON_HIDDEN void mon_exec_failed(void);
+
+/* ---- sigguard.c: the program's view of its signals -------------------- */
+
+/* Take sig for a clock: the kernel's disposition becomes a dispatcher that
+ * runs tick() for instances is_ours() recognises and does what the
+ * program's (virtual) disposition says for the others.  is_tick: a tick
+ * signal (never blocked for real, hidden in every handler's sa_mask).
+ * 0 or -1/errno (EINVAL). */
+MON_HIDDEN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
+			   void (*tick)(int, siginfo_t *, void *));
+/* Give sig back: pending instances discarded, the program's disposition
+ * (and, for this thread, its mask) set for real. */
+MON_HIDDEN void mon_sig_disown(int sig);
+/* The C library's sigaction (what libmon's own sigaction wraps). */
+MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* The calling thread's program-view "tick signal blocked" flag, and
+ * setting up a new thread with its creator's (the tick signal unblocked for
+ * real).  Async-signal-safe; raw system calls only. */
+MON_HIDDEN int mon_sig_vblocked(void);
+MON_HIDDEN void mon_sig_thread_started(int inherited_vblocked);
+MON_HIDDEN void mon_sig_fork_child(void);
+
+/* ---- fdguard.c: the program's view of its descriptors ------------------ */
+
+#define MON_FD_MAX (1 << 20)	/* our descriptors are below this */
+/* The lowest number for ours: the top quarter of RLIMIT_NOFILE's range. */
+MON_HIDDEN int mon_fd_floor(void);
+/* Move fd to a free number >= mon_fd_floor(), close-on-exec; the old
+ * number is closed.  Returns the new number, or -1/errno (EMFILE: no room
+ * up there; fd is closed then too). */
+MON_HIDDEN int mon_fd_raise(int fd);
+/* Mark fd ours / no longer ours; tests (async-signal-safe). */
+MON_HIDDEN void mon_fd_adopt(int fd);
+MON_HIDDEN void mon_fd_drop(int fd);
+MON_HIDDEN int mon_fd_ours(int fd);
+MON_HIDDEN int mon_fd_was_ours(int fd);
+/* 1 if fd is the perf event whose ID is id. */
+MON_HIDDEN int mon_fd_is_event(int fd, uint64_t id);
+/* threads.c: the program wants number fd, one of ours: move ours. */
+MON_HIDDEN void mon_threads_fd_move(int fd);
+
+/* ---- alloc.c: libmon's own memory (never the program's malloc) -------- */
+
+/* n bytes, zeroed, aligned to 16; NULL/ENOMEM.  Not async-signal-safe. */
+MON_HIDDEN void *mon_alloc(size_t n);
+/* Give back a block of mon_alloc/mon_realloc/mon_strdup (NULL: nothing). */
+MON_HIDDEN void mon_free(void *p);
+/* Grow p to n bytes (contents kept; the old block is freed); NULL/ENOMEM
+ * leaves p as it was. */
+MON_HIDDEN void *mon_realloc(void *p, size_t n);
+/* A copy of s in mon_alloc memory; NULL/ENOMEM. */
+MON_HIDDEN char *mon_strdup(const char *s);
+/* In a fork child: the allocator's lock is free. */
+MON_HIDDEN void mon_alloc_fork_child(void);
 
 /* ---- helpers ----------------------------------------------------------- */
 

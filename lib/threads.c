@@ -28,6 +28,7 @@
  * of the buffer.
  */
 #include <dirent.h>
+#include <fcntl.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
@@ -128,19 +129,29 @@ static int arm(pid_t tid)
 	return 0;
 }
 
-/* Arm every thread listed in /proc/self/task.  Under lock. */
+/* Arm every thread listed in /proc/self/task.  Under lock.  Read with
+ * getdents64 into a buffer on the stack: opendir would call the program's
+ * malloc. */
 static void arm_all(void)
 {
-	DIR *d = opendir("/proc/self/task");
-	if (d == NULL)
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
+			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid > 0)
-			arm(tid);
+	char buf[4096] __attribute__((aligned(8)));
+	long n;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (long at = 0; at < n;) {
+			struct dirent64 *e = (struct dirent64 *)(void *)(buf + at);
+			pid_t tid = 0;
+			for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			if (tid > 0)
+				arm(tid);
+			at += e->d_reclen;
+		}
 	}
-	closedir(d);
+	syscall(SYS_close, fd);
 }
 
 static int itimer_start(void)
@@ -161,7 +172,7 @@ int mon_threads_start(void)
 	int saved_errno = errno;
 	mon_clock_configure();
 	if (slots == NULL) {
-		slots = calloc(MON_MAX_THREADS, sizeof *slots);
+		slots = mon_alloc(MON_MAX_THREADS * sizeof *slots);
 		if (slots == NULL)
 			return mon_fail(ENOMEM);
 	}
@@ -241,11 +252,39 @@ void mon_threads_stop(void)
 	__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
 }
 
+void mon_threads_fd_move(int fd)
+{
+	/* Called from the program's dup2/dup3, maybe in a signal handler or a
+	 * fork child: no lock; the slot's number changes atomically. */
+	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++) {
+		int cur = fd;
+		if (__atomic_load_n(&slots[i].tid, __ATOMIC_ACQUIRE) == 0 ||
+		    __atomic_load_n(&slots[i].clock.fd, __ATOMIC_ACQUIRE) != fd)
+			continue;
+		int nfd = fcntl(fd, F_DUPFD_CLOEXEC, mon_fd_floor());
+		if (nfd < 0 || nfd >= MON_FD_MAX) {
+			if (nfd >= 0)
+				syscall(SYS_close, nfd);
+			return;	/* no room: the program's dup2 takes the number */
+		}
+		mon_fd_adopt(nfd);
+		if (__atomic_compare_exchange_n(&slots[i].clock.fd, &cur, nfd, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			mon_fd_drop(fd);
+		else {
+			mon_fd_drop(nfd);
+			syscall(SYS_close, nfd);
+		}
+		return;
+	}
+}
+
 /* ---- threads started while profiling ----------------------------------- */
 
 struct start {
 	void *(*fn)(void *);
 	void *arg;
+	int vblocked;		/* the creator's view of the tick signal's blocking */
 };
 
 static void thread_exit(void *unused)
@@ -268,8 +307,10 @@ static void thread_exit(void *unused)
 static void *thread_start(void *p)
 {
 	struct start st = *(struct start *)p;
-	free(p);
+	mon_free(p);
 	int saved_errno = errno;
+	/* Whatever mask the thread inherited, ticks get through (sigguard.c). */
+	mon_sig_thread_started(st.vblocked);
 	mon_itimer_thread_started();
 	pthread_setspecific(exit_key, (void *)1);
 	/* As in thread_exit: a thread started in a fork child before our
@@ -296,6 +337,7 @@ struct handoff {
 	void *arg;
 	pid_t tid;
 	int state;
+	int vblocked;
 };
 
 __attribute__((no_sanitize("thread"))) static void handoff_set(int *state, int value)
@@ -322,10 +364,12 @@ __attribute__((no_sanitize("thread"))) static void *thread_start_behind(void *p)
 	handoff_wait(&h->state, HANDOFF_TOLD);
 	void *(*fn)(void *) = h->fn;
 	void *arg = h->arg;
+	int vblocked = h->vblocked;
 	/* The last use of h: the creator may return as soon as it sees DONE,
 	 * so the wake-up may land on a dead stack address (a spurious wake-up
 	 * at worst, which every futex user tolerates). */
 	handoff_set(&h->state, HANDOFF_DONE);
+	mon_sig_thread_started(vblocked);
 	mon_itimer_thread_started();
 	pthread_setspecific(exit_key, (void *)1);
 	errno = saved_errno;
@@ -335,7 +379,7 @@ __attribute__((no_sanitize("thread"))) static void *thread_start_behind(void *p)
 static int create_behind(pthread_t *thread, const pthread_attr_t *attr,
 			 void *(*start_routine)(void *), void *arg)
 {
-	struct handoff h = { start_routine, arg, 0, HANDOFF_NEW };
+	struct handoff h = { start_routine, arg, 0, HANDOFF_NEW, mon_sig_vblocked() };
 	int rc = real_pthread_create(thread, attr, thread_start_behind, &h);
 	if (rc != 0)
 		return rc;
@@ -370,14 +414,15 @@ MON_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return EAGAIN;
 	if (behind)
 		return create_behind(thread, attr, start_routine, arg);
-	struct start *st = malloc(sizeof *st);
+	struct start *st = mon_alloc(sizeof *st);
 	if (st == NULL)
 		return real_pthread_create(thread, attr, start_routine, arg);
 	st->fn = start_routine;
 	st->arg = arg;
+	st->vblocked = mon_sig_vblocked();
 	int rc = real_pthread_create(thread, attr, thread_start, st);
 	if (rc != 0)
-		free(st);
+		mon_free(st);
 	return rc;
 }
 
@@ -398,6 +443,8 @@ static void after_fork_parent(void)
 static void after_fork_child(void)
 {
 	int saved_errno = errno;
+	mon_alloc_fork_child();
+	mon_sig_fork_child();
 	pid_t self = mon_gettid();
 	int kind = mon_clock_active;
 	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++) {

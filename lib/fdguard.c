@@ -1,0 +1,216 @@
+/*
+ * fdguard.c — the program's descriptors stay the program's.
+ *
+ * The perf clock needs one descriptor per thread.  They are kept out of
+ * the program's way: moved at once (F_DUPFD_CLOEXEC) to the top quarter of
+ * the RLIMIT_NOFILE range (mon_fd_floor), close-on-exec, and when no number
+ * is free up there the thread gets the CPU-time timer clock instead, which
+ * needs none (clock.c).  From the program's side, ours do not exist:
+ * close(2) of one fails with EBADF and leaves it open (a daemon that
+ * closes every descriptor above 2 keeps its profile), close_range(2) and
+ * closefrom(3) close everything else in their range, dup2(2)/dup3(2) onto
+ * one of ours first move ours to another free high number.  Before libmon
+ * uses or closes a number it checks that it still refers to its own event
+ * (the event ID, PERF_EVENT_IOC_ID): a number the program took over
+ * through a raw system call is left alone.
+ *
+ * Two bitmaps over descriptor numbers below MON_FD_MAX: `live` (ours now)
+ * and `ever` (ours at some time; the tick dispatcher tells a perf event's
+ * signal by si_fd, which stays the number the event had when its signal
+ * was set up, and a tick may still be pending after its event closed).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+#define WORDS (MON_FD_MAX / 64)
+
+static uint64_t live[WORDS], ever[WORDS];
+static int live_lo = INT_MAX, live_hi = -1;	/* bounds of the numbers ever live */
+
+static int test(const uint64_t *map, int fd)
+{
+	return fd >= 0 && fd < MON_FD_MAX &&
+	       (__atomic_load_n(&map[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64)) & 1;
+}
+
+int mon_fd_ours(int fd)
+{
+	return test(live, fd);
+}
+
+int mon_fd_was_ours(int fd)
+{
+	return test(ever, fd);
+}
+
+void mon_fd_adopt(int fd)
+{
+	if (fd < 0 || fd >= MON_FD_MAX)
+		return;
+	uint64_t bit = (uint64_t)1 << (fd % 64);
+	__atomic_fetch_or(&ever[fd / 64], bit, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&live[fd / 64], bit, __ATOMIC_RELEASE);
+	int lo = __atomic_load_n(&live_lo, __ATOMIC_RELAXED);
+	while (fd < lo && !__atomic_compare_exchange_n(&live_lo, &lo, fd, 0, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+	int hi = __atomic_load_n(&live_hi, __ATOMIC_RELAXED);
+	while (fd > hi && !__atomic_compare_exchange_n(&live_hi, &hi, fd, 0, __ATOMIC_RELAXED,
+						       __ATOMIC_RELAXED))
+		;
+}
+
+void mon_fd_drop(int fd)
+{
+	if (fd < 0 || fd >= MON_FD_MAX)
+		return;
+	__atomic_fetch_and(&live[fd / 64], ~((uint64_t)1 << (fd % 64)), __ATOMIC_RELEASE);
+}
+
+int mon_fd_floor(void)
+{
+	struct rlimit rl;
+	rlim_t lim = MON_FD_MAX;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < lim)
+		lim = rl.rlim_cur;
+	return (int)(lim - lim / 4);
+}
+
+int mon_fd_raise(int fd)
+{
+	int floor = mon_fd_floor();
+	if (fd >= floor && fd < MON_FD_MAX) {
+		if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+			return -1;
+		return fd;
+	}
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, floor);
+	int e = errno;
+	syscall(SYS_close, fd);
+	if (nfd < 0 || nfd >= MON_FD_MAX) {
+		if (nfd >= 0)
+			syscall(SYS_close, nfd);
+		return mon_fail(nfd < 0 ? e : EMFILE);
+	}
+	return nfd;
+}
+
+int mon_fd_is_event(int fd, uint64_t id)
+{
+	uint64_t now;
+	return fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &now) == 0 && now == id;
+}
+
+/* ---- the program's calls ------------------------------------------------ */
+
+/* close(2): ours are not the program's to close (EBADF, as if there were
+ * no such descriptor); anything else as the C library does. */
+static int (*real_close)(int);
+
+__attribute__((constructor(101))) static void fdguard_init(void)
+{
+	int saved_errno = errno;
+	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	errno = saved_errno;
+}
+
+MON_EXPORT int close(int fd)
+{
+	if (mon_fd_ours(fd))
+		return mon_fail(EBADF);
+	if (real_close != NULL)
+		return real_close(fd);	/* a cancellation point, as it should be */
+	return (int)syscall(SYS_close, fd);
+}
+
+/* Close [first, last] except ours with the system call itself.  0 or
+ * -1/errno. */
+static int close_around(unsigned first, unsigned last, unsigned flags)
+{
+	int lo = __atomic_load_n(&live_lo, __ATOMIC_RELAXED);
+	int hi = __atomic_load_n(&live_hi, __ATOMIC_RELAXED);
+	if ((flags & CLOSE_RANGE_CLOEXEC) || hi < 0 || last < (unsigned)lo || first > (unsigned)hi)
+		return (int)syscall(SYS_close_range, first, last, flags);
+	unsigned from = first;
+	int rest = 1;	/* [from, last] still to close */
+	for (unsigned fd = first > (unsigned)lo ? first : (unsigned)lo;
+	     fd <= last && fd <= (unsigned)hi; fd++) {
+		if (!mon_fd_ours((int)fd))
+			continue;
+		if (fd > from && syscall(SYS_close_range, from, fd - 1, flags) < 0)
+			return -1;
+		if (fd == last) {
+			rest = 0;
+			break;
+		}
+		from = fd + 1;
+	}
+	if (rest && syscall(SYS_close_range, from, last, flags) < 0)
+		return -1;
+	return 0;
+}
+
+/* close_range(2): same arguments, results and errors; ours stay open. */
+MON_EXPORT int close_range(unsigned first, unsigned last, int flags)
+{
+	if (first > last)
+		return mon_fail(EINVAL);
+	return close_around(first, last, (unsigned)flags);
+}
+
+/* closefrom(3): every descriptor from lowfd up, except ours. */
+MON_EXPORT void closefrom(int lowfd)
+{
+	int saved_errno = errno;
+	if (lowfd < 0)
+		lowfd = 0;
+	if (close_around((unsigned)lowfd, ~0u, 0) < 0) {
+		/* No close_range in this kernel: one by one, up to the limit. */
+		struct rlimit rl;
+		long top = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+				   ? (long)rl.rlim_cur : 65536;
+		for (long fd = lowfd; fd < top; fd++)
+			if (!mon_fd_ours((int)fd))
+				syscall(SYS_close, (int)fd);
+	}
+	errno = saved_errno;
+}
+
+/* Move ours away from newfd before the program's dup2/dup3 takes it. */
+static void make_room(int newfd)
+{
+	if (mon_fd_ours(newfd))
+		mon_threads_fd_move(newfd);
+}
+
+/* dup2(2), dup3(2): same arguments, results and errors; ours do not
+ * exist for the program (EBADF as oldfd), and if newfd is one of ours, ours
+ * moves to another number first (profiling goes on). */
+MON_EXPORT int dup2(int oldfd, int newfd)
+{
+	if (mon_fd_ours(oldfd))
+		return mon_fail(EBADF);
+	if (oldfd == newfd)
+		return fcntl(oldfd, F_GETFD) < 0 ? -1 : newfd;
+	make_room(newfd);
+	return (int)syscall(SYS_dup3, oldfd, newfd, 0);
+}
+
+MON_EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	if (mon_fd_ours(oldfd))
+		return mon_fail(EBADF);
+	make_room(newfd);
+	return (int)syscall(SYS_dup3, oldfd, newfd, flags);
+}

@@ -1,0 +1,602 @@
+/*
+ * sigguard.c — the program's signals stay the program's while a profiling
+ * clock uses one.
+ *
+ * A tick is a signal, and the program has its own ideas about signals: a
+ * thread pool blocks every signal in its workers (liblzma, many servers),
+ * a spawn helper or daemon resets every signal to SIG_DFL, a program puts
+ * handlers on every real-time signal or uses ours for itself, a fault
+ * handler runs on a small alternate stack (sigaltstack(2)).  Unguarded,
+ * the first is never sampled and its ticks pile up pending, the second is
+ * killed by the next tick, the third receives ticks it never sent, the
+ * last overflows its stack.  So, while a clock owns a signal
+ * (mon_sig_own), libmon's versions of the C library's signal functions
+ * keep a *virtual* view for the program:
+ *
+ *   - the disposition the program sets for an owned signal (sigaction,
+ *     signal, sigset, sysv_signal, bsd_signal, sigignore, siginterrupt) is
+ *     recorded and reported back to it, but the kernel keeps ours: a
+ *     dispatcher that runs the tick for our instances and, for the
+ *     program's own (sent with kill, tgkill, sigqueue, its own timers or
+ *     fds), does what the program's disposition says: ignore, the default
+ *     action (the signal is raised again with SIG_DFL), or its handler with
+ *     its sa_mask (plus SA_RESETHAND and SA_NODEFER) applied.  Ours are
+ *     told apart exactly: a CPU-time timer's signal carries our cookie in
+ *     si_value, a perf event's carries the descriptor (si_fd) it came from,
+ *     which is one of ours (fdguard.c); ITIMER_PROF's SIGPROF and the SIGIO
+ *     of a full signal queue come from the kernel (SI_KERNEL);
+ *   - the tick signal is never blocked for real (sigprocmask,
+ *     pthread_sigmask, sighold, sigset(SIG_HOLD) take it out of the set and
+ *     remember, per thread, that the program asked it blocked; the old mask
+ *     they return says so).  A thread libmon's pthread_create starts with it
+ *     unblocked, whatever mask it inherited.  A signal of the program's own
+ *     that arrives on the tick signal while it believes it blocked is queued
+ *     again for the thread, blocked for real until the program unblocks it;
+ *   - every handler the program installs for another signal runs with the
+ *     tick signals added to its sa_mask (hidden from what sigaction
+ *     reports), so a tick is never delivered on top of a handler, and never
+ *     needs room on the program's alternate signal stack.  Handlers already
+ *     installed when the clock starts are patched the same way;
+ *   - when the clock lets the signal go (mon_sig_disown), ticks still
+ *     pending anywhere are discarded (SIG_IGN), the program's disposition
+ *     goes back to the kernel, and the calling thread's mask is what the
+ *     program asked for (exec inherits it).
+ *
+ * Not covered (the program goes around the C library's functions): raw
+ * rt_sigaction / rt_sigprocmask system calls, the C library's internal
+ * calls (siglongjmp restoring a mask saved inside a handler, posix_spawn's
+ * child, which has no clock anyway), sigsuspend/pselect/ppoll/epoll_pwait
+ * masks (a thread sleeping there uses no CPU, so it raises no tick), and
+ * threads whose mask blocked the tick signal before profiling started and
+ * that were not created through pthread_create since.  docs/reliability.md
+ * lists these.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
+
+static sigaction_fn real_sigaction;
+static sigmask_fn real_sigprocmask, real_pthread_sigmask;
+
+#define NSIGS 65	/* 1.._NSIG-1 on Linux */
+
+struct owned {
+	int on;				/* our dispatcher is the kernel's disposition */
+	int (*is_ours)(int, const siginfo_t *);
+	void (*tick)(int, siginfo_t *, void *);
+	struct sigaction prog[2];	/* the program's, double-buffered */
+	unsigned cur;			/* index of the valid prog[] */
+};
+static struct owned own[NSIGS];
+static sigset_t hidden;			/* tick signals added to the program's handlers' masks */
+static sigset_t added[NSIGS];		/* which of them libmon added, per signal */
+static int tick_signo;			/* the owned tick signal whose blocking is virtual, or 0 */
+static int spin;			/* serialises changes of the tables above */
+
+/* Per thread: the program asked the tick signal blocked. */
+static __thread int vblocked __attribute__((tls_model("initial-exec")));
+
+static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	return (int)syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
+}
+
+/* The tables' lock, taken with every signal blocked: sigaction is
+ * async-signal-safe, and a handler of the program's that calls it must not
+ * wait for the code it interrupted. */
+static sigset_t lock(void)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	raw_sigprocmask(SIG_BLOCK, &all, &old);
+	while (__atomic_exchange_n(&spin, 1, __ATOMIC_ACQUIRE))
+		syscall(SYS_sched_yield);
+	return old;
+}
+
+static void unlock(sigset_t old)
+{
+	__atomic_store_n(&spin, 0, __ATOMIC_RELEASE);
+	raw_sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+void mon_sig_fork_child(void)
+{
+	__atomic_store_n(&spin, 0, __ATOMIC_RELEASE);
+}
+
+static void resolve(void)
+{
+	if (real_sigaction == NULL)
+		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (real_sigprocmask == NULL)
+		real_sigprocmask = (sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+	if (real_pthread_sigmask == NULL)
+		real_pthread_sigmask = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+}
+
+__attribute__((constructor(101))) static void sigguard_init(void)
+{
+	int saved_errno = errno;
+	resolve();
+	sigemptyset(&hidden);
+	errno = saved_errno;
+}
+
+int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (real_sigaction == NULL)
+		resolve();
+	if (real_sigaction == NULL)
+		return mon_fail(ENOSYS);
+	return real_sigaction(sig, act, old);
+}
+
+/* The thread's real mask; pthread_sigmask's return convention. */
+static int real_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	if (real_pthread_sigmask == NULL)
+		resolve();
+	if (real_pthread_sigmask != NULL)
+		return real_pthread_sigmask(how, set, old);
+	return raw_sigprocmask(how, set, old) < 0 ? errno : 0;
+}
+
+static int is_handler(const struct sigaction *a)
+{
+	return (a->sa_flags & SA_SIGINFO) ||
+	       (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
+}
+
+/* Give sig the action a for real: a handler of the program's gets the
+ * hidden tick signals in its mask (recorded in added[sig]).  Under lock. */
+static int apply(int sig, const struct sigaction *a, struct sigaction *old)
+{
+	struct sigaction k = *a;
+	sigemptyset(&added[sig]);
+	if (is_handler(a))
+		for (int s = 1; s < NSIGS; s++)
+			if (sigismember(&hidden, s) && !sigismember(&k.sa_mask, s)) {
+				sigaddset(&k.sa_mask, s);
+				sigaddset(&added[sig], s);
+			}
+	return mon_real_sigaction(sig, &k, old);
+}
+
+/* What the program sees of the kernel's action for a signal not owned:
+ * the mask without what libmon added. */
+static void unhide(int sig, struct sigaction *a)
+{
+	for (int s = 1; s < NSIGS; s++)
+		if (sigismember(&added[sig], s))
+			sigdelset(&a->sa_mask, s);
+}
+
+/* Add (or remove) tick signal t to (from) the masks of every handler
+ * installed now.  Under lock. */
+static void patch_all(int t, int add)
+{
+	for (int s = 1; s < NSIGS; s++) {
+		struct sigaction cur;
+		if (s == SIGKILL || s == SIGSTOP || own[s].on || s == t)
+			continue;
+		if (mon_real_sigaction(s, NULL, &cur) < 0 || !is_handler(&cur))
+			continue;
+		if (add && !sigismember(&cur.sa_mask, t)) {
+			sigaddset(&cur.sa_mask, t);
+			if (mon_real_sigaction(s, &cur, NULL) == 0)
+				sigaddset(&added[s], t);
+		} else if (!add && sigismember(&added[s], t)) {
+			sigdelset(&cur.sa_mask, t);
+			if (mon_real_sigaction(s, &cur, NULL) == 0)
+				sigdelset(&added[s], t);
+		}
+	}
+}
+
+/* ---- the dispatcher ----------------------------------------------------- */
+
+static int default_ignores(int sig)
+{
+	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
+}
+
+/* A signal of the program's own on an owned signal: what its disposition
+ * says.  Async-signal-safe. */
+static void forward(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct owned *o = &own[sig];
+	if (sig == __atomic_load_n(&tick_signo, __ATOMIC_RELAXED) && vblocked) {
+		/* Blocked in the program's view: pending again, blocked for real
+		 * in this thread until the program unblocks it. */
+		syscall(SYS_rt_tgsigqueueinfo, getpid(), mon_gettid(), sig, si);
+		sigaddset(&uc->uc_sigmask, sig);
+		return;
+	}
+	struct sigaction pa = o->prog[__atomic_load_n(&o->cur, __ATOMIC_ACQUIRE)];
+	if (!is_handler(&pa)) {
+		if (pa.sa_handler == SIG_IGN || default_ignores(sig))
+			return;
+		/* The default action ends the process: as if we were not there. */
+		struct sigaction dfl;
+		memset(&dfl, 0, sizeof dfl);
+		dfl.sa_handler = SIG_DFL;
+		sigemptyset(&dfl.sa_mask);
+		mon_real_sigaction(sig, &dfl, NULL);
+		sigdelset(&uc->uc_sigmask, sig);
+		syscall(SYS_tgkill, getpid(), mon_gettid(), sig);
+		return;
+	}
+	sigset_t m = pa.sa_mask, old;
+	for (int s = 1; s < NSIGS; s++)
+		if (sigismember(&hidden, s))
+			sigaddset(&m, s);
+	if (!(pa.sa_flags & SA_NODEFER))
+		sigaddset(&m, sig);
+	if (pa.sa_flags & SA_RESETHAND) {
+		/* One-shot: the program's view goes back to the default (a race
+		 * with a concurrent sigaction of the program's is its own). */
+		unsigned n = 1u - __atomic_load_n(&o->cur, __ATOMIC_RELAXED);
+		memset(&o->prog[n], 0, sizeof o->prog[n]);
+		o->prog[n].sa_handler = SIG_DFL;
+		__atomic_store_n(&o->cur, n, __ATOMIC_RELEASE);
+	}
+	raw_sigprocmask(SIG_BLOCK, &m, &old);
+	if (pa.sa_flags & SA_SIGINFO)
+		pa.sa_sigaction(sig, si, ucv);
+	else
+		pa.sa_handler(sig);
+	raw_sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+static void dispatch(int sig, siginfo_t *si, void *ucv)
+{
+	int saved_errno = errno;
+	struct owned *o = &own[sig];
+	if (sig > 0 && sig < NSIGS) {
+		if (o->is_ours != NULL && o->is_ours(sig, si))
+			o->tick(sig, si, ucv);
+		else
+			forward(sig, si, ucv);
+	}
+	errno = saved_errno;
+}
+
+/* ---- owning a signal ---------------------------------------------------- */
+
+int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
+		void (*tick)(int, siginfo_t *, void *))
+{
+	if (sig <= 0 || sig >= NSIGS || sig == SIGKILL || sig == SIGSTOP)
+		return mon_fail(EINVAL);
+	sigset_t m_ = lock();
+	struct owned *o = &own[sig];
+	if (o->on) {
+		o->is_ours = is_ours;
+		o->tick = tick;
+		unlock(m_);
+		return 0;
+	}
+	struct sigaction cur, sa;
+	if (mon_real_sigaction(sig, NULL, &cur) < 0) {
+		unlock(m_);
+		return -1;
+	}
+	unhide(sig, &cur);
+	o->prog[0] = cur;
+	o->cur = 0;
+	o->is_ours = is_ours;
+	o->tick = tick;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = dispatch;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_mask = hidden;
+	sigaddset(&sa.sa_mask, sig);
+	if (mon_real_sigaction(sig, &sa, NULL) < 0) {
+		int e = errno;
+		unlock(m_);
+		return mon_fail(e);
+	}
+	__atomic_store_n(&o->on, 1, __ATOMIC_RELEASE);
+	if (is_tick) {
+		sigaddset(&hidden, sig);
+		patch_all(sig, 1);
+		if (sig != SIGPROF) {
+			/* This thread: the program's view of its mask stays, the
+			 * real one lets ticks in. */
+			vblocked = sigismember(&m_, sig) == 1;
+			sigdelset(&m_, sig);	/* unlock() sets the mask */
+			__atomic_store_n(&tick_signo, sig, __ATOMIC_RELEASE);
+		}
+	}
+	unlock(m_);
+	return 0;
+}
+
+void mon_sig_disown(int sig)
+{
+	if (sig <= 0 || sig >= NSIGS)
+		return;
+	int saved_errno = errno;
+	sigset_t m_ = lock();
+	struct owned *o = &own[sig];
+	if (!o->on) {
+		unlock(m_);
+		errno = saved_errno;
+		return;
+	}
+	/* Ignoring a signal discards it wherever it is pending, in every
+	 * thread: no tick outlives the clock, into an exec or anywhere. */
+	struct sigaction ign;
+	memset(&ign, 0, sizeof ign);
+	ign.sa_handler = SIG_IGN;
+	sigemptyset(&ign.sa_mask);
+	mon_real_sigaction(sig, &ign, NULL);
+	__atomic_store_n(&o->on, 0, __ATOMIC_RELEASE);
+	if (sigismember(&hidden, sig)) {
+		sigdelset(&hidden, sig);
+		patch_all(sig, 0);
+	}
+	struct sigaction pa = o->prog[o->cur];
+	apply(sig, &pa, NULL);
+	if (tick_signo == sig) {
+		__atomic_store_n(&tick_signo, 0, __ATOMIC_RELEASE);
+		if (vblocked)
+			sigaddset(&m_, sig);	/* unlock() sets the mask */
+		else
+			sigdelset(&m_, sig);
+	}
+	unlock(m_);
+	errno = saved_errno;
+}
+
+int mon_sig_vblocked(void)
+{
+	return vblocked;
+}
+
+void mon_sig_thread_started(int inherited_vblocked)
+{
+	vblocked = inherited_vblocked;
+	int t = __atomic_load_n(&tick_signo, __ATOMIC_ACQUIRE);
+	if (t) {
+		sigset_t one;
+		sigemptyset(&one);
+		sigaddset(&one, t);
+		raw_sigprocmask(SIG_UNBLOCK, &one, NULL);
+	}
+}
+
+/* ---- the C library's functions, as the program sees them ---------------- */
+
+static int guard_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (sig <= 0 || sig >= NSIGS)
+		return mon_real_sigaction(sig, act, old);
+	sigset_t m_ = lock();
+	struct owned *o = &own[sig];
+	int rc = 0;
+	if (o->on) {
+		if (old != NULL)
+			*old = o->prog[o->cur];
+		if (act != NULL) {
+			unsigned n = 1u - o->cur;
+			o->prog[n] = *act;
+			__atomic_store_n(&o->cur, n, __ATOMIC_RELEASE);
+		}
+	} else if (act != NULL) {
+		sigset_t was = added[sig];
+		rc = apply(sig, act, old);
+		if (rc == 0 && old != NULL) {
+			sigset_t now = added[sig];
+			added[sig] = was;
+			unhide(sig, old);
+			added[sig] = now;
+		} else if (rc < 0) {
+			added[sig] = was;
+		}
+	} else {
+		rc = mon_real_sigaction(sig, NULL, old);
+		if (rc == 0 && old != NULL)
+			unhide(sig, old);
+	}
+	unlock(m_);
+	return rc;
+}
+
+/* sigaction(2), with the program's view of the signals the profiling clock
+ * uses (top of this file).  Same arguments, results and errors. */
+MON_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int saved_errno = errno;
+	int rc = guard_sigaction(sig, act, old);
+	if (rc == 0)
+		errno = saved_errno;
+	return rc;
+}
+
+/* The mask functions: the tick signal is never blocked for real; the
+ * program's view is kept per thread.  pthread_sigmask's convention (error
+ * number returned). */
+static int guard_mask(int how, const sigset_t *set, sigset_t *old)
+{
+	int t = __atomic_load_n(&tick_signo, __ATOMIC_ACQUIRE);
+	if (t == 0)
+		return real_mask(how, set, old);
+	sigset_t copy;
+	const sigset_t *use = set;
+	int vb = vblocked, nvb = vb;
+	if (set != NULL) {
+		int has = sigismember(set, t) == 1;
+		if (how == SIG_BLOCK && has)
+			nvb = 1;
+		else if (how == SIG_UNBLOCK && has)
+			nvb = 0;
+		else if (how == SIG_SETMASK)
+			nvb = has;
+		if (has && how != SIG_UNBLOCK) {
+			copy = *set;
+			sigdelset(&copy, t);
+			use = &copy;
+		}
+	}
+	int rc = real_mask(how, use, old);
+	if (rc == 0) {
+		if (old != NULL) {
+			if (vb)
+				sigaddset(old, t);
+			else
+				sigdelset(old, t);
+		}
+		vblocked = nvb;
+	}
+	return rc;
+}
+
+/* pthread_sigmask(3) and sigprocmask(2): same arguments, results and
+ * errors; the tick signal stays deliverable (top of this file). */
+MON_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int saved_errno = errno;
+	int rc = guard_mask(how, set, old);
+	errno = saved_errno;
+	return rc;
+}
+
+MON_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+	int saved_errno = errno;
+	int rc = guard_mask(how, set, old);
+	if (rc != 0)
+		return mon_fail(rc);
+	errno = saved_errno;
+	return 0;
+}
+
+static sigset_t no_restart;	/* siginterrupt(sig, 1) was asked */
+
+/* signal(2) and bsd_signal(3): BSD semantics, as the C library gives them
+ * (the handler stays, SA_RESTART unless siginterrupt said otherwise, the
+ * signal blocked while its handler runs). */
+MON_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	if (handler == SIG_ERR || sig <= 0 || sig >= NSIGS) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sigaddset(&sa.sa_mask, sig);
+	sa.sa_flags = sigismember(&no_restart, sig) == 1 ? 0 : SA_RESTART;
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+__sighandler_t bsd_signal(int sig, __sighandler_t handler);
+MON_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t handler)
+{
+	return signal(sig, handler);
+}
+
+/* sysv_signal(3): one-shot, not blocked while the handler runs. */
+MON_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler)
+{
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	if (handler == SIG_ERR || sig <= 0 || sig >= NSIGS) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	if (sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+
+/* sigset(3) (System V): SIG_HOLD blocks the signal, anything else sets the
+ * disposition and unblocks it; returns the previous disposition, SIG_HOLD
+ * if it was blocked. */
+MON_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
+{
+	sigset_t one, was;
+	struct sigaction sa, old;
+	sigemptyset(&one);
+	if (sig <= 0 || sig >= NSIGS || sigaddset(&one, sig) < 0) {
+		errno = EINVAL;
+		return SIG_ERR;
+	}
+	if (disp == SIG_HOLD) {
+		if (sigaction(sig, NULL, &old) < 0 || sigprocmask(SIG_BLOCK, &one, &was) < 0)
+			return SIG_ERR;
+	} else {
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = disp;
+		sigemptyset(&sa.sa_mask);
+		if (sigaction(sig, &sa, &old) < 0 || sigprocmask(SIG_UNBLOCK, &one, &was) < 0)
+			return SIG_ERR;
+	}
+	return sigismember(&was, sig) == 1 ? SIG_HOLD : old.sa_handler;
+}
+
+/* sighold, sigrelse, sigignore (System V): block, unblock, ignore sig.
+ * 0 or -1/EINVAL. */
+MON_EXPORT int sighold(int sig)
+{
+	sigset_t one;
+	sigemptyset(&one);
+	if (sigaddset(&one, sig) < 0)
+		return -1;
+	return sigprocmask(SIG_BLOCK, &one, NULL);
+}
+
+MON_EXPORT int sigrelse(int sig)
+{
+	sigset_t one;
+	sigemptyset(&one);
+	if (sigaddset(&one, sig) < 0)
+		return -1;
+	return sigprocmask(SIG_UNBLOCK, &one, NULL);
+}
+
+MON_EXPORT int sigignore(int sig)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = SIG_IGN;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(sig, &sa, NULL);
+}
+
+/* siginterrupt(3): flag 1, the signal interrupts system calls (no
+ * SA_RESTART); 0, they restart.  0 or -1/EINVAL. */
+MON_EXPORT int siginterrupt(int sig, int flag)
+{
+	struct sigaction sa;
+	if (sig <= 0 || sig >= NSIGS || sigaction(sig, NULL, &sa) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (flag) {
+		sigaddset(&no_restart, sig);
+		sa.sa_flags &= ~SA_RESTART;
+	} else {
+		sigdelset(&no_restart, sig);
+		sa.sa_flags |= SA_RESTART;
+	}
+	return sigaction(sig, &sa, NULL);
+}
