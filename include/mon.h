@@ -76,7 +76,9 @@ struct mon_stats {
 	uint64_t counted;	/* ticks added to a histogram bin */
 	uint64_t dropped;	/* ticks whose PC fell outside the histogram */
 	uint64_t saturated;	/* ticks lost to bins already at 65535 */
-	uint64_t lost;		/* ticks not recorded: buffer changing or faulted */
+	uint64_t lost;		/* ticks not recorded: buffer changing or faulted, or
+				 * not taken: CPU periods while the program held the
+				 * itimer clock's SIGPROF (profil.3) */
 	unsigned rate_hz;	/* rate asked of the clock, Hz (ticks per CPU-second) */
 	int clock;		/* enum mon_clock in effect (NONE when off) */
 	int on;			/* 1 while profil() profiling is on */

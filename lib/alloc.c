@@ -36,22 +36,22 @@ struct hdr {
 };
 
 static void *free_list[NCLASS];
-static int spin;
+static int alloc_spin;
 
 static void lock(void)
 {
-	while (__atomic_exchange_n(&spin, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&alloc_spin, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
 }
 
 static void unlock(void)
 {
-	__atomic_store_n(&spin, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&alloc_spin, 0, __ATOMIC_RELEASE);
 }
 
 void mon_alloc_fork_child(void)
 {
-	__atomic_store_n(&spin, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&alloc_spin, 0, __ATOMIC_RELEASE);
 }
 
 static void *map(size_t len)

@@ -214,17 +214,86 @@ static int kernel_is_ours(int sig, const siginfo_t *si)
 	return si->si_code == SI_KERNEL;
 }
 
+/* The itimer clock's unsampled CPU time (mon_clock_unsampled). */
+static uint64_t unsampled_ticks, unsampled_from_ns;
+static int unsampled_open;
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t unsampled_open_ticks(void)
+{
+	uint64_t period = 1000000000u / __atomic_load_n(&mon_clock_cfg.rate_hz, __ATOMIC_RELAXED);
+	uint64_t now = process_cpu_ns(), from = __atomic_load_n(&unsampled_from_ns, __ATOMIC_RELAXED);
+	return period && now > from ? (now - from) / period : 0;
+}
+
+uint64_t mon_clock_unsampled(void)
+{
+	uint64_t n = __atomic_load_n(&unsampled_ticks, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&unsampled_open, __ATOMIC_ACQUIRE))
+		n += unsampled_open_ticks();
+	return n;
+}
+
+void mon_clock_unsampled_end(void)
+{
+	if (!unsampled_open)
+		return;
+	__atomic_add_fetch(&unsampled_ticks, unsampled_open_ticks(), __ATOMIC_RELAXED);
+	__atomic_store_n(&unsampled_open, 0, __ATOMIC_RELEASE);
+}
+
+void mon_clock_unsampled_reset(void)
+{
+	__atomic_store_n(&unsampled_ticks, 0, __ATOMIC_RELAXED);
+	if (unsampled_open)
+		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
+}
+
+/* The program installs its own SIGPROF handler while the itimer clock
+ * runs: ITIMER_PROF and SIGPROF are one per process and its ticks cannot
+ * be told from ours, so the clock stops (the program's timer back), the
+ * profile so far stays, and the CPU time from now on is counted as lost. */
+static void itimer_yield(int sig)
+{
+	(void)sig;
+	mon_lock();
+	if (mon_clock_active == MON_CLOCK_ITIMER) {
+		mon_itimer_stop();
+		mon_clock_uninstall(MON_CLOCK_ITIMER);
+		__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
+		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&unsampled_open, 1, __ATOMIC_RELEASE);
+	}
+	mon_unlock();
+}
+
+/* The program installs its own SIGIO handler while the perf clock guards
+ * SIGIO: it gets SIGIO (a tick that could not be queued then reaches it,
+ * as it would without the guard). */
+static void sigio_yield(int sig)
+{
+	sigio_guarded = 0;
+	mon_sig_disown(sig);
+}
+
 int mon_clock_install(int kind)
 {
 	int signo = signal_for(kind);
-	if (mon_sig_own(signo, 1, kind == MON_CLOCK_ITIMER ? kernel_is_ours : tick_is_ours,
-			on_tick) < 0)
+	if (kind == MON_CLOCK_ITIMER ? mon_sig_own(signo, 1, kernel_is_ours, on_tick, itimer_yield)
+				     : mon_sig_own(signo, 1, tick_is_ours, on_tick, NULL))
 		return -1;
 	saved_signo = signo;
 	struct sigaction cur;
 	if (kind == MON_CLOCK_PERF && !sigio_guarded && mon_real_sigaction(SIGIO, NULL, &cur) == 0 &&
 	    !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL &&
-	    mon_sig_own(SIGIO, 0, kernel_is_ours, on_tick) == 0)
+	    mon_sig_own(SIGIO, 0, kernel_is_ours, on_tick, sigio_yield) == 0)
 		sigio_guarded = 1;
 	return 0;
 }

@@ -233,7 +233,7 @@ MON_EXPORT int mon_getstats(struct mon_stats *st)
 	st->counted = LOAD(stats.counted);
 	st->dropped = LOAD(stats.dropped);
 	st->saturated = LOAD(stats.saturated);
-	st->lost = LOAD(stats.lost);
+	st->lost = LOAD(stats.lost) + mon_clock_unsampled();
 	st->faulted = LOAD(faulted);
 	st->on = LOAD(hist.on) && !st->faulted;
 	st->clock = LOAD(mon_clock_active);

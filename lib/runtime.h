@@ -75,6 +75,15 @@ MON_HIDDEN void mon_clock_disarm_thread(struct mon_thread_clock *tc);
 /* Forget a handle inherited over fork without touching the parent's clock. */
 MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
 
+/* Ticks the clock could not take since the program took its signal (the
+ * itimer clock's SIGPROF, which cannot be shared): the process's CPU time
+ * since then, in periods of the rate.  Counted in mon_stats.lost.
+ * Async-signal-safe.  _end: sampling released (the count stays);
+ * _reset: in a fork child. */
+MON_HIDDEN uint64_t mon_clock_unsampled(void);
+MON_HIDDEN void mon_clock_unsampled_end(void);
+MON_HIDDEN void mon_clock_unsampled_reset(void);
+
 /* The process-wide ITIMER_PROF clock (the last fallback). */
 MON_HIDDEN int mon_itimer_start(void);
 MON_HIDDEN void mon_itimer_stop(void);
@@ -141,9 +150,12 @@ MON_HIDDEN void mon_exec_failed(void);
  * runs tick() for instances is_ours() recognises and does what the
  * program's (virtual) disposition says for the others.  is_tick: a tick
  * signal (never blocked for real, hidden in every handler's sa_mask).
+ * yield: NULL when is_ours tells ticks apart exactly; else called (outside
+ * any lock of sigguard's) when the program installs a handler of its own,
+ * to stop the clock and mon_sig_disown(sig) before the program gets it.
  * 0 or -1/errno (EINVAL). */
 MON_HIDDEN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
-			   void (*tick)(int, siginfo_t *, void *));
+			   void (*tick)(int, siginfo_t *, void *), void (*yield)(int));
 /* Give sig back: pending instances discarded, the program's disposition
  * (and, for this thread, its mask) set for real. */
 MON_HIDDEN void mon_sig_disown(int sig);

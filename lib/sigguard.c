@@ -73,6 +73,7 @@ struct owned {
 	int on;				/* our dispatcher is the kernel's disposition */
 	int (*is_ours)(int, const siginfo_t *);
 	void (*tick)(int, siginfo_t *, void *);
+	void (*yield)(int);		/* non-NULL: give the signal up to a handler of the program's */
 	struct sigaction prog[2];	/* the program's, double-buffered */
 	unsigned cur;			/* index of the valid prog[] */
 };
@@ -80,7 +81,7 @@ static struct owned own[NSIGS];
 static sigset_t hidden;			/* tick signals added to the program's handlers' masks */
 static sigset_t added[NSIGS];		/* which of them libmon added, per signal */
 static int tick_signo;			/* the owned tick signal whose blocking is virtual, or 0 */
-static int spin;			/* serialises changes of the tables above */
+static int guard_spin;			/* serialises changes of the tables above */
 
 /* Per thread: the program asked the tick signal blocked. */
 static __thread int vblocked __attribute__((tls_model("initial-exec")));
@@ -98,20 +99,20 @@ static sigset_t lock(void)
 	sigset_t all, old;
 	sigfillset(&all);
 	raw_sigprocmask(SIG_BLOCK, &all, &old);
-	while (__atomic_exchange_n(&spin, 1, __ATOMIC_ACQUIRE))
+	while (__atomic_exchange_n(&guard_spin, 1, __ATOMIC_ACQUIRE))
 		syscall(SYS_sched_yield);
 	return old;
 }
 
 static void unlock(sigset_t old)
 {
-	__atomic_store_n(&spin, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&guard_spin, 0, __ATOMIC_RELEASE);
 	raw_sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
 void mon_sig_fork_child(void)
 {
-	__atomic_store_n(&spin, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&guard_spin, 0, __ATOMIC_RELEASE);
 }
 
 static void resolve(void)
@@ -275,7 +276,7 @@ static void dispatch(int sig, siginfo_t *si, void *ucv)
 /* ---- owning a signal ---------------------------------------------------- */
 
 int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
-		void (*tick)(int, siginfo_t *, void *))
+		void (*tick)(int, siginfo_t *, void *), void (*yield)(int))
 {
 	if (sig <= 0 || sig >= NSIGS || sig == SIGKILL || sig == SIGSTOP)
 		return mon_fail(EINVAL);
@@ -284,6 +285,7 @@ int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
 	if (o->on) {
 		o->is_ours = is_ours;
 		o->tick = tick;
+		o->yield = yield;
 		unlock(m_);
 		return 0;
 	}
@@ -297,6 +299,7 @@ int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
 	o->cur = 0;
 	o->is_ours = is_ours;
 	o->tick = tick;
+	o->yield = yield;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = dispatch;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -386,6 +389,15 @@ static int guard_sigaction(int sig, const struct sigaction *act, struct sigactio
 	sigset_t m_ = lock();
 	struct owned *o = &own[sig];
 	int rc = 0;
+	if (o->on && o->yield != NULL && act != NULL && is_handler(act)) {
+		/* A signal whose ticks cannot be told from the program's own
+		 * (ITIMER_PROF's SIGPROF, the kernel's SIGIO): the program's
+		 * handler gets it; the clock stops first (clock.c). */
+		void (*yield)(int) = o->yield;
+		unlock(m_);
+		yield(sig);
+		m_ = lock();
+	}
 	if (o->on) {
 		if (old != NULL)
 			*old = o->prog[o->cur];

@@ -234,6 +234,8 @@ void mon_sampling_release(int user)
 {
 	int had = users;
 	users &= ~user;
+	if (users == 0)
+		mon_clock_unsampled_end();
 	if (had && users == 0 && mon_clock_active != MON_CLOCK_NONE)
 		mon_threads_stop();
 }
@@ -457,6 +459,7 @@ static void after_fork_child(void)
 	in_fork = 0;
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	mon_stats_reset();
+	mon_clock_unsampled_reset();
 	if (kind == MON_CLOCK_ITIMER) {
 		/* A fork child does not inherit interval timers. */
 		mon_itimer_start();
