@@ -462,15 +462,17 @@ static int guard_mask(int how, const sigset_t *set, sigset_t *old)
 			use = &copy;
 		}
 	}
+	/* The new view first: a signal of the program's own that the call
+	 * lets through (unblocking) must find it unblocked. */
+	vblocked = nvb;
 	int rc = real_mask(how, use, old);
-	if (rc == 0) {
-		if (old != NULL) {
-			if (vb)
-				sigaddset(old, t);
-			else
-				sigdelset(old, t);
-		}
-		vblocked = nvb;
+	if (rc == 0 && old != NULL) {
+		if (vb)
+			sigaddset(old, t);
+		else
+			sigdelset(old, t);
+	} else if (rc != 0) {
+		vblocked = vb;
 	}
 	return rc;
 }

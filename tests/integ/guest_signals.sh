@@ -1,0 +1,87 @@
+#!/bin/sh
+# The program's signals stay its own while it is profiled (lib/sigguard.c):
+#   - a worker thread that blocks every signal (a thread pool's) is sampled
+#     like any other: its share of the samples matches its share of the CPU
+#     (5 sigma binomial bound and 10 points), no tick pends in it, and it
+#     still sees the mask it asked for;
+#   - a program with a handler on every real-time signal, SIGRTMAX-6 (the
+#     clock's default) included, gets exactly the 100 signals it sent
+#     itself, none of the clock's, and sigaction/sigprocmask report what it
+#     set (a blocked one stays pending until it unblocks it);
+#   - fork children that reset every signal to SIG_DFL and close every
+#     descriptor, then use CPU before exec, all exit 0 (monrun -f and a -pg
+#     program), and the parent, which resets every signal itself, goes on
+#     being profiled: after_reset's share matches its CPU;
+#   - a SIGSEGV handler on a 16 KiB alternate stack using 12 KiB of it
+#     survives 3000 faults (a tick never lands on that stack).
+# Each with the per-thread clocks (perf where the kernel allows it, thread)
+# and, where the clock can serve, the itimer clock.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+mkdir -p "$T/run"
+cd "$T/run" || exit 1
+unset PROFDIR
+for p in blocked:guest_blocked.c rtsig:guest_rtsig.c reset:guest_reset.c altstack:guest_altstack.c; do
+	build_plain "${p%%:*}" "${p#*:}" -pthread || not_ok "guest_build_${p%%:*}"
+done
+build_prog reset_pg guest_reset.c -pg || not_ok guest_build_reset_pg
+
+# share NAME OUT CSV FN OTHER: FN's share of FN+OTHER samples against its
+# share of their CPU, as the program measured it.
+share() {
+	k1=$(ticks "$3" "$4") k2=$(ticks "$3" "$5")
+	c1=$(truth "$2" "$4") c2=$(truth "$2" "$5")
+	n=$(awk -v a="$k1" -v b="$k2" 'BEGIN { printf "%d", a + b + 0.5 }')
+	p=$(awk -v a="$c1" -v b="$c2" 'BEGIN { print (a + b > 0) ? a / (a + b) : 0 }')
+	echo "# $1: $4 $k1 of $n samples; CPU $c1 of $c1 + $c2 s"
+	share_ok "$1" "$k1" "$n" "$p" 0.10
+}
+
+for c in perf thread itimer; do
+	# Is this clock allowed here?  (A short run tells which one ran.)
+	rm -f mon.out
+	"$MONRUN" -c $c "$T/altstack" 1 >/dev/null 2>&1
+	got=$("$PROF" -m mon.out --format=json "$T/altstack" 2>/dev/null | head -n 1 |
+	      sed -n 's/.*"clock":"\([^"-]*\).*/\1/p')
+	if [ "$got" != "$c" ]; then
+		ok "guest_signals_$c # skip clock $c unavailable here (got '$got')"
+		continue
+	fi
+
+	if [ $c != itimer ]; then
+		# ITIMER_PROF's SIGPROF is process-wide: a thread that blocks it
+		# cannot be sampled by it (profil.3 says so).
+		rm -f mon.out
+		"$MONRUN" -c $c "$T/blocked" >"$T/blocked.$c" 2>&1
+		expect_rc=$?
+		[ $expect_rc -eq 0 ] && ok "guest_blocked_runs_$c" || not_ok "guest_blocked_runs_$c" "exit $expect_rc"
+		prof_csv mon.out "$T/blocked.$c.csv" "$T/blocked"
+		share "guest_blocked_worker_sampled_$c" "$T/blocked.$c" "$T/blocked.$c.csv" worker_spin main_spin
+		[ "$(truth "$T/blocked.$c" worker_pending)" = 0 ] && ok "guest_blocked_nothing_pending_$c" ||
+			not_ok "guest_blocked_nothing_pending_$c" "$(truth "$T/blocked.$c" worker_pending) pending"
+		[ "$(truth "$T/blocked.$c" worker_view_blocked)" = 1 ] && ok "guest_blocked_view_kept_$c" ||
+			not_ok "guest_blocked_view_kept_$c"
+	fi
+
+	rm -f mon.out
+	try "guest_rtsig_own_signals_only_$c" "$MONRUN" -c $c "$T/rtsig"
+	prof_csv mon.out "$T/rtsig.$c.csv" "$T/rtsig"
+	k=$(ticks "$T/rtsig.$c.csv" rt_spin)
+	[ "${k%.*}" -gt 0 ] 2>/dev/null && ok "guest_rtsig_sampled_$c" || not_ok "guest_rtsig_sampled_$c" "$k ticks"
+
+	rm -f mon.out mon.out.*
+	"$MONRUN" -f -c $c "$T/reset" >"$T/reset.$c" 2>&1
+	rc=$?
+	[ $rc -eq 0 ] && ok "guest_reset_children_live_$c" || not_ok "guest_reset_children_live_$c" "exit $rc: $(grep child "$T/reset.$c" | head -n 1)"
+	prof_csv mon.out "$T/reset.$c.csv" "$T/reset"
+	share "guest_reset_parent_profiled_after_reset_$c" "$T/reset.$c" "$T/reset.$c.csv" after_reset before_reset
+
+	rm -f mon.out
+	try "guest_altstack_3000_faults_$c" "$MONRUN" -c $c "$T/altstack" 3000
+done
+
+# The same children in a cc -pg program (whole-process mode, libmon linked).
+rm -f mon.out
+try guest_reset_children_live_pg "$T/reset_pg"

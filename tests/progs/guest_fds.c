@@ -1,0 +1,114 @@
+/*
+ * guest_fds.c — a program that counts on its descriptors.
+ *
+ *   guest_fds limit N    N threads alive (each has used some CPU) while the
+ *                        program opens one file: prints "open_fd FD" (the
+ *                        lowest free number, 3) or "open_failed ERRNO".
+ *   guest_fds daemon S   four threads wait while the main thread, like a
+ *                        daemon, closes every descriptor above 2 (close()
+ *                        one by one, closefrom(3), close_range(3, ~0U, 0)),
+ *                        opens its own files (must get 3, 4, 5), dup2()s
+ *                        one onto the top 8 numbers of RLIMIT_NOFILE, then
+ *                        spins S (default 0.3) CPU-seconds in after_close
+ *                        ("after_close CPU").  Then it takes every number
+ *                        from 3 up behind the C library's back (raw close
+ *                        and dup3 system calls), lets the threads exit, and
+ *                        checks that each of those numbers still refers to
+ *                        its own file.  Exit 0 when all held, 1 otherwise.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "monrun_common.h"
+
+DEFINE_SPIN(thread_work)
+DEFINE_SPIN(after_close)
+
+static pthread_barrier_t b1, b2;
+
+static void *thr(void *a)
+{
+	(void)a;
+	thread_work(0.002);
+	pthread_barrier_wait(&b1);
+	pthread_barrier_wait(&b2);
+	return NULL;
+}
+
+#define FAIL(...)                                                               \
+	do {                                                                    \
+		fprintf(stderr, "guest_fds: " __VA_ARGS__);                     \
+		fputc('\n', stderr);                                            \
+		return 1;                                                       \
+	} while (0)
+
+static int same_file(int fd, const struct stat *want)
+{
+	struct stat st;
+	return fstat(fd, &st) == 0 && st.st_dev == want->st_dev && st.st_ino == want->st_ino;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	int n = strcmp(argv[1], "limit") == 0 ? (argc > 2 ? atoi(argv[2]) : 20) : 4;
+	pthread_barrier_init(&b1, 0, (unsigned)n + 1);
+	pthread_barrier_init(&b2, 0, (unsigned)n + 1);
+	pthread_t t[n];
+	for (int i = 0; i < n; i++)
+		if ((errno = pthread_create(&t[i], 0, thr, 0)) != 0)
+			FAIL("pthread_create: %s", strerror(errno));
+	pthread_barrier_wait(&b1);
+	if (strcmp(argv[1], "limit") == 0) {
+		int fd = open("/dev/null", O_RDONLY);
+		if (fd < 0)
+			printf("open_failed %d\n", errno);
+		else
+			printf("open_fd %d\n", fd);
+		pthread_barrier_wait(&b2);
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], 0);
+		return 0;
+	}
+	struct rlimit rl;
+	getrlimit(RLIMIT_NOFILE, &rl);
+	int top = rl.rlim_cur > 4096 ? 4096 : (int)rl.rlim_cur;
+	for (int fd = 3; fd < top; fd++)
+		close(fd);
+	closefrom(3);
+	close_range(3, ~0U, 0);
+	int a = open("/dev/null", O_RDONLY), b = open("/dev/zero", O_RDONLY),
+	    c = open("/dev/null", O_WRONLY);
+	if (a != 3 || b != 4 || c != 5)
+		FAIL("after closing every descriptor above 2, open gave %d %d %d", a, b, c);
+	struct stat zero;
+	fstat(b, &zero);
+	for (int fd = top - 8; fd < top; fd++)
+		if (dup2(b, fd) != fd || !same_file(fd, &zero))
+			FAIL("dup2 onto %d: %s", fd, strerror(errno));
+	double used = after_close(argc > 2 ? atof(argv[2]) : 0.3);
+	printf("after_close %.6f\n", used);
+	/* Every number from 6 up: the program's, behind the C library's back. */
+	for (int fd = 6; fd < top; fd++) {
+		syscall(SYS_close, fd);
+		syscall(SYS_dup3, b, fd, 0);
+	}
+	pthread_barrier_wait(&b2);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], 0);
+	for (int fd = 6; fd < top; fd++)
+		if (!same_file(fd, &zero))
+			FAIL("descriptor %d, the program's, was closed or changed behind its back", fd);
+	char byte = 1;
+	if (read(top - 1, &byte, 1) != 1 || byte != 0)
+		FAIL("descriptor %d does not read /dev/zero", top - 1);
+	return 0;
+}
