@@ -1,10 +1,10 @@
 /*
  * test_fault_alloc.c — allocation failure at start-up.
  *
- * This program defines malloc, calloc, realloc and free itself (forwarding
- * to the C library's __libc_* allocator), so that libmon.a, linked in,
- * allocates through them; a countdown makes the Nth allocation from now
- * fail with ENOMEM.  For N = 1, 2, ... until a start makes no more
+ * libmon never allocates through the program's malloc: its memory comes
+ * from mmap (lib/alloc.c).  This program defines mmap itself (forwarding to
+ * the system call), so that libmon.a, linked in, maps through it; a
+ * countdown makes the Nth mapping from now fail with ENOMEM.  For N = 1, 2, ... until a start makes no more
  * allocations than N, each start-up path of the runtime is run with its Nth
  * allocation failing, in a fork child:
  *   profil, monitor, monstartup   return -1/ENOMEM (or succeed, if the
@@ -12,8 +12,8 @@
  *       file appears at exit) and, with memory back, the same call works;
  *   __monstartup (cc -pg's start)  profiling is off, one line on stderr
  *       says so, nothing is written: never silently disabled.
- * Under AddressSanitizer or ThreadSanitizer the allocator cannot be
- * replaced: each start-up path then runs once, without a fault.
+ * Under AddressSanitizer or ThreadSanitizer mmap is the sanitizer's: each
+ * start-up path then runs once, without a fault.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,10 +38,8 @@ static long failed;
 #define REPLACED_ALLOCATOR 0
 #else
 #define REPLACED_ALLOCATOR 1
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-extern void __libc_free(void *);
+#include <sys/mman.h>
+#include <sys/syscall.h>
 
 static int refuse(void)
 {
@@ -55,24 +53,16 @@ static int refuse(void)
 	return 0;
 }
 
-void *malloc(size_t n)
+/* libmon's memory all comes from mmap (lib/alloc.c, mcount.c, objhist.c:
+ * never the program's malloc), so that is where the fault goes.  The C
+ * library's own allocator maps memory through its internal entry, not this
+ * one. */
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 {
-	return refuse() ? NULL : __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t s)
-{
-	return refuse() ? NULL : __libc_calloc(n, s);
-}
-
-void *realloc(void *p, size_t n)
-{
-	return refuse() ? NULL : __libc_realloc(p, n);
-}
-
-void free(void *p)
-{
-	__libc_free(p);
+	if (refuse())
+		return MAP_FAILED;
+	long r = syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	return r < 0 && r > -4096 ? MAP_FAILED : (void *)r;
 }
 #endif
 
