@@ -238,12 +238,23 @@ static void forward(int sig, siginfo_t *si, void *ucv)
 		syscall(SYS_tgkill, getpid(), mon_gettid(), sig);
 		return;
 	}
-	sigset_t m = pa.sa_mask, old;
-	for (int s = 1; s < NSIGS; s++)
-		if (sigismember(&hidden, s))
-			sigaddset(&m, s);
-	if (!(pa.sa_flags & SA_NODEFER))
-		sigaddset(&m, sig);
+	/* The mask its handler runs with: the interrupted code's, its
+	 * sa_mask, the hidden tick signals, the signal itself unless
+	 * SA_NODEFER.  The kernel gave this dispatcher the interrupted mask
+	 * plus the hidden signals and sig: change it only if that differs. */
+	sigset_t want = uc->uc_sigmask, now = uc->uc_sigmask;
+	int differs = 0;
+	for (int s = 1; s < NSIGS; s++) {
+		int w = sigismember(&want, s) == 1 || sigismember(&pa.sa_mask, s) == 1 ||
+			sigismember(&hidden, s) == 1 ||
+			(s == sig && !(pa.sa_flags & SA_NODEFER));
+		int n = sigismember(&now, s) == 1 || sigismember(&hidden, s) == 1 || s == sig;
+		if (w)
+			sigaddset(&want, s);
+		if (n)
+			sigaddset(&now, s);
+		differs |= w != n;
+	}
 	if (pa.sa_flags & SA_RESETHAND) {
 		/* One-shot: the program's view goes back to the default (a race
 		 * with a concurrent sigaction of the program's is its own). */
@@ -252,12 +263,14 @@ static void forward(int sig, siginfo_t *si, void *ucv)
 		o->prog[n].sa_handler = SIG_DFL;
 		__atomic_store_n(&o->cur, n, __ATOMIC_RELEASE);
 	}
-	raw_sigprocmask(SIG_BLOCK, &m, &old);
+	if (differs)
+		raw_sigprocmask(SIG_SETMASK, &want, NULL);
 	if (pa.sa_flags & SA_SIGINFO)
 		pa.sa_sigaction(sig, si, ucv);
 	else
 		pa.sa_handler(sig);
-	raw_sigprocmask(SIG_SETMASK, &old, NULL);
+	if (differs)
+		raw_sigprocmask(SIG_SETMASK, &now, NULL);
 }
 
 static void dispatch(int sig, siginfo_t *si, void *ucv)
