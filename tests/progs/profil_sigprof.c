@@ -93,10 +93,19 @@ int main(void)
 		profil_on(hist, sizeof hist, lo, 0x8000);
 		work_fn(0.05);
 		install();
-		s0 = stats_now().samples;
+		st = stats_now();
+		s0 = st.samples;
+		uint64_t lost0 = st.lost;
+		double c0 = thread_cpu();
 		work_fn(0.1);
+		double used = thread_cpu() - c0;
 		st = stats_now();
 		CHECK(st.samples == s0, "profil still counting after the program took SIGPROF");
+		/* The CPU time it could not sample is said: counted as lost, at
+		 * least the periods this thread used (the process used more). */
+		CHECK(st.lost - lost0 >= (uint64_t)(used * st.rate_hz) - 1,
+		      "%llu lost for %.3f s of CPU at %u Hz", (unsigned long long)(st.lost - lost0),
+		      used, st.rate_hz);
 		CHECK(hits > 0, "no SIGPROF reached the program's new handler");
 		profil_off();
 		struct sigaction sa;
