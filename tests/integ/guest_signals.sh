@@ -13,7 +13,9 @@
 #     program), and the parent, which resets every signal itself, goes on
 #     being profiled: after_reset's share matches its CPU;
 #   - a SIGSEGV handler on a 16 KiB alternate stack using 12 KiB of it
-#     survives 3000 faults (a tick never lands on that stack).
+#     survives 3000 faults (a tick never lands on that stack);
+#   - a program that blocks every signal and execs passes exactly that mask
+#     to the new image (the clock's signal included), as unprofiled.
 # Each with the per-thread clocks (perf where the kernel allows it, thread)
 # and, where the clock can serve, the itimer clock.
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +25,8 @@
 mkdir -p "$T/run"
 cd "$T/run" || exit 1
 unset PROFDIR
-for p in blocked:guest_blocked.c rtsig:guest_rtsig.c reset:guest_reset.c altstack:guest_altstack.c; do
+for p in blocked:guest_blocked.c rtsig:guest_rtsig.c reset:guest_reset.c altstack:guest_altstack.c \
+    maskexec:guest_maskexec.c; do
 	build_plain "${p%%:*}" "${p#*:}" -pthread || not_ok "guest_build_${p%%:*}"
 done
 build_prog reset_pg guest_reset.c -pg || not_ok guest_build_reset_pg
@@ -80,6 +83,10 @@ for c in perf thread itimer; do
 
 	rm -f mon.out
 	try "guest_altstack_3000_faults_$c" "$MONRUN" -c $c "$T/altstack" 3000
+
+	want=$("$T/maskexec" 2>&1) got=$("$MONRUN" -c $c "$T/maskexec" 2>&1)
+	[ -n "$want" ] && [ "$want" = "$got" ] && ok "guest_mask_kept_over_exec_$c" ||
+		not_ok "guest_mask_kept_over_exec_$c" "'$got', unprofiled '$want'"
 done
 
 # The same children in a cc -pg program (whole-process mode, libmon linked).
