@@ -412,13 +412,14 @@ static int guard_sigaction(int sig, const struct sigaction *act, struct sigactio
 		m_ = lock();
 	}
 	if (o->on) {
-		if (old != NULL)
-			*old = o->prog[o->cur];
+		struct sigaction was = o->prog[o->cur];	/* act and old may be one */
 		if (act != NULL) {
 			unsigned n = 1u - o->cur;
 			o->prog[n] = *act;
 			__atomic_store_n(&o->cur, n, __ATOMIC_RELEASE);
 		}
+		if (old != NULL)
+			*old = was;
 	} else if (act != NULL) {
 		sigset_t was = added[sig];
 		rc = apply(sig, act, old);
