@@ -37,23 +37,23 @@
 static uint64_t live[WORDS], ever[WORDS];
 static int live_lo = INT_MAX, live_hi = -1;	/* bounds of the numbers ever live */
 
-static int test(const uint64_t *map, int fd)
+MON_NO_TSAN static int test(const uint64_t *map, int fd)
 {
 	return fd >= 0 && fd < MON_FD_MAX &&
 	       (__atomic_load_n(&map[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64)) & 1;
 }
 
-int mon_fd_ours(int fd)
+MON_NO_TSAN int mon_fd_ours(int fd)
 {
 	return test(live, fd);
 }
 
-int mon_fd_was_ours(int fd)
+MON_NO_TSAN int mon_fd_was_ours(int fd)
 {
 	return test(ever, fd);
 }
 
-void mon_fd_adopt(int fd)
+MON_NO_TSAN void mon_fd_adopt(int fd)
 {
 	if (fd < 0 || fd >= MON_FD_MAX)
 		return;
@@ -70,14 +70,14 @@ void mon_fd_adopt(int fd)
 		;
 }
 
-void mon_fd_drop(int fd)
+MON_NO_TSAN void mon_fd_drop(int fd)
 {
 	if (fd < 0 || fd >= MON_FD_MAX)
 		return;
 	__atomic_fetch_and(&live[fd / 64], ~((uint64_t)1 << (fd % 64)), __ATOMIC_RELEASE);
 }
 
-int mon_fd_floor(void)
+MON_NO_TSAN int mon_fd_floor(void)
 {
 	struct rlimit rl;
 	rlim_t lim = MON_FD_MAX;
@@ -87,7 +87,7 @@ int mon_fd_floor(void)
 	return (int)(lim - lim / 4);
 }
 
-int mon_fd_raise(int fd)
+MON_NO_TSAN int mon_fd_raise(int fd)
 {
 	int floor = mon_fd_floor();
 	if (fd >= floor && fd < MON_FD_MAX) {
@@ -106,7 +106,7 @@ int mon_fd_raise(int fd)
 	return nfd;
 }
 
-int mon_fd_is_event(int fd, uint64_t id)
+MON_NO_TSAN int mon_fd_is_event(int fd, uint64_t id)
 {
 	uint64_t now;
 	return fd >= 0 && ioctl(fd, PERF_EVENT_IOC_ID, &now) == 0 && now == id;
@@ -118,14 +118,14 @@ int mon_fd_is_event(int fd, uint64_t id)
  * no such descriptor); anything else as the C library does. */
 static int (*real_close)(int);
 
-__attribute__((constructor(101))) static void fdguard_init(void)
+MON_NO_TSAN __attribute__((constructor(101))) static void fdguard_init(void)
 {
 	int saved_errno = errno;
 	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
 	errno = saved_errno;
 }
 
-MON_EXPORT int close(int fd)
+MON_NO_TSAN MON_EXPORT int close(int fd)
 {
 	if (mon_fd_ours(fd))
 		return mon_fail(EBADF);
@@ -136,7 +136,7 @@ MON_EXPORT int close(int fd)
 
 /* Close [first, last] except ours with the system call itself.  0 or
  * -1/errno. */
-static int close_around(unsigned first, unsigned last, unsigned flags)
+MON_NO_TSAN static int close_around(unsigned first, unsigned last, unsigned flags)
 {
 	int lo = __atomic_load_n(&live_lo, __ATOMIC_RELAXED);
 	int hi = __atomic_load_n(&live_hi, __ATOMIC_RELAXED);
@@ -162,7 +162,7 @@ static int close_around(unsigned first, unsigned last, unsigned flags)
 }
 
 /* close_range(2): same arguments, results and errors; ours stay open. */
-MON_EXPORT int close_range(unsigned first, unsigned last, int flags)
+MON_NO_TSAN MON_EXPORT int close_range(unsigned first, unsigned last, int flags)
 {
 	if (first > last)
 		return mon_fail(EINVAL);
@@ -170,7 +170,7 @@ MON_EXPORT int close_range(unsigned first, unsigned last, int flags)
 }
 
 /* closefrom(3): every descriptor from lowfd up, except ours. */
-MON_EXPORT void closefrom(int lowfd)
+MON_NO_TSAN MON_EXPORT void closefrom(int lowfd)
 {
 	int saved_errno = errno;
 	if (lowfd < 0)
@@ -188,7 +188,7 @@ MON_EXPORT void closefrom(int lowfd)
 }
 
 /* Move ours away from newfd before the program's dup2/dup3 takes it. */
-static void make_room(int newfd)
+MON_NO_TSAN static void make_room(int newfd)
 {
 	if (mon_fd_ours(newfd))
 		mon_threads_fd_move(newfd);
@@ -197,7 +197,7 @@ static void make_room(int newfd)
 /* dup2(2), dup3(2): same arguments, results and errors; ours do not
  * exist for the program (EBADF as oldfd), and if newfd is one of ours, ours
  * moves to another number first (profiling goes on). */
-MON_EXPORT int dup2(int oldfd, int newfd)
+MON_NO_TSAN MON_EXPORT int dup2(int oldfd, int newfd)
 {
 	if (mon_fd_ours(oldfd))
 		return mon_fail(EBADF);
@@ -207,7 +207,7 @@ MON_EXPORT int dup2(int oldfd, int newfd)
 	return (int)syscall(SYS_dup3, oldfd, newfd, 0);
 }
 
-MON_EXPORT int dup3(int oldfd, int newfd, int flags)
+MON_NO_TSAN MON_EXPORT int dup3(int oldfd, int newfd, int flags)
 {
 	if (mon_fd_ours(oldfd))
 		return mon_fail(EBADF);

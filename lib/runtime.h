@@ -19,6 +19,10 @@
 #include <sys/types.h>
 
 #define MON_HIDDEN __attribute__((visibility("hidden")))
+/* Not instrumented by ThreadSanitizer: the C library functions libmon
+ * replaces (sigaction, close...) are called by the sanitizer's own runtime
+ * before it is set up, and from signal handlers. */
+#define MON_NO_TSAN __attribute__((no_sanitize("thread")))
 #define MON_EXPORT __attribute__((visibility("default")))
 
 /* ---- profil.c ---------------------------------------------------------- */

@@ -67,6 +67,18 @@ typedef int (*sigmask_fn)(int, const sigset_t *, sigset_t *);
 static sigaction_fn real_sigaction;
 static sigmask_fn real_sigprocmask, real_pthread_sigmask;
 
+/* The program's first sigaction when it is not ours (a sanitizer's, which
+ * wraps handlers so that they run where its runtime can take them; its own
+ * "real" sigaction is then ours), and the depth of calls through it in
+ * this thread: ours, called back from it, goes straight to the C library. */
+static sigaction_fn front_sigaction;
+/* Our own sigaction's address (a reference to the exported name from
+ * inside a shared object is the process's first definition). */
+extern __typeof__(sigaction) mon_sigaction_self
+	__attribute__((alias("sigaction"), visibility("hidden")));
+static __thread int in_front __attribute__((tls_model("initial-exec")));
+
+
 #define NSIGS 65	/* 1.._NSIG-1 on Linux */
 
 struct owned {
@@ -86,7 +98,7 @@ static int guard_spin;			/* serialises changes of the tables above */
 /* Per thread: the program asked the tick signal blocked. */
 static __thread int vblocked __attribute__((tls_model("initial-exec")));
 
-static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
+MON_NO_TSAN static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	return (int)syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
 }
@@ -94,7 +106,7 @@ static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 /* The tables' lock, taken with every signal blocked: sigaction is
  * async-signal-safe, and a handler of the program's that calls it must not
  * wait for the code it interrupted. */
-static sigset_t lock(void)
+MON_NO_TSAN static sigset_t lock(void)
 {
 	sigset_t all, old;
 	sigfillset(&all);
@@ -104,18 +116,18 @@ static sigset_t lock(void)
 	return old;
 }
 
-static void unlock(sigset_t old)
+MON_NO_TSAN static void unlock(sigset_t old)
 {
 	__atomic_store_n(&guard_spin, 0, __ATOMIC_RELEASE);
 	raw_sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-void mon_sig_fork_child(void)
+MON_NO_TSAN void mon_sig_fork_child(void)
 {
 	__atomic_store_n(&guard_spin, 0, __ATOMIC_RELEASE);
 }
 
-static void resolve(void)
+MON_NO_TSAN static void resolve(void)
 {
 	if (real_sigaction == NULL)
 		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
@@ -125,25 +137,34 @@ static void resolve(void)
 		real_pthread_sigmask = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
 }
 
-__attribute__((constructor(101))) static void sigguard_init(void)
+MON_NO_TSAN __attribute__((constructor(101))) static void sigguard_init(void)
 {
 	int saved_errno = errno;
 	resolve();
 	sigemptyset(&hidden);
+	sigaction_fn first = (sigaction_fn)dlsym(RTLD_DEFAULT, "sigaction");
+	if (first != NULL && first != mon_sigaction_self && first != real_sigaction)
+		front_sigaction = first;
 	errno = saved_errno;
 }
 
-int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+MON_NO_TSAN int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (real_sigaction == NULL)
 		resolve();
 	if (real_sigaction == NULL)
 		return mon_fail(ENOSYS);
+	if (front_sigaction != NULL && !in_front) {
+		in_front++;
+		int rc = front_sigaction(sig, act, old);
+		in_front--;
+		return rc;
+	}
 	return real_sigaction(sig, act, old);
 }
 
 /* The thread's real mask; pthread_sigmask's return convention. */
-static int real_mask(int how, const sigset_t *set, sigset_t *old)
+MON_NO_TSAN static int real_mask(int how, const sigset_t *set, sigset_t *old)
 {
 	if (real_pthread_sigmask == NULL)
 		resolve();
@@ -152,7 +173,7 @@ static int real_mask(int how, const sigset_t *set, sigset_t *old)
 	return raw_sigprocmask(how, set, old) < 0 ? errno : 0;
 }
 
-static int is_handler(const struct sigaction *a)
+MON_NO_TSAN static int is_handler(const struct sigaction *a)
 {
 	return (a->sa_flags & SA_SIGINFO) ||
 	       (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
@@ -160,7 +181,7 @@ static int is_handler(const struct sigaction *a)
 
 /* Give sig the action a for real: a handler of the program's gets the
  * hidden tick signals in its mask (recorded in added[sig]).  Under lock. */
-static int apply(int sig, const struct sigaction *a, struct sigaction *old)
+MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigaction *old)
 {
 	struct sigaction k = *a;
 	sigemptyset(&added[sig]);
@@ -175,7 +196,7 @@ static int apply(int sig, const struct sigaction *a, struct sigaction *old)
 
 /* What the program sees of the kernel's action for a signal not owned:
  * the mask without what libmon added. */
-static void unhide(int sig, struct sigaction *a)
+MON_NO_TSAN static void unhide(int sig, struct sigaction *a)
 {
 	for (int s = 1; s < NSIGS; s++)
 		if (sigismember(&added[sig], s))
@@ -184,7 +205,7 @@ static void unhide(int sig, struct sigaction *a)
 
 /* Add (or remove) tick signal t to (from) the masks of every handler
  * installed now.  Under lock. */
-static void patch_all(int t, int add)
+MON_NO_TSAN static void patch_all(int t, int add)
 {
 	for (int s = 1; s < NSIGS; s++) {
 		struct sigaction cur;
@@ -206,14 +227,14 @@ static void patch_all(int t, int add)
 
 /* ---- the dispatcher ----------------------------------------------------- */
 
-static int default_ignores(int sig)
+MON_NO_TSAN static int default_ignores(int sig)
 {
 	return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
 }
 
 /* A signal of the program's own on an owned signal: what its disposition
  * says.  Async-signal-safe. */
-static void forward(int sig, siginfo_t *si, void *ucv)
+MON_NO_TSAN static void forward(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
 	struct owned *o = &own[sig];
@@ -273,7 +294,7 @@ static void forward(int sig, siginfo_t *si, void *ucv)
 		raw_sigprocmask(SIG_SETMASK, &now, NULL);
 }
 
-static void dispatch(int sig, siginfo_t *si, void *ucv)
+MON_NO_TSAN static void dispatch(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	struct owned *o = &own[sig];
@@ -288,7 +309,7 @@ static void dispatch(int sig, siginfo_t *si, void *ucv)
 
 /* ---- owning a signal ---------------------------------------------------- */
 
-int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
+MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
 		void (*tick)(int, siginfo_t *, void *), void (*yield)(int))
 {
 	if (sig <= 0 || sig >= NSIGS || sig == SIGKILL || sig == SIGSTOP)
@@ -339,7 +360,7 @@ int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
 	return 0;
 }
 
-void mon_sig_disown(int sig)
+MON_NO_TSAN void mon_sig_disown(int sig)
 {
 	if (sig <= 0 || sig >= NSIGS)
 		return;
@@ -376,12 +397,12 @@ void mon_sig_disown(int sig)
 	errno = saved_errno;
 }
 
-int mon_sig_vblocked(void)
+MON_NO_TSAN int mon_sig_vblocked(void)
 {
 	return vblocked;
 }
 
-void mon_sig_thread_started(int inherited_vblocked)
+MON_NO_TSAN void mon_sig_thread_started(int inherited_vblocked)
 {
 	vblocked = inherited_vblocked;
 	int t = __atomic_load_n(&tick_signo, __ATOMIC_ACQUIRE);
@@ -395,7 +416,7 @@ void mon_sig_thread_started(int inherited_vblocked)
 
 /* ---- the C library's functions, as the program sees them ---------------- */
 
-static int guard_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (sig <= 0 || sig >= NSIGS)
 		return mon_real_sigaction(sig, act, old);
@@ -442,8 +463,10 @@ static int guard_sigaction(int sig, const struct sigaction *act, struct sigactio
 
 /* sigaction(2), with the program's view of the signals the profiling clock
  * uses (top of this file).  Same arguments, results and errors. */
-MON_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+MON_NO_TSAN MON_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+	if (in_front)	/* the front one's "real" call: ours is on the way in */
+		return real_sigaction(sig, act, old);
 	int saved_errno = errno;
 	int rc = guard_sigaction(sig, act, old);
 	if (rc == 0)
@@ -454,7 +477,7 @@ MON_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction 
 /* The mask functions: the tick signal is never blocked for real; the
  * program's view is kept per thread.  pthread_sigmask's convention (error
  * number returned). */
-static int guard_mask(int how, const sigset_t *set, sigset_t *old)
+MON_NO_TSAN static int guard_mask(int how, const sigset_t *set, sigset_t *old)
 {
 	int t = __atomic_load_n(&tick_signo, __ATOMIC_ACQUIRE);
 	if (t == 0)
@@ -493,7 +516,7 @@ static int guard_mask(int how, const sigset_t *set, sigset_t *old)
 
 /* pthread_sigmask(3) and sigprocmask(2): same arguments, results and
  * errors; the tick signal stays deliverable (top of this file). */
-MON_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+MON_NO_TSAN MON_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int saved_errno = errno;
 	int rc = guard_mask(how, set, old);
@@ -501,7 +524,7 @@ MON_EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 	return rc;
 }
 
-MON_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+MON_NO_TSAN MON_EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	int saved_errno = errno;
 	int rc = guard_mask(how, set, old);
@@ -516,7 +539,7 @@ static sigset_t no_restart;	/* siginterrupt(sig, 1) was asked */
 /* signal(2) and bsd_signal(3): BSD semantics, as the C library gives them
  * (the handler stays, SA_RESTART unless siginterrupt said otherwise, the
  * signal blocked while its handler runs). */
-MON_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
+MON_NO_TSAN MON_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 {
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
@@ -534,13 +557,13 @@ MON_EXPORT __sighandler_t signal(int sig, __sighandler_t handler)
 }
 
 __sighandler_t bsd_signal(int sig, __sighandler_t handler);
-MON_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t handler)
+MON_NO_TSAN MON_EXPORT __sighandler_t bsd_signal(int sig, __sighandler_t handler)
 {
 	return signal(sig, handler);
 }
 
 /* sysv_signal(3): one-shot, not blocked while the handler runs. */
-MON_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler)
+MON_NO_TSAN MON_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler)
 {
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof sa);
@@ -559,7 +582,7 @@ MON_EXPORT __sighandler_t sysv_signal(int sig, __sighandler_t handler)
 /* sigset(3) (System V): SIG_HOLD blocks the signal, anything else sets the
  * disposition and unblocks it; returns the previous disposition, SIG_HOLD
  * if it was blocked. */
-MON_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
+MON_NO_TSAN MON_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
 {
 	sigset_t one, was;
 	struct sigaction sa, old;
@@ -583,7 +606,7 @@ MON_EXPORT __sighandler_t sigset(int sig, __sighandler_t disp)
 
 /* sighold, sigrelse, sigignore (System V): block, unblock, ignore sig.
  * 0 or -1/EINVAL. */
-MON_EXPORT int sighold(int sig)
+MON_NO_TSAN MON_EXPORT int sighold(int sig)
 {
 	sigset_t one;
 	sigemptyset(&one);
@@ -592,7 +615,7 @@ MON_EXPORT int sighold(int sig)
 	return sigprocmask(SIG_BLOCK, &one, NULL);
 }
 
-MON_EXPORT int sigrelse(int sig)
+MON_NO_TSAN MON_EXPORT int sigrelse(int sig)
 {
 	sigset_t one;
 	sigemptyset(&one);
@@ -601,7 +624,7 @@ MON_EXPORT int sigrelse(int sig)
 	return sigprocmask(SIG_UNBLOCK, &one, NULL);
 }
 
-MON_EXPORT int sigignore(int sig)
+MON_NO_TSAN MON_EXPORT int sigignore(int sig)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -612,7 +635,7 @@ MON_EXPORT int sigignore(int sig)
 
 /* siginterrupt(3): flag 1, the signal interrupts system calls (no
  * SA_RESTART); 0, they restart.  0 or -1/EINVAL. */
-MON_EXPORT int siginterrupt(int sig, int flag)
+MON_NO_TSAN MON_EXPORT int siginterrupt(int sig, int flag)
 {
 	struct sigaction sa;
 	if (sig <= 0 || sig >= NSIGS || sigaction(sig, NULL, &sa) < 0) {

@@ -69,6 +69,11 @@ int main(int argc, char **argv)
 		else
 			faults++;
 	}
+	stack_t off;
+	memset(&off, 0, sizeof off);
+	off.ss_flags = SS_DISABLE;
+	sigaltstack(&off, 0);
+	free(ss.ss_sp);
 	printf("handled %d faults\n", faults);
 	return faults != n;
 }
