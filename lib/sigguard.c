@@ -75,7 +75,7 @@ static sigaction_fn front_sigaction;
 /* Our own sigaction's address (a reference to the exported name from
  * inside a shared object is the process's first definition). */
 extern __typeof__(sigaction) mon_sigaction_self
-	__attribute__((alias("sigaction"), visibility("hidden")));
+	__attribute__((alias("sigaction"), visibility("hidden"), nothrow, leaf));
 static __thread int in_front __attribute__((tls_model("initial-exec")));
 
 
