@@ -33,6 +33,7 @@
 
 #include "monrt.h"
 #include "objhist.h"
+#include "runfacts.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -308,6 +309,8 @@ static int fill(struct monout_writer *w, void *arg)
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
+	if (mon_facts_put(w) < 0)
+		return -1;
 	return mon_count_put(w);
 }
 
@@ -365,13 +368,27 @@ static void before_exec(void)
 	mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
 }
 
-static void fork_child(void)
+/* In a fork child, before its clock is armed (threads.c holds its lock:
+ * take none here).  The child's profile holds the child's own time and
+ * calls: start its copies from zero (profil(2) keeps filling the copied
+ * buffer) while no tick can land, so that the samples it counts are the
+ * samples its histograms hold. */
+static void fork_reset(void)
 {
-	/* The child's profile holds the child's own time and calls: start its
-	 * copies from zero (profil(2) keeps filling the copied buffer). */
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELAXED);
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 	memcpy(&lock, &fresh, sizeof lock);
+	mon_facts_reset();
+	if (!started || finished || (whole && !follow_forks))
+		return;
+	mon_count_reset();
+	mon_objhist_reset();
+	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
+		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+}
+
+static void fork_child(void)
+{
 	if (!started || finished)
 		return;
 	if (whole && !follow_forks) {
@@ -381,10 +398,6 @@ static void fork_child(void)
 		mon_objhist_stop();
 		return;
 	}
-	mon_count_reset();
-	mon_objhist_reset();
-	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
-		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 }
 
 /* Objects were dlopen'ed while sampling them all: list them for the file
@@ -402,6 +415,7 @@ static void after_dlopen(void)
 __attribute__((constructor)) static void monitor_init(void)
 {
 	mon_hooks.before_exec = before_exec;
+	mon_hooks.fork_reset = fork_reset;
 	mon_hooks.fork_child = fork_child;
 	mon_hooks.after_dlopen = after_dlopen;
 }
@@ -413,7 +427,7 @@ static int setup(int mode)
 		return 0;
 	if (mon_file_setup(mode) < 0)
 		return -1;
-	if (mon_count_init() < 0)
+	if (mon_count_init() < 0 || mon_facts_init() < 0)
 		return -1;
 	refresh_objects();
 	read_cmdline();
