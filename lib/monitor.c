@@ -311,6 +311,15 @@ static int fill(struct monout_writer *w, void *arg)
 	}
 	if (mon_facts_put(w) < 0)
 		return -1;
+	uint32_t vdso = MONOUT_NO_OBJECT;
+	uint64_t vdso_bias = 0;
+	for (size_t i = 0; i < nobjects && vdso == MONOUT_NO_OBJECT; i++)
+		if (objects[i].flags & MONOUT_OBJ_VDSO) {
+			vdso = (uint32_t)i;
+			vdso_bias = objects[i].load_bias;
+		}
+	if (mon_objhist_put_extra(w, vdso, vdso_bias) < 0)
+		return -1;
 	return mon_count_put(w);
 }
 
