@@ -482,6 +482,55 @@ static void perfmap_put(struct monout_writer *w, const uint64_t *pcs, size_t npc
 	close(fd);
 }
 
+static int32_t s32(const unsigned char *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The functions the vDSO's unwind table separates that no .dynsym symbol
+ * starts (its internal helpers): SYMS entries with an empty name, so that a
+ * report gives them rows of their own ([vdso]+0xSTART) instead of lumping
+ * them with the symbol before.  From .eh_frame_hdr's binary-search table
+ * (LSB, "Exception Frame Header"): pairs of (initial location, FDE address)
+ * encoded DW_EH_PE_datarel | DW_EH_PE_sdata4 (0x3b); each FDE's PC range
+ * follows its PC begin (encoded DW_EH_PE_pcrel | DW_EH_PE_sdata4, 0x1b,
+ * checked against the table). */
+static void vdso_fdes(struct monout_writer *w, const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh,
+		      uint64_t bias, const ElfW(Sym) *sym, size_t nsym)
+{
+	const unsigned char *base = (const unsigned char *)eh;
+	const char *names = (const char *)base + sh[eh->e_shstrndx].sh_offset;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (eh->e_shstrndx >= eh->e_shnum || strcmp(names + sh[i].sh_name, ".eh_frame_hdr") != 0)
+			continue;
+		const unsigned char *hdr = base + sh[i].sh_offset;
+		if (sh[i].sh_size < 12 || hdr[0] != 1 || hdr[2] != 0x03 || hdr[3] != 0x3b)
+			return;
+		uint32_t count;
+		memcpy(&count, hdr + 8, 4);
+		if (12 + (uint64_t)count * 8 > sh[i].sh_size)
+			return;
+		for (uint32_t k = 0; k < count; k++) {
+			const unsigned char *e = hdr + 12 + k * 8;
+			uint64_t start = (uint64_t)(sh[i].sh_addr + (int64_t)s32(e));
+			const unsigned char *fde = hdr + s32(e + 4);
+			uint64_t begin = (uint64_t)(fde - base) + 8 + (uint64_t)(int64_t)s32(fde + 8);
+			if (begin != start)
+				continue;	/* not the encoding assumed */
+			uint32_t range;
+			memcpy(&range, fde + 12, 4);
+			int named = 0;
+			for (size_t j = 0; j < nsym && !named; j++)
+				named = sym[j].st_value == start && ELF64_ST_TYPE(sym[j].st_info) == STT_FUNC;
+			if (!named && range > 0)
+				monout_syms_add(w, bias + start, range, "", 0);
+		}
+		return;
+	}
+}
+
 /* The vDSO's function symbols from its image in memory (its section
  * headers and .dynsym are mapped with it: getauxval(AT_SYSINFO_EHDR),
  * vdso(7)). */
@@ -511,6 +560,7 @@ static void vdso_put(struct monout_writer *w, uint32_t object, uint64_t bias)
 			size_t len = strnlen(nm, strsz - sym[k].st_name);
 			monout_syms_add(w, bias + sym[k].st_value, sym[k].st_size, nm, (uint32_t)len);
 		}
+		vdso_fdes(w, eh, sh, bias, sym, n);
 		monout_syms_close(w);
 		return;
 	}

@@ -197,6 +197,11 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 		}
 		usable = 0;
 		memset(im, 0, sizeof *im);
+		if (o->nxsyms && coverage_image_syms(im, o) < 0) {
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			free(im);
+			return SIZE_MAX;
+		}
 		im->path = strdup(path);
 		const char *b = strrchr(path, '/');
 		im->label = strdup(b && b[1] ? b + 1 : path);
@@ -376,6 +381,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 		a->user_s += d->run.user_s;
 		a->sys_s += d->run.sys_s;
 	}
+	if (coverage_add(a, d) < 0)
+		goto nomem;
 	a->cells_used += d->ncounts;
 	if (d->run.have_cells) {
 		a->have_cells = 1;
@@ -403,5 +410,6 @@ void attr_free(struct prof_attr *a)
 	free(a->images);
 	free(a->isegs);
 	free(a->rows);
+	coverage_free(a);
 	memset(a, 0, sizeof *a);
 }

@@ -195,6 +195,7 @@ static void summary(const struct prof_attr *a, FILE *e)
 		a->total_seconds);
 	if (a->have_cpu)
 		fprintf(e, "run: %.2f s user CPU, %.2f s system CPU\n", a->user_s, a->sys_s);
+	coverage_summary(a, e);
 	if (a->nfiles > 1)
 		fprintf(e, "%zu data files summed\n", a->nfiles);
 }
@@ -337,6 +338,7 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 	}
 	if (o->summary)
 		summary(a, err);
+	coverage_warn(a, err);
 	rc = 0;
 out:
 	free(order);
