@@ -75,7 +75,7 @@
  *   ARCS (5): n × {frompc u64, selfpc u64, count u64}, n = length / 24.
  *     frompc is the return address in the caller.  Several records may
  *     appear; a reader adds up counts of the same (frompc, selfpc).
- *   FACTS (6, minor 2), at most one, 32 bytes: what the samples can be
+ *   FACTS (6, minor 2), at most one, 40 bytes: what the samples can be
  *     measured against.  0 elapsed u64 (microseconds of wall-clock time,
  *     CLOCK_MONOTONIC, from the start of profiling in this process — a fork
  *     child: from the fork — to the write), 8 asked rate u32 (Hz, as
@@ -84,7 +84,10 @@
  *     16 tick cost u32 (nanoseconds of CPU one tick cost, measured by the
  *     runtime when it checked the rate; 0: not measured), 20 flags u32
  *     (MONOUT_FACT_*), 24 threads not listed u32 (threads that ended
- *     without their CPU time being recorded), 28 reserved u32 0.
+ *     the runtime's table could not list), 28 reserved u32 0, 32 CPU
+ *     before u64 (microseconds of the process's user + system CPU spent
+ *     before profiling started: exec, dynamic linking, start-up; no clock
+ *     ran then).
  *   THREADS (7, minor 2): n × 56 bytes, n = length / 56, one per thread of
  *     the process the runtime saw (sampled, ended, or alive at the write):
  *     0 tid u64, 8 user CPU u64, 16 system CPU u64 (microseconds, as the
@@ -136,7 +139,7 @@
 #define MONOUT_HIST_FIXED 40
 #define MONOUT_CALL_SIZE 16
 #define MONOUT_ARC_SIZE 24
-#define MONOUT_FACTS_SIZE 32
+#define MONOUT_FACTS_SIZE 40
 #define MONOUT_THREAD_SIZE 56
 #define MONOUT_PC_SIZE 16
 #define MONOUT_SYMS_FIXED 8
@@ -251,7 +254,8 @@ struct monout_facts {
 	uint32_t rate_set;	/* Hz the clock ran at */
 	uint32_t tick_cost_ns;	/* CPU a tick cost, 0 if not measured */
 	uint32_t flags;		/* MONOUT_FACT_* */
-	uint32_t threads_unlisted;	/* threads that ended unrecorded */
+	uint32_t threads_unlisted;	/* threads the table could not list */
+	uint64_t cpu_before_usec;	/* process CPU before profiling started */
 };
 
 struct monout_thread {

@@ -121,7 +121,9 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
 		    name[0] == '\0')
 			o->flags = MONOUT_OBJ_VDSO;
-		path = strdup(name[0] ? name : "[vdso]");
+		char abs[4096];
+		mon_object_path(info, name, abs, sizeof abs);	/* "./plugin.so": absolute */
+		path = strdup(abs[0] ? abs : "[vdso]");
 	}
 	if (path == NULL) {
 		c->failed = 1;
@@ -286,7 +288,8 @@ static int fill(struct monout_writer *w, void *arg)
 		for (size_t i = 0; i < nobjects; i++)
 			if (oh[k]->highpc - 1 >= objects[i].text_lo &&
 			    oh[k]->highpc - 1 < objects[i].text_hi &&
-			    oh[k]->load_bias == objects[i].load_bias) {
+			    oh[k]->load_bias == objects[i].load_bias &&
+			    strcmp(oh[k]->path, objects[i].path) == 0) {
 				h.object = (uint32_t)i;
 				break;
 			}

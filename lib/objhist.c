@@ -168,15 +168,97 @@ char *mon_self_exe(void)
 }
 
 static int add_segments(struct dl_phdr_info *info, const char *name, struct scan *sc);
+static int hexval(const char **p, uint64_t *out);
+
+/* Parse "LO-HI perms offset dev inode   path" of /proc/self/maps (proc(5)):
+ * the path when [LO, HI) holds addr, else NULL. */
+static const char *maps_line_path(char *l, uintptr_t addr)
+{
+	uint64_t lo = 0, hi = 0;
+	const char *c = l;
+	if (!hexval(&c, &lo) || *c++ != '-' || !hexval(&c, &hi) || addr < lo || addr >= hi)
+		return NULL;
+	for (int field = 0; field < 4; field++) {	/* perms offset dev inode */
+		while (*c == ' ')
+			c++;
+		while (*c && *c != ' ')
+			c++;
+	}
+	while (*c == ' ')
+		c++;
+	return *c == '/' ? c : NULL;
+}
+
+int mon_object_path(const struct dl_phdr_info *info, const char *name, char *out, size_t cap)
+{
+	if (cap == 0)
+		return -1;
+	if (name[0] == '/' || name[0] == '\0' || strncmp(name, "linux-", 6) == 0) {
+		size_t n = strnlen(name, cap - 1);
+		memcpy(out, name, n);
+		out[n] = '\0';
+		return 0;
+	}
+	/* A relative name (dlopen("./plugin.so")): the kernel's absolute path
+	 * of the file mapped at the object's first segment. */
+	uintptr_t addr = 0;
+	for (int i = 0; i < info->dlpi_phnum && addr == 0; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			addr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int found = 0;
+	if (fd >= 0) {
+		char buf[4096];
+		size_t fill = 0;
+		for (;;) {
+			ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			fill += (size_t)k;
+			size_t at = 0;
+			for (size_t i = 0; i < fill && !found; i++)
+				if (buf[i] == '\n') {
+					buf[i] = '\0';
+					const char *p = maps_line_path(buf + at, addr);
+					if (p != NULL) {
+						size_t n = strnlen(p, cap - 1);
+						memcpy(out, p, n);
+						out[n] = '\0';
+						found = 1;
+					}
+					at = i + 1;
+				}
+			if (found)
+				break;
+			if (at == 0 && fill == sizeof buf - 1)
+				at = fill;
+			memmove(buf, buf + at, fill - at);
+			fill -= at;
+		}
+		close(fd);
+	}
+	if (!found) {
+		size_t n = strnlen(name, cap - 1);
+		memcpy(out, name, n);
+		out[n] = '\0';
+	}
+	return found ? 0 : -1;
+}
 
 static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	const char *name = info->dlpi_name;
 	char *exe = NULL;
+	char abs[4096];
 	if (name == NULL || name[0] == '\0') {
 		exe = mon_self_exe();
 		name = exe != NULL ? exe : "";
+	} else if (name[0] != '/') {
+		mon_object_path(info, name, abs, sizeof abs);
+		name = abs;
 	}
 	int rc = add_segments(info, name, arg);
 	free(exe);

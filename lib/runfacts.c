@@ -41,6 +41,7 @@ static unsigned nused;			/* entries claimed */
 static unsigned overflow;		/* threads that found the table full */
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
+static uint64_t before_usec;		/* process CPU used before that */
 static long clk_tck = 100;
 
 static __thread struct {
@@ -57,10 +58,16 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t tv_usec(struct timeval tv);
+
 int mon_facts_init(void)
 {
-	if (start_ns == 0)
+	if (start_ns == 0) {
+		struct rusage ru;
 		start_ns = now_ns(CLOCK_MONOTONIC);
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			before_usec = tv_usec(ru.ru_utime) + tv_usec(ru.ru_stime);
+	}
 	long t = sysconf(_SC_CLK_TCK);
 	if (t > 0)
 		clk_tck = t;
@@ -148,6 +155,7 @@ void mon_facts_reset(void)
 	__atomic_store_n(&nused, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&overflow, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
+	before_usec = 0;	/* the child's CPU counts from the fork */
 }
 
 /* Read a small file into buf (NUL-terminated); length or -1. */
@@ -293,6 +301,7 @@ int mon_facts_put(struct monout_writer *w)
 	memset(&f, 0, sizeof f);
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	f.elapsed_usec = start_ns && now > start_ns ? (now - start_ns) / 1000u : 0;
+	f.cpu_before_usec = before_usec;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags);
 	if (table == NULL)
 		return monout_put_facts(w, &f);

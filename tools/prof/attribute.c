@@ -323,7 +323,27 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	double file_ticks = 0;
 	for (size_t h = 0; h < d->nhists; h++) {
 		const struct prof_hist *hi = &d->hists[h];
-		file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+		if (hi->has_object && hi->object < d->nobjs) {
+			/* Only the object the histogram was made for: another may
+			 * have been mapped at the same addresses before or after. */
+			const struct prof_object *o = &d->objs[hi->object];
+			const struct imgsegs *s = img_segs(a, img[hi->object]);
+			struct prof_seg *os = malloc((s->n ? s->n : 1) * sizeof *os), ofb;
+			size_t on = 0;
+			if (!os)
+				goto nomem;
+			for (size_t k = 0; k < s->n; k++)
+				if (s->v[k].lo + o->bias < s->v[k].hi + o->bias)
+					os[on++] = (struct prof_seg){ s->v[k].lo + o->bias,
+								      s->v[k].hi + o->bias, s->v[k].row };
+			qsort(os, on, sizeof *os, cmp_seg);
+			ofb = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
+			file_ticks += binmap_spread(hi, os, on, &ofb, o->text_hi > o->text_lo, a->unknown_row,
+						    ticks);
+			free(os);
+		} else {
+			file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+		}
 		/* The scale, or for gmon.out's uniform bins the profil(2) scale
 		 * that gives bins of the same width (4 bytes: 0x8000). */
 		uint32_t sc = hi->scale;

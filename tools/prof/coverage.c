@@ -23,9 +23,16 @@
 #define COVER_MIN 0.90	/* below this share of the CPU, warn */
 #define COVER_PERIODS 10.0	/* and only if this many sample periods are missing */
 
-static double cpu_of(const struct prof_thread *t, uint32_t flags)
+/* A thread's CPU while profiling: start-up (before the clock ran) left out. */
+static double thread_cpu(const struct prof_thread *t)
 {
-	return t->user_s + ((flags & MONOUT_FACT_USER_ONLY) ? 0 : t->sys_s);
+	double c = t->user_s + t->sys_s - t->before_s;
+	return c > 0 ? c : 0;
+}
+
+static double thread_sampled(const struct prof_thread *t)
+{
+	return t->samples / (t->rate_hz > 0 ? t->rate_hz : 1);
 }
 
 int coverage_add(struct prof_attr *a, const struct prof_data *d)
@@ -45,6 +52,7 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 	}
 	c->flags |= r->fact_flags;
 	c->elapsed_s += r->elapsed_s;
+	c->cpu_before_s += r->cpu_before_s;
 	c->cpu_user_s += r->user_s;
 	c->cpu_sys_s += r->sys_s;
 	if (r->fact_flags & MONOUT_FACT_USER_ONLY)
@@ -79,10 +87,12 @@ void coverage_free(struct prof_attr *a)
 	}
 }
 
-/* CPU the clock could see (user, plus system unless it counted user only). */
+/* CPU the clock could see: from the start of profiling, user, plus system
+ * unless it counted user only. */
 static double seen_cpu(const struct prof_cov *c)
 {
-	return c->cpu_user_s + c->cpu_sys_s - c->sys_unsampled_s;
+	double v = c->cpu_user_s + c->cpu_sys_s - c->sys_unsampled_s - c->cpu_before_s;
+	return v > 0 ? v : 0;
 }
 
 void coverage_summary(const struct prof_attr *a, FILE *e)
@@ -93,9 +103,9 @@ void coverage_summary(const struct prof_attr *a, FILE *e)
 		return;
 	}
 	double cpu = seen_cpu(c);
-	fprintf(e, "CPU: %.3f s user + %.3f s system; samples stand for %.3f s = %.0f %% of the "
-		"%s CPU\n", c->cpu_user_s, c->cpu_sys_s, c->sampled_s,
-		cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
+	fprintf(e, "CPU: %.3f s user + %.3f s system, %.3f s of it before profiling started; "
+		"samples stand for %.3f s = %.0f %% of the %s CPU since\n", c->cpu_user_s,
+		c->cpu_sys_s, c->cpu_before_s, c->sampled_s, cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
 		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system");
 	if (c->flags & MONOUT_FACT_USER_ONLY)
 		fprintf(e, "system time: not sampled (the clock counted user time only)\n");
@@ -115,7 +125,7 @@ void coverage_summary(const struct prof_attr *a, FILE *e)
 			(unsigned long long)c->anon_samples);
 	for (size_t i = 0; i < c->nthreads; i++) {
 		const struct prof_thread *t = &c->threads[i];
-		double s = t->samples / (t->rate_hz > 0 ? t->rate_hz : 1), tc = cpu_of(t, 0);
+		double s = thread_sampled(t), tc = thread_cpu(t);
 		fprintf(e, "thread %llu %s: ", (unsigned long long)t->tid, t->name[0] ? t->name : "-");
 		if (t->cpu_known)
 			fprintf(e, "%.3f s user + %.3f s system, ", t->user_s, t->sys_s);
@@ -132,8 +142,7 @@ void coverage_summary(const struct prof_attr *a, FILE *e)
 static int by_missing(const void *x, const void *y)
 {
 	const struct prof_thread *p = x, *q = y;
-	double mp = p->user_s + p->sys_s - p->samples / (p->rate_hz > 0 ? p->rate_hz : 1);
-	double mq = q->user_s + q->sys_s - q->samples / (q->rate_hz > 0 ? q->rate_hz : 1);
+	double mp = thread_cpu(p) - thread_sampled(p), mq = thread_cpu(q) - thread_sampled(q);
 	return mp < mq ? 1 : mp > mq ? -1 : 0;
 }
 
@@ -155,7 +164,7 @@ int coverage_warn(const struct prof_attr *a, FILE *e)
 		if (c->nthreads && (v = malloc(c->nthreads * sizeof *v)) != NULL) {
 			for (size_t i = 0; i < c->nthreads; i++) {
 				const struct prof_thread *t = &c->threads[i];
-				double tc = t->user_s + t->sys_s, s = t->samples / (t->rate_hz > 0 ? t->rate_hz : 1);
+				double tc = thread_cpu(t), s = thread_sampled(t);
 				if (t->cpu_known && tc > 0 && s < COVER_MIN * tc &&
 				    tc - s >= COVER_PERIODS / rate)
 					v[n++] = *t;
@@ -165,14 +174,14 @@ int coverage_warn(const struct prof_attr *a, FILE *e)
 		double listed = 0;
 		for (size_t i = 0; i < c->nthreads; i++)
 			if (c->threads[i].cpu_known)
-				listed += c->threads[i].user_s + c->threads[i].sys_s;
+				listed += thread_cpu(&c->threads[i]);
 		if (n) {
 			fputs("; threads with CPU but few samples:", e);
 			for (size_t i = 0; i < n && i < 5; i++) {
 				const struct prof_thread *t = &v[i];
 				fprintf(e, "%s %s (tid %llu, %.3f s CPU, %llu samples)", i ? "," : "",
 					t->name[0] ? t->name : "?", (unsigned long long)t->tid,
-					t->user_s + t->sys_s, (unsigned long long)t->samples);
+					thread_cpu(t), (unsigned long long)t->samples);
 			}
 			if (n > 5)
 				fprintf(e, " and %zu more", n - 5);

@@ -159,6 +159,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		r->tick_cost_ns = m->facts.tick_cost_ns;
 		r->fact_flags = m->facts.flags;
 		r->threads_unlisted = m->facts.threads_unlisted;
+		r->cpu_before_s = (double)m->facts.cpu_before_usec / 1e6;
 	}
 	if (m->nthreads) {
 		d->threads = calloc(m->nthreads, sizeof *d->threads);
@@ -172,6 +173,9 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			t->samples = m->threads[i].samples;
 			t->rate_hz = m->run.rate_hz;
 			t->cpu_known = (m->threads[i].flags & MONOUT_THREAD_CPU) != 0;
+			/* The process's start-up ran in its first thread. */
+			if (t->tid == m->run.pid && m->have_facts)
+				t->before_s = (double)m->facts.cpu_before_usec / 1e6;
 			memcpy(t->name, m->threads[i].name, sizeof t->name);
 			t->name[sizeof t->name - 1] = '\0';
 		}
@@ -270,6 +274,10 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		h->highpc = mh->highpc;
 		h->binmap = PROF_BIN_PROFIL;
 		h->scale = mh->scale;
+		/* Objects loaded in turn at one address: each histogram is its
+		 * own object's, whatever else was mapped there. */
+		h->has_object = mh->object != MONOUT_NO_OBJECT && mh->object < m->nobjects;
+		h->object = mh->object;
 		h->nbins = (size_t)mh->nbins;
 		h->bins = malloc((h->nbins ? h->nbins : 1) * sizeof *h->bins);
 		if (!h->bins)

@@ -50,6 +50,8 @@ struct prof_hist {
 	uint32_t scale;		/* PROF_BIN_PROFIL: 16.16 scale, 1..65536 */
 	size_t nbins;
 	uint64_t *bins;		/* nbins sample counts (ticks) */
+	int has_object;		/* the file says which object the range held */
+	size_t object;		/* then: its index in prof_data.objs */
 };
 
 struct prof_count {		/* a call count: calls into the function at selfpc */
@@ -83,6 +85,7 @@ struct prof_thread {
 	uint64_t samples;
 	double rate_hz;		/* its file's rate */
 	int cpu_known;
+	double before_s;	/* of its CPU, spent before profiling started */
 	char name[16];
 };
 
@@ -106,6 +109,7 @@ struct prof_run {
 	uint32_t fact_flags;	/* MONOUT_FACT_* */
 	uint32_t threads_unlisted;
 	uint64_t anon_samples;	/* samples in anonymous code (PCS) */
+	double cpu_before_s;	/* process CPU before profiling started */
 };
 
 struct prof_data {
@@ -298,6 +302,7 @@ struct prof_cov {
 	double sampled_s;	/* samples / rate, summed over files */
 	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
 	double elapsed_s;
+	double cpu_before_s;	/* CPU before profiling started (start-up) */
 	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
 	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */
 	uint32_t threads_unlisted;
