@@ -435,7 +435,7 @@ int monout_put_facts(struct monout_writer *w, const struct monout_facts *f)
 	w_u32(w, f->tick_cost_ns);
 	w_u32(w, f->flags);
 	w_u32(w, f->threads_unlisted);
-	w_u32(w, 0);
+	w_u32(w, f->check_usec);
 	w_u64(w, f->cpu_before_usec);
 	return rec_close(w);
 }
@@ -983,6 +983,7 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 			m->facts.tick_cost_ns = g32(&r, pl + 16);
 			m->facts.flags = g32(&r, pl + 20);
 			m->facts.threads_unlisted = g32(&r, pl + 24);
+			m->facts.check_usec = g32(&r, pl + 28);
 			m->facts.cpu_before_usec = g64(&r, pl + 32);
 			break;
 		}

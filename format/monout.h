@@ -84,7 +84,8 @@
  *     16 tick cost u32 (nanoseconds of CPU one tick cost, measured by the
  *     runtime when it checked the rate; 0: not measured), 20 flags u32
  *     (MONOUT_FACT_*), 24 threads not listed u32 (threads that ended
- *     the runtime's table could not list), 28 reserved u32 0, 32 CPU
+ *     the runtime's table could not list), 28 rate check u32 (microseconds
+ *     of CPU the runtime spent measuring the tick cost, not sampled), 32 CPU
  *     before u64 (microseconds of the process's user + system CPU spent
  *     before profiling started: exec, dynamic linking, start-up; no clock
  *     ran then).
@@ -255,6 +256,7 @@ struct monout_facts {
 	uint32_t tick_cost_ns;	/* CPU a tick cost, 0 if not measured */
 	uint32_t flags;		/* MONOUT_FACT_* */
 	uint32_t threads_unlisted;	/* threads the table could not list */
+	uint32_t check_usec;	/* CPU of the rate check (not sampled) */
 	uint64_t cpu_before_usec;	/* process CPU before profiling started */
 };
 

@@ -302,7 +302,7 @@ int mon_facts_put(struct monout_writer *w)
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
 	f.elapsed_usec = start_ns && now > start_ns ? (now - start_ns) / 1000u : 0;
 	f.cpu_before_usec = before_usec;
-	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags);
+	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
 	if (table == NULL)
 		return monout_put_facts(w, &f);
 	sample_all();

@@ -99,11 +99,22 @@ int main(int argc, char **argv)
 	if (getenv("MONPROF_RATE") == NULL)
 		CHECK(st.rate_hz >= 1000, "default rate %u Hz", st.rate_hz);
 	else
-		CHECK(st.rate_hz == (unsigned)atoi(getenv("MONPROF_RATE")),
+		CHECK(st.rate_hz <= (unsigned)atoi(getenv("MONPROF_RATE")),
 		      "rate %u Hz in effect, MONPROF_RATE=%s", st.rate_hz, getenv("MONPROF_RATE"));
 	if (argc == 4)
 		return 0;
-	CHECK(fabs(achieved - st.rate_hz) <= 0.05 * st.rate_hz, "achieved %.1f Hz, rate %u Hz",
-	      achieved, st.rate_hz);
+	/* A rate the runtime lowered (its ticks would have taken more than a
+	 * quarter of the CPU: coverage_rate.sh) is one whose ticks take up to
+	 * that quarter, part of it not counted by the clock, and its check
+	 * cost some unsampled CPU: there the samples fall short of the rate by
+	 * up to that share.  Otherwise they match it within 5 %. */
+	int lowered = getenv("MONPROF_RATE") != NULL &&
+		      st.rate_hz < (unsigned)atoi(getenv("MONPROF_RATE"));
+	if (lowered)
+		CHECK(achieved >= 0.75 * st.rate_hz && achieved <= 1.05 * st.rate_hz,
+		      "achieved %.1f Hz, rate %u Hz (lowered)", achieved, st.rate_hz);
+	else
+		CHECK(fabs(achieved - st.rate_hz) <= 0.05 * st.rate_hz, "achieved %.1f Hz, rate %u Hz",
+		      achieved, st.rate_hz);
 	return 0;
 }

@@ -159,7 +159,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		r->tick_cost_ns = m->facts.tick_cost_ns;
 		r->fact_flags = m->facts.flags;
 		r->threads_unlisted = m->facts.threads_unlisted;
-		r->cpu_before_s = (double)m->facts.cpu_before_usec / 1e6;
+		/* Not sampled by design: start-up, and the rate check. */
+		r->cpu_before_s = (double)(m->facts.cpu_before_usec + m->facts.check_usec) / 1e6;
 	}
 	if (m->nthreads) {
 		d->threads = calloc(m->nthreads, sizeof *d->threads);
@@ -175,7 +176,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			t->cpu_known = (m->threads[i].flags & MONOUT_THREAD_CPU) != 0;
 			/* The process's start-up ran in its first thread. */
 			if (t->tid == m->run.pid && m->have_facts)
-				t->before_s = (double)m->facts.cpu_before_usec / 1e6;
+				t->before_s = (double)(m->facts.cpu_before_usec +
+						       m->facts.check_usec) / 1e6;
 			memcpy(t->name, m->threads[i].name, sizeof t->name);
 			t->name[sizeof t->name - 1] = '\0';
 		}
