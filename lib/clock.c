@@ -5,19 +5,20 @@
  * where it was interrupted.  Three clocks, tried in this order unless
  * MONPROF_CLOCK names one:
  *
- *   perf    a software perf event (PERF_COUNT_SW_CPU_CLOCK) per thread,
- *           sampling every 1e9/rate ns of that thread's CPU time, user and
- *           system; its overflow raises our signal at that very thread
- *           (F_SETOWN_EX/F_OWNER_TID), delivered on the way back to user
- *           mode, so system time is charged to the PC after the system call,
- *           as profil(2) and ITIMER_PROF charge it.  hrtimer based: runs at
- *           the asked rate whatever the kernel tick.  Counting kernel time
- *           is refused to unprivileged processes where perf_event_paranoid
- *           >= 2 (perf_event_open(2)): then the automatic choice moves on to
- *           the thread clock, which counts system time; MONPROF_CLOCK=perf
- *           keeps perf, counting user time only, and the profile says that
- *           system time was not sampled.  Refused altogether where
- *           perf_event_paranoid > 2 or seccomp forbids it.
+ *   perf    a software perf event (PERF_COUNT_SW_CPU_CLOCK, user mode only)
+ *           per thread, sampling every 1e9/rate ns of that thread's CPU
+ *           time; its overflow raises our signal at that very thread
+ *           (F_SETOWN_EX/F_OWNER_TID).  hrtimer based: runs at the asked
+ *           rate whatever the kernel tick.  Sees user CPU time only, and
+ *           the profile says so (system time not sampled).  Why not kernel
+ *           time too (exclude_kernel 0, where perf_event_paranoid allows
+ *           it): the overflow then fires inside system calls and its signal
+ *           interrupts the blocking ones — nanosleep failed with EINTR in
+ *           profil_eintr at 10 kHz, measured — while the CPU-time timers
+ *           below raise theirs on the way back to user mode (the kernel
+ *           runs expired CPU timers as task work on return to user mode),
+ *           so they count system time and never interrupt a call.
+ *           Refused where perf_event_paranoid > 2 or seccomp forbids it.
  *   thread  a POSIX CPU-time timer per thread on the thread's own CPU clock
  *           (CLOCK_THREAD_CPUTIME_ID of that tid), signalling that thread
  *           (SIGEV_THREAD_ID).  The kernel checks CPU timers at its tick
@@ -65,14 +66,12 @@ struct mon_clock_cfg mon_clock_cfg = { 0, MON_RATE_DEFAULT, 0 };
 
 /* The rate asked (MONPROF_RATE or the default), the CPU a tick costs as
  * measured by mon_clock_check_rate (ns, 0: not measured), whether the rate
- * was lowered, and whether some thread's perf clock counts user time only
- * (the kernel refused kernel counting). */
+ * was lowered. */
 static unsigned rate_asked = MON_RATE_DEFAULT;
 static unsigned tick_cost_ns;
 static unsigned check_usec;	/* CPU the rate check took (not sampled) */
 static int rate_lowered;
-static int perf_user_only;
-static int perf_exclude_kernel;	/* MONPROF_SYSTEM=0: user time only, by request */
+
 /* Set while mon_clock_check_rate measures: ticks are counted, not charged. */
 static int calibrating;
 static uint64_t calib_ticks;
@@ -199,8 +198,6 @@ void mon_clock_configure(void)
 		mon_clock_cfg.rate_hz = MON_RATE_MAX;
 		rate_lowered = 1;
 	}
-	const char *sys = getenv("MONPROF_SYSTEM");
-	perf_exclude_kernel = sys != NULL && strcmp(sys, "0") == 0;
 	const char *c = getenv("MONPROF_CLOCK");
 	mon_clock_cfg.kind = 0;
 	if (c != NULL) {
@@ -302,25 +299,12 @@ static int arm_perf(pid_t tid, struct mon_thread_clock *tc)
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = 1000000000ull / mon_clock_cfg.rate_hz;
 	a.disabled = 1;
+	a.exclude_kernel = 1;	/* see the top of this file */
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
-	/* System time too (exclude_kernel 0), unless MONPROF_SYSTEM=0 asks
-	 * for user time only or the kernel refuses it (perf_event_paranoid). */
-	a.exclude_kernel = perf_exclude_kernel;
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd < 0 && !a.exclude_kernel && (errno == EACCES || errno == EPERM)) {
-		/* Kernel counting refused.  Chosen automatically, perf gives way
-		 * to the thread clock, which counts system time; asked for by
-		 * name, it counts user time only and the profile says so. */
-		if (mon_clock_cfg.kind != MON_CLOCK_PERF)
-			return -1;
-		a.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	}
 	if (fd < 0)
 		return -1;
-	if (a.exclude_kernel)
-		__atomic_store_n(&perf_user_only, 1, __ATOMIC_RELAXED);
 	fd = high_fd(fd);
 	struct f_owner_ex owner = { F_OWNER_TID, tid };
 	if (fcntl(fd, F_SETFL, O_ASYNC) < 0 || fcntl(fd, F_SETSIG, mon_clock_cfg.signo) < 0 ||
@@ -509,7 +493,7 @@ void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns, uint32_t
 	*flags = 0;
 	if (rate_lowered)
 		*flags |= MONOUT_FACT_RATE_LOWERED;
-	if (kind == MON_CLOCK_PERF && __atomic_load_n(&perf_user_only, __ATOMIC_RELAXED))
+	if (kind == MON_CLOCK_PERF)
 		*flags |= MONOUT_FACT_USER_ONLY;
 	else if (kind != MON_CLOCK_NONE)
 		*flags |= MONOUT_FACT_SYSTEM;

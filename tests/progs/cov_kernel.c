@@ -1,11 +1,11 @@
 /*
  * cov_kernel.c — system-call CPU against user CPU (case kernel-time.c).
  *
- *   cov_kernel [SECONDS]
+ *   cov_kernel [SECONDS [USER_SECONDS]]
  *
  * kernel_heavy reads /dev/zero in 1 MiB blocks until its thread has used
  * SECONDS (default 0.25) of CPU, nearly all of it system time spent in
- * read(2); user_heavy spins as long in user mode.  Prints "kernel_side S"
+ * read(2); user_heavy spins USER_SECONDS (default: as long) in user mode.  Prints "kernel_side S"
  * (kernel_heavy's CPU seconds, user + system: thread CPU clock) and
  * "user_side S".  A profile charges system time to the code that made the
  * system call (the C library's read, called from kernel_heavy), as profil(2)
@@ -43,7 +43,7 @@ int main(int argc, char **argv)
 {
 	double s = mr_seconds(argc > 1 ? argv[1] : NULL, 0.25);
 	double k = kernel_heavy(s);
-	double u = user_heavy(s);
+	double u = user_heavy(mr_seconds(argc > 2 ? argv[2] : NULL, s));
 	printf("kernel_side %.6f\nuser_side %.6f\n", k, u);
 	return 0;
 }

@@ -9,8 +9,9 @@
  * says how much of the run the report can see.  Below 90 % (and at least ten
  * sample periods missing, so that a short run's start-up does not count),
  * prof says so on stderr by default and names the threads that took the
- * fewest samples for their CPU; it also says when the clock could not see
- * system time and when the runtime lowered the rate asked (a tick that costs
+ * fewest samples for their CPU; it also says when the clock did not see
+ * system time that is 10 % of the CPU or more (the perf clock counts user
+ * time only), and when the runtime lowered the rate asked (a tick that costs
  * too much CPU, as the kernel lowers perf_event_max_sample_rate).
  */
 #include "prof.h"
@@ -22,6 +23,7 @@
 
 #define COVER_MIN 0.90	/* below this share of the CPU, warn */
 #define COVER_PERIODS 10.0	/* and only if this many sample periods are missing */
+#define COVER_SYS 0.10	/* system time not sampled: warn from this share of the CPU */
 
 /* A thread's CPU while profiling: start-up (before the clock ran) left out. */
 static double thread_cpu(const struct prof_thread *t)
@@ -109,7 +111,7 @@ void coverage_summary(const struct prof_attr *a, FILE *e)
 		c->cpu_sys_s, c->cpu_before_s, c->sampled_s, cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
 		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system");
 	if (c->flags & MONOUT_FACT_USER_ONLY)
-		fprintf(e, "system time: not sampled (the clock counted user time only)\n");
+		fprintf(e, "system time: not sampled (the perf clock counts user time only)\n");
 	else if (c->flags & MONOUT_FACT_SYSTEM)
 		fprintf(e, "system time: sampled, charged to the code that made the system call\n");
 	fprintf(e, "elapsed: %.3f s (wall clock%s); CPU / elapsed = %.2f\n", c->elapsed_s,
@@ -193,10 +195,13 @@ int coverage_warn(const struct prof_attr *a, FILE *e)
 		free(v);
 		warned = 1;
 	}
-	if (c->flags & MONOUT_FACT_USER_ONLY) {
-		fprintf(e, "prof: warning: system CPU time (%.3f s) was not sampled: the profiling "
-			"clock counted user time only (the kernel refused kernel counting to this "
-			"process: perf_event_paranoid); the shares are of user time\n", c->sys_unsampled_s);
+	double all = c->cpu_user_s + c->cpu_sys_s - c->cpu_before_s;
+	if ((c->flags & MONOUT_FACT_USER_ONLY) && all > 0 &&
+	    c->sys_unsampled_s >= COVER_SYS * all && c->sys_unsampled_s >= COVER_PERIODS / rate) {
+		fprintf(e, "prof: warning: system CPU time (%.3f s, %.0f %% of the CPU) was not "
+			"sampled: the perf clock counts user time only; the shares are of user time "
+			"(the thread clock, monrun -c thread, charges system time to the code that "
+			"made the system call)\n", c->sys_unsampled_s, 100.0 * c->sys_unsampled_s / all);
 		warned = 1;
 	}
 	if (c->flags & MONOUT_FACT_RATE_LOWERED) {
