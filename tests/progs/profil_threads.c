@@ -12,18 +12,18 @@
  *   shares  four threads use 0.2, 0.4, 0.6, 0.8 s of CPU (each measures its
  *           own with CLOCK_THREAD_CPUTIME_ID) in four functions; each
  *           function's share of the ticks is its thread's share of the CPU
- *           within 2 percentage points.
+ *           within 2 percentage points (or 5 sigma, below).
  *   two     one thread alternates between two functions, 30 % and 70 % of
  *           1.8 s of CPU; same bound.
  *
  * The 2-point bound: if each of the N ticks in the four (two) functions is
  * an independent draw, a share p is estimated with standard deviation
  * sqrt(p (1 - p) / N) <= 0.5 / sqrt(N); 2 points is 5 sigma when
- * N >= (5 * 0.5 / 0.02)^2 = 15625.  The programs check that N is that big
- * (the scripts run them at MONPROF_RATE=10000 with the perf clock, which
- * ticks at that rate), so the bound is at least 5 sigma.  (Periodic
- * sampling of steady work is in fact far more regular than independent
- * draws.)
+ * N >= (5 * 0.5 / 0.02)^2 = 15625.  The scripts ask MONPROF_RATE=10000
+ * with the perf clock; where its ticks are too dear the runtime runs it
+ * slower (coverage_rate.sh) and N is smaller, so the bound is 2 points or
+ * 5 sigma of the N the run took, whichever is more.  (Periodic sampling of
+ * steady work is in fact far more regular than independent draws.)
  */
 #include <pthread.h>
 
@@ -213,11 +213,15 @@ static void check_shares(const char *what, struct share *s, int n)
 		double truth = s[i].cpu / cpu, got = (double)ticks[i] / (double)total;
 		printf("  function %d: %.3f s of CPU = %.2f %%, %llu ticks = %.2f %%\n", i + 1,
 		       s[i].cpu, 100 * truth, (unsigned long long)ticks[i], 100 * got);
-		bad |= fabs(got - truth) > 0.02;
+		/* 2 points, or 5 standard deviations of a share of this many
+		 * ticks where that is more: the runtime may run a dear clock
+		 * slower than the 10 kHz asked (coverage_rate.sh). */
+		double bound = 5 * sqrt(truth * (1 - truth) / (double)total);
+		bad |= fabs(got - truth) > (bound > 0.02 ? bound : 0.02);
 	}
-	CHECK(total >= 15625, "%llu ticks: too few for a 5-sigma 2-point bound (run at "
-	      "MONPROF_RATE=10000)", (unsigned long long)total);
-	CHECK(!bad, "a share is off by more than 2 percentage points");
+	CHECK(total >= 2000, "%llu ticks: too few to compare shares (run at MONPROF_RATE=10000)",
+	      (unsigned long long)total);
+	CHECK(!bad, "a share is off by more than max(2 points, 5 sigma)");
 }
 
 static int shares(void)
