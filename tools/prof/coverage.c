@@ -25,10 +25,12 @@
 #define COVER_PERIODS 10.0	/* and only if this many sample periods are missing */
 #define COVER_SYS 0.10	/* system time not sampled: warn from this share of the CPU */
 
-/* A thread's CPU while profiling: start-up (before the clock ran) left out. */
+/* A thread's CPU while profiling that its clock could see: start-up (before
+ * the clock ran) left out, and system time when the clock counted user time
+ * only. */
 static double thread_cpu(const struct prof_thread *t)
 {
-	double c = t->user_s + t->sys_s - t->before_s;
+	double c = t->user_s + (t->user_only ? 0 : t->sys_s) - t->before_s;
 	return c > 0 ? c : 0;
 }
 
@@ -73,8 +75,8 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 		}
 		memcpy(c->threads + c->nthreads, d->threads, d->nthreads * sizeof *d->threads);
 		for (size_t i = 0; i < d->nthreads; i++)
-			if (r->fact_flags & MONOUT_FACT_USER_ONLY)
-				c->threads[c->nthreads + i].sys_s = 0;	/* not seen by the clock */
+			c->threads[c->nthreads + i].user_only =
+				(r->fact_flags & MONOUT_FACT_USER_ONLY) != 0;
 		c->nthreads += d->nthreads;
 	}
 	return 0;

@@ -86,6 +86,7 @@ struct prof_thread {
 	double rate_hz;		/* its file's rate */
 	int cpu_known;
 	double before_s;	/* of its CPU, spent before profiling started */
+	int user_only;		/* its clock counted user time only */
 	char name[16];
 };
 
