@@ -63,7 +63,7 @@ fi
 # prof -s: CPU against samples, elapsed, rate, one line per thread; no
 # warning for a run whose every thread was sampled.
 if "$PROF" -s -m "$T/thr.out" "$T/thr" >/dev/null 2>"$T/s.err" &&
-    grep -q "^CPU: .* samples stand for .* % of the user + system CPU" "$T/s.err" &&
+    grep -q "^CPU: .* samples stand for .* % of the user\( + system\)\? CPU" "$T/s.err" &&
     grep -q "^elapsed: " "$T/s.err" && grep -q "^rate: asked [0-9]* Hz, set [0-9]* Hz" "$T/s.err" &&
     grep -q "^thread [0-9]* cov-a: " "$T/s.err" && grep -q "^thread [0-9]* cov-b: " "$T/s.err" &&
     ! grep -q warning "$T/s.err"; then

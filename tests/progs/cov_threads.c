@@ -10,6 +10,7 @@
  * returns), "main_spin S", and "elapsed S": wall-clock seconds from main's
  * start to its end (CLOCK_MONOTONIC), which the run's elapsed time holds.
  */
+#define _GNU_SOURCE
 #include <pthread.h>
 
 #include "monrun_common.h"
