@@ -408,21 +408,21 @@ void mon_itimer_stop(void)
 
 /* ---- the rate a tick's cost allows -------------------------------------- */
 
-static volatile unsigned long spin_sink;
+static volatile unsigned long tick_cost_sink;
 
-static void spin(unsigned long n)
+static void tick_cost_spin(unsigned long n)
 {
 	for (unsigned long i = 0; i < n; i++)
-		spin_sink += i;
+		tick_cost_sink += i;
 }
 
-/* Iterations of spin() that take about ns of this thread's CPU. */
-static unsigned long spin_for(uint64_t ns)
+/* Iterations of tick_cost_spin() that take about ns of this thread's CPU. */
+static unsigned long tick_cost_spin_for(uint64_t ns)
 {
 	unsigned long n = 1000;
 	for (;;) {
 		uint64_t t0 = thread_cpu_ns();
-		spin(n);
+		tick_cost_spin(n);
 		uint64_t dt = thread_cpu_ns() - t0;
 		if (dt >= ns / 4 || n > (1ul << 40))
 			return dt ? (unsigned long)((unsigned __int128)n * ns / dt) : n;
@@ -449,15 +449,15 @@ void mon_clock_check_rate(struct mon_thread_clock *tc)
 	uint64_t window = 8000000u;	/* 8 ms of CPU without ticks, as much with */
 	uint64_t began = thread_cpu_ns();
 	ioctl(tc->fd, PERF_EVENT_IOC_DISABLE, 0);
-	unsigned long n = spin_for(window);
+	unsigned long n = tick_cost_spin_for(window);
 	uint64_t t0 = thread_cpu_ns();
-	spin(n);
+	tick_cost_spin(n);
 	uint64_t base = thread_cpu_ns() - t0;
 	__atomic_store_n(&calib_ticks, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&calibrating, 1, __ATOMIC_SEQ_CST);
 	ioctl(tc->fd, PERF_EVENT_IOC_ENABLE, 0);
 	t0 = thread_cpu_ns();
-	spin(n);
+	tick_cost_spin(n);
 	uint64_t with = thread_cpu_ns() - t0;
 	ioctl(tc->fd, PERF_EVENT_IOC_DISABLE, 0);
 	__atomic_store_n(&calibrating, 0, __ATOMIC_SEQ_CST);

@@ -10,6 +10,7 @@
  *                                 FACTS, THREADS, PCS or SYMS records
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -28,6 +29,8 @@ int main(int argc, char **argv)
 		m.have_facts = 0;
 		m.nthreads = 0;
 		m.npcs = 0;
+		for (size_t i = 0; i < m.nsyms; i++)
+			free(m.syms[i].name);
 		m.nsyms = 0;
 	} else {
 		uint64_t take = 0;
