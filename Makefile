@@ -171,11 +171,11 @@ FUZZ_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c format/monout.c format/monout.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c format/monout.c
-$(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c \
+$(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c \
                      tools/prof/prof.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -o $@ fuzz/fuzz_gmon.c \
-	    tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c
+	    tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c
 $(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c tools/prof/symtab.c tools/prof/unwind.c tools/prof/prof.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -Iformat $(ELF_CFLAGS) -o $@ fuzz/fuzz_symtab.c \

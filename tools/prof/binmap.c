@@ -9,6 +9,8 @@
  * bytes with 10 ticks, 2 bytes in f and 6 in g, gives f 2.5 and g 7.5
  * ticks.  Nothing is lost: bytes owned by no function go to the object
  * (or to [unknown]), and the shares of one bin always add up to its count.
+ * Only the addresses a bin sampled share its ticks: a bin is cut at the
+ * histogram's highpc (the last bin of a coarse scale would reach past it).
  *
  * The bin spans themselves (binmap_start):
  *   profil(2)/mon.out: pc is in bin floor(floor((pc - lowpc) / 2) * scale /
@@ -65,6 +67,11 @@ double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, siz
 			continue;
 		total += (double)c;
 		uint64_t b0 = binmap_start(h, i), b1 = binmap_start(h, i + 1);
+		/* A bin sampled only the addresses of the histogram's range:
+		 * the last bin of a coarse scale reaches past highpc, but no
+		 * sample came from there, so none is shared out there. */
+		if (b1 > h->highpc && h->highpc > b0)
+			b1 = h->highpc;
 		while (k < nsegs && segs[k].hi <= b0)
 			k++;
 		if (b1 <= b0) {		/* an empty span (more bins than units): a point */
