@@ -873,6 +873,44 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 		if (m->hists[i].object != MONOUT_NO_OBJECT && m->hists[i].object >= m->nobjects)
 			RFAIL("inconsistent: histogram %zu names object %u, the file has %zu", i,
 			      m->hists[i].object, m->nobjects);
+	/* Impossible values (mon.out(5), Validation): samples with a rate of
+	 * 0 Hz cannot be turned into time; addresses wider than the header's
+	 * address size cannot have been taken in the profiled process. */
+	if (m->run.rate_hz == 0) {
+		uint64_t held = 0;
+		for (size_t i = 0; i < m->nhists && !held; i++)
+			for (uint64_t k = 0; k < m->hists[i].nbins && !held; k++)
+				held = m->hists[i].counts[k];
+		if (m->run.samples || m->run.counted || held)
+			RFAIL("impossible: a sampling rate of 0 Hz with %llu samples taken "
+			      "(samples cannot be turned into time)",
+			      (unsigned long long)(m->run.samples ? m->run.samples : m->run.counted));
+	}
+	if (m->addr_size == 4) {
+		const uint64_t lim = (uint64_t)1 << 32;
+		for (size_t i = 0; i < m->nobjects; i++)
+			if (m->objects[i].text_lo >= lim || m->objects[i].text_hi > lim ||
+			    m->objects[i].load_bias >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but object %zu "
+				      "holds the address %#llx", i, (unsigned long long)
+				      (m->objects[i].text_hi > lim ? m->objects[i].text_hi
+				       : m->objects[i].text_lo >= lim ? m->objects[i].text_lo
+				       : m->objects[i].load_bias));
+		for (size_t i = 0; i < m->nhists; i++)
+			if (m->hists[i].lowpc >= lim || m->hists[i].highpc > lim)
+				RFAIL("impossible: 4-byte addresses in the header, but histogram %zu "
+				      "covers %#llx-%#llx", i, (unsigned long long)m->hists[i].lowpc,
+				      (unsigned long long)m->hists[i].highpc);
+		for (size_t i = 0; i < m->ncalls; i++)
+			if (m->calls[i].selfpc >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but a call count "
+				      "is for the address %#llx", (unsigned long long)m->calls[i].selfpc);
+		for (size_t i = 0; i < m->narcs; i++)
+			if (m->arcs[i].selfpc >= lim || m->arcs[i].frompc >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but an arc is "
+				      "for the address %#llx", (unsigned long long)
+				      (m->arcs[i].selfpc >= lim ? m->arcs[i].selfpc : m->arcs[i].frompc));
+	}
 	merge(m);
 	return 0;
 fail: {
