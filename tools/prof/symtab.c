@@ -756,7 +756,7 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 	    has_section(f.elf, SHT_DYNSYM)) {
 		long g2 = collect_syms(f.elf, SHT_DYNSYM, locals, &c);
 		got = g2 < 0 ? g2 : got + g2;
-		if (g2 > 0 || im->from == PROF_SYMS_NONE)
+		if (g2 > 0)
 			im->from |= PROF_SYMS_DYNSYM;
 	}
 	if (got >= 0) {
