@@ -231,10 +231,11 @@ uint64_t binmap_start(const struct prof_hist *h, uint64_t i);
 
 /* Spreads every bin of h over segs (sorted by lo, disjoint) in proportion
  * to the bytes of the bin each segment covers (System V's rule, FACTS
- * §3.2): ticks[segs[k].row] += share.  The part of a bin no segment covers
- * goes to the row of the fallback segment containing the bin's first byte
- * (fallback sorted, disjoint: whole objects), else to unknown_row.  Returns
- * the sum of all bins. */
+ * §3.2): ticks[segs[k].row] += share.  Bytes of a bin no segment covers
+ * but a fallback range does (fallback sorted, disjoint: whole objects'
+ * code) share for the fallback's row; bytes in neither, and bytes past
+ * h->highpc, take no share; a bin with no such byte goes to unknown_row.
+ * Returns the sum of all bins. */
 double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, size_t nsegs,
 		     const struct prof_seg *fallback, size_t nfallback, size_t unknown_row,
 		     double *ticks);
