@@ -90,10 +90,12 @@ double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, siz
 {
 	double total = 0;
 	size_t k = 0;
-	for (size_t i = 0; i < h->nbins; i++) {
-		uint64_t c = h->bins[i];
+	size_t n = h->idx ? h->nnz : h->nbins;
+	for (size_t e = 0; e < n; e++) {
+		uint64_t c = h->bins[e];
 		if (c == 0)
 			continue;
+		uint64_t i = h->idx ? h->idx[e] : e;
 		total += (double)c;
 		uint64_t b0 = binmap_start(h, i), b1 = binmap_start(h, i + 1);
 		/* A bin sampled only the addresses of the histogram's range:

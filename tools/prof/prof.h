@@ -49,7 +49,12 @@ struct prof_hist {
 	int binmap;		/* enum prof_binmap */
 	uint32_t scale;		/* PROF_BIN_PROFIL: 16.16 scale, 1..65536 */
 	size_t nbins;
-	uint64_t *bins;		/* nbins sample counts (ticks) */
+	/* The counts (ticks).  Dense (idx NULL): bins[0..nbins).  Sparse: the
+	 * nnz non-zero bins only, bin idx[k] holding bins[k], idx increasing
+	 * (mon.out: memory in proportion to the bins a run touched). */
+	uint64_t *bins;
+	uint64_t *idx;
+	size_t nnz;
 };
 
 struct prof_count {		/* a call count: calls into the function at selfpc */
