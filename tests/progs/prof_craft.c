@@ -6,12 +6,13 @@
  *
  *   prof_craft OUT [-r RATE] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
  *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
- *                  [-c SELFPC:COUNT]... [-s SAMPLES:DROPPED:SATURATED:LOST] [-4]
+ *                  [-c SELFPC:COUNT]... [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *
  * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
  * a bin of the histogram given by the last -h.  -4 marks the header as
  * holding 4-byte addresses (whatever the values: for the reader's check of
- * impossible files), with the header checksum remade.  Link with libmon.a (the
+ * impossible files), with the header checksum remade.  -S writes every
+ * histogram sparse (only its non-zero bins), as whole-process profiles are.  Link with libmon.a (the
  * format module's functions are hidden in libmon.so).  Exit 0, or 1 with a
  * message.
  */
@@ -62,7 +63,8 @@ int main(int argc, char **argv)
 	m.calls = calls;
 	optind = 2;
 	int four = 0;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:s:4")) != -1) {
+	int sparse = 0;
+	while ((c = getopt(argc, argv, "r:o:h:b:c:s:4S")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -135,6 +137,9 @@ int main(int argc, char **argv)
 		case '4':
 			four = 1;
 			break;
+		case 'S':
+			sparse = 1;
+			break;
 		case 's':	/* the RUN record's sample counters */
 			m.run.samples = num(&p);
 			m.run.dropped = num(&p);
@@ -145,6 +150,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	for (size_t i = 0; sparse && i < m.nhists; i++)
+		hists[i].flags |= MONOUT_HIST_SPARSE;
 	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || monout_write_fd(fd, &m) < 0) {
 		perror(argv[1]);
