@@ -97,7 +97,7 @@ PROG_SRC  := $(sort $(wildcard tests/progs/*.c))
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes \
+	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
 	    -o $@ $< $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
 
 # ---- top-level targets ----------------------------------------------------
