@@ -151,7 +151,7 @@ static int by_missing(const void *x, const void *y)
 	return mp < mq ? 1 : mp > mq ? -1 : 0;
 }
 
-int coverage_warn(const struct prof_attr *a, FILE *e)
+int coverage_warn(const struct prof_attr *a)
 {
 	const struct prof_cov *c = a->cov;
 	int warned = 0;
@@ -160,9 +160,11 @@ int coverage_warn(const struct prof_attr *a, FILE *e)
 	double rate = c->rate_set ? c->rate_set : (a->rate_hz > 0 ? a->rate_hz : 1);
 	double cpu = seen_cpu(c), missing = cpu - c->sampled_s;
 	if (cpu > 0 && c->sampled_s < COVER_MIN * cpu && missing >= COVER_PERIODS / rate) {
-		fprintf(e, "prof: warning: the samples cover %.0f %% of the CPU the program used "
-			"(%.3f s of %.3f s); the shares are of what was sampled", 100.0 * c->sampled_s / cpu,
-			c->sampled_s, cpu);
+		char msg[1024];
+		size_t at = 0;
+#define ADD(...) (at += (size_t)snprintf(msg + at, at < sizeof msg ? sizeof msg - at : 0, __VA_ARGS__))
+		ADD("the samples cover %.0f %% of the CPU the program used (%.3f s of %.3f s); the "
+		    "shares are of what was sampled", 100.0 * c->sampled_s / cpu, c->sampled_s, cpu);
 		/* The threads that missed the most CPU. */
 		struct prof_thread *v = NULL;
 		size_t n = 0;
@@ -181,19 +183,20 @@ int coverage_warn(const struct prof_attr *a, FILE *e)
 			if (c->threads[i].cpu_known)
 				listed += thread_cpu(&c->threads[i]);
 		if (n) {
-			fputs("; threads with CPU but few samples:", e);
+			ADD("; threads with CPU but few samples:");
 			for (size_t i = 0; i < n && i < 5; i++) {
 				const struct prof_thread *t = &v[i];
-				fprintf(e, "%s %s (tid %llu, %.3f s CPU, %llu samples)", i ? "," : "",
-					t->name[0] ? t->name : "?", (unsigned long long)t->tid,
-					thread_cpu(t), (unsigned long long)t->samples);
+				ADD("%s %s (tid %llu, %.3f s CPU, %llu samples)", i ? "," : "",
+				    t->name[0] ? t->name : "?", (unsigned long long)t->tid,
+				    thread_cpu(t), (unsigned long long)t->samples);
 			}
 			if (n > 5)
-				fprintf(e, " and %zu more", n - 5);
+				ADD(" and %zu more", n - 5);
 		}
 		if (c->nthreads && cpu - listed >= COVER_PERIODS / rate && cpu - listed > 0.1 * cpu)
-			fprintf(e, "; %.3f s of CPU in threads that ended unseen", cpu - listed);
-		fputc('\n', e);
+			ADD("; %.3f s of CPU in threads that ended unseen", cpu - listed);
+#undef ADD
+		prof_warn("coverage", "%s", msg);
 		free(v);
 		warned = 1;
 	}
@@ -206,21 +209,21 @@ int coverage_warn(const struct prof_attr *a, FILE *e)
 	double sys = c->sys_unsampled_s - (ticks_sys < c->sys_unsampled_s ? ticks_sys : 0);
 	if ((c->flags & MONOUT_FACT_USER_ONLY) && all > 0 && sys >= COVER_SYS * all &&
 	    sys >= COVER_PERIODS / rate) {
-		fprintf(e, "prof: warning: system CPU time (%.3f s, %.0f %% of the CPU) was not "
-			"sampled: the perf clock counts user time only; the shares are of user time "
-			"(the thread clock, monrun -c thread, charges system time to the code that "
-			"made the system call)\n", c->sys_unsampled_s, 100.0 * c->sys_unsampled_s / all);
+		prof_warn("system-unsampled", "system CPU time (%.3f s, %.0f %% of the CPU) was not "
+			  "sampled: the perf clock counts user time only; the shares are of user time "
+			  "(the thread clock, monrun -c thread, charges system time to the code that "
+			  "made the system call)", c->sys_unsampled_s, 100.0 * c->sys_unsampled_s / all);
 		warned = 1;
 	}
 	if (c->flags & MONOUT_FACT_RATE_LOWERED) {
-		fprintf(e, "prof: warning: the rate asked, %u Hz, could not be held", c->rate_asked);
+		char cost[64] = "";
 		if (c->tick_cost_ns)
-			fprintf(e, " (a tick costs %.1f us of CPU here)", c->tick_cost_ns / 1000.0);
-		fprintf(e, "; the runtime lowered it to %u Hz\n", c->rate_set);
+			snprintf(cost, sizeof cost, " (a tick costs %.1f us of CPU here)",
+				 c->tick_cost_ns / 1000.0);
+		prof_warn("rate-lowered", "the rate asked, %u Hz, could not be held%s; the runtime "
+			  "lowered it to %u Hz", c->rate_asked, cost, c->rate_set);
 		warned = 1;
 	}
-	if (warned)
-		((struct prof_attr *)a)->warned = 1;
 	return warned;
 }
 

@@ -18,8 +18,10 @@ void prof_data_free(struct prof_data *d)
 	}
 	free(d->threads);
 	free(d->objs);
-	for (size_t i = 0; i < d->nhists; i++)
+	for (size_t i = 0; i < d->nhists; i++) {
 		free(d->hists[i].bins);
+		free(d->hists[i].idx);
+	}
 	free(d->hists);
 	free(d->counts);
 	free(d->run.command);
