@@ -637,6 +637,18 @@ void mon_finish(int reason)
 	mon_write_profile(reason, 0, 0, 0);
 }
 
+void mon_write_at_exit(void)
+{
+	struct mon_stats st;
+	if (!started || finished || getpid() != mon_pid)
+		return;		/* not profiling, written already, or a vfork child */
+	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+		return;		/* a fork child that did nothing (exec failed?) */
+	finished = 1;
+	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+	mon_write_profile(MONOUT_WHY_EXIT, 0, 0, 1);
+}
+
 int mon_started(void)
 {
 	return started && !finished;

@@ -83,6 +83,11 @@ MON_HIDDEN int mon_write_profile(int reason, int signo, uint32_t flags, int in_h
 /* 1 once profiling has been started in this process image. */
 MON_HIDDEN int mon_started(void);
 
+/* The process ends without atexit handlers (_exit, _Exit, quick_exit):
+ * stop counting and write the profile, once.  Async-signal-safe.  Writes
+ * nothing in a vfork child, nor in a fork child that took no sample. */
+MON_HIDDEN void mon_write_at_exit(void);
+
 /* ---- monfile.c --------------------------------------------------------- */
 
 /* Decide the output name from PROFDIR (once per process image).
@@ -105,7 +110,28 @@ MON_HIDDEN int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *
 /* ---- fatal.c ----------------------------------------------------------- */
 
 /* Install the fatal-signal and snapshot handlers (where the program's
- * disposition is the default).  Once per process image. */
+ * disposition is the default) and the quick_exit(3) handler.  Once per
+ * process image. */
 MON_HIDDEN void mon_fatal_install(void);
+
+/* 1 if sig is one of the signals whose default action ends the process
+ * and that fatal.c catches (see its head comment). */
+MON_HIDDEN int mon_fatal_signal_ok(int sig);
+
+/* "USR2", "SIGUSR2", "12", "RTMIN+3" -> the signal number; 0 if s names
+ * none (or SIGKILL / SIGSTOP). */
+MON_HIDDEN int mon_parse_signal(const char *s);
+
+/* For a sigaction(2) interposer (chainable: another interposer may call
+ * these).  mon_fatal_owns(sig): 1 if fatal.c keeps a handler of its own on
+ * sig in place of the program's SIG_DFL (then route the call through
+ * mon_fatal_sigaction).  mon_fatal_sigaction: sigaction(2) with the same
+ * arguments, return value and errno, as the program must see it: a new
+ * SIG_DFL installs our handler instead, the old action reported is the one
+ * the program set.  For signals not owned it is the C library's sigaction.
+ * Async-signal-safe. */
+MON_HIDDEN int mon_fatal_owns(int sig);
+MON_HIDDEN int mon_fatal_sigaction(int sig, const struct sigaction *act,
+				   struct sigaction *oldact);
 
 #endif /* MON_MONRT_H */
