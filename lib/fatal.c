@@ -5,9 +5,10 @@
  * Signals whose default action ends the process (signal(7): "Term" and
  * "Core"): SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT (abort()),
  * SIGBUS, SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
- * SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO, SIGPWR, SIGSYS.  Not
- * SIGPROF (the ITIMER_PROF clock's own signal), not the real-time signals
- * (the tick's signal is one of them), not SIGKILL (cannot be caught).
+ * SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPWR, SIGSYS.  Not SIGPROF
+ * (the ITIMER_PROF clock's own signal), not SIGIO (the perf clock's
+ * overflow signal, clock.c), not the real-time signals (the tick's signal
+ * is one of them), not SIGKILL (cannot be caught).
  * When profiling starts, a handler is installed for each one whose
  * disposition is the default, and only those: a program that handles or
  * ignores a signal keeps it to itself.  The handler writes the profile
@@ -37,8 +38,7 @@
  * and profiling goes on — for programs that never exit.
  *
  * Not caught, nothing written: SIGKILL, the exit_group(2) system call made
- * directly, a signal the program ignores or blocks while it has the default
- * action and then dies otherwise, the real-time signals.
+ * directly, SIGIO, SIGPROF and the real-time signals.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -63,7 +63,7 @@ static const int fatal_signals[] = {
 #ifdef SIGSTKFLT
 	SIGSTKFLT,
 #endif
-	SIGXCPU, SIGXFSZ, SIGVTALRM, SIGIO,
+	SIGXCPU, SIGXFSZ, SIGVTALRM,
 #ifdef SIGPWR
 	SIGPWR,
 #endif
