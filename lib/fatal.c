@@ -49,6 +49,7 @@
 #include <unistd.h>
 
 #include "monrt.h"
+#include "settings.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 typedef void (*sighandler_fn)(int);
@@ -137,34 +138,6 @@ int mon_fatal_signal_ok(int sig)
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
 		if (fatal_signals[i] == sig)
 			return 1;
-	return 0;
-}
-
-/* "USR2", "SIGUSR2", "12", "RTMIN+3" → signal number, 0 if not one. */
-int mon_parse_signal(const char *s)
-{
-	static const struct {
-		const char *name;
-		int sig;
-	} names[] = { { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
-		      { "WINCH", SIGWINCH }, { "URG", SIGURG }, { "PWR", SIGPWR },
-		      { "CONT", SIGCONT }, { "TRAP", SIGTRAP } };
-	if (s == NULL || *s == '\0')
-		return 0;
-	if (strncmp(s, "SIG", 3) == 0)
-		s += 3;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end != s && *end == '\0')
-		return v > 0 && v < NSIG && v != SIGKILL && v != SIGSTOP ? (int)v : 0;
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(s, names[i].name) == 0)
-			return names[i].sig;
-	if (strncmp(s, "RTMIN", 5) == 0) {
-		long k = s[5] == '\0' ? 0 : s[5] == '+' ? strtol(s + 6, &end, 10) : -1;
-		if (k >= 0 && (s[5] == '\0' || *end == '\0') && SIGRTMIN + k <= SIGRTMAX)
-			return SIGRTMIN + (int)k;
-	}
 	return 0;
 }
 

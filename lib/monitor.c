@@ -33,6 +33,7 @@
 
 #include "monrt.h"
 #include "objhist.h"
+#include "settings.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -411,6 +412,10 @@ static int setup(int mode)
 {
 	if (started)
 		return 0;
+	/* An invalid MONPROF_* value: one line on stderr (settings.c), and
+	 * no profiling (silently for start_failed: it was said). */
+	if (mon_settings_check() < 0)
+		return mon_fail(mode == MON_MODE_AUTO ? ECANCELED : EINVAL);
 	if (mon_file_setup(mode) < 0)
 		return -1;
 	if (mon_count_init() < 0)

@@ -118,10 +118,6 @@ MON_HIDDEN void mon_fatal_install(void);
  * and that fatal.c catches (see its head comment). */
 MON_HIDDEN int mon_fatal_signal_ok(int sig);
 
-/* "USR2", "SIGUSR2", "12", "RTMIN+3" -> the signal number; 0 if s names
- * none (or SIGKILL / SIGSTOP). */
-MON_HIDDEN int mon_parse_signal(const char *s);
-
 /* For a sigaction(2) interposer (chainable: another interposer may call
  * these).  mon_fatal_owns(sig): 1 if fatal.c keeps a handler of its own on
  * sig in place of the program's SIG_DFL (then route the call through

@@ -20,6 +20,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -30,12 +31,29 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "settings.h"
+
 #ifndef MON_LIBDIR
 #define MON_LIBDIR "/usr/local/lib"
 #endif
 
 static const char usage_line[] =
 	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [--] command [args ...]\n";
+
+#ifndef MONPROF_VERSION
+#define MONPROF_VERSION "unknown"
+#endif
+
+static const char help_text[] =
+	"Run a command with whole-process profiling (libmon.so preloaded); the\n"
+	"profile goes to mon.out (PROFDIR/PID.program if PROFDIR is set).\n"
+	"  -f          also profile forked children (and what they exec), each in a file of its own\n"
+	"  -r rate     samples per CPU-second, 1 to 20000 (default 1000)\n"
+	"  -o file     write the profile to file\n"
+	"  -c clock    the profiling clock: perf, thread or itimer\n"
+	"  --help      this text\n"
+	"  --version   monrun's version\n"
+	"The command's exit status is monrun's.  See monrun(1).\n";
 
 static void usage(void)
 {
@@ -194,8 +212,13 @@ int main(int argc, char **argv)
 {
 	const char *rate = NULL, *out = NULL, *clock = NULL;
 	int follow = 0, c;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'H' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
-	while ((c = getopt(argc, argv, "+:fr:o:c:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "+:fr:o:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = 1;
@@ -217,14 +240,22 @@ int main(int argc, char **argv)
 			clock = optarg;
 			break;
 		case 'h':
+		case 'H':
 			fputs(usage_line, stdout);
+			fputs(help_text, stdout);
+			return 0;
+		case 'V':
+			printf("monrun (monprof) %s\n", MONPROF_VERSION);
 			return 0;
 		case ':':
 			warnx("-%c needs an argument", optopt);
 			usage();
 			break;
 		default:
-			warnx("unknown option -%c", optopt);
+			if (optopt)
+				warnx("unknown option -%c", optopt);
+			else
+				warnx("unknown option %s", argv[optind - 1]);
 			usage();
 		}
 	}
@@ -278,6 +309,12 @@ int main(int argc, char **argv)
 	    (follow && setenv("MONPROF_FOLLOW", "1", 1)) || (out && setenv("MONPROF_OUT", out, 1)) ||
 	    (rate && setenv("MONPROF_RATE", rate, 1)) || (clock && setenv("MONPROF_CLOCK", clock, 1)))
 		err(1, "setenv");
+	/* A setting from the environment that an option did not replace is
+	 * checked as the option would be (settings.c: the same rules as
+	 * libmon's). */
+	const char *bad_name, *bad_value, *bad = mon_settings_first_problem(&bad_name, &bad_value);
+	if (bad != NULL)
+		errx(2, "%s=%s: %s", bad_name, bad_value, bad);
 	execvp(cmd, argv + optind);
 	err(errno == ENOENT ? 127 : 126, "%s", cmd);
 }

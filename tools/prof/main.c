@@ -54,6 +54,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'H' },
+		{ "version", no_argument, NULL, 'v' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -97,6 +98,9 @@ int main(int argc, char **argv)
 				usage();
 			}
 			break;
+		case 'v':	/* --version: on standard output, as GNU tools do */
+			printf("prof (monprof) %s\n", MONPROF_VERSION);
+			return 0;
 		case 'H':
 			fputs(usage_line, stdout);
 			fputs("  -t|-c|-a|-n  sort by time (default), calls, address, name\n"
@@ -106,7 +110,8 @@ int main(int argc, char **argv)
 			      "  -h           no heading (System V's -h; --help is this text)\n"
 			      "  -s           summary of the run on standard error\n"
 			      "  -C           demangle C++ names\n"
-			      "  -V           print the version\n"
+			      "  -V           print the version (on standard error, as System V)\n"
+			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
 			      "  --format=    text (default), json or csv; see prof(1)\n"
 			      "  prog         the program (default: the one mon.out names)\n",
