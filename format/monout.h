@@ -26,8 +26,9 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version (MONOUT_MINOR, 1): 1 added sparse
- *                           HIST records; new record types raise it
+ *    36  u32   minor        minor version (MONOUT_MINOR, 2): 1 added sparse
+ *                           HIST records, 2 the IMAGES record; new record
+ *                           types raise it
  *    40  u8[24] reserved, 0
  *
  *   Then `records` records, each starting at an 8-byte aligned offset:
@@ -74,6 +75,13 @@
  *   ARCS (5): n × {frompc u64, selfpc u64, count u64}, n = length / 24.
  *     frompc is the return address in the caller.  Several records may
  *     appear; a reader adds up counts of the same (frompc, selfpc).
+ *   IMAGES (6), at most one (minor 2), only when the process replaced its
+ *     program by exec(2): the process's program images in the order they
+ *     ran, n entries back to back, each {role u32 (MONOUT_IMAGE_*), path
+ *     length u32, file length u32, reserved u32 0, path, file} (lengths in
+ *     bytes, no NULs): path the image's executable, file the profile it
+ *     wrote (empty if none).  Exactly one entry has role THIS: the image
+ *     this file profiles.
  */
 #ifndef MONOUT_H
 #define MONOUT_H
@@ -84,7 +92,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
-#define MONOUT_MINOR 1
+#define MONOUT_MINOR 2
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -98,6 +106,7 @@
 #define MONOUT_REC_HIST 3
 #define MONOUT_REC_CALLS 4
 #define MONOUT_REC_ARCS 5
+#define MONOUT_REC_IMAGES 6
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -105,6 +114,7 @@
 #define MONOUT_HIST_FIXED 40
 #define MONOUT_CALL_SIZE 16
 #define MONOUT_ARC_SIZE 24
+#define MONOUT_IMAGE_FIXED 16
 
 /* Header flags. */
 #define MONOUT_F_SNAPSHOT 0x1	/* written while the program went on running */
@@ -121,6 +131,11 @@
 /* OBJECT flags. */
 #define MONOUT_OBJ_MAIN 0x1	/* the main program */
 #define MONOUT_OBJ_VDSO 0x2	/* the kernel's vDSO (no file) */
+
+/* IMAGES roles. */
+#define MONOUT_IMAGE_EARLIER 0	/* ran before, in this process, and exec'd the next */
+#define MONOUT_IMAGE_THIS 1	/* the image this file profiles */
+#define MONOUT_IMAGE_NEXT 2	/* the image this one exec'd (profiled in a file of its own) */
 
 /* HIST flags. */
 #define MONOUT_HIST_SATURATES 0x1	/* bins stopped at their maximum (16-bit
@@ -194,6 +209,14 @@ struct monout_arc {
 	uint64_t count;
 };
 
+struct monout_image {
+	uint32_t role;		/* MONOUT_IMAGE_* */
+	uint32_t path_len;	/* bytes, no NUL (the reader adds one) */
+	const char *path;	/* the executable */
+	uint32_t file_len;	/* bytes, no NUL (the reader adds one) */
+	const char *file;	/* its profile, "" if none was written */
+};
+
 /* A whole profile.  The reader sorts and merges: calls by selfpc, arcs by
  * (selfpc, frompc), each key once; entries with a zero count or a zero
  * selfpc (an empty table cell, which the writer leaves out) are dropped. */
@@ -211,6 +234,8 @@ struct monout {
 	struct monout_call *calls;
 	size_t narcs;
 	struct monout_arc *arcs;
+	size_t nimages;		/* 0: the process ran one image (no IMAGES record) */
+	struct monout_image *images;
 };
 
 /* ---- reading ----------------------------------------------------------- */
@@ -277,6 +302,8 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h);
  * can be passed as it is.  Counts are read once each (atomically). */
 int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n);
 int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n);
+/* The IMAGES record: n entries, one of role MONOUT_IMAGE_THIS. */
+int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n);
 /* Patch in the header; the file is complete when this returns 0. */
 int monout_end(struct monout_writer *w);
 

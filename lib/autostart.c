@@ -73,6 +73,9 @@ __attribute__((constructor)) static void autostart(void)
 	unsetenv("MONPROF_OUT");
 	unsetenv("MONPROF_RATE");
 	unsetenv("MONPROF_CLOCK");
+	unsetenv("MONPROF_SIGNAL");
+	unsetenv("MONPROF_SNAPSHOT");
+	unsetenv("MONPROF_EXEC");
 	scrub_preload();
 	errno = saved_errno;
 }

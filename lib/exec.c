@@ -42,7 +42,7 @@ __attribute__((constructor)) static void exec_init(void)
 	errno = saved_errno;
 }
 
-int mon_exec_prepare(void)
+int mon_exec_prepare(const char *path)
 {
 	int saved_errno = errno;
 	int was_on = 0;
@@ -57,7 +57,7 @@ int mon_exec_prepare(void)
 	/* The old image's profile, written after sampling stopped so that
 	 * the writing itself is not in it. */
 	if (mon_hooks.before_exec)
-		mon_hooks.before_exec();
+		mon_hooks.before_exec(path);
 	errno = saved_errno;
 	return was_on;
 }
@@ -65,6 +65,8 @@ int mon_exec_prepare(void)
 void mon_exec_failed(void)
 {
 	int saved_errno = errno;
+	if (mon_hooks.exec_failed)
+		mon_hooks.exec_failed();
 	mon_lock();
 	if (mon_clock_active == MON_CLOCK_NONE)
 		mon_threads_start();
@@ -72,37 +74,52 @@ void mon_exec_failed(void)
 	errno = saved_errno;
 }
 
-/* Profiling off, the real exec, and back on if it returned (failed). */
-#define EXEC_THROUGH(real, ...)                                                \
+/* Profiling off, the real exec — with the environment that has the new
+ * image profiled when exec is followed (follow.c), built on this stack —,
+ * and back on if it returned (failed).  ENV_ names the environment
+ * argument inside the argument list. */
+#define EXEC_THROUGH(real, path, envp, ...)                                    \
 	do {                                                                   \
 		if ((real) == NULL)                                            \
 			return mon_fail(ENOSYS);                               \
-		int was_on_ = mon_exec_prepare();                              \
+		int was_on_ = mon_exec_prepare(path);                          \
+		char *const *ENV_ = (envp);                                    \
+		size_t need_ = mon_hooks.exec_env_size ? mon_hooks.exec_env_size(envp) : 0; \
+		if (need_ > 0) {                                               \
+			void *buf_ = __builtin_alloca(need_);                  \
+			char **e_ = mon_hooks.exec_env_build(envp, buf_, need_); \
+			if (e_ != NULL)                                        \
+				ENV_ = e_;                                     \
+		}                                                              \
 		int rc_ = (real)(__VA_ARGS__);                                 \
 		if (was_on_)                                                   \
 			mon_exec_failed();                                     \
+		else if (mon_hooks.exec_failed)                                \
+			mon_hooks.exec_failed();                               \
 		return rc_;                                                    \
 	} while (0)
 
 MON_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_execve, path, argv, envp);
+	EXEC_THROUGH(real_execve, path, envp, path, argv, ENV_);
 }
 
 MON_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_execvpe, file, argv, envp);
+	EXEC_THROUGH(real_execvpe, file, envp, file, argv, ENV_);
 }
 
 MON_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_fexecve, fd, argv, envp);
+	char *const *args = argv;
+	MON_LAUNDER(args);
+	EXEC_THROUGH(real_fexecve, args && args[0] ? args[0] : "", envp, fd, argv, ENV_);
 }
 
 MON_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags)
 {
-	EXEC_THROUGH(real_execveat, dirfd, path, argv, envp, flags);
+	EXEC_THROUGH(real_execveat, path, envp, dirfd, path, argv, ENV_, flags);
 }
 
 MON_EXPORT int execv(const char *path, char *const argv[])

@@ -47,6 +47,7 @@ static pid_t setup_pid;		/* the process that decided the name */
 static char *name_buf, *tmp_buf;	/* formatted at write time */
 static size_t buf_len;
 static unsigned tmp_seq;
+static int exec_suffix;		/* N > 0: this image execs another: NAME.execN */
 
 static char *absolute(const char *d)
 {
@@ -73,7 +74,15 @@ int mon_file_setup(int mode)
 {
 	const char *pd = getauxval(AT_SECURE) ? NULL : getenv("PROFDIR");
 	const char *out = getauxval(AT_SECURE) ? NULL : getenv("MONPROF_OUT");
-	if (pd != NULL && pd[0] == '\0')
+	/* An image started by a followed exec (follow.c) goes on with the
+	 * decision its process made first: same directory, same form, the
+	 * same process owning the plain name. */
+	pid_t root = getpid();
+	const char *inh_dir = NULL;
+	int inh_with_pid = 0, inh = mon_follow_inherited(&root, &inh_dir, &inh_with_pid);
+	if (inh)
+		pd = inh_with_pid ? inh_dir : NULL;
+	else if (pd != NULL && pd[0] == '\0')
 		return mon_fail(ECANCELED);
 	if (out != NULL && out[0] != '\0') {
 		free(explicit_path);
@@ -81,7 +90,7 @@ int mon_file_setup(int mode)
 		if (explicit_path == NULL)
 			return mon_fail(ENOMEM);
 	}
-	char *d = absolute(pd != NULL ? pd : ".");
+	char *d = absolute(inh ? inh_dir : pd != NULL ? pd : ".");
 	const char *b = MON_OUT;
 	if (mode == MON_MODE_AUTO && program_invocation_short_name != NULL &&
 	    program_invocation_short_name[0] != '\0')
@@ -111,10 +120,26 @@ int mon_file_setup(int mode)
 	tmp_buf = tb;
 	buf_len = n;
 	with_pid = pd != NULL;
-	setup_pid = getpid();
+	setup_pid = root;
+	exec_suffix = 0;
 	ready = 1;
 	return 0;
 }
+
+void mon_file_decision(const char **d, int *wp, const char **out)
+{
+	*d = dir;
+	*wp = with_pid;
+	*out = explicit_path;
+}
+
+void mon_file_set_exec_suffix(int n)
+{
+	exec_suffix = n;
+}
+
+/* ".execN" when this image is about to exec another. */
+static void put_suffix(char *b, size_t *at);
 
 /* Append s to b at *at (room was reserved at setup). */
 static void put(char *b, size_t *at, const char *s)
@@ -150,6 +175,7 @@ const char *mon_file_name(void)
 			put(name_buf, &at, ".");
 			put_num(name_buf, &at, (unsigned long)pid);
 		}
+		put_suffix(name_buf, &at);
 		return name_buf;
 	}
 	put(name_buf, &at, dir);
@@ -162,7 +188,16 @@ const char *mon_file_name(void)
 	} else {
 		put(name_buf, &at, MON_OUT);	/* PROFDIR unset: plain mon.out */
 	}
+	put_suffix(name_buf, &at);
 	return name_buf;
+}
+
+static void put_suffix(char *b, size_t *at)
+{
+	if (exec_suffix > 0) {
+		put(b, at, ".exec");
+		put_num(b, at, (unsigned long)exec_suffix);
+	}
 }
 
 /* One line on stderr: "monprof: cannot write profile NAME: REASON". */

@@ -309,7 +309,9 @@ static int fill(struct monout_writer *w, void *arg)
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
-	return mon_count_put(w);
+	if (mon_count_put(w) < 0)
+		return -1;
+	return mon_follow_put(w);
 }
 
 int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
@@ -354,16 +356,59 @@ static void at_exit(void)
 	errno = saved_errno;
 }
 
-static void before_exec(void)
+/* Is this exec followed (follow.c)?  Whole-process mode, still
+ * profiling, libmon.so preloadable; in a vfork child (whose memory, flags
+ * included, is its parent's) only under -f. */
+static int exec_follows(int *vfork_child)
+{
+	if (!started || finished || !whole || !mon_follow_possible())
+		return 0;
+	*vfork_child = getpid() != mon_pid;
+	return !*vfork_child || follow_forks;
+}
+
+static size_t exec_env_size(char *const envp[])
+{
+	int vc;
+	return exec_follows(&vc) ? mon_follow_env_size(envp, vc) : 0;
+}
+
+static char **exec_env_build(char *const envp[], void *buf, size_t size)
+{
+	int vc;
+	return exec_follows(&vc) ? mon_follow_env_build(envp, vc, buf, size) : NULL;
+}
+
+static void before_exec(const char *path)
 {
 	struct mon_stats st;
+	int vc;
 	if (!started || finished)
 		return;
+	int follow = exec_follows(&vc);
 	/* A fork child that only execs (monrun -f on a shell or make) has
 	 * nothing to say: no file for it. */
-	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0) {
+		if (follow)
+			mon_follow_ending(path, NULL);
 		return;
-	mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+	}
+	if (follow) {
+		/* The new image will write the usual name: ours gets .execN. */
+		mon_file_set_exec_suffix(mon_follow_image_no());
+		mon_follow_ending(path, NULL);
+	}
+	int rc = mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+	if (follow)
+		mon_follow_ending(path, rc == 0 ? mon_file_name() : NULL);
+}
+
+static void exec_failed(void)
+{
+	if (getpid() != mon_pid)
+		return;		/* vfork child: nothing of ours changed */
+	mon_file_set_exec_suffix(0);
+	mon_follow_failed();
 }
 
 static void fork_child(void)
@@ -375,6 +420,7 @@ static void fork_child(void)
 	memcpy(&lock, &fresh, sizeof lock);
 	if (!started || finished)
 		return;
+	mon_follow_fork_child();
 	if (whole && !follow_forks) {
 		/* monrun without -f: the child is not profiled and writes nothing. */
 		finished = 1;
@@ -403,6 +449,9 @@ static void after_dlopen(void)
 __attribute__((constructor)) static void monitor_init(void)
 {
 	mon_hooks.before_exec = before_exec;
+	mon_hooks.exec_failed = exec_failed;
+	mon_hooks.exec_env_size = exec_env_size;
+	mon_hooks.exec_env_build = exec_env_build;
 	mon_hooks.fork_child = fork_child;
 	mon_hooks.after_dlopen = after_dlopen;
 }
@@ -416,6 +465,7 @@ static int setup(int mode)
 	 * no profiling (silently for start_failed: it was said). */
 	if (mon_settings_check() < 0)
 		return mon_fail(mode == MON_MODE_AUTO ? ECANCELED : EINVAL);
+	mon_follow_setup();
 	if (mon_file_setup(mode) < 0)
 		return -1;
 	if (mon_count_init() < 0)

@@ -107,6 +107,51 @@ MON_HIDDEN const char *mon_file_name(void);
 MON_HIDDEN int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *),
 			      void *arg, int quiet);
 
+/* What was decided: the directory (absolute, no trailing slash), 1 for
+ * the PROFDIR form (PID.name), the -o file (absolute) or NULL. */
+MON_HIDDEN void mon_file_decision(const char **dir, int *with_pid, const char **out);
+
+/* n > 0: this image is about to exec another; its file name gets ".execN"
+ * (follow.c).  0: the usual name again (the exec failed). */
+MON_HIDDEN void mon_file_set_exec_suffix(int n);
+
+/* ---- follow.c: exec is followed in whole-process mode ------------------- */
+
+/* Gather what a followed exec needs (libmon.so's path, the settings, the
+ * state inherited through MONPROF_EXEC).  Once per image, before
+ * mon_file_setup. */
+MON_HIDDEN void mon_follow_setup(void);
+
+/* 1 if this image was started by a followed exec: *root the process
+ * owning the plain name, *dir and *with_pid the name decision. */
+MON_HIDDEN int mon_follow_inherited(pid_t *root, const char **dir, int *with_pid);
+
+/* 1 if libmon is a shared object we can preload into a new image. */
+MON_HIDDEN int mon_follow_possible(void);
+
+/* This image's number in its process (1 for the first). */
+MON_HIDDEN int mon_follow_image_no(void);
+
+/* In a fork child: the chain of images starts again. */
+MON_HIDDEN void mon_follow_fork_child(void);
+
+/* This image is about to exec path; file is the profile it wrote (NULL or
+ * "" if none).  mon_follow_failed: the exec failed (the file is removed). */
+MON_HIDDEN void mon_follow_ending(const char *path, const char *file);
+MON_HIDDEN void mon_follow_failed(void);
+
+/* Write the IMAGES record when the process ran or is about to run more
+ * than one image.  Async-signal-safe. */
+MON_HIDDEN int mon_follow_put(struct monout_writer *w);
+
+/* The environment for the new image: bytes of stack needed (0: nothing to
+ * add), then build it in buf[0..size): the program's envp without our
+ * variables, plus ours.  Async-signal-safe, allocates nothing (vfork).
+ * vfork_child: we run in a vfork child (the memory is the parent's). */
+MON_HIDDEN size_t mon_follow_env_size(char *const envp[], int vfork_child);
+MON_HIDDEN char **mon_follow_env_build(char *const envp[], int vfork_child, void *buf,
+				       size_t size);
+
 /* ---- fatal.c ----------------------------------------------------------- */
 
 /* Install the fatal-signal and snapshot handlers (where the program's

@@ -11,8 +11,8 @@
  *   MONPROF_OUT       a file name, not empty (monrun -o)
  *   MONPROF_FOLLOW    0 or 1 (monrun -f)
  *   MONPROF_AUTO      a process ID (set by monrun and by libmon at exec)
- *   MONPROF_ROOT      a process ID (set by libmon at exec)
- *   MONPROF_EXECS     the exec chain (set by libmon at exec; lib/exec.c)
+ *   MONPROF_EXEC      libmon's state for a followed exec (lib/follow.c:
+ *                     damage there only starts a chain of images anew)
  *
  * An empty or unset variable is no setting (MONPROF_OUT set and empty too).
  * This file uses nothing but the C library's string functions: it is built
@@ -88,14 +88,14 @@ const char *mon_setting_problem(const char *name, const char *v)
 			: "not a signal (USR1, SIGUSR2, a number, RTMIN+N)";
 	if (strcmp(name, "MONPROF_FOLLOW") == 0)
 		return !strcmp(v, "0") || !strcmp(v, "1") ? NULL : "the value is 0 or 1";
-	if (strcmp(name, "MONPROF_AUTO") == 0 || strcmp(name, "MONPROF_ROOT") == 0)
+	if (strcmp(name, "MONPROF_AUTO") == 0)
 		return decimal(v, 1, 0x7fffffff) ? NULL : "not a process ID";
 	return NULL;
 }
 
 const char *const mon_setting_names[] = { "MONPROF_RATE", "MONPROF_CLOCK", "MONPROF_SIGNAL",
 					   "MONPROF_SNAPSHOT", "MONPROF_FOLLOW", "MONPROF_AUTO",
-					   "MONPROF_ROOT", NULL };
+					   NULL };
 
 const char *mon_settings_first_problem(const char **name, const char **value)
 {
