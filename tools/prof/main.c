@@ -158,6 +158,9 @@ int main(int argc, char **argv)
 			status = 1;
 			break;
 		}
+		/* Never silent: the process ran several programs. */
+		if (d.run.images != NULL)
+			fprintf(stderr, "prof: %s: %s\n", files[i], d.run.images);
 		if (attr_add(&a, &d, prog, err, sizeof err) < 0) {
 			fprintf(stderr, "prof: %s\n", err);
 			status = 1;

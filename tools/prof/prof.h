@@ -81,6 +81,9 @@ struct prof_run {
 	uint64_t cells_used, cells_total;	/* call-count cells */
 	uint64_t pid;
 	char *command;		/* command line, or NULL */
+	/* The process replaced its program by exec: which images ran and
+	 * which one this file shows, as a sentence; NULL if one image. */
+	char *images;
 };
 
 struct prof_data {
