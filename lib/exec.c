@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -26,11 +27,14 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
 
 static execve_fn real_execve;
 static execvpe_fn real_execvpe;
 static fexecve_fn real_fexecve;
 static execveat_fn real_execveat;
+static spawn_fn real_posix_spawn, real_posix_spawnp;
 
 __attribute__((constructor)) static void exec_init(void)
 {
@@ -39,6 +43,8 @@ __attribute__((constructor)) static void exec_init(void)
 	real_execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
 	real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
 	real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
+	real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
+	real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
 	errno = saved_errno;
 }
 
@@ -84,10 +90,10 @@ void mon_exec_failed(void)
 			return mon_fail(ENOSYS);                               \
 		int was_on_ = mon_exec_prepare(path);                          \
 		char *const *ENV_ = (envp);                                    \
-		size_t need_ = mon_hooks.exec_env_size ? mon_hooks.exec_env_size(envp) : 0; \
+		size_t need_ = mon_hooks.exec_env_size ? mon_hooks.exec_env_size(envp, 0) : 0; \
 		if (need_ > 0) {                                               \
 			void *buf_ = __builtin_alloca(need_);                  \
-			char **e_ = mon_hooks.exec_env_build(envp, buf_, need_); \
+			char **e_ = mon_hooks.exec_env_build(envp, 0, buf_, need_); \
 			if (e_ != NULL)                                        \
 				ENV_ = e_;                                     \
 		}                                                              \
@@ -182,4 +188,35 @@ MON_EXPORT int execle(const char *path, const char *arg, ...)
 	GATHER_ARGS(arg, ap, argv, envp = va_arg(ap, char **));
 	va_end(ap);
 	return execve(path, argv, envp);
+}
+
+/* posix_spawn(3): the child execs in the C library without going through
+ * the functions above.  Nothing changes in this process (the clocks stay
+ * on); when fork children are followed (monrun -f, -pg programs) the
+ * child is given the environment that has its program profiled. */
+#define SPAWN_THROUGH(real, ...)                                                \
+	do {                                                                   \
+		if ((real) == NULL)                                            \
+			return ENOSYS;                                         \
+		char *const *ENV_ = envp;                                      \
+		size_t need_ = mon_hooks.exec_env_size ? mon_hooks.exec_env_size(envp, 1) : 0; \
+		if (need_ > 0) {                                               \
+			void *buf_ = __builtin_alloca(need_);                  \
+			char **e_ = mon_hooks.exec_env_build(envp, 1, buf_, need_); \
+			if (e_ != NULL)                                        \
+				ENV_ = e_;                                     \
+		}                                                              \
+		return (real)(__VA_ARGS__);                                    \
+	} while (0)
+
+MON_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	SPAWN_THROUGH(real_posix_spawn, pid, path, fa, attr, argv, ENV_);
+}
+
+MON_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	SPAWN_THROUGH(real_posix_spawnp, pid, file, fa, attr, argv, ENV_);
 }

@@ -9,7 +9,8 @@
  * may be allocated or changed):
  *   LD_PRELOAD        libmon.so's absolute path first, the program's own
  *                     entries after it
- *   MONPROF_AUTO      the pid the new image will have (ours)
+ *   MONPROF_AUTO      the pid the new image will have (ours), or
+ *                     ppid:PID for a posix_spawn child (its parent's pid)
  *   MONPROF_FOLLOW, MONPROF_OUT, MONPROF_RATE, MONPROF_CLOCK,
  *   MONPROF_SIGNAL, MONPROF_SNAPSHOT   the settings this image started with
  *   MONPROF_EXEC      the state the new image continues: netstrings
@@ -130,7 +131,7 @@ static void read_inherited(const char *v)
 		else
 			no = x;
 	}
-	if (root <= 0 || no < 2 || inh_dir == NULL || inh_dir[0] != '/')
+	if (root <= 0 || no < 1 || inh_dir == NULL || inh_dir[0] != '/')
 		return;
 	while (v[at] != '\0') {
 		const char *p, *fl;
@@ -316,7 +317,7 @@ static void put_net_num(char *b, size_t *at, unsigned long v)
 
 /* The strings of the new environment's additions, written back to back
  * (each NUL-terminated) at b, or only counted. */
-static size_t additions(char *b, char *const envp[], int vfork_child)
+static size_t additions(char *b, char *const envp[], int kind)
 {
 	size_t at = 0;
 	char num[24];
@@ -331,7 +332,11 @@ static size_t additions(char *b, char *const envp[], int vfork_child)
 		put(b, &at, pre, strlen(pre));
 	}
 	put(b, &at, "", 1);
+	/* The pid the new image will have; a spawned child's is not known
+	 * yet: "ppid:PID" names it by its parent, us. */
 	put(b, &at, "MONPROF_AUTO=", 13);
+	if (kind == MON_FOLLOW_SPAWN)
+		put(b, &at, "ppid:", 5);
 	put(b, &at, num, digits(num, (unsigned long)getpid()));
 	put(b, &at, "", 1);
 	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
@@ -350,7 +355,9 @@ static size_t additions(char *b, char *const envp[], int vfork_child)
 	put_net_num(b, &at, (unsigned long)root_pid);
 	put_net_num(b, &at, (unsigned long)with_pid);
 	put_net(b, &at, dir ? dir : "/");
-	if (vfork_child) {
+	if (kind == MON_FOLLOW_SPAWN) {
+		put_net_num(b, &at, 1);		/* a new process: its first image */
+	} else if (kind == MON_FOLLOW_VFORK) {
 		/* Our memory is the parent's: its chain is not this process's.
 		 * This process's first image wrote nothing. */
 		put_net_num(b, &at, 2);
@@ -377,24 +384,24 @@ static int is_ours(const char *e)
 	return 0;
 }
 
-size_t mon_follow_env_size(char *const envp[], int vfork_child)
+size_t mon_follow_env_size(char *const envp[], int kind)
 {
 	if (libmon_path == NULL)
 		return 0;
 	size_t n = 0;
 	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
 		n++;
-	return (n + 16) * sizeof(char *) + additions(NULL, envp, vfork_child) + 16;
+	return (n + 16) * sizeof(char *) + additions(NULL, envp, kind) + 16;
 }
 
-char **mon_follow_env_build(char *const envp[], int vfork_child, void *buf, size_t size)
+char **mon_follow_env_build(char *const envp[], int kind, void *buf, size_t size)
 {
 	size_t n = 0;
 	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
 		n++;
 	char **v = buf;
 	char *s = (char *)buf + (n + 16) * sizeof(char *);
-	size_t len = additions(s, envp, vfork_child);
+	size_t len = additions(s, envp, kind);
 	if ((n + 16) * sizeof(char *) + len > size)
 		return NULL;
 	size_t k = 0;

@@ -367,16 +367,27 @@ static int exec_follows(int *vfork_child)
 	return !*vfork_child || follow_forks;
 }
 
-static size_t exec_env_size(char *const envp[])
+/* Which environment: MON_FOLLOW_EXEC, _VFORK or _SPAWN; -1 for none. */
+static int env_kind(int spawn)
 {
 	int vc;
-	return exec_follows(&vc) ? mon_follow_env_size(envp, vc) : 0;
+	if (!exec_follows(&vc))
+		return -1;
+	if (spawn)
+		return follow_forks ? MON_FOLLOW_SPAWN : -1;
+	return vc ? MON_FOLLOW_VFORK : MON_FOLLOW_EXEC;
 }
 
-static char **exec_env_build(char *const envp[], void *buf, size_t size)
+static size_t exec_env_size(char *const envp[], int spawn)
 {
-	int vc;
-	return exec_follows(&vc) ? mon_follow_env_build(envp, vc, buf, size) : NULL;
+	int k = env_kind(spawn);
+	return k < 0 ? 0 : mon_follow_env_size(envp, k);
+}
+
+static char **exec_env_build(char *const envp[], int spawn, void *buf, size_t size)
+{
+	int k = env_kind(spawn);
+	return k < 0 ? NULL : mon_follow_env_build(envp, k, buf, size);
 }
 
 static void before_exec(const char *path)

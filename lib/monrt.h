@@ -147,10 +147,14 @@ MON_HIDDEN int mon_follow_put(struct monout_writer *w);
 /* The environment for the new image: bytes of stack needed (0: nothing to
  * add), then build it in buf[0..size): the program's envp without our
  * variables, plus ours.  Async-signal-safe, allocates nothing (vfork).
- * vfork_child: we run in a vfork child (the memory is the parent's). */
-MON_HIDDEN size_t mon_follow_env_size(char *const envp[], int vfork_child);
-MON_HIDDEN char **mon_follow_env_build(char *const envp[], int vfork_child, void *buf,
-				       size_t size);
+ * kind: MON_FOLLOW_EXEC (this process execs), MON_FOLLOW_VFORK (a vfork
+ * child of it does: the memory is the parent's), MON_FOLLOW_SPAWN (for a
+ * posix_spawn child: its pid is not known yet). */
+#define MON_FOLLOW_EXEC 0
+#define MON_FOLLOW_VFORK 1
+#define MON_FOLLOW_SPAWN 2
+MON_HIDDEN size_t mon_follow_env_size(char *const envp[], int kind);
+MON_HIDDEN char **mon_follow_env_build(char *const envp[], int kind, void *buf, size_t size);
 
 /* ---- fatal.c ----------------------------------------------------------- */
 

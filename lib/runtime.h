@@ -118,9 +118,10 @@ struct mon_hooks {
 	void (*exec_failed)(void);	/* the exec returned */
 	/* The environment the new image gets (follow exec): bytes of stack
 	 * to build it in (0: the program's own), then build it there (NULL:
-	 * the program's own).  Also called in a vfork child. */
-	size_t (*exec_env_size)(char *const envp[]);
-	char **(*exec_env_build)(char *const envp[], void *buf, size_t size);
+	 * the program's own).  spawn: for a posix_spawn child (else for an
+	 * exec by this process, or by a vfork child of it). */
+	size_t (*exec_env_size)(char *const envp[], int spawn);
+	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };

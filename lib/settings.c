@@ -10,7 +10,8 @@
  *   MONPROF_SNAPSHOT  a signal: USR1, SIGUSR2, a number, RTMIN+N
  *   MONPROF_OUT       a file name, not empty (monrun -o)
  *   MONPROF_FOLLOW    0 or 1 (monrun -f)
- *   MONPROF_AUTO      a process ID (set by monrun and by libmon at exec)
+ *   MONPROF_AUTO      a process ID, or ppid:PID (set by monrun and by
+ *                     libmon at exec and posix_spawn)
  *   MONPROF_EXEC      libmon's state for a followed exec (lib/follow.c:
  *                     damage there only starts a chain of images anew)
  *
@@ -89,7 +90,8 @@ const char *mon_setting_problem(const char *name, const char *v)
 	if (strcmp(name, "MONPROF_FOLLOW") == 0)
 		return !strcmp(v, "0") || !strcmp(v, "1") ? NULL : "the value is 0 or 1";
 	if (strcmp(name, "MONPROF_AUTO") == 0)
-		return decimal(v, 1, 0x7fffffff) ? NULL : "not a process ID";
+		return decimal(v + (strncmp(v, "ppid:", 5) == 0 ? 5 : 0), 1, 0x7fffffff) ? NULL
+			: "not a process ID";
 	return NULL;
 }
 

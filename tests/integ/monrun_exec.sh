@@ -101,23 +101,26 @@ else
 	not_ok monrun_exec_failed_profiling_goes_on "$(cat "$T/f.csv" "$T/f.csv.err" 2>/dev/null | head -5)"
 fi
 
-# 5. Children that vfork and exec (as gcc runs cc1): with -f the program
-#    they exec is profiled in a file of its own (PID.ex); without -f not.
+# 5. Children that vfork and exec (as gcc runs cc1), or that posix_spawn
+#    starts (as make does): with -f the program they exec is profiled in a
+#    file of its own (PID.ex); without -f not.
+for how in vfork spawn; do
 for f in "" -f; do
-	d=$T/v$f && mkdir -p "$d"
-	(cd "$d" && "$MONRUN" $f "$T/ex" vfork "$T/ex" work 0.3 >/dev/null)
+	d=$T/$how$f && mkdir -p "$d"
+	(cd "$d" && "$MONRUN" $f "$T/ex" $how "$T/ex" work 0.3 >/dev/null)
 	kids=$(ls "$d" | grep -E '^[0-9]+\.ex$')
 	if [ -z "$f" ]; then
-		if [ "$(files "$d")" = "mon.out " ]; then ok monrun_exec_vfork_not_followed_without_f
-		else not_ok monrun_exec_vfork_not_followed_without_f "files: $(files "$d")"; fi
+		if [ "$(files "$d")" = "mon.out " ]; then ok monrun_exec_${how}_not_followed_without_f
+		else not_ok monrun_exec_${how}_not_followed_without_f "files: $(files "$d")"; fi
 	elif [ "$(echo "$kids" | wc -w)" -eq 1 ]; then
-		ok monrun_exec_vfork_followed_with_f
-		mostly monrun_exec_vfork_child_profile "$d/$kids" real_work
-		says monrun_exec_vfork_prof_says "$d/$kids" \
+		ok monrun_exec_${how}_followed_with_f
+		mostly monrun_exec_${how}_child_profile "$d/$kids" real_work
+		[ $how = vfork ] && says monrun_exec_vfork_prof_says "$d/$kids" \
 		    "ran 2 programs.*$T/ex \(no profile: no samples\), then $T/ex \(shown here\)"
 	else
-		not_ok monrun_exec_vfork_followed_with_f "files: $(files "$d")"
+		not_ok monrun_exec_${how}_followed_with_f "files: $(files "$d")"
 	fi
+done
 done
 
 # 6. A -pg program linked with libmon (whole-process mode) that execs a

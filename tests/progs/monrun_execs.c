@@ -12,15 +12,19 @@
  *                                       real_work; exits 0
  *   monrun_execs vfork PROG ARGS...     vfork(2) + execv(PROG, ...) in the
  *                                       child, waits; exits with its status
+ *   monrun_execs spawn PROG ARGS...     the same with posix_spawn(3)
  *
  * It is an ordinary program, not linked with libmon.
  */
 #include <errno.h>
+#include <spawn.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "monrun_common.h"
+
+extern char **environ;
 
 DEFINE_SPIN(real_work)
 DEFINE_SPIN(before_exec_work)
@@ -64,6 +68,19 @@ int main(int argc, char **argv)
 		if (p == 0) {
 			execv(argv[2], argv + 2);
 			_exit(127);
+		}
+		int st;
+		if (waitpid(p, &st, 0) != p)
+			return 1;
+		return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+	}
+	if (!strcmp(m, "spawn")) {
+		fflush(stdout);
+		pid_t p;
+		int e = posix_spawn(&p, argv[2], NULL, NULL, argv + 2, environ);
+		if (e != 0) {
+			fprintf(stderr, "posix_spawn: %s\n", strerror(e));
+			return 1;
 		}
 		int st;
 		if (waitpid(p, &st, 0) != p)
