@@ -116,7 +116,7 @@ for f in "" -f; do
 		ok monrun_exec_${how}_followed_with_f
 		mostly monrun_exec_${how}_child_profile "$d/$kids" real_work
 		[ $how = vfork ] && says monrun_exec_vfork_prof_says "$d/$kids" \
-		    "ran 2 programs.*$T/ex \(no profile: no samples\), then $T/ex \(shown here\)"
+		    "ran 2 programs.*$T/ex \(no profile written\), then $T/ex \(shown here\)"
 	else
 		not_ok monrun_exec_${how}_followed_with_f "files: $(files "$d")"
 	fi

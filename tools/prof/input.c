@@ -120,7 +120,7 @@ static char *images_sentence(const struct monout *m)
 		else if (im->file_len)
 			fprintf(f, " (profile %s)", im->file);
 		else
-			fputs(" (no profile: no samples)", f);
+			fputs(" (no profile written)", f);
 	}
 	if (fclose(f) != 0) {
 		free(s);
