@@ -111,6 +111,8 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (mon_started())
 		mon_write_profile(MONOUT_WHY_SIGNAL, sig, MONOUT_F_SIGNAL, 1);
+	else
+		mon_write_wait();	/* a write at exit in another thread */
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;

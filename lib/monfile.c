@@ -226,18 +226,30 @@ static void complain(const char *name, int e)
 	while (r < 0 && errno == EINTR);
 }
 
-/* A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action would
- * kill the program: block it while writing and discard one we caused. */
-static void xfsz_block(sigset_t *old, int *was_pending)
+/* While the file is written, the signals that could end the process half
+ * way (SIGTERM from a pool's terminate() while a worker writes at _exit,
+ * SIGPIPE, SIGHUP...) and the program's handlers that could call _exit are
+ * held back: blocked in this thread and delivered when the file is
+ * complete and renamed.  Not blocked: the faults a write itself could
+ * cause (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS: the kernel would
+ * kill the process anyway), SIGPROF, SIGIO and the real-time signals (the
+ * profiling clocks' ticks, which must not pile up pending).  A write past
+ * RLIMIT_FSIZE raises SIGXFSZ, whose default action would kill the
+ * program: one we caused is discarded. */
+static void hold_signals(sigset_t *old, int *was_pending)
 {
 	sigset_t s, pend;
-	sigemptyset(&s);
-	sigaddset(&s, SIGXFSZ);
+	sigfillset(&s);
+	static const int keep[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGPROF, SIGIO };
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+		sigdelset(&s, keep[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigdelset(&s, sig);
 	sigprocmask(SIG_BLOCK, &s, old);
 	*was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
 }
 
-static void xfsz_restore(const sigset_t *old, int was_pending)
+static void release_signals(const sigset_t *old, int was_pending)
 {
 	sigset_t s, pend;
 	if (!was_pending && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
@@ -261,9 +273,9 @@ int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *), 
 		return mon_fail(ENOENT);
 	sigset_t old;
 	int was_pending, e = 0;
-	xfsz_block(&old, &was_pending);
+	hold_signals(&old, &was_pending);
 	int rc = write_file(name, flags, fill, arg, &e);
-	xfsz_restore(&old, was_pending);
+	release_signals(&old, was_pending);
 	if (rc == 0) {
 		errno = saved_errno;
 		return 0;

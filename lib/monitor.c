@@ -339,6 +339,18 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	return rc;
 }
 
+void mon_write_wait(void)
+{
+	pid_t self = mon_gettid();
+	for (int i = 0; i < 2000; i++) {
+		pid_t owner = __atomic_load_n(&write_owner, __ATOMIC_ACQUIRE);
+		if (owner == 0 || owner == self)
+			return;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+}
+
 /* ---- starting and stopping ---------------------------------------------- */
 
 /* profil(NULL, ...) turns sampling off; <unistd.h> declares buf nonnull. */

@@ -80,6 +80,11 @@ MON_HIDDEN void mon_finish(int reason);
  * another write is in progress. */
 MON_HIDDEN int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler);
 
+/* Wait (at most about two seconds) until no other thread is writing the
+ * profile: a fatal signal must not end the process half way through a
+ * write made by another thread (at _exit, say).  Async-signal-safe. */
+MON_HIDDEN void mon_write_wait(void);
+
 /* 1 once profiling has been started in this process image. */
 MON_HIDDEN int mon_started(void);
 
