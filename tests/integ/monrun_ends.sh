@@ -11,7 +11,8 @@
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
 
-if build_plain ends monrun_ends.c && build_plain waitp monrun_wait.c; then
+if build_plain ends monrun_ends.c && build_plain waitp monrun_wait.c &&
+    build_plain midw monrun_midwrite.c; then
 	ok monrun_ends_build
 else
 	not_ok monrun_ends_build
@@ -101,3 +102,26 @@ for f in "$T"/f/*.ends; do
 	[ -e "$f" ] || continue
 	written "monrun_ends_fork_exit_profile_$(basename "$f" | sed 's/[0-9]*/pid/')" "$f"
 done
+
+# A signal that arrives while the profile is being written (sent the
+# moment the writer's temporary file is open, by monrun_midwrite under
+# ptrace: no timing involved) waits until the file is complete, then takes
+# its course: a whole mon.out, no temporary file left, killed by it.
+for c in "_exit TERM" "_Exit HUP" "quick_exit PIPE"; do
+	set -- $c
+	rm -rf "$T/mw" && mkdir -p "$T/mw"
+	n=$("$T/ends" signo "$2")
+	got=$(cd "$T/mw" && "$T/midw" "$n" "$MONRUN" "$T/ends" "$1" 0.1); rc=$?
+	if [ $rc -eq 77 ]; then
+		ok "monrun_ends_signal_during_write_$1_$2 # skip ptrace not allowed here"
+		continue
+	fi
+	left=$(ls "$T/mw" | grep -c '\.tmp\.')
+	if [ "$got" = "killed $n sent" ] && [ "$left" -eq 0 ]; then
+		ok "monrun_ends_signal_during_write_$1_$2"
+	else
+		not_ok "monrun_ends_signal_during_write_$1_$2" "'$got', files: $(ls "$T/mw" | tr '\n' ' ')"
+	fi
+	written "monrun_ends_signal_during_write_$1_$2_profile" "$T/mw/mon.out"
+done
+
