@@ -31,6 +31,14 @@ written() {
 	fi
 }
 
+# Under AddressSanitizer the program's SIGSEGV, SIGBUS and SIGFPE are
+# ASan's (its own handlers report and exit): nothing of ours to check.
+asan_owns() {
+	case $CC in *-fsanitize=*address*) ;; *) return 1 ;; esac
+	case $1 in sig\ 7|sig\ 8|sig\ 11) return 0 ;; esac
+	return 1
+}
+
 # same_end NAME ARGS...: the status alone and under monrun agree, and the
 # profile is written.
 same_end() {
@@ -44,7 +52,11 @@ same_end() {
 	else
 		not_ok "${name}_status" "under monrun '$got', alone '$plain'"
 	fi
-	written "${name}_profile" "$T/d/mon.out"
+	if asan_owns "$*"; then
+		ok "${name}_profile # skip AddressSanitizer handles this signal"
+	else
+		written "${name}_profile" "$T/d/mon.out"
+	fi
 }
 
 for m in _exit _Exit quick_exit; do

@@ -262,6 +262,18 @@ int main(int argc, char **argv)
 	if (optind >= argc)
 		usage();
 	const char *cmd = argv[optind];
+	/* A setting from the environment that an option does not replace is
+	 * checked as the option would be (settings.c: the same rules as
+	 * libmon's), before anything is started. */
+	for (size_t i = 0; mon_setting_names[i] != NULL; i++) {
+		const char *n = mon_setting_names[i];
+		if ((rate && !strcmp(n, "MONPROF_RATE")) || (clock && !strcmp(n, "MONPROF_CLOCK")) ||
+		    (follow && !strcmp(n, "MONPROF_FOLLOW")) || !strcmp(n, "MONPROF_AUTO"))
+			continue;	/* replaced by monrun */
+		const char *v = getenv(n), *why = mon_setting_problem(n, v);
+		if (why != NULL)
+			errx(2, "%s=%s: %s", n, v, why);
+	}
 
 	int why;
 	const char *what;
@@ -309,12 +321,6 @@ int main(int argc, char **argv)
 	    (follow && setenv("MONPROF_FOLLOW", "1", 1)) || (out && setenv("MONPROF_OUT", out, 1)) ||
 	    (rate && setenv("MONPROF_RATE", rate, 1)) || (clock && setenv("MONPROF_CLOCK", clock, 1)))
 		err(1, "setenv");
-	/* A setting from the environment that an option did not replace is
-	 * checked as the option would be (settings.c: the same rules as
-	 * libmon's). */
-	const char *bad_name, *bad_value, *bad = mon_settings_first_problem(&bad_name, &bad_value);
-	if (bad != NULL)
-		errx(2, "%s=%s: %s", bad_name, bad_value, bad);
 	execvp(cmd, argv + optind);
 	err(errno == ENOENT ? 127 : 126, "%s", cmd);
 }
