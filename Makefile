@@ -14,8 +14,13 @@ BINDIR  ?= $(PREFIX)/bin
 MANDIR  ?= $(PREFIX)/share/man
 PKGCONFIG ?= pkg-config
 
+# The soname's number is the version's major number (0 before 1.0: any
+# 0.x may change the ABI).  The build refuses a pair that disagree.
 VERSION    := 0.1.0
-SOVERSION  := 1
+SOVERSION  := 0
+ifneq ($(SOVERSION),$(firstword $(subst ., ,$(VERSION))))
+$(error SOVERSION $(SOVERSION) does not agree with VERSION $(VERSION): the soname's number is the major version)
+endif
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -48,7 +53,7 @@ $(B)/lib/libmon.a: $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-$(LIBSO): $(LIB_PIC) lib/libmon.map
+$(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=lib/libmon.map \
 	    -Wl,-z,defs -o $@ $(LIB_PIC) $(LDFLAGS) $(LIB_LDLIBS)

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Runs every test and prints one closing line "N passed, N failed".
-#  - build/tests/unit/*: cmocka programs; each test case counts once.
+#  - build/tests/unit/*: cmocka programs, run in TAP mode; each test case
+#    counts once ("ok" / "not ok"), and a program that ends before its plan
+#    says, or fails with no failed case, counts as one more failure.
 #  - tests/integ/*.sh: integration scripts; each prints "ok NAME" / "not ok NAME"
 #    lines (one per check) or, if it prints none, counts once by its exit status
 #    (0 pass, 77 skip, anything else fail).
@@ -13,15 +15,19 @@ for t in "$B"/tests/unit/*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")
 	out="$log/unit-$n.out"
-	"$t" >"$out" 2>&1
+	# cmocka in TAP mode: a plan "1..N", then "ok K - NAME" / "not ok K - NAME".
+	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$out" 2>&1
 	rc=$?
-	p=$(grep -c '^\[       OK \]' "$out")
-	f=$(grep -c '^\[  FAILED  \] [a-z_]' "$out")
-	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
+	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
+	p=$(grep -c '^ok ' "$out")
+	f=$(grep -c '^not ok ' "$out")
+	grep '^not ok ' "$out" | sed "s|^not ok [0-9]* - |FAIL unit/$n: |"
+	# No plan, fewer results than planned (a crash), or a failing exit
+	# with no failed case: the program fails once more.
+	if [ -z "$plan" ] || [ $((p + f)) -lt "$plan" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
 		f=$((f + 1))
-		echo "FAIL unit/$n (exit $rc, see $out)"
+		echo "FAIL unit/$n (exit $rc, $((p + f - 1)) of ${plan:-?} results, see $out)"
 	fi
-	grep '^\[  FAILED  \] [a-z_]' "$out" | sed "s|^\[  FAILED  \] |FAIL unit/$n: |"
 	echo "unit/$n: $p passed, $f failed"
 	pass=$((pass + p)); fail=$((fail + f))
 done

@@ -9,13 +9,13 @@ if make -s -C "$ROOT" B="$(basename "$B")" install PREFIX="$P" >"$T/install.log"
 else
 	not_ok "install: make install PREFIX=DIR" "$(tail -n 3 "$T/install.log")"
 fi
-for f in include/mon.h lib/libmon.a lib/libmon.so lib/libmon.so.1 lib/pkgconfig/mon.pc \
+for f in include/mon.h lib/libmon.a lib/libmon.so lib/libmon.so.0 lib/pkgconfig/mon.pc \
     bin/prof bin/monrun share/man/man3/profil.3 share/man/man3/monitor.3 \
     share/man/man5/mon.out.5 share/man/man1/prof.1 share/man/man1/monrun.1; do
 	[ -e "$P/$f" ] && ok "install: $f" || not_ok "install: $f" "missing"
 done
 soname=$(readelf -d "$P/lib/libmon.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
-[ "$soname" = libmon.so.1 ] && ok "install: soname libmon.so.1" || not_ok "install: soname" "$soname"
+[ "$soname" = libmon.so.0 ] && ok "install: soname libmon.so.0" || not_ok "install: soname" "$soname"
 
 cat >"$T/use.c" <<'EOC'
 #include <mon.h>

@@ -1,7 +1,10 @@
 #!/bin/sh
-# The achieved rate (samples per process CPU-second) is the rate in effect
-# within 5 %, for 1 and 4 busy threads, at 1000 and 4000 Hz, per clock; the
-# default rate is at least 1000 Hz; MONPROF_CLOCK selects the clock.
+# The achieved rate: for the CPU-time clocks (thread, itimer) the samples
+# per process CPU-second are the rate in effect within 5 %; for the perf
+# clock, libmon takes at least what a reference perf clock beside it takes
+# (what this machine delivers now) and at most the rate (profil_rate.c);
+# for 1 and 4 busy threads, at 1000 and 4000 Hz; the default rate is at
+# least 1000 Hz; MONPROF_CLOCK selects the clock.
 . "$(dirname "$0")/lib.sh"
 
 build_prog rate profil_rate.c || not_ok profil_rate_build
