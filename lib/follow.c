@@ -11,8 +11,10 @@
  *                     entries after it
  *   MONPROF_AUTO      the pid the new image will have (ours), or
  *                     ppid:PID for a posix_spawn child (its parent's pid)
- *   MONPROF_FOLLOW, MONPROF_OUT, MONPROF_RATE, MONPROF_CLOCK,
- *   MONPROF_SIGNAL, MONPROF_SNAPSHOT   the settings this image started with
+ *   MONPROF_FOLLOW    1 if this image profiles its fork children, else 0
+ *   MONPROF_OUT       the -o file, absolute
+ *   MONPROF_RATE, MONPROF_CLOCK, MONPROF_SIGNAL, MONPROF_SNAPSHOT
+ *                     the settings this image started with
  *   MONPROF_EXEC      the state the new image continues: netstrings
  *                     (LEN:BYTES,) holding the root pid (the process whose
  *                     file has the plain name), PROFDIR in effect (0/1),
@@ -60,10 +62,9 @@ static int image_no = 1;	/* this image's number in its process */
 static struct image *chain;	/* earlier images of this process */
 static size_t nchain;
 static char *self_exe;		/* this image's executable */
-static char *settings[5];	/* "NAME=value" as found at start, NULL if unset */
-static const char *const setting_names[5] = { "MONPROF_FOLLOW", "MONPROF_RATE",
-					      "MONPROF_CLOCK", "MONPROF_SIGNAL",
-					      "MONPROF_SNAPSHOT" };
+static char *settings[4];	/* "NAME=value" as found at start, NULL if unset */
+static const char *const setting_names[4] = { "MONPROF_RATE", "MONPROF_CLOCK",
+					      "MONPROF_SIGNAL", "MONPROF_SNAPSHOT" };
 /* Variables we set for the new image (and drop from the one given). */
 static const char *const ours[] = { "MONPROF_AUTO=", "MONPROF_FOLLOW=", "MONPROF_OUT=",
 				    "MONPROF_RATE=", "MONPROF_CLOCK=", "MONPROF_SIGNAL=",
@@ -317,7 +318,7 @@ static void put_net_num(char *b, size_t *at, unsigned long v)
 
 /* The strings of the new environment's additions, written back to back
  * (each NUL-terminated) at b, or only counted. */
-static size_t additions(char *b, char *const envp[], int kind)
+static size_t additions(char *b, char *const envp[], int kind, int follow)
 {
 	size_t at = 0;
 	char num[24];
@@ -339,6 +340,9 @@ static size_t additions(char *b, char *const envp[], int kind)
 		put(b, &at, "ppid:", 5);
 	put(b, &at, num, digits(num, (unsigned long)getpid()));
 	put(b, &at, "", 1);
+	/* Fork children followed or not, as in this image (a cc -pg program
+	 * follows them without MONPROF_FOLLOW). */
+	put(b, &at, follow ? "MONPROF_FOLLOW=1" : "MONPROF_FOLLOW=0", 17);
 	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
 		if (settings[i] != NULL)
 			put(b, &at, settings[i], strlen(settings[i]) + 1);
@@ -384,24 +388,24 @@ static int is_ours(const char *e)
 	return 0;
 }
 
-size_t mon_follow_env_size(char *const envp[], int kind)
+size_t mon_follow_env_size(char *const envp[], int kind, int follow)
 {
 	if (libmon_path == NULL)
 		return 0;
 	size_t n = 0;
 	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
 		n++;
-	return (n + 16) * sizeof(char *) + additions(NULL, envp, kind) + 16;
+	return (n + 16) * sizeof(char *) + additions(NULL, envp, kind, follow) + 16;
 }
 
-char **mon_follow_env_build(char *const envp[], int kind, void *buf, size_t size)
+char **mon_follow_env_build(char *const envp[], int kind, int follow, void *buf, size_t size)
 {
 	size_t n = 0;
 	for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
 		n++;
 	char **v = buf;
 	char *s = (char *)buf + (n + 16) * sizeof(char *);
-	size_t len = additions(s, envp, kind);
+	size_t len = additions(s, envp, kind, follow);
 	if ((n + 16) * sizeof(char *) + len > size)
 		return NULL;
 	size_t k = 0;

@@ -393,13 +393,13 @@ static int env_kind(int spawn)
 static size_t exec_env_size(char *const envp[], int spawn)
 {
 	int k = env_kind(spawn);
-	return k < 0 ? 0 : mon_follow_env_size(envp, k);
+	return k < 0 ? 0 : mon_follow_env_size(envp, k, follow_forks);
 }
 
 static char **exec_env_build(char *const envp[], int spawn, void *buf, size_t size)
 {
 	int k = env_kind(spawn);
-	return k < 0 ? NULL : mon_follow_env_build(envp, k, buf, size);
+	return k < 0 ? NULL : mon_follow_env_build(envp, k, follow_forks, buf, size);
 }
 
 static void before_exec(const char *path)

@@ -154,12 +154,14 @@ MON_HIDDEN int mon_follow_put(struct monout_writer *w);
  * variables, plus ours.  Async-signal-safe, allocates nothing (vfork).
  * kind: MON_FOLLOW_EXEC (this process execs), MON_FOLLOW_VFORK (a vfork
  * child of it does: the memory is the parent's), MON_FOLLOW_SPAWN (for a
- * posix_spawn child: its pid is not known yet). */
+ * posix_spawn child: its pid is not known yet).  follow_forks: whether
+ * the new image profiles its own fork children. */
 #define MON_FOLLOW_EXEC 0
 #define MON_FOLLOW_VFORK 1
 #define MON_FOLLOW_SPAWN 2
-MON_HIDDEN size_t mon_follow_env_size(char *const envp[], int kind);
-MON_HIDDEN char **mon_follow_env_build(char *const envp[], int kind, void *buf, size_t size);
+MON_HIDDEN size_t mon_follow_env_size(char *const envp[], int kind, int follow_forks);
+MON_HIDDEN char **mon_follow_env_build(char *const envp[], int kind, int follow_forks, void *buf,
+				       size_t size);
 
 /* ---- fatal.c ----------------------------------------------------------- */
 
