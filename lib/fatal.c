@@ -191,6 +191,11 @@ int mon_fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *
 	return 0;
 }
 
+/* ThreadSanitizer's runtime takes the next sigaction (ours) for its own
+ * before it is initialised, and our instrumented code cannot run then: in
+ * a TSan build the C library's sigaction and signal stay (fatal signals
+ * still write the profile; setting one back to SIG_DFL then loses ours). */
+#ifndef __SANITIZE_THREAD__
 MON_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
 	return mon_fatal_sigaction(sig, act, oldact);
@@ -220,6 +225,7 @@ MON_EXPORT sighandler_fn signal(int sig, sighandler_fn fn)
 		return SIG_ERR;
 	return old.sa_handler;
 }
+#endif
 
 static void install_if_default(int sig)
 {
