@@ -138,29 +138,35 @@ done
 
 # 6. A -pg program linked with libmon (whole-process mode) that execs a
 #    shell (the shared case exec-after-profiling.c): the shell finishes,
-#    the program's profile is mon.out.exec1, the shell's mon.out.
+#    the program's profile is mon.out.exec1, the shell's mon.out, and the
+#    program the shell runs as a fork child is profiled too (PID.ex), as
+#    the -pg program's own fork children are.
 cat >"$T/pgx.c" <<'C'
 #include <stdio.h>
 #include <unistd.h>
 static volatile double sink;
 __attribute__((noinline)) void pg_spin(long n) { for (long i = 0; i < n; i++) sink += i; }
-int main(void)
+int main(int argc, char **argv)
 {
 	pg_spin(100000000);
 	execl("/bin/sh", "sh", "-c",
-	      "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; echo child-finished", (char *)0);
+	      "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; \"$0\" work 0.1 >/dev/null; "
+	      "echo child-finished", argc > 1 ? argv[1] : "true", (char *)0);
 	perror("execl");
 	return 1;
 }
 C
 if build_prog pgx "$T/pgx.c" -pg; then
 	d=$T/pg && mkdir -p "$d"
-	out=$(cd "$d" && "$T/pgx" 2>&1); rc=$?
+	out=$(cd "$d" && "$T/pgx" "$T/ex" 2>&1); rc=$?
 	if [ $rc -eq 0 ] && [ "$out" = child-finished ]; then ok monrun_exec_pg_shell_finishes; else
 		not_ok monrun_exec_pg_shell_finishes "exit $rc: $out"; fi
 	got=$(files "$d")
-	if [ "$got" = "mon.out mon.out.exec1 " ]; then ok monrun_exec_pg_files; else
-		not_ok monrun_exec_pg_files "files: $got"; fi
+	if printf '%s\n' "$got" | grep -Eqx '[0-9]+\.ex mon\.out mon\.out\.exec1 '; then
+		ok monrun_exec_pg_files
+	else
+		not_ok monrun_exec_pg_files "files: $got"
+	fi
 	if prof_csv "$d/mon.out.exec1" "$T/pg.csv" "$T/pgx" &&
 	    awk -v k="$(ticks "$T/pg.csv" pg_spin)" 'BEGIN { exit !(k > 0) }'; then
 		ok monrun_exec_pg_old_image_kept
