@@ -600,8 +600,10 @@ void monout_free(struct monout *m)
 		free((void *)m->objects[i].path);
 	}
 	free(m->objects);
-	for (size_t i = 0; i < m->nhists; i++)
+	for (size_t i = 0; i < m->nhists; i++) {
 		free(m->hists[i].counts);
+		free(m->hists[i].index);
+	}
 	free(m->hists);
 	free(m->calls);
 	free(m->arcs);
@@ -626,6 +628,12 @@ void monout_free(struct monout *m)
 	} while (0)
 
 int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_t errlen)
+{
+	return monout_parse_opts(buf, len, m, 0, err, errlen);
+}
+
+int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned opts, char *err,
+		      size_t errlen)
 {
 	struct rd r = { buf, len, 0, err, errlen };
 	size_t cap_obj = 0, cap_hist = 0, cap_calls = 0, cap_arcs = 0;
@@ -821,22 +829,39 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 				      (unsigned long long)rlen);
 			if (grow((void **)&m->hists, &cap_hist, m->nhists + 1, sizeof *m->hists))
 				NOMEM();
-			h.counts = calloc(h.nbins ? (size_t)h.nbins : 1, sizeof(uint64_t));
+			int keep = sparse && (opts & MONOUT_PARSE_SPARSE);
+			size_t n = sparse ? (size_t)(rlen - MONOUT_HIST_FIXED) / 16 : 0;
+			if (keep) {
+				h.counts = malloc(n ? n * sizeof(uint64_t) : 1);
+				h.index = malloc(n ? n * sizeof(uint64_t) : 1);
+				if (h.counts == NULL || h.index == NULL) {
+					free(h.counts);
+					free(h.index);
+					NOMEM();
+				}
+			} else {
+				h.counts = calloc(h.nbins ? (size_t)h.nbins : 1, sizeof(uint64_t));
+			}
 			if (h.counts == NULL)
 				NOMEM();
 			if (sparse) {
-				size_t n = (size_t)(rlen - MONOUT_HIST_FIXED) / 16;
 				uint64_t lowest = 0;	/* lowest index the next pair may have */
 				for (size_t k = 0; k < n; k++) {
 					size_t at = pl + MONOUT_HIST_FIXED + k * 16;
 					uint64_t idx = g64(&r, at), v = g64(&r, at + 8);
 					if (idx < lowest || idx >= h.nbins || v == 0) {
 						free(h.counts);
+						free(h.index);
 						RFAIL("record %u (HIST, sparse) at offset %zu: pair %zu (bin %llu, "
 						      "count %llu) out of order, out of range or zero",
 						      i, off, k, (unsigned long long)idx, (unsigned long long)v);
 					}
-					h.counts[idx] = v;
+					if (keep) {
+						h.index[k] = idx;
+						h.counts[k] = v;
+					} else {
+						h.counts[idx] = v;
+					}
 					lowest = idx + 1;
 				}
 			} else {
@@ -846,6 +871,7 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 						    : h.bin_bytes == 4 ? g32(&r, at) : g64(&r, at);
 				}
 			}
+			h.nnz = keep ? n : 0;
 			m->hists[m->nhists++] = h;
 			break;
 		}
@@ -942,6 +968,46 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 		if (m->hists[i].object != MONOUT_NO_OBJECT && m->hists[i].object >= m->nobjects)
 			RFAIL("inconsistent: histogram %zu names object %u, the file has %zu", i,
 			      m->hists[i].object, m->nobjects);
+	/* Impossible values (mon.out(5), Validation): samples with a rate of
+	 * 0 Hz cannot be turned into time; addresses wider than the header's
+	 * address size cannot have been taken in the profiled process. */
+	if (m->run.rate_hz == 0) {
+		uint64_t held = 0;
+		for (size_t i = 0; i < m->nhists && !held; i++) {
+			uint64_t n = m->hists[i].index ? m->hists[i].nnz : m->hists[i].nbins;
+			for (uint64_t k = 0; k < n && !held; k++)
+				held = m->hists[i].counts[k];
+		}
+		if (m->run.samples || m->run.counted || held)
+			RFAIL("impossible: a sampling rate of 0 Hz with %llu samples taken "
+			      "(samples cannot be turned into time)",
+			      (unsigned long long)(m->run.samples ? m->run.samples : m->run.counted));
+	}
+	if (m->addr_size == 4) {
+		const uint64_t lim = (uint64_t)1 << 32;
+		for (size_t i = 0; i < m->nobjects; i++)
+			if (m->objects[i].text_lo >= lim || m->objects[i].text_hi > lim ||
+			    m->objects[i].load_bias >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but object %zu "
+				      "holds the address %#llx", i, (unsigned long long)
+				      (m->objects[i].text_hi > lim ? m->objects[i].text_hi
+				       : m->objects[i].text_lo >= lim ? m->objects[i].text_lo
+				       : m->objects[i].load_bias));
+		for (size_t i = 0; i < m->nhists; i++)
+			if (m->hists[i].lowpc >= lim || m->hists[i].highpc > lim)
+				RFAIL("impossible: 4-byte addresses in the header, but histogram %zu "
+				      "covers %#llx-%#llx", i, (unsigned long long)m->hists[i].lowpc,
+				      (unsigned long long)m->hists[i].highpc);
+		for (size_t i = 0; i < m->ncalls; i++)
+			if (m->calls[i].selfpc >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but a call count "
+				      "is for the address %#llx", (unsigned long long)m->calls[i].selfpc);
+		for (size_t i = 0; i < m->narcs; i++)
+			if (m->arcs[i].selfpc >= lim || m->arcs[i].frompc >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but an arc is "
+				      "for the address %#llx", (unsigned long long)
+				      (m->arcs[i].selfpc >= lim ? m->arcs[i].selfpc : m->arcs[i].frompc));
+	}
 	merge(m);
 	return 0;
 fail: {

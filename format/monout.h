@@ -184,8 +184,10 @@ struct monout_hist {
 	uint32_t bin_bytes;	/* width of a bin in the file: 2, 4 or 8 */
 	uint32_t flags;		/* MONOUT_HIST_* */
 	uint32_t object;	/* OBJECT index, or MONOUT_NO_OBJECT */
-	/* Reader: nbins counts, widened to 64 bits (always set).
-	 * Writer: used when raw is NULL (then written as bin_bytes wide). */
+	/* Reader: nbins counts, widened to 64 bits (always set); with
+	 * MONOUT_PARSE_SPARSE and a sparse record, nnz counts of the bins
+	 * index[0..nnz).  Writer: used when raw is NULL (then written as
+	 * bin_bytes wide). */
 	uint64_t *counts;
 	/* Writer only: nbins bins of bin_bytes each, native byte order (for
 	 * instance a profil(2) buffer with bin_bytes 2).  Reader sets NULL. */
@@ -196,6 +198,8 @@ struct monout_hist {
 	 * (most of a large text is never hit).  Reader sets NULL. */
 	const uint64_t *touched;
 	uint64_t touched_span;	/* bins per bit, > 0 when touched is set */
+	uint64_t *index;	/* Reader only: see counts; NULL when dense */
+	uint64_t nnz;		/* Reader only: entries of index and counts */
 };
 
 struct monout_call {
@@ -252,6 +256,15 @@ struct monout {
  * Never crashes on any input.  *m is zeroed on failure.
  */
 int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_t errlen);
+
+/* monout_parse_opts — monout_parse with options.  MONOUT_PARSE_SPARSE:
+ * a sparse HIST record stays sparse in memory (its index and counts hold
+ * its nnz non-zero bins, in increasing bin order), so a reader's memory
+ * grows with the bins a run touched, not with the text's size; dense
+ * records are read as monout_parse reads them (index NULL). */
+#define MONOUT_PARSE_SPARSE 1u
+int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned opts, char *err,
+		      size_t errlen);
 
 /*
  * monout_read_file — read and decode the file at path, as monout_parse.

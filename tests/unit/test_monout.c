@@ -35,8 +35,8 @@ static unsigned char *sample(size_t *len)
 	};
 	objs[1].path_len = 9;	/* only "libc.so.6" */
 	struct monout_hist hists[2] = {
-		{ 0x555500001000ull, 0x555500001014ull, 5, 0x8000, 2, MONOUT_HIST_SATURATES, 0, NULL, raw16, NULL, 0 },
-		{ 0x7f0000010000ull, 0x7f0000010010ull, 3, 0x4000, 4, 0, 1, wide, NULL, NULL, 0 },
+		{ 0x555500001000ull, 0x555500001014ull, 5, 0x8000, 2, MONOUT_HIST_SATURATES, 0, NULL, raw16, NULL, 0, NULL, 0 },
+		{ 0x7f0000010000ull, 0x7f0000010010ull, 3, 0x4000, 4, 0, 1, wide, NULL, NULL, 0, NULL, 0 },
 	};
 	struct monout m;
 	memset(&m, 0, sizeof m);
@@ -151,7 +151,7 @@ static void roundtrip(void **state)
 static void bins_and_pcs(void **state)
 {
 	(void)state;
-	struct monout_hist h = { 0x1000, 0x1100, 64, 0x8000, 2, 0, 0, NULL, NULL, NULL, 0 };
+	struct monout_hist h = { 0x1000, 0x1100, 64, 0x8000, 2, 0, 0, NULL, NULL, NULL, 0, NULL, 0 };
 	assert_int_equal(monout_pc_to_bin(&h, 0x1000), 0);
 	assert_int_equal(monout_pc_to_bin(&h, 0x1003), 0);
 	assert_int_equal(monout_pc_to_bin(&h, 0x1004), 1);
@@ -245,7 +245,7 @@ static void inconsistent_records(void **state)
 {
 	(void)state;
 	/* A HIST with lowpc >= highpc, checksummed correctly: rejected by name. */
-	struct monout_hist h = { 0x2000, 0x1000, 1, 0x8000, 2, 0, MONOUT_NO_OBJECT, NULL, raw16, NULL, 0 };
+	struct monout_hist h = { 0x2000, 0x1000, 1, 0x8000, 2, 0, MONOUT_NO_OBJECT, NULL, raw16, NULL, 0, NULL, 0 };
 	struct monout m;
 	memset(&m, 0, sizeof m);
 	m.nhists = 1;
@@ -370,7 +370,7 @@ static void sparse_hist(void **state)
 	bins32[4711] = 70000;
 	bins32[99999] = 3;
 	struct monout_hist h = { 0x10000, 0x10000 + 4 * 100000, 100000, 0x8000, 4,
-				 MONOUT_HIST_SPARSE, MONOUT_NO_OBJECT, NULL, bins32, NULL, 0 };
+				 MONOUT_HIST_SPARSE, MONOUT_NO_OBJECT, NULL, bins32, NULL, 0, NULL, 0 };
 	struct monout m;
 	memset(&m, 0, sizeof m);
 	m.run.rate_hz = 1000;
@@ -390,6 +390,18 @@ static void sparse_hist(void **state)
 	assert_int_equal(r.hists[0].flags, MONOUT_HIST_SPARSE);
 	for (size_t i = 0; i < 100000; i++)
 		assert_int_equal(r.hists[0].counts[i], bins32[i]);
+	monout_free(&r);
+	/* MONOUT_PARSE_SPARSE: the reader keeps the 3 pairs, not 100 000 bins. */
+	assert_int_equal(monout_parse_opts(buf, (size_t)n, &r, MONOUT_PARSE_SPARSE, err, sizeof err), 0);
+	assert_int_equal(r.hists[0].nbins, 100000);
+	assert_int_equal(r.hists[0].nnz, 3);
+	assert_non_null(r.hists[0].index);
+	assert_int_equal(r.hists[0].index[0], 0);
+	assert_int_equal(r.hists[0].counts[0], 1);
+	assert_int_equal(r.hists[0].index[1], 4711);
+	assert_int_equal(r.hists[0].counts[1], 70000);
+	assert_int_equal(r.hists[0].index[2], 99999);
+	assert_int_equal(r.hists[0].counts[2], 3);
 	monout_free(&r);
 
 	/* With a touched map, spans whose bit is clear are not read: bin 4711
@@ -433,7 +445,7 @@ static void write_errors(void **state)
 	assert_int_equal(monout_write_fd(fileno(f), &m), -1);
 	assert_int_equal(errno, EBADF);
 	fclose(f);
-	struct monout_hist h = { 0x1000, 0x2000, 1, 0x8000, 3, 0, 0, NULL, raw16, NULL, 0 };
+	struct monout_hist h = { 0x1000, 0x2000, 1, 0x8000, 3, 0, 0, NULL, raw16, NULL, 0, NULL, 0 };
 	m.nhists = 1;
 	m.hists = &h;
 	f = tmpfile();

@@ -216,11 +216,29 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		h->binmap = PROF_BIN_PROFIL;
 		h->scale = mh->scale;
 		h->nbins = (size_t)mh->nbins;
-		h->bins = malloc((h->nbins ? h->nbins : 1) * sizeof *h->bins);
-		if (!h->bins)
+		/* Only the non-zero bins are kept (sparse). */
+		size_t nnz = 0;
+		if (mh->index)
+			nnz = (size_t)mh->nnz;
+		else
+			for (uint64_t k = 0; k < mh->nbins; k++)
+				nnz += mh->counts[k] != 0;
+		h->bins = malloc((nnz ? nnz : 1) * sizeof *h->bins);
+		h->idx = malloc((nnz ? nnz : 1) * sizeof *h->idx);
+		if (!h->bins || !h->idx)
 			goto nomem;
-		if (h->nbins)
-			memcpy(h->bins, mh->counts, h->nbins * sizeof *h->bins);
+		if (mh->index) {
+			memcpy(h->bins, mh->counts, nnz * sizeof *h->bins);
+			memcpy(h->idx, mh->index, nnz * sizeof *h->idx);
+		} else {
+			size_t w = 0;
+			for (uint64_t k = 0; k < mh->nbins; k++)
+				if (mh->counts[k]) {
+					h->idx[w] = k;
+					h->bins[w++] = mh->counts[k];
+				}
+		}
+		h->nnz = nnz;
 		d->nhists++;
 	}
 	d->counts = malloc((m->ncalls ? m->ncalls : 1) * sizeof *d->counts);
@@ -250,7 +268,7 @@ int prof_read(const char *path, const char *prog, struct prof_data *d, char *err
 		snprintf(err, errlen, "empty file");
 	} else if (len >= MONOUT_MAGIC_LEN && memcmp(buf, MONOUT_MAGIC, MONOUT_MAGIC_LEN) == 0) {
 		struct monout m;
-		if (monout_parse(buf, len, &m, err, errlen) == 0) {
+		if (monout_parse_opts(buf, len, &m, MONOUT_PARSE_SPARSE, err, errlen) == 0) {
 			rc = from_monout(&m, prog, d, err, errlen);
 			monout_free(&m);
 		}

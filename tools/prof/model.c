@@ -13,8 +13,10 @@ void prof_data_free(struct prof_data *d)
 	for (size_t i = 0; i < d->nobjs; i++)
 		free(d->objs[i].path);
 	free(d->objs);
-	for (size_t i = 0; i < d->nhists; i++)
+	for (size_t i = 0; i < d->nhists; i++) {
 		free(d->hists[i].bins);
+		free(d->hists[i].idx);
+	}
 	free(d->hists);
 	free(d->counts);
 	free(d->run.command);
