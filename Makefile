@@ -61,8 +61,13 @@ $(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 	ln -sf $(SONAME) $(B)/lib/libmon.so
 
 # ---- tools ----------------------------------------------------------------
-ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags libelf libdw 2>/dev/null)
-ELF_LIBS   = $(shell $(PKGCONFIG) --libs libelf libdw 2>/dev/null)
+# prof reads ELF and DWARF (elfutils), MiniDebugInfo (liblzma) and, when the
+# package is there, asks debuginfod servers (elfutils' libdebuginfod).
+HAVE_DEBUGINFOD := $(shell $(PKGCONFIG) --exists libdebuginfod 2>/dev/null && echo 1)
+ELF_PKGS   = libelf libdw liblzma $(if $(HAVE_DEBUGINFOD),libdebuginfod)
+ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags $(ELF_PKGS) 2>/dev/null) \
+             $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
+ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null)
 FORMAT_SRC := $(sort $(wildcard format/*.c))
 FORMAT_OBJ := $(FORMAT_SRC:%.c=$(B)/tool/%.o)
 PROF_SRC   := $(sort $(wildcard tools/prof/*.c))
@@ -84,7 +89,7 @@ $(B)/bin/prof: $(PROF_OBJ) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
 $(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
-$(B)/bin/monrun: $(MONRUN_OBJ)
+$(B)/bin/monrun: $(MONRUN_OBJ) $(B)/tool/lib/settings.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -97,7 +102,7 @@ PROG_SRC  := $(sort $(wildcard tests/progs/*.c))
 
 $(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes \
+	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
 	    -o $@ $< $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
 
 # ---- top-level targets ----------------------------------------------------
@@ -171,15 +176,15 @@ FUZZ_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c format/monout.c format/monout.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c format/monout.c
-$(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c \
+$(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c \
                      tools/prof/prof.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -o $@ fuzz/fuzz_gmon.c \
-	    tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c
-$(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c tools/prof/symtab.c tools/prof/prof.h
+	    tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c
+$(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c tools/prof/symtab.c tools/prof/unwind.c tools/prof/prof.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof $(ELF_CFLAGS) -o $@ fuzz/fuzz_symtab.c \
-	    tools/prof/symtab.c $(ELF_LIBS)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -Iformat $(ELF_CFLAGS) -o $@ fuzz/fuzz_symtab.c \
+	    tools/prof/symtab.c tools/prof/unwind.c format/monout.c $(ELF_LIBS)
 
 .PHONY: fuzz fuzz-build fuzz-seeds check-sanitize
 fuzz-build: $(FUZZ_BINS)

@@ -81,6 +81,16 @@ const char *monout_rec_name(uint32_t type)
 		return "CALLS";
 	case MONOUT_REC_ARCS:
 		return "ARCS";
+	case MONOUT_REC_FACTS:
+		return "FACTS";
+	case MONOUT_REC_THREADS:
+		return "THREADS";
+	case MONOUT_REC_PCS:
+		return "PCS";
+	case MONOUT_REC_SYMS:
+		return "SYMS";
+	case MONOUT_REC_IMAGES:
+		return "IMAGES";
 	}
 	return "unknown";
 }
@@ -417,6 +427,97 @@ int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t 
 	return rec_close(w);
 }
 
+int monout_put_facts(struct monout_writer *w, const struct monout_facts *f)
+{
+	if (rec_open(w, MONOUT_REC_FACTS) < 0)
+		return -1;
+	w_u64(w, f->elapsed_usec);
+	w_u32(w, f->rate_asked);
+	w_u32(w, f->rate_set);
+	w_u32(w, f->tick_cost_ns);
+	w_u32(w, f->flags);
+	w_u32(w, f->threads_unlisted);
+	w_u32(w, f->check_usec);
+	w_u64(w, f->cpu_before_usec);
+	return rec_close(w);
+}
+
+int monout_put_threads(struct monout_writer *w, const struct monout_thread *t, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_THREADS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].tid == 0)
+			continue;
+		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
+		for (size_t k = 0; k < sizeof name - 1 && t[i].name[k]; k++)
+			name[k] = t[i].name[k];
+		w_u64(w, t[i].tid);
+		w_u64(w, t[i].user_usec);
+		w_u64(w, t[i].sys_usec);
+		w_u64(w, __atomic_load_n(&t[i].samples, __ATOMIC_RELAXED));
+		w_u32(w, t[i].flags);
+		w_u32(w, 0);
+		w_bytes(w, name, sizeof name);
+	}
+	return rec_close(w);
+}
+
+int monout_put_pcs(struct monout_writer *w, const struct monout_call *c, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_PCS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pc = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+		uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+		if (pc == 0 || k == 0)
+			continue;
+		w_u64(w, pc);
+		w_u64(w, k);
+	}
+	return rec_close(w);
+}
+
+int monout_syms_open(struct monout_writer *w, uint32_t object)
+{
+	if (rec_open(w, MONOUT_REC_SYMS) < 0)
+		return -1;
+	w_u32(w, object);
+	return w_u32(w, 0);
+}
+
+int monout_syms_add(struct monout_writer *w, uint64_t start, uint64_t size, const char *name,
+		    uint32_t len)
+{
+	w_u64(w, start);
+	w_u64(w, size);
+	w_u32(w, len);
+	return w_bytes(w, name, len);
+}
+
+int monout_syms_close(struct monout_writer *w)
+{
+	return rec_close(w);
+}
+
+int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_IMAGES) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pl = v[i].path ? v[i].path_len : 0, fl = v[i].file ? v[i].file_len : 0;
+		w_u32(w, v[i].role);
+		w_u32(w, pl);
+		w_u32(w, fl);
+		w_u32(w, 0);
+		if (pl)
+			w_bytes(w, v[i].path, pl);
+		if (fl)
+			w_bytes(w, v[i].file, fl);
+	}
+	return rec_close(w);
+}
+
 int monout_end(struct monout_writer *w)
 {
 	unsigned char h[MONOUT_HEADER_SIZE];
@@ -458,6 +559,25 @@ int monout_write_fd(int fd, const struct monout *m)
 	if (m->ncalls && monout_put_calls(&w, m->calls, m->ncalls) < 0)
 		return -1;
 	if (m->narcs && monout_put_arcs(&w, m->arcs, m->narcs) < 0)
+		return -1;
+	if (m->have_facts && monout_put_facts(&w, &m->facts) < 0)
+		return -1;
+	if (m->nthreads && monout_put_threads(&w, m->threads, m->nthreads) < 0)
+		return -1;
+	if (m->npcs && monout_put_pcs(&w, m->pcs, m->npcs) < 0)
+		return -1;
+	for (size_t i = 0; i < m->nsyms;) {
+		size_t j = i;
+		if (monout_syms_open(&w, m->syms[i].object) < 0)
+			return -1;
+		for (; j < m->nsyms && m->syms[j].object == m->syms[i].object; j++)
+			monout_syms_add(&w, m->syms[j].start, m->syms[j].size, m->syms[j].name,
+					(uint32_t)strlen(m->syms[j].name));
+		if (monout_syms_close(&w) < 0)
+			return -1;
+		i = j;
+	}
+	if (m->nimages && monout_put_images(&w, m->images, m->nimages) < 0)
 		return -1;
 	return monout_end(&w);
 }
@@ -566,6 +686,17 @@ static void merge(struct monout *m)
 		}
 		m->narcs = k;
 	}
+	k = 0;
+	if (m->npcs) {
+		qsort(m->pcs, m->npcs, sizeof *m->pcs, cmp_call);
+		for (size_t i = 0; i < m->npcs; i++) {
+			if (k && m->pcs[k - 1].selfpc == m->pcs[i].selfpc)
+				m->pcs[k - 1].count = sat_add(m->pcs[k - 1].count, m->pcs[i].count);
+			else
+				m->pcs[k++] = m->pcs[i];
+		}
+		m->npcs = k;
+	}
 }
 
 void monout_free(struct monout *m)
@@ -578,11 +709,23 @@ void monout_free(struct monout *m)
 		free((void *)m->objects[i].path);
 	}
 	free(m->objects);
-	for (size_t i = 0; i < m->nhists; i++)
+	for (size_t i = 0; i < m->nhists; i++) {
 		free(m->hists[i].counts);
+		free(m->hists[i].index);
+	}
 	free(m->hists);
 	free(m->calls);
 	free(m->arcs);
+	free(m->threads);
+	free(m->pcs);
+	for (size_t i = 0; i < m->nsyms; i++)
+		free(m->syms[i].name);
+	free(m->syms);
+	for (size_t i = 0; i < m->nimages; i++) {
+		free((void *)m->images[i].path);
+		free((void *)m->images[i].file);
+	}
+	free(m->images);
 	memset(m, 0, sizeof *m);
 }
 
@@ -600,8 +743,15 @@ void monout_free(struct monout *m)
 
 int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_t errlen)
 {
+	return monout_parse_opts(buf, len, m, 0, err, errlen);
+}
+
+int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned opts, char *err,
+		      size_t errlen)
+{
 	struct rd r = { buf, len, 0, err, errlen };
 	size_t cap_obj = 0, cap_hist = 0, cap_calls = 0, cap_arcs = 0;
+	size_t cap_thr = 0, cap_pcs = 0, cap_syms = 0;
 	int nrun = 0;
 	memset(m, 0, sizeof *m);
 	if (err != NULL && errlen > 0)
@@ -794,22 +944,39 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 				      (unsigned long long)rlen);
 			if (grow((void **)&m->hists, &cap_hist, m->nhists + 1, sizeof *m->hists))
 				NOMEM();
-			h.counts = calloc(h.nbins ? (size_t)h.nbins : 1, sizeof(uint64_t));
+			int keep = sparse && (opts & MONOUT_PARSE_SPARSE);
+			size_t n = sparse ? (size_t)(rlen - MONOUT_HIST_FIXED) / 16 : 0;
+			if (keep) {
+				h.counts = malloc(n ? n * sizeof(uint64_t) : 1);
+				h.index = malloc(n ? n * sizeof(uint64_t) : 1);
+				if (h.counts == NULL || h.index == NULL) {
+					free(h.counts);
+					free(h.index);
+					NOMEM();
+				}
+			} else {
+				h.counts = calloc(h.nbins ? (size_t)h.nbins : 1, sizeof(uint64_t));
+			}
 			if (h.counts == NULL)
 				NOMEM();
 			if (sparse) {
-				size_t n = (size_t)(rlen - MONOUT_HIST_FIXED) / 16;
 				uint64_t lowest = 0;	/* lowest index the next pair may have */
 				for (size_t k = 0; k < n; k++) {
 					size_t at = pl + MONOUT_HIST_FIXED + k * 16;
 					uint64_t idx = g64(&r, at), v = g64(&r, at + 8);
 					if (idx < lowest || idx >= h.nbins || v == 0) {
 						free(h.counts);
+						free(h.index);
 						RFAIL("record %u (HIST, sparse) at offset %zu: pair %zu (bin %llu, "
 						      "count %llu) out of order, out of range or zero",
 						      i, off, k, (unsigned long long)idx, (unsigned long long)v);
 					}
-					h.counts[idx] = v;
+					if (keep) {
+						h.index[k] = idx;
+						h.counts[k] = v;
+					} else {
+						h.counts[idx] = v;
+					}
 					lowest = idx + 1;
 				}
 			} else {
@@ -819,6 +986,7 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 						    : h.bin_bytes == 4 ? g32(&r, at) : g64(&r, at);
 				}
 			}
+			h.nnz = keep ? n : 0;
 			m->hists[m->nhists++] = h;
 			break;
 		}
@@ -855,6 +1023,132 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 			}
 			break;
 		}
+		case MONOUT_REC_FACTS: {
+			if (rlen != MONOUT_FACTS_SIZE)
+				RFAIL("record %u (FACTS) at offset %zu: %llu bytes, %d expected", i, off,
+				      (unsigned long long)rlen, MONOUT_FACTS_SIZE);
+			if (m->have_facts)
+				RFAIL("record %u (FACTS) at offset %zu: a second FACTS record", i, off);
+			m->have_facts = 1;
+			m->facts.elapsed_usec = g64(&r, pl);
+			m->facts.rate_asked = g32(&r, pl + 8);
+			m->facts.rate_set = g32(&r, pl + 12);
+			m->facts.tick_cost_ns = g32(&r, pl + 16);
+			m->facts.flags = g32(&r, pl + 20);
+			m->facts.threads_unlisted = g32(&r, pl + 24);
+			m->facts.check_usec = g32(&r, pl + 28);
+			m->facts.cpu_before_usec = g64(&r, pl + 32);
+			break;
+		}
+		case MONOUT_REC_THREADS: {
+			if (rlen % MONOUT_THREAD_SIZE)
+				RFAIL("record %u (THREADS) at offset %zu: %llu bytes is not a multiple of %d",
+				      i, off, (unsigned long long)rlen, MONOUT_THREAD_SIZE);
+			size_t n = (size_t)rlen / MONOUT_THREAD_SIZE;
+			if (grow((void **)&m->threads, &cap_thr, m->nthreads + n, sizeof *m->threads))
+				NOMEM();
+			for (size_t k = 0; k < n; k++) {
+				size_t at = pl + k * MONOUT_THREAD_SIZE;
+				struct monout_thread *t = &m->threads[m->nthreads++];
+				memset(t, 0, sizeof *t);
+				t->tid = g64(&r, at);
+				t->user_usec = g64(&r, at + 8);
+				t->sys_usec = g64(&r, at + 16);
+				t->samples = g64(&r, at + 24);
+				t->flags = g32(&r, at + 32);
+				memcpy(t->name, p + at + 40, MONOUT_THREAD_NAME_LEN);
+				t->name[MONOUT_THREAD_NAME_LEN - 1] = '\0';
+			}
+			break;
+		}
+		case MONOUT_REC_PCS: {
+			if (rlen % MONOUT_PC_SIZE)
+				RFAIL("record %u (PCS) at offset %zu: %llu bytes is not a multiple of %d", i,
+				      off, (unsigned long long)rlen, MONOUT_PC_SIZE);
+			size_t n = (size_t)rlen / MONOUT_PC_SIZE;
+			if (grow((void **)&m->pcs, &cap_pcs, m->npcs + n, sizeof *m->pcs))
+				NOMEM();
+			for (size_t k = 0; k < n; k++) {
+				struct monout_call *c = &m->pcs[m->npcs];
+				c->selfpc = g64(&r, pl + k * MONOUT_PC_SIZE);
+				c->count = g64(&r, pl + k * MONOUT_PC_SIZE + 8);
+				if (c->count && c->selfpc)
+					m->npcs++;
+			}
+			break;
+		}
+		case MONOUT_REC_SYMS: {
+			if (rlen < MONOUT_SYMS_FIXED)
+				RFAIL("record %u (SYMS) at offset %zu: %llu bytes, at least %d expected", i,
+				      off, (unsigned long long)rlen, MONOUT_SYMS_FIXED);
+			uint32_t obj = g32(&r, pl);
+			size_t at = pl + MONOUT_SYMS_FIXED;
+			while (at < end) {
+				if (end - at < MONOUT_SYM_FIXED)
+					RFAIL("record %u (SYMS) at offset %zu: entry at %zu truncated", i, off,
+					      at);
+				uint32_t nl = g32(&r, at + 16);
+				if (nl > end - at - MONOUT_SYM_FIXED)
+					RFAIL("record %u (SYMS) at offset %zu: name of %u bytes at %zu runs past "
+					      "the record", i, off, nl, at);
+				if (grow((void **)&m->syms, &cap_syms, m->nsyms + 1, sizeof *m->syms))
+					NOMEM();
+				char *name = malloc((size_t)nl + 1);
+				if (name == NULL)
+					NOMEM();
+				memcpy(name, p + at + MONOUT_SYM_FIXED, nl);
+				name[nl] = '\0';
+				struct monout_sym *y = &m->syms[m->nsyms++];
+				y->object = obj;
+				y->start = g64(&r, at);
+				y->size = g64(&r, at + 8);
+				y->name = name;
+				at += MONOUT_SYM_FIXED + nl;
+			}
+			break;
+		}
+		case MONOUT_REC_IMAGES: {
+			if (m->nimages)
+				RFAIL("record %u (IMAGES) at offset %zu: a second IMAGES record", i, off);
+			size_t at = pl, cap = 0, nthis = 0;
+			while (at < end) {
+				if (end - at < MONOUT_IMAGE_FIXED)
+					RFAIL("record %u (IMAGES) at offset %zu: entry %zu truncated", i, off,
+					      m->nimages);
+				uint32_t role = g32(&r, at), plen = g32(&r, at + 4), flen = g32(&r, at + 8);
+				if (role > MONOUT_IMAGE_NEXT || g32(&r, at + 12) != 0 ||
+				    (uint64_t)plen + flen > end - at - MONOUT_IMAGE_FIXED)
+					RFAIL("record %u (IMAGES) at offset %zu: entry %zu: role %u, path %u "
+					      "and file %u bytes do not fit", i, off, m->nimages, role, plen,
+					      flen);
+				if (grow((void **)&m->images, &cap, m->nimages + 1, sizeof *m->images))
+					NOMEM();
+				struct monout_image *im = &m->images[m->nimages];
+				memset(im, 0, sizeof *im);
+				char *ps = malloc((size_t)plen + 1), *fs = malloc((size_t)flen + 1);
+				if (ps == NULL || fs == NULL) {
+					free(ps);
+					free(fs);
+					NOMEM();
+				}
+				memcpy(ps, p + at + MONOUT_IMAGE_FIXED, plen);
+				ps[plen] = '\0';
+				memcpy(fs, p + at + MONOUT_IMAGE_FIXED + plen, flen);
+				fs[flen] = '\0';
+				im->role = role;
+				im->path = ps;
+				im->path_len = plen;
+				im->file = fs;
+				im->file_len = flen;
+				m->nimages++;
+				nthis += role == MONOUT_IMAGE_THIS;
+				at += MONOUT_IMAGE_FIXED + (size_t)plen + flen;
+			}
+			if (nthis != 1)
+				RFAIL("record %u (IMAGES) at offset %zu: %zu entries for this image (1 "
+				      "expected)", i, off, nthis);
+			break;
+		}
 		default:
 			/* A newer minor version may add record types, which older
 			 * readers skip; in a file of a minor version this reader
@@ -869,10 +1163,54 @@ int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_
 		RFAIL("inconsistent: %zu bytes after the last of %u records", len - off, nrec);
 	if (nrun == 0)
 		RFAIL("inconsistent: no RUN record");
+	for (size_t i = 0; i < m->nsyms; i++)
+		if (m->syms[i].object != MONOUT_NO_OBJECT && m->syms[i].object >= m->nobjects)
+			RFAIL("inconsistent: symbols name object %u, the file has %zu", m->syms[i].object,
+			      m->nobjects);
 	for (size_t i = 0; i < m->nhists; i++)
 		if (m->hists[i].object != MONOUT_NO_OBJECT && m->hists[i].object >= m->nobjects)
 			RFAIL("inconsistent: histogram %zu names object %u, the file has %zu", i,
 			      m->hists[i].object, m->nobjects);
+	/* Impossible values (mon.out(5), Validation): samples with a rate of
+	 * 0 Hz cannot be turned into time; addresses wider than the header's
+	 * address size cannot have been taken in the profiled process. */
+	if (m->run.rate_hz == 0) {
+		uint64_t held = 0;
+		for (size_t i = 0; i < m->nhists && !held; i++) {
+			uint64_t n = m->hists[i].index ? m->hists[i].nnz : m->hists[i].nbins;
+			for (uint64_t k = 0; k < n && !held; k++)
+				held = m->hists[i].counts[k];
+		}
+		if (m->run.samples || m->run.counted || held)
+			RFAIL("impossible: a sampling rate of 0 Hz with %llu samples taken "
+			      "(samples cannot be turned into time)",
+			      (unsigned long long)(m->run.samples ? m->run.samples : m->run.counted));
+	}
+	if (m->addr_size == 4) {
+		const uint64_t lim = (uint64_t)1 << 32;
+		for (size_t i = 0; i < m->nobjects; i++)
+			if (m->objects[i].text_lo >= lim || m->objects[i].text_hi > lim ||
+			    m->objects[i].load_bias >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but object %zu "
+				      "holds the address %#llx", i, (unsigned long long)
+				      (m->objects[i].text_hi > lim ? m->objects[i].text_hi
+				       : m->objects[i].text_lo >= lim ? m->objects[i].text_lo
+				       : m->objects[i].load_bias));
+		for (size_t i = 0; i < m->nhists; i++)
+			if (m->hists[i].lowpc >= lim || m->hists[i].highpc > lim)
+				RFAIL("impossible: 4-byte addresses in the header, but histogram %zu "
+				      "covers %#llx-%#llx", i, (unsigned long long)m->hists[i].lowpc,
+				      (unsigned long long)m->hists[i].highpc);
+		for (size_t i = 0; i < m->ncalls; i++)
+			if (m->calls[i].selfpc >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but a call count "
+				      "is for the address %#llx", (unsigned long long)m->calls[i].selfpc);
+		for (size_t i = 0; i < m->narcs; i++)
+			if (m->arcs[i].selfpc >= lim || m->arcs[i].frompc >= lim)
+				RFAIL("impossible: 4-byte addresses in the header, but an arc is "
+				      "for the address %#llx", (unsigned long long)
+				      (m->arcs[i].selfpc >= lim ? m->arcs[i].selfpc : m->arcs[i].frompc));
+	}
 	merge(m);
 	return 0;
 fail: {

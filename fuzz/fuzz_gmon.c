@@ -23,6 +23,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define CHECK(c) ((c) ? (void)0 : abort())
 
+static void quiet(const struct prof_warning *w, void *arg)
+{
+	(void)w;
+	(void)arg;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
@@ -31,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct prof_data d;
 	char err[256];
 	memset(err, 'x', sizeof err);
+	prof_warn_set_sink(quiet, NULL);
 	if (gmon_decode(data + 1, size - 1, elf64, big, &d, err, sizeof err) < 0) {
+		prof_warnings_clear();
 		CHECK(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0');
 		CHECK(d.nhists == 0 && d.hists == NULL && d.counts == NULL);
 		return 0;
@@ -54,6 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < d.ncounts; i++)
 		CHECK(d.counts[i].count != 0);
+	CHECK(d.nhists == 0 || d.run.rate_hz > 0);	/* a rate of 0 is read as 100 Hz */
 	prof_data_free(&d);
+	prof_warnings_clear();
 	return 0;
 }

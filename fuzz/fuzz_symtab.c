@@ -46,6 +46,10 @@ static void check_image(const struct prof_image *im)
 		CHECK(im->texts[i].lo < im->texts[i].hi);
 		CHECK(i == 0 || im->texts[i - 1].lo <= im->texts[i].lo);
 	}
+	for (size_t i = 0; i < im->nfdes; i++) {	/* unwind ranges: sorted, one per start */
+		CHECK(im->fdes[i].lo < im->fdes[i].hi);
+		CHECK(i == 0 || im->fdes[i - 1].lo < im->fdes[i].lo);
+	}
 	CHECK(im->build_id_len <= sizeof im->build_id);
 	CHECK(im->path != NULL && im->label != NULL);
 }

@@ -33,6 +33,8 @@
 
 #include "monrt.h"
 #include "objhist.h"
+#include "runfacts.h"
+#include "settings.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -120,7 +122,9 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
 		    name[0] == '\0')
 			o->flags = MONOUT_OBJ_VDSO;
-		path = mon_strdup(name[0] ? name : "[vdso]");
+		char abs[4096];
+		mon_object_path(info, name, abs, sizeof abs);	/* "./plugin.so": absolute */
+		path = mon_strdup(abs[0] ? abs : "[vdso]");
 	}
 	if (path == NULL) {
 		c->failed = 1;
@@ -285,7 +289,8 @@ static int fill(struct monout_writer *w, void *arg)
 		for (size_t i = 0; i < nobjects; i++)
 			if (oh[k]->highpc - 1 >= objects[i].text_lo &&
 			    oh[k]->highpc - 1 < objects[i].text_hi &&
-			    oh[k]->load_bias == objects[i].load_bias) {
+			    oh[k]->load_bias == objects[i].load_bias &&
+			    strcmp(oh[k]->path, objects[i].path) == 0) {
 				h.object = (uint32_t)i;
 				break;
 			}
@@ -308,7 +313,20 @@ static int fill(struct monout_writer *w, void *arg)
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
-	return mon_count_put(w);
+	if (mon_facts_put(w) < 0)
+		return -1;
+	uint32_t vdso = MONOUT_NO_OBJECT;
+	uint64_t vdso_bias = 0;
+	for (size_t i = 0; i < nobjects && vdso == MONOUT_NO_OBJECT; i++)
+		if (objects[i].flags & MONOUT_OBJ_VDSO) {
+			vdso = (uint32_t)i;
+			vdso_bias = objects[i].load_bias;
+		}
+	if (mon_objhist_put_extra(w, vdso, vdso_bias) < 0)
+		return -1;
+	if (mon_count_put(w) < 0)
+		return -1;
+	return mon_follow_put(w);
 }
 
 int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
@@ -336,6 +354,18 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	return rc;
 }
 
+void mon_write_wait(void)
+{
+	pid_t self = mon_gettid();
+	for (int i = 0; i < 2000; i++) {
+		pid_t owner = __atomic_load_n(&write_owner, __ATOMIC_ACQUIRE);
+		if (owner == 0 || owner == self)
+			return;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+}
+
 /* ---- starting and stopping ---------------------------------------------- */
 
 /* profil(NULL, ...) turns sampling off; <unistd.h> declares buf nonnull. */
@@ -353,27 +383,96 @@ static void at_exit(void)
 	errno = saved_errno;
 }
 
-static void before_exec(void)
+/* Is this exec followed (follow.c)?  Whole-process mode, still
+ * profiling, libmon.so preloadable; in a vfork child (whose memory, flags
+ * included, is its parent's) only under -f. */
+static int exec_follows(int *vfork_child)
+{
+	if (!started || finished || !whole || !mon_follow_possible())
+		return 0;
+	*vfork_child = getpid() != mon_pid;
+	return !*vfork_child || follow_forks;
+}
+
+/* Which environment: MON_FOLLOW_EXEC, _VFORK or _SPAWN; -1 for none. */
+static int env_kind(int spawn)
+{
+	int vc;
+	if (!exec_follows(&vc))
+		return -1;
+	if (spawn)
+		return follow_forks ? MON_FOLLOW_SPAWN : -1;
+	return vc ? MON_FOLLOW_VFORK : MON_FOLLOW_EXEC;
+}
+
+static size_t exec_env_size(char *const envp[], int spawn)
+{
+	int k = env_kind(spawn);
+	return k < 0 ? 0 : mon_follow_env_size(envp, k, follow_forks);
+}
+
+static char **exec_env_build(char *const envp[], int spawn, void *buf, size_t size)
+{
+	int k = env_kind(spawn);
+	return k < 0 ? NULL : mon_follow_env_build(envp, k, follow_forks, buf, size);
+}
+
+static void before_exec(const char *path)
 {
 	struct mon_stats st;
+	int vc;
 	if (!started || finished)
 		return;
+	int follow = exec_follows(&vc);
 	/* A fork child that only execs (monrun -f on a shell or make) has
 	 * nothing to say: no file for it. */
-	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0) {
+		if (follow)
+			mon_follow_ending(path, NULL);
 		return;
-	mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+	}
+	if (follow) {
+		/* The new image will write the usual name: ours gets .execN. */
+		mon_file_set_exec_suffix(mon_follow_image_no());
+		mon_follow_ending(path, NULL);
+	}
+	int rc = mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+	if (follow)
+		mon_follow_ending(path, rc == 0 ? mon_file_name() : NULL);
+}
+
+static void exec_failed(void)
+{
+	if (getpid() != mon_pid)
+		return;		/* vfork child: nothing of ours changed */
+	mon_file_set_exec_suffix(0);
+	mon_follow_failed();
+}
+
+/* In a fork child, before its clock is armed (threads.c holds its lock:
+ * take none here).  The child's profile holds the child's own time and
+ * calls: start its copies from zero (profil(2) keeps filling the copied
+ * buffer) while no tick can land, so that the samples it counts are the
+ * samples its histograms hold. */
+static void fork_reset(void)
+{
+	__atomic_store_n(&write_owner, 0, __ATOMIC_RELAXED);
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&lock, &fresh, sizeof lock);
+	mon_facts_reset();
+	if (!started || finished || (whole && !follow_forks))
+		return;
+	mon_count_reset();
+	mon_objhist_reset();
+	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
+		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 }
 
 static void fork_child(void)
 {
-	/* The child's profile holds the child's own time and calls: start its
-	 * copies from zero (profil(2) keeps filling the copied buffer). */
-	__atomic_store_n(&write_owner, 0, __ATOMIC_RELAXED);
-	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
-	memcpy(&lock, &fresh, sizeof lock);
 	if (!started || finished)
 		return;
+	mon_follow_fork_child();
 	if (whole && !follow_forks) {
 		/* monrun without -f: the child is not profiled and writes nothing. */
 		finished = 1;
@@ -381,10 +480,6 @@ static void fork_child(void)
 		mon_objhist_stop();
 		return;
 	}
-	mon_count_reset();
-	mon_objhist_reset();
-	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
-		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 }
 
 /* Objects were dlopen'ed while sampling them all: list them for the file
@@ -402,6 +497,10 @@ static void after_dlopen(void)
 __attribute__((constructor)) static void monitor_init(void)
 {
 	mon_hooks.before_exec = before_exec;
+	mon_hooks.fork_reset = fork_reset;
+	mon_hooks.exec_failed = exec_failed;
+	mon_hooks.exec_env_size = exec_env_size;
+	mon_hooks.exec_env_build = exec_env_build;
 	mon_hooks.fork_child = fork_child;
 	mon_hooks.after_dlopen = after_dlopen;
 }
@@ -411,9 +510,14 @@ static int setup(int mode)
 {
 	if (started)
 		return 0;
+	/* An invalid MONPROF_* value: one line on stderr (settings.c), and
+	 * no profiling (silently for start_failed: it was said). */
+	if (mon_settings_check() < 0)
+		return mon_fail(mode == MON_MODE_AUTO ? ECANCELED : EINVAL);
+	mon_follow_setup();
 	if (mon_file_setup(mode) < 0)
 		return -1;
-	if (mon_count_init() < 0)
+	if (mon_count_init() < 0 || mon_facts_init() < 0)
 		return -1;
 	refresh_objects();
 	read_cmdline();
@@ -635,6 +739,18 @@ void mon_finish(int reason)
 		mon_objhist_stop();
 	pthread_mutex_unlock(&lock);
 	mon_write_profile(reason, 0, 0, 0);
+}
+
+void mon_write_at_exit(void)
+{
+	struct mon_stats st;
+	if (!started || finished || getpid() != mon_pid)
+		return;		/* not profiling, written already, or a vfork child */
+	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+		return;		/* a fork child that did nothing (exec failed?) */
+	finished = 1;
+	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+	mon_write_profile(MONOUT_WHY_EXIT, 0, 0, 1);
 }
 
 int mon_started(void)

@@ -27,7 +27,9 @@
 #include <unistd.h>
 
 #include "mon.h"
+#include "runfacts.h"
 #include "runtime.h"
+#include "settings.h"
 
 /* What the handler reads; written only under mon_lock() with seq odd. */
 static struct {
@@ -96,6 +98,7 @@ int mon_writable(const void *p)
 void mon_tick(uintptr_t pc, uint64_t weight)
 {
 	ADD(stats.samples, weight);
+	mon_facts_tick(weight);
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 
 	/* The fields are read with acquire loads, so the second read of the
@@ -181,6 +184,8 @@ MON_EXPORT int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigne
 	if (scale > 65536)
 		return mon_fail(EINVAL);
 	int turn_on = scale >= 2;
+	if (turn_on && mon_settings_check() < 0)
+		return -1;	/* EINVAL, said on stderr (settings.c) */
 	if (turn_on && bufsiz >= 2) {
 		if (buf == NULL)
 			return mon_fail(EFAULT);

@@ -87,6 +87,16 @@ MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
 MON_HIDDEN uint64_t mon_clock_unsampled(void);
 MON_HIDDEN void mon_clock_unsampled_end(void);
 MON_HIDDEN void mon_clock_unsampled_reset(void);
+/* Measure what a tick of the clock just armed in the calling thread (tc)
+ * costs in CPU and, when the set rate would spend more than a quarter of
+ * the CPU in ticks, lower the rate (kept for every thread armed after).
+ * Perf clock above 1000 Hz only; costs about 20 ms of CPU then. */
+MON_HIDDEN void mon_clock_check_rate(struct mon_thread_clock *tc);
+/* Facts for the profile: rate asked and set (Hz), measured tick cost (ns,
+ * 0 if not measured), MONOUT_FACT_* flags (system time sampled or not,
+ * rate lowered), CPU the rate check took (microseconds, not sampled). */
+MON_HIDDEN void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns,
+				uint32_t *flags, uint32_t *check_us);
 
 /* The process-wide ITIMER_PROF clock (the last fallback). */
 MON_HIDDEN int mon_itimer_start(void);
@@ -128,7 +138,16 @@ MON_HIDDEN extern int mon_clock_last;
 
 /* Hooks for the layers above (monitor, file writer); may be NULL. */
 struct mon_hooks {
-	void (*before_exec)(void);	/* about to exec: write what must be written */
+	void (*fork_reset)(void);	/* in a fork child, before its clock is armed:
+					 * zero what the child counts (no lock taken) */
+	void (*before_exec)(const char *path);	/* about to exec path: write what must be written */
+	void (*exec_failed)(void);	/* the exec returned */
+	/* The environment the new image gets (follow exec): bytes of stack
+	 * to build it in (0: the program's own), then build it there (NULL:
+	 * the program's own).  spawn: for a posix_spawn child (else for an
+	 * exec by this process, or by a vfork child of it). */
+	size_t (*exec_env_size)(char *const envp[], int spawn);
+	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };
@@ -145,7 +164,7 @@ MON_HIDDEN int mon_objhist_tick(uintptr_t pc, uint64_t weight);
 /* Before an exec in this process: profiling off, no tick pending, the
  * program's signal disposition and timer back.  Returns 1 if profiling was
  * on (then call mon_exec_failed if the exec returns). */
-MON_HIDDEN int mon_exec_prepare(void);
+MON_HIDDEN int mon_exec_prepare(const char *path);
 MON_HIDDEN void mon_exec_failed(void);
 
 /* ---- sigguard.c: the program's view of its signals -------------------- */
@@ -171,6 +190,11 @@ MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct s
 MON_HIDDEN int mon_sig_vblocked(void);
 MON_HIDDEN void mon_sig_thread_started(int inherited_vblocked);
 MON_HIDDEN void mon_sig_fork_child(void);
+/* Add the tick signals in use to mask (for a handler of libmon's own). */
+MON_HIDDEN void mon_sig_add_hidden(sigset_t *mask);
+/* fatal.c: sigaction for the signals whose default it stands in for (the
+ * program's view); the C library's for the others. */
+MON_HIDDEN int mon_fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 
 /* ---- fdguard.c: the program's view of its descriptors ------------------ */
 

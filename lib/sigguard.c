@@ -191,7 +191,7 @@ MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigactio
 				sigaddset(&k.sa_mask, s);
 				sigaddset(&added[sig], s);
 			}
-	return mon_real_sigaction(sig, &k, old);
+	return mon_fatal_sigaction(sig, &k, old);	/* fatal.c's view of its signals */
 }
 
 /* What the program sees of the kernel's action for a signal not owned:
@@ -397,6 +397,13 @@ MON_NO_TSAN void mon_sig_disown(int sig)
 	errno = saved_errno;
 }
 
+MON_NO_TSAN void mon_sig_add_hidden(sigset_t *mask)
+{
+	for (int s = 1; s < NSIGS; s++)
+		if (sigismember(&hidden, s) == 1)
+			sigaddset(mask, s);
+}
+
 MON_NO_TSAN int mon_sig_vblocked(void)
 {
 	return vblocked;
@@ -453,7 +460,7 @@ MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, str
 			added[sig] = was;
 		}
 	} else {
-		rc = mon_real_sigaction(sig, NULL, old);
+		rc = mon_fatal_sigaction(sig, NULL, old);
 		if (rc == 0 && old != NULL)
 			unhide(sig, old);
 	}

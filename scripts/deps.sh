@@ -4,9 +4,9 @@
 #   deps.sh build   what `make` and `make demo` need
 #   deps.sh bench   what `make bench` needs
 set -e
-base="gcc make pkg-config libelf-dev libdw-dev"
+base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev"
 case "$1" in
-check) pkgs="$base libcmocka-dev binutils" ;;
+check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev" ;;
 *)     pkgs="$base libsqlite3-dev" ;;
 esac

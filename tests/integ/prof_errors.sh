@@ -35,7 +35,8 @@ one_line_error corrupted_file 1 "^prof: bad\.mon: " "$PROF" -m bad.mon
 one_line_error missing_executable 1 "^prof: $T/vanished: No such file or directory$" "$PROF" -m gone.mon
 printf 'not elf at all\n' >notelf
 one_line_error unreadable_elf 1 "^prof: notelf: not an ELF file$" "$PROF" -m good.mon notelf
-one_line_error missing_prog_arg 1 "^prof: nosuchprog: No such file" "$PROF" -m good.mon nosuchprog
+one_line_error missing_prog_arg 1 "^prof: nosuchprog: no such file in the current directory or in PATH$" \
+	"$PROF" -m good.mon nosuchprog
 
 # gmon.out: needs the program (default a.out), and a sane record stream.
 printf 'gmon\001\000\000\000\000\000\000\000\000\000\000\000\000\000\000\000\007' >bad.gmon

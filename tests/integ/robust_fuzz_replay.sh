@@ -18,8 +18,12 @@ case "$CC" in
    fi ;;
 esac
 WARN="-std=gnu11 -Wall -Wextra -Wshadow -Wpointer-arith -Wformat=2 -Werror"
-ELF_CFLAGS=$(pkg-config --cflags libelf 2>/dev/null)
-ELF_LIBS=$(pkg-config --libs libelf 2>/dev/null || echo -lelf)
+# The same libraries as the Makefile's prof (debuginfod when installed).
+PKGS="libelf libdw liblzma"
+DFLAG=
+pkg-config --exists libdebuginfod 2>/dev/null && PKGS="$PKGS libdebuginfod" DFLAG=-DHAVE_DEBUGINFOD
+ELF_CFLAGS="$(pkg-config --cflags $PKGS 2>/dev/null) $DFLAG"
+ELF_LIBS=$(pkg-config --libs $PKGS 2>/dev/null || echo -lelf -ldw -llzma)
 F=$ROOT/fuzz
 
 build() {
@@ -33,8 +37,9 @@ build() {
 	fi
 }
 build monout "$ROOT/format/monout.c"
-build gmon "$ROOT/tools/prof/gmon.c" "$ROOT/tools/prof/model.c" "$ROOT/tools/prof/binmap.c"
-build symtab "$ROOT/tools/prof/symtab.c" $ELF_LIBS
+build gmon "$ROOT/tools/prof/gmon.c" "$ROOT/tools/prof/model.c" "$ROOT/tools/prof/binmap.c" \
+	"$ROOT/tools/prof/warn.c"
+build symtab "$ROOT/tools/prof/symtab.c" "$ROOT/tools/prof/unwind.c" "$ROOT/format/monout.c" $ELF_LIBS
 
 if sh "$F/make-seeds.sh" "$T/seeds" "$B" >seeds.log 2>&1; then
 	ok make_seeds

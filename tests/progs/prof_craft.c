@@ -6,10 +6,13 @@
  *
  *   prof_craft OUT [-r RATE] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
  *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
- *                  [-c SELFPC:COUNT]...
+ *                  [-c SELFPC:COUNT]... [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *
  * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
- * a bin of the histogram given by the last -h.  Link with libmon.a (the
+ * a bin of the histogram given by the last -h.  -4 marks the header as
+ * holding 4-byte addresses (whatever the values: for the reader's check of
+ * impossible files), with the header checksum remade.  -S writes every
+ * histogram sparse (only its non-zero bins), as whole-process profiles are.  Link with libmon.a (the
  * format module's functions are hidden in libmon.so).  Exit 0, or 1 with a
  * message.
  */
@@ -59,7 +62,9 @@ int main(int argc, char **argv)
 	m.hists = hists;
 	m.calls = calls;
 	optind = 2;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:")) != -1) {
+	int four = 0;
+	int sparse = 0;
+	while ((c = getopt(argc, argv, "r:o:h:b:c:s:4S")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -129,12 +134,43 @@ int main(int argc, char **argv)
 			calls[m.ncalls].count = num(&p);
 			m.ncalls++;
 			break;
+		case '4':
+			four = 1;
+			break;
+		case 'S':
+			sparse = 1;
+			break;
+		case 's':	/* the RUN record's sample counters */
+			m.run.samples = num(&p);
+			m.run.dropped = num(&p);
+			m.run.saturated = num(&p);
+			m.run.lost = num(&p);
+			break;
 		default:
 			return 1;
 		}
 	}
-	int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (fd < 0 || monout_write_fd(fd, &m) < 0 || close(fd) < 0) {
+	for (size_t i = 0; sparse && i < m.nhists; i++)
+		hists[i].flags |= MONOUT_HIST_SPARSE;
+	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || monout_write_fd(fd, &m) < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	if (four) {
+		/* mon.out(5): byte 11 is the address size; the header's CRC-32
+		 * (at 32) is taken with its own 4 bytes zero. */
+		unsigned char h[MONOUT_HEADER_SIZE];
+		if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h)
+			return 1;
+		h[11] = 4;
+		memset(h + 32, 0, 4);
+		uint32_t crc = monout_crc32(0, h, sizeof h);
+		memcpy(h + 32, &crc, 4);	/* the writer's (native) byte order */
+		if (pwrite(fd, h, sizeof h, 0) != (ssize_t)sizeof h)
+			return 1;
+	}
+	if (close(fd) < 0) {
 		perror(argv[1]);
 		return 1;
 	}

@@ -15,6 +15,7 @@
 #include "../../tools/prof/binmap.c"
 #include "../../tools/prof/gmon.c"
 #include "../../tools/prof/model.c"
+#include "../../tools/prof/warn.c"
 
 static void profil_bin_edges(void **state)
 {
@@ -70,10 +71,36 @@ static void split_straddling_bin(void **state)
 	assert_true(t[3] == 125);
 	assert_true(t[2] == 250 + 8);
 	assert_true(t[4] == 0);
-	/* No fallback: the gap's share is [unknown]'s. */
+	/* No fallback: the 2 gap bytes are in no object, so no PC was there:
+	 * the bin is shared over its 14 bytes of code. */
 	memset(t, 0, sizeof t);
 	binmap_spread(&h, segs, 3, NULL, 0, 4, t);
-	assert_true(t[4] == 125);
+	assert_true(t[4] == 0);
+	assert_true(t[0] > 1000.0 * 4 / 14 - 1e-9 && t[0] < 1000.0 * 4 / 14 + 1e-9);
+	assert_true(t[1] > 1000.0 * 6 / 14 - 1e-9 && t[1] < 1000.0 * 6 / 14 + 1e-9);
+}
+
+/* The case coarse-bins.c: a coarse last bin reaches past highpc; its
+ * samples are shared only over [start, highpc), never past it. */
+static void coarse_last_bin_stays_in_range(void **state)
+{
+	(void)state;
+	uint64_t bins[2] = { 0, 900 };
+	/* 64-byte bins from 1000; the range ends at 1080, 16 bytes into bin 1. */
+	struct prof_hist h = { .lowpc = 1000, .highpc = 1080, .binmap = PROF_BIN_PROFIL,
+			       .scale = 0x800, .nbins = 2, .bins = bins };
+	struct prof_seg segs[] = { { 1000, 1072, 0 }, { 1072, 1200, 1 } };
+	struct prof_seg fb[] = { { 900, 1300, 2 } };
+	double t[4] = { 0 };
+	assert_true(binmap_spread(&h, segs, 2, fb, 1, 3, t) == 900);
+	/* bin 1 = [1064, 1080): 8 bytes of row 0, 8 of row 1, nothing past 1080. */
+	assert_true(t[0] == 450 && t[1] == 450 && t[2] == 0 && t[3] == 0);
+	/* A bin with no known code at all is [unknown]'s. */
+	struct prof_hist far = { .lowpc = 5000, .highpc = 6000, .binmap = PROF_BIN_PROFIL,
+				 .scale = 0x800, .nbins = 2, .bins = bins };
+	memset(t, 0, sizeof t);
+	binmap_spread(&far, segs, 2, fb, 1, 3, t);
+	assert_true(t[3] == 900);
 }
 
 static void spread_conserves_ticks(void **state)
@@ -273,6 +300,7 @@ int main(void)
 		cmocka_unit_test(uniform_bin_edges),
 		cmocka_unit_test(split_straddling_bin),
 		cmocka_unit_test(spread_conserves_ticks),
+		cmocka_unit_test(coarse_last_bin_stays_in_range),
 		cmocka_unit_test(find_segment),
 		cmocka_unit_test(gmon_reads_records),
 		cmocka_unit_test(gmon_refuses_bad_input),

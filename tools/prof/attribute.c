@@ -16,11 +16,17 @@
  * Which bytes a function owns.  System V prof gave each symbol everything up
  * to the next qualifying symbol.  That is right for the alignment padding
  * after a function, but wrong whenever a function has no symbol in the
- * table (globals-only -l, a stripped library's .dynsym): its time then lands
- * on the neighbour below.  So by default a function owns [st_value,
- * st_value + st_size), stretched over a gap shorter than PROF_PAD bytes
- * (padding); a longer gap becomes an [object]+0xoffset row.  With -l
- * (sysv_extent) prof does exactly what System V did.
+ * table (globals-only -l, a stripped object's .dynsym): its time then lands
+ * on the neighbour below.  So a symbol owns [st_value, st_value + st_size)
+ * (a symbol without a size: up to the next symbol or the next unwind
+ * range), stretched over a gap shorter than PROF_PAD bytes (padding) in
+ * which no unwind range begins.  -l only leaves local symbols out; it never
+ * stretches a symbol over code it does not cover.  Code no symbol covers is
+ * cut at the object's FDE ranges (unwind.c): each range is a row
+ * [object]+0xSTART of its own size (kind "unwind"), and bytes between
+ * ranges are a row [object]+0xSTART of kind "gap" (alignment shorter than
+ * PROF_PAD stays with the range before it).  So no row ever spans two
+ * functions that the object's own unwind data separates.
  */
 #include "prof.h"
 
@@ -46,11 +52,10 @@ static struct imgsegs *img_segs(const struct prof_attr *a, size_t i)
 	return &a->isegs[i];
 }
 
-void attr_init(struct prof_attr *a, int locals, int sysv_extent)
+void attr_init(struct prof_attr *a, int locals)
 {
 	memset(a, 0, sizeof *a);
 	a->locals = locals;
-	a->sysv_extent = sysv_extent;
 	a->unknown_row = SIZE_MAX;
 }
 
@@ -92,7 +97,86 @@ static int add_seg(struct imgsegs *s, size_t *cap, uint64_t lo, uint64_t hi, siz
 	return 0;
 }
 
-/* Lays out an image's executable sections as function and gap segments. */
+/* First FDE range with hi > pc. */
+static size_t fde_at(const struct prof_image *im, uint64_t pc)
+{
+	size_t lo = 0, hi = im->nfdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (im->fdes[mid].hi <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Start of the first FDE range beginning in (from, limit), else limit. */
+static uint64_t next_fde_start(const struct prof_image *im, uint64_t from, uint64_t limit)
+{
+	/* fdes sorted by lo: binary search the first lo > from. */
+	size_t lo = 0, hi = im->nfdes;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (im->fdes[mid].lo <= from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < im->nfdes && im->fdes[lo].lo < limit ? im->fdes[lo].lo : limit;
+}
+
+static int add_row_seg(struct prof_attr *a, struct imgsegs *s, size_t *cap, int kind,
+		       size_t idx, uint64_t lo, uint64_t hi, const struct prof_sym *y)
+{
+	size_t r = new_row(a, kind, idx, lo, y ? y->name : NULL);
+	if (r == SIZE_MAX || add_seg(s, cap, lo, hi, r) < 0)
+		return -1;
+	a->rows[r].size = hi - lo;
+	a->rows[r].version = y ? y->version : NULL;
+	return 0;
+}
+
+/* Code [lo, hi) that no symbol covers: cut at the FDE ranges. */
+static int split_gap(struct prof_attr *a, struct imgsegs *s, size_t *cap, size_t idx,
+		     uint64_t lo, uint64_t hi)
+{
+	const struct prof_image *im = a->images[idx];
+	uint64_t p = lo;
+	for (size_t k = fde_at(im, lo); k < im->nfdes && im->fdes[k].lo < hi; k++) {
+		uint64_t flo = im->fdes[k].lo > p ? im->fdes[k].lo : p;
+		uint64_t fhi = im->fdes[k].hi < hi ? im->fdes[k].hi : hi;
+		if (flo >= fhi)
+			continue;	/* nested in an earlier range */
+		if (flo > p) {
+			struct prof_seg *prev = s->n ? &s->v[s->n - 1] : NULL;
+			if (prev && prev->hi == p && flo - p < PROF_PAD &&
+			    a->rows[prev->row].kind == PROF_ROW_UNWIND) {
+				prev->hi = flo;	/* alignment after a range */
+				a->rows[prev->row].size = flo - prev->lo;
+			} else if (add_row_seg(a, s, cap, PROF_ROW_GAP, idx, p, flo, NULL) < 0) {
+				return -1;
+			}
+		}
+		if (add_row_seg(a, s, cap, PROF_ROW_UNWIND, idx, flo, fhi, NULL) < 0)
+			return -1;
+		p = fhi;
+	}
+	if (p < hi) {
+		struct prof_seg *prev = s->n ? &s->v[s->n - 1] : NULL;
+		if (prev && prev->hi == p && hi - p < PROF_PAD &&
+		    a->rows[prev->row].kind == PROF_ROW_UNWIND) {
+			prev->hi = hi;
+			a->rows[prev->row].size = hi - prev->lo;
+		} else if (add_row_seg(a, s, cap, PROF_ROW_GAP, idx, p, hi, NULL) < 0) {
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Lays out an image's executable sections as function, unwind-range and
+ * gap segments. */
 static int build_segments(struct prof_attr *a, size_t idx)
 {
 	struct prof_image *im = a->images[idx];
@@ -118,27 +202,37 @@ static int build_segments(struct prof_attr *a, size_t idx)
 			k++;
 		for (; k < im->nsyms && im->syms[k].addr < shi; k++) {
 			const struct prof_sym *y = &im->syms[k];
+			if (y->addr < cursor)
+				continue;	/* inside the previous symbol's st_size */
 			uint64_t next = k + 1 < im->nsyms && im->syms[k + 1].addr < shi
 					? im->syms[k + 1].addr : shi;
-			uint64_t end = next;
-			if (!a->sysv_extent && y->size > 0 && y->addr + y->size < next &&
-			    next - (y->addr + y->size) >= PROF_PAD)
+			uint64_t end;
+			if (y->size > 0) {
 				end = y->addr + y->size;
-			if (y->addr > cursor) {
-				size_t g = new_row(a, PROF_ROW_GAP, idx, cursor, NULL);
-				if (g == SIZE_MAX || add_seg(s, &cap, cursor, y->addr, g) < 0)
-					return -1;
+				if (end > shi || end < y->addr)
+					end = shi;
+				/* Alignment padding up to the next symbol, unless
+				 * an unwind range starts in it. */
+				if (end < next && next - end < PROF_PAD &&
+				    next_fde_start(im, end - 1, next) == next)
+					end = next;
+				if (end > next) {
+					/* Overlaps the next symbol (nested or an alias
+					 * of part of it): up to the next one. */
+					end = next;
+				}
+			} else {
+				/* No size: up to the next symbol or unwind range. */
+				end = next_fde_start(im, y->addr, next);
 			}
-			size_t r = new_row(a, PROF_ROW_FUNC, idx, y->addr, y->name);
-			if (r == SIZE_MAX || add_seg(s, &cap, y->addr, end, r) < 0)
+			if (y->addr > cursor && split_gap(a, s, &cap, idx, cursor, y->addr) < 0)
+				return -1;
+			if (add_row_seg(a, s, &cap, PROF_ROW_FUNC, idx, y->addr, end, y) < 0)
 				return -1;
 			cursor = end;
 		}
-		if (cursor < shi) {
-			size_t g = new_row(a, PROF_ROW_GAP, idx, cursor, NULL);
-			if (g == SIZE_MAX || add_seg(s, &cap, cursor, shi, g) < 0)
-				return -1;
-		}
+		if (cursor < shi && split_gap(a, s, &cap, idx, cursor, shi) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -191,12 +285,17 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 			return SIZE_MAX;
 		}
 		if (!o->no_file) {
-			fprintf(stderr, "prof: %s: %s; its samples are shown as "
-				"[object]+offset\n", path, lerr);
+			prof_warn("no-symbols", "%s: %s; its samples are shown as "
+				  "[object]+offset", path, lerr);
 			a->warned = 1;
 		}
 		usable = 0;
 		memset(im, 0, sizeof *im);
+		if (o->nxsyms && coverage_image_syms(im, o) < 0) {
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			free(im);
+			return SIZE_MAX;
+		}
 		im->path = strdup(path);
 		const char *b = strrchr(path, '/');
 		im->label = strdup(b && b[1] ? b + 1 : path);
@@ -218,9 +317,9 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 			free(im);
 			return SIZE_MAX;
 		}
-		fprintf(stderr, "prof: %s: build ID %s differs from %s recorded in %s "
-			"(file changed since the run); its samples are shown as "
-			"[object]+offset\n", path, have, want, d->file);
+		prof_warn("build-id", "%s: build ID %s differs from %s recorded in %s "
+			  "(file changed since the run); its samples are shown as "
+			  "[object]+offset", path, have, want, d->file);
 		a->warned = 1;
 		usable = 0;
 		free(im->syms);
@@ -229,6 +328,9 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 		free(im->texts);
 		im->texts = NULL;
 		im->ntexts = 0;
+		free(im->fdes);
+		im->fdes = NULL;
+		im->nfdes = 0;
 	}
 	a->images[idx] = im;
 	a->nimages++;
@@ -318,7 +420,27 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	double file_ticks = 0;
 	for (size_t h = 0; h < d->nhists; h++) {
 		const struct prof_hist *hi = &d->hists[h];
-		file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+		if (hi->has_object && hi->object < d->nobjs) {
+			/* Only the object the histogram was made for: another may
+			 * have been mapped at the same addresses before or after. */
+			const struct prof_object *o = &d->objs[hi->object];
+			const struct imgsegs *s = img_segs(a, img[hi->object]);
+			struct prof_seg *os = malloc((s->n ? s->n : 1) * sizeof *os), ofb;
+			size_t on = 0;
+			if (!os)
+				goto nomem;
+			for (size_t k = 0; k < s->n; k++)
+				if (s->v[k].lo + o->bias < s->v[k].hi + o->bias)
+					os[on++] = (struct prof_seg){ s->v[k].lo + o->bias,
+								      s->v[k].hi + o->bias, s->v[k].row };
+			qsort(os, on, sizeof *os, cmp_seg);
+			ofb = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
+			file_ticks += binmap_spread(hi, os, on, &ofb, o->text_hi > o->text_lo, a->unknown_row,
+						    ticks);
+			free(os);
+		} else {
+			file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+		}
 		/* The scale, or for gmon.out's uniform bins the profil(2) scale
 		 * that gives bins of the same width (4 bytes: 0x8000). */
 		uint32_t sc = hi->scale;
@@ -376,6 +498,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 		a->user_s += d->run.user_s;
 		a->sys_s += d->run.sys_s;
 	}
+	if (coverage_add(a, d) < 0)
+		goto nomem;
 	a->cells_used += d->ncounts;
 	if (d->run.have_cells) {
 		a->have_cells = 1;
@@ -393,6 +517,62 @@ out:
 	return rc;
 }
 
+static double pct(double part, double whole)
+{
+	return whole > 0 ? 100.0 * part / whole : 0.0;
+}
+
+void attr_finish(struct prof_attr *a)
+{
+	if (a->total_ticks == 0)
+		prof_warn("no-samples", "no samples: the histograms are empty, so the report "
+			  "has no time (the program ran for less than one clock tick, or "
+			  "profiling was off)%s", a->cells_used ? "; call counts are shown" : "");
+	uint64_t seen = a->samples ? a->samples : (uint64_t)a->total_ticks;
+	if (a->saturated)
+		prof_warn("saturated", "%llu samples (%.1f %% of %llu) were not counted: "
+			  "their histogram bins were full (saturated)",
+			  (unsigned long long)a->saturated, pct((double)a->saturated, (double)seen),
+			  (unsigned long long)seen);
+	if (a->dropped)
+		prof_warn("dropped", "%llu samples (%.1f %% of %llu) were dropped: their PC "
+			  "fell outside every histogram (past the end of the buffer, or "
+			  "in code no histogram covered)",
+			  (unsigned long long)a->dropped, pct((double)a->dropped, (double)seen),
+			  (unsigned long long)seen);
+	if (a->lost)
+		prof_warn("lost", "%llu samples (%.1f %% of %llu) were lost while the "
+			  "histogram was being changed or could not be written",
+			  (unsigned long long)a->lost, pct((double)a->lost, (double)seen),
+			  (unsigned long long)seen);
+	/* Objects whose time is shown by unwind ranges for want of symbols. */
+	for (size_t i = 0; i < a->nimages; i++) {
+		const struct prof_image *im = a->images[i];
+		double t = 0;
+		for (size_t r = 0; r < a->nrows; r++) {
+			const struct prof_row *w = &a->rows[r];
+			if (w->image != i || w->kind == PROF_ROW_UNKNOWN)
+				continue;
+			if (w->kind == PROF_ROW_UNWIND)
+				t += w->ticks;
+		}
+		int full = (im->from & (PROF_SYMS_SYMTAB | PROF_SYMS_DEBUG | PROF_SYMS_DEBUGLINK |
+					PROF_SYMS_MINIDEBUG | PROF_SYMS_DEBUGINFOD)) != 0;
+		/* (-l asked for the globals only: its locals' ranges are expected) */
+		if (t == 0 || a->total_ticks == 0 || (full && !a->locals))
+			continue;
+		prof_warn("unwind-only", "%s %s: %.1f %% of the samples are shown as "
+			  "[%s]+0xSTART rows, one per function its unwind table (.eh_frame) "
+			  "marks out; install its debug symbols (or set DEBUGINFOD_URLS) for names",
+			  im->path,
+			  full ? "has functions its symbol table does not name"
+			  : (im->from & PROF_SYMS_DYNSYM) ? "has only its exported symbols (stripped)"
+			  : "has no symbols (stripped)",
+			  pct(t, a->total_ticks), im->label);
+	}
+	coverage_warn(a);
+}
+
 void attr_free(struct prof_attr *a)
 {
 	for (size_t i = 0; i < a->nimages; i++) {
@@ -403,5 +583,6 @@ void attr_free(struct prof_attr *a)
 	free(a->images);
 	free(a->isegs);
 	free(a->rows);
+	coverage_free(a);
 	memset(a, 0, sizeof *a);
 }

@@ -18,6 +18,9 @@
  * padding.  glibc writes link-time addresses (it subtracts a PIE's load
  * address), so the program's load bias here is 0.
  *
+ * A file of only the header is an error (there is nothing to report); a
+ * rate of 0 is read as 100 Hz, glibc's, with a warning.
+ *
  * How gprof reads it, and so how prof reads it: several TIME_HIST records
  * with the same range add up, records over different ranges are kept side
  * by side, partly overlapping ones are an error; the first record's rate is
@@ -39,6 +42,7 @@
 #define GMON_TAG_CG_ARC 1
 #define GMON_TAG_BB_COUNT 2
 #define GMON_DIMEN_LEN 15
+#define GMON_DEFAULT_RATE 100
 
 struct cursor {
 	const unsigned char *p;
@@ -102,8 +106,17 @@ static int read_hist(struct cursor *c, struct prof_data *d, char *err, size_t er
 			 at, (unsigned long long)nbins, c->len - c->off);
 		return -1;
 	}
-	if (d->nhists == 0)
+	if (d->nhists == 0) {
 		d->run.rate_hz = (double)rate;
+		if (rate == 0) {
+			/* A rate of 0 would make every sample infinitely long;
+			 * glibc's profiler samples at 100 Hz (its profil(2)
+			 * uses ITIMER_PROF's traditional 10 ms tick). */
+			d->run.rate_hz = GMON_DEFAULT_RATE;
+			prof_warn("assumed-rate", "gmon.out gives a sampling rate of 0 Hz: "
+				  "read at %d Hz, the C library's rate", GMON_DEFAULT_RATE);
+		}
+	}
 	/* Same range: add up.  Partial overlap: refuse, as gprof does. */
 	struct prof_hist *h = NULL;
 	for (size_t i = 0; i < d->nhists; i++) {
@@ -179,6 +192,11 @@ int gmon_decode(const unsigned char *buf, size_t len, int elf64, int big,
 	d->nobjs = 1;
 	d->objs[0].is_main = 1;		/* path: the executable given to prof */
 
+	if (c.len == GMON_HEADER_SIZE) {
+		snprintf(err, errlen, "no records: a gmon.out with only its %d-byte header "
+			 "holds no histogram and no call counts", GMON_HEADER_SIZE);
+		goto fail;
+	}
 	while (c.off < c.len) {
 		size_t at = c.off;
 		unsigned tag = c.p[c.off++];

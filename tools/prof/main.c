@@ -9,6 +9,13 @@
  * the flat profile.  Of -a/-c/-n/-t, of -o/-x and of -g/-l the last one
  * given wins, with a warning, as System V's did.
  *
+ * The program may be named as monrun(1) takes one: a name without a slash
+ * is a file in the current directory if there is one (System V's
+ * "prof a.out"), else is looked for in PATH as execvp(3) does.
+ *
+ * Warnings (warn.c) go to standard error as they arise, then -s's summary,
+ * then the report on standard output.
+ *
  * Exit status: 0 report printed; 1 a data error (a file missing, truncated,
  * foreign; the executable missing, unreadable or not the one that ran); 2 a
  * usage error.  Every error is one line: "prof: FILE: what is wrong".
@@ -19,6 +26,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef MONPROF_VERSION
@@ -27,7 +35,7 @@
 
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
-	"[--format=text|json|csv] [prog]\n";
+	"[--format=text|json|csv] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -45,15 +53,74 @@ static void choose(int *slot, int *seen, int letter, int value)
 	*slot = value;
 }
 
+/* The program named on the command line: a path as given; a bare name
+ * in the current directory if there (System V), else the first executable
+ * regular file of that name in PATH (execvp's search, as monrun does).
+ * Returns a malloc'd path, or NULL when nothing was found (the caller then
+ * reports the name as given). */
+static char *find_program(const char *name)
+{
+	struct stat st;
+	if (strchr(name, '/') || stat(name, &st) == 0)
+		return strdup(name);
+	const char *path = getenv("PATH");
+	if (path == NULL)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+		char *full;
+		if (asprintf(&full, "%.*s%s%s", (int)len, path, len ? "/" : "", name) < 0)
+			return NULL;
+		if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0)
+			return full;
+		free(full);
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	return NULL;
+}
+
+/* Which program a profile is of: its main object's build ID (hex), else
+ * its recorded path; "" when the file does not say (gmon.out). */
+static void program_of(const struct prof_data *d, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		if (!o->is_main)
+			continue;
+		if (o->build_id_len) {
+			char hex[sizeof o->build_id * 2 + 1];
+			prof_hex(o->build_id, o->build_id_len, hex);
+			snprintf(buf, len, "build ID %s", hex);
+		} else if (o->path) {
+			snprintf(buf, len, "%s", o->path);
+		}
+		return;
+	}
+}
+
+static const char *main_path(const struct prof_data *d)
+{
+	for (size_t i = 0; i < d->nobjs; i++)
+		if (d->objs[i].is_main && d->objs[i].path)
+			return d->objs[i].path;
+	return "an unnamed program";
+}
+
 int main(int argc, char **argv)
 {
-	struct prof_opts o = { .sort = PROF_SORT_TIME };
-	int sort_seen = 0, radix_seen = 0, scope_seen = 0, locals = 1, version = 0;
+	struct prof_opts o = { .sort = PROF_SORT_TIME, .demangle = 1 };
+	int sort_seen = 0, radix_seen = 0, scope_seen = 0, locals = 1, version = 0, merge = 0;
 	const char **files = NULL;
 	size_t nfiles = 0;
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'H' },
+		{ "version", no_argument, NULL, 'v' },
+		{ "no-demangle", no_argument, NULL, 'R' },
+		{ "merge", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -61,7 +128,9 @@ int main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "ChsVzacntoxglm:", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'C': o.demangle = 1; break;
+		case 'C': o.demangle = 1; break;	/* the default; kept for scripts */
+		case 'R': o.demangle = 0; break;
+		case 'M': merge = 1; break;
 		case 'h': o.no_heading = 1; break;
 		case 's': o.summary = 1; break;
 		case 'V': version = 1; break;
@@ -97,6 +166,9 @@ int main(int argc, char **argv)
 				usage();
 			}
 			break;
+		case 'v':	/* --version: on standard output, as GNU tools do */
+			printf("prof (monprof) %s\n", MONPROF_VERSION);
+			return 0;
 		case 'H':
 			fputs(usage_line, stdout);
 			fputs("  -t|-c|-a|-n  sort by time (default), calls, address, name\n"
@@ -104,12 +176,16 @@ int main(int argc, char **argv)
 			      "  -l|-g        global functions only (System V) | include locals (default)\n"
 			      "  -z           also rows with no time and no calls\n"
 			      "  -h           no heading (System V's -h; --help is this text)\n"
-			      "  -s           summary of the run on standard error\n"
-			      "  -C           demangle C++ names\n"
-			      "  -V           print the version\n"
+			      "  -s           summary of the run (first, on standard error)\n"
+			      "  -C           demangle C++ names (the default)\n"
+			      "  --no-demangle  C++ names as the symbol table spells them\n"
+			      "  --merge      allow summing profiles of different programs\n"
+			      "  -V           print the version (on standard error, as System V)\n"
+			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
 			      "  --format=    text (default), json or csv; see prof(1)\n"
-			      "  prog         the program (default: the one mon.out names)\n",
+			      "  prog         the program, a path or a name looked for in PATH\n"
+			      "               (default: the one mon.out names)\n",
 			      stdout);
 			return 0;
 		default:
@@ -131,7 +207,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prof: more than one program given\n");
 		usage();
 	}
-	const char *prog = optind < argc ? argv[optind] : NULL;
+	char *progpath = NULL;
+	if (optind < argc) {
+		progpath = find_program(argv[optind]);
+		if (progpath == NULL) {
+			fprintf(stderr, "prof: %s: no such file in the current directory or "
+				"in PATH\n", argv[optind]);
+			return 1;
+		}
+	}
+	const char *prog = progpath;
 	static const char *deflt[1];
 	if (nfiles == 0) {
 		/* System V's mon.out; the C library's gmon.out when that is all
@@ -143,15 +228,40 @@ int main(int argc, char **argv)
 	}
 
 	struct prof_attr a;
-	attr_init(&a, locals, !locals);
+	attr_init(&a, locals);
 	int status = 0;
+	char first_prog[160] = "", first_path[512] = "";
 	for (size_t i = 0; i < nfiles && status == 0; i++) {
 		struct prof_data d;
-		char err[512];
+		char err[512], this_prog[160];
 		if (prof_read(files[i], prog, &d, err, sizeof err) < 0) {
 			fprintf(stderr, "prof: %s: %s\n", files[i], err);
 			status = 1;
 			break;
+		}
+		/* Never silent: the process ran several programs (exec). */
+		if (d.run.images != NULL)
+			prof_warn("exec-images", "%s: %s", files[i], d.run.images);
+		/* Profiles of different programs do not add up row by row:
+		 * refused unless asked for (with a program named, attr_add
+		 * checks every file against it instead). */
+		program_of(&d, this_prog, sizeof this_prog);
+		if (i == 0) {
+			snprintf(first_prog, sizeof first_prog, "%s", this_prog);
+			snprintf(first_path, sizeof first_path, "%s", main_path(&d));
+		} else if (!prog && first_prog[0] && this_prog[0] &&
+			   strcmp(first_prog, this_prog) != 0) {
+			if (!merge) {
+				fprintf(stderr, "prof: %s: a profile of %s, not of %s as %s is; "
+					"give --merge to sum profiles of different programs\n",
+					files[i], main_path(&d), first_path, files[0]);
+				prof_data_free(&d);
+				status = 1;
+				break;
+			}
+			prof_warn("merged-programs", "%s is a profile of %s, %s of %s: summed "
+				  "as asked (--merge)", files[i], main_path(&d), files[0],
+				  first_path);
 		}
 		if (attr_add(&a, &d, prog, err, sizeof err) < 0) {
 			fprintf(stderr, "prof: %s\n", err);
@@ -160,6 +270,7 @@ int main(int argc, char **argv)
 		prof_data_free(&d);
 	}
 	if (status == 0) {
+		attr_finish(&a);
 		if (report_print(&a, &o, stdout, stderr) < 0) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 			status = 1;
@@ -169,6 +280,8 @@ int main(int argc, char **argv)
 		}
 	}
 	attr_free(&a);
+	prof_warnings_clear();
+	free(progpath);
 	if (files != deflt)
 		free(files);
 	return status;

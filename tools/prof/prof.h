@@ -49,12 +49,24 @@ struct prof_hist {
 	int binmap;		/* enum prof_binmap */
 	uint32_t scale;		/* PROF_BIN_PROFIL: 16.16 scale, 1..65536 */
 	size_t nbins;
-	uint64_t *bins;		/* nbins sample counts (ticks) */
+	/* The counts (ticks).  Dense (idx NULL): bins[0..nbins).  Sparse: the
+	 * nnz non-zero bins only, bin idx[k] holding bins[k], idx increasing
+	 * (mon.out: memory in proportion to the bins a run touched). */
+	uint64_t *bins;
+	uint64_t *idx;
+	size_t nnz;
+	int has_object;		/* the file says which object the range held */
+	size_t object;		/* then: its index in prof_data.objs */
 };
 
 struct prof_count {		/* a call count: calls into the function at selfpc */
 	uint64_t selfpc;	/* runtime PC inside the callee */
 	uint64_t count;
+};
+
+struct prof_xsym {		/* a function symbol recorded in the profile itself */
+	uint64_t start, size;	/* runtime address, bytes */
+	char *name;
 };
 
 struct prof_object {		/* one loaded ELF object */
@@ -66,6 +78,21 @@ struct prof_object {		/* one loaded ELF object */
 	uint64_t text_hi;
 	int is_main;		/* the executable itself */
 	int no_file;		/* nothing to read (the vDSO): no warning */
+	struct prof_xsym *xsyms;	/* no_file: its functions as the runtime recorded
+					 * them (vDSO, perf map names of anonymous code) */
+	size_t nxsyms;
+};
+
+/* One thread of the run (mon.out's THREADS record). */
+struct prof_thread {
+	uint64_t tid;
+	double user_s, sys_s;	/* CPU as the kernel counted it */
+	uint64_t samples;
+	double rate_hz;		/* its file's rate */
+	int cpu_known;
+	double before_s;	/* of its CPU, spent before profiling started */
+	int user_only;		/* its clock counted user time only */
+	char name[16];
 };
 
 /* Facts of the run; a value the file does not carry is left at 0 and its
@@ -81,6 +108,17 @@ struct prof_run {
 	uint64_t cells_used, cells_total;	/* call-count cells */
 	uint64_t pid;
 	char *command;		/* command line, or NULL */
+	int have_facts;		/* mon.out minor 2: the rest of this block */
+	double elapsed_s;	/* wall-clock time of the profiled run */
+	uint32_t rate_asked, rate_set;	/* Hz */
+	uint32_t tick_cost_ns;	/* CPU a tick cost, 0 if not measured */
+	uint32_t fact_flags;	/* MONOUT_FACT_* */
+	uint32_t threads_unlisted;
+	uint64_t anon_samples;	/* samples in anonymous code (PCS) */
+	double cpu_before_s;	/* process CPU before profiling started */
+	/* The process replaced its program by exec: which images ran and
+	 * which one this file shows, as a sentence; NULL if one image. */
+	char *images;
 };
 
 struct prof_data {
@@ -93,9 +131,33 @@ struct prof_data {
 	size_t nhists;
 	struct prof_count *counts;
 	size_t ncounts;
+	struct prof_thread *threads;
+	size_t nthreads;
 };
 
 void prof_data_free(struct prof_data *d);
+
+/* ---- warn.c -------------------------------------------------------------- */
+
+/* A warning: code is a short fixed identifier ("no-samples", "saturated",
+ * "dropped", "lost", "unwind-only", "no-symbols", "build-id", "merged-programs",
+ * "assumed-rate", ...; listed in prof.1, WARNINGS), text one plain sentence. */
+struct prof_warning {
+	const char *code;	/* a string constant */
+	char *text;
+};
+
+typedef void prof_warn_sink(const struct prof_warning *w, void *arg);
+
+/* Records a warning (printf-style text, at most 1023 bytes kept) and gives
+ * it to the sink: by default "prof: warning: TEXT\n" on stderr.  Never
+ * fails (without memory the warning is still shown, not kept). */
+void prof_warn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Replaces the sink (NULL: the default). */
+void prof_warn_set_sink(prof_warn_sink *fn, void *arg);
+/* The warnings given so far, in order. */
+const struct prof_warning *prof_warnings(size_t *n);
+void prof_warnings_clear(void);
 
 /* ---- input.c ------------------------------------------------------------- */
 
@@ -125,9 +187,27 @@ int gmon_decode(const unsigned char *buf, size_t len, int elf64, int big,
 struct prof_sym {
 	uint64_t addr;		/* ELF vaddr (link time) */
 	uint64_t size;		/* st_size, 0 when unknown */
-	const char *name;	/* the name printed (one of the synonyms) */
+	const char *name;	/* the name printed (one of the synonyms), no @VERSION */
+	const char *version;	/* its symbol version ("GLIBC_2.3"), or NULL */
 	unsigned char bind;	/* STB_* of the chosen name */
+	unsigned char plt;	/* a PLT stub, named "callee@plt" */
 	unsigned nsyn;		/* symbols at this address */
+};
+
+struct prof_range {		/* [lo, hi), link-time addresses */
+	uint64_t lo, hi;
+};
+
+/* Where an image's function symbols came from (bits; see symtab.c). */
+enum prof_symsrc {
+	PROF_SYMS_NONE = 0,
+	PROF_SYMS_SYMTAB = 1,		/* the object's own .symtab */
+	PROF_SYMS_DEBUG = 2,		/* a separate debug file by build ID */
+	PROF_SYMS_DEBUGLINK = 4,	/* a separate debug file by .gnu_debuglink */
+	PROF_SYMS_MINIDEBUG = 8,	/* MiniDebugInfo (.gnu_debugdata) */
+	PROF_SYMS_DEBUGINFOD = 16,	/* a debug file from a debuginfod server */
+	PROF_SYMS_DYNSYM = 32,		/* the dynamic symbol table */
+	PROF_SYMS_PLT = 64		/* PLT stubs named from relocations */
 };
 
 struct prof_image {		/* an ELF object's functions, sorted by addr */
@@ -137,21 +217,27 @@ struct prof_image {		/* an ELF object's functions, sorted by addr */
 	size_t build_id_len;
 	int elf64, big;
 	int etype;		/* ET_EXEC, ET_DYN, ... */
-	int from;		/* enum prof_symsrc */
+	int from;		/* enum prof_symsrc bits */
+	char *debug_path;	/* the separate debug file read, or NULL */
 	struct prof_sym *syms;
 	size_t nsyms;
+	struct prof_range *fdes;	/* unwind (FDE) ranges, sorted by lo, distinct lo */
+	size_t nfdes;
 	struct { uint64_t lo, hi; } *texts;	/* executable sections, sorted */
 	size_t ntexts;
 	char *strings;		/* owns the names */
 	size_t strings_len;
 };
 
-enum prof_symsrc { PROF_SYMS_NONE, PROF_SYMS_SYMTAB, PROF_SYMS_DEBUG, PROF_SYMS_DYNSYM };
-
-/* Opens path as an ELF object and reads its function symbols: .symtab, else
- * a separate debug file found by build ID, else .dynsym.  locals: keep
- * STB_LOCAL functions (prof's default; -l clears it).  Returns 0, or -1 with
- * err ("not an ELF file", "truncated ELF file", or strerror). */
+/* Opens path as an ELF object and reads its function boundaries, from every
+ * source it has, best first: .symtab; a separate debug file (by build ID
+ * under /usr/lib/debug/.build-id, then by .gnu_debuglink); MiniDebugInfo
+ * (.gnu_debugdata, merged with .dynsym); a debuginfod server when
+ * DEBUGINFOD_URLS is set; .dynsym; PLT stubs from the PLT relocations; and
+ * the FDE ranges of .eh_frame/.debug_frame (im->fdes) for code no symbol
+ * covers.  locals: keep STB_LOCAL functions (prof's default; -l clears
+ * it).  Returns 0, or -1 with err ("not an ELF file", "truncated ELF
+ * file", or strerror). */
 int symtab_load(const char *path, int locals, struct prof_image *im, char *err, size_t errlen);
 
 /* Only the build ID and ELF class/byte order (for gmon.out and for checking
@@ -159,6 +245,15 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 int symtab_probe(const char *path, struct prof_image *im, char *err, size_t errlen);
 
 void symtab_free(struct prof_image *im);
+
+/* ---- unwind.c ------------------------------------------------------------ */
+
+#include <libelf.h>
+/* Appends the FDE ranges of elf's .eh_frame and .debug_frame to *out (a
+ * malloc'd array of *nout ranges), then sorts them by start and keeps one
+ * range per start.  Returns 0, or -1 when out of memory (what was read is
+ * kept). */
+int unwind_ranges(Elf *elf, struct prof_range **out, size_t *nout);
 
 /* "0123abcd..." of a build ID into buf (2*len+1 bytes). */
 void prof_hex(const unsigned char *id, size_t len, char *buf);
@@ -176,10 +271,11 @@ uint64_t binmap_start(const struct prof_hist *h, uint64_t i);
 
 /* Spreads every bin of h over segs (sorted by lo, disjoint) in proportion
  * to the bytes of the bin each segment covers (System V's rule, FACTS
- * §3.2): ticks[segs[k].row] += share.  The part of a bin no segment covers
- * goes to the row of the fallback segment containing the bin's first byte
- * (fallback sorted, disjoint: whole objects), else to unknown_row.  Returns
- * the sum of all bins. */
+ * §3.2): ticks[segs[k].row] += share.  Bytes of a bin no segment covers
+ * but a fallback range does (fallback sorted, disjoint: whole objects'
+ * code) share for the fallback's row; bytes in neither, and bytes past
+ * h->highpc, take no share; a bin with no such byte goes to unknown_row.
+ * Returns the sum of all bins. */
 double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, size_t nsegs,
 		     const struct prof_seg *fallback, size_t nfallback, size_t unknown_row,
 		     double *ticks);
@@ -189,13 +285,19 @@ size_t binmap_find(const struct prof_seg *segs, size_t nsegs, uint64_t pc);
 
 /* ---- attribute.c --------------------------------------------------------- */
 
-enum prof_rowkind { PROF_ROW_FUNC, PROF_ROW_GAP, PROF_ROW_OBJECT, PROF_ROW_UNKNOWN };
+/* FUNC: a symbol's function; UNWIND: a function no symbol names, one FDE
+ * range of the object's unwind table; GAP: other code no symbol covers;
+ * OBJECT: a whole object whose file could not be read; UNKNOWN: no object. */
+enum prof_rowkind { PROF_ROW_FUNC, PROF_ROW_GAP, PROF_ROW_OBJECT, PROF_ROW_UNKNOWN,
+		    PROF_ROW_UNWIND };
 
 struct prof_row {
 	int kind;		/* enum prof_rowkind */
 	size_t image;		/* index in the attribution's images (not UNKNOWN) */
-	uint64_t addr;		/* FUNC/GAP: ELF vaddr; OBJECT: offset 0 */
+	uint64_t addr;		/* FUNC/GAP/UNWIND: ELF vaddr; OBJECT: offset 0 */
+	uint64_t size;		/* FUNC/GAP/UNWIND: bytes the row owns; else 0 */
 	const char *name;	/* FUNC: symbol name; else NULL (report builds it) */
+	const char *version;	/* FUNC: its symbol version, or NULL */
 	double ticks;		/* samples credited (fractional after splits) */
 	double seconds;		/* ticks / rate of their file, summed */
 	uint64_t calls;
@@ -205,7 +307,6 @@ struct prof_row {
  * and address, so runs with different load addresses (ASLR) add up. */
 struct prof_attr {
 	int locals;		/* include STB_LOCAL functions */
-	int sysv_extent;	/* -l: a symbol owns everything up to the next one */
 	struct prof_image **images;
 	size_t nimages;
 	struct prof_row *rows;
@@ -224,17 +325,22 @@ struct prof_attr {
 	uint32_t scale_min, scale_max;	/* profil scales seen (0: none) */
 	uint64_t counts_unmatched;	/* call counts on no function */
 	int warned;		/* a warning was printed */
+	struct prof_cov *cov;	/* coverage facts (coverage.c), NULL if none */
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
 	size_t rows_cap;
 };
 
-void attr_init(struct prof_attr *a, int locals, int sysv_extent);
+void attr_init(struct prof_attr *a, int locals);
 /* Adds one profile.  prog: the executable given on the command line, used
  * instead of the recorded main object (its build ID must match when both
  * are known).  Returns 0, or -1 with err (a fatal data error). */
 int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	     char *err, size_t errlen);
+/* After the last attr_add: the warnings about the whole picture (no
+ * samples; saturated, dropped, lost samples; objects shown by unwind
+ * ranges) through prof_warn. */
+void attr_finish(struct prof_attr *a);
 void attr_free(struct prof_attr *a);
 
 /* ---- report.c ------------------------------------------------------------ */
@@ -261,6 +367,39 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
  * constant string. */
 const char *report_name(const struct prof_attr *a, const struct prof_row *r, int demangle,
 			char *buf, size_t buflen);
+
+/* ---- coverage.c: how much of the CPU the samples cover ------------------- */
+
+struct prof_cov {
+	size_t nfiles, nfacts;	/* files, files with run facts */
+	double cpu_user_s, cpu_sys_s;	/* CPU of the runs */
+	double sampled_s;	/* samples / rate, summed over files */
+	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
+	double elapsed_s;
+	double cpu_before_s;	/* CPU before profiling started (start-up) */
+	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
+	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */
+	uint32_t threads_unlisted;
+	uint64_t anon_samples;
+	struct prof_thread *threads;
+	size_t nthreads, cap;
+};
+
+/* Adds one profile's facts to a->cov (made on first use).  0 or -1 ENOMEM. */
+int coverage_add(struct prof_attr *a, const struct prof_data *d);
+/* The -s lines: CPU against samples and elapsed time, asked against
+ * achieved rate, the threads. */
+void coverage_summary(const struct prof_attr *a, FILE *e);
+/* The warnings given by default (prof_warn): samples that cover less than
+ * 90 % of the CPU ("coverage", naming the threads missing), system time not
+ * sampled ("system-unsampled"), a rate lowered ("rate-lowered").  Returns
+ * 1 if it gave any. */
+int coverage_warn(const struct prof_attr *a);
+void coverage_free(struct prof_attr *a);
+
+/* Symbols the profile recorded for an object with no file (the vDSO,
+ * anonymous code) into im (ELF addresses: runtime - bias).  0 or -1. */
+int coverage_image_syms(struct prof_image *im, const struct prof_object *o);
 
 /* ---- demangle.c ---------------------------------------------------------- */
 

@@ -4,10 +4,13 @@
  *
  * Text (FACTS §3.3), one line per row, heading unless -h:
  *
- *    %Time Seconds Cumsecs  #Calls   msec/call  Name
+ *    %Time CPUsecs Cumsecs  #Calls   msec/call  Name
  *     61.5    1.23    1.23    1000      1.2300  busy
  *
- * %Time, Seconds and Cumsecs are "%6.1f%8.2f%8.2f" (Cumsecs adds up in the
+ * (System V's heading said "Seconds"; the column is CPU time, samples
+ * divided by the rate of the profiling clock, so it says so.)
+ *
+ * %Time, CPUsecs and Cumsecs are "%6.1f%8.2f%8.2f" (Cumsecs adds up in the
  * printed order); with calls, "%8llu" then msec/call with 0 to 4 decimals
  * (more decimals the more calls: 1, 10, 100, 1000 and up) in a field of 8 +
  * decimals, padded to 14 characters; without calls, 22 spaces.  -o/-x put
@@ -37,6 +40,7 @@ const char *report_name(const struct prof_attr *a, const struct prof_row *r, int
 		}
 		return r->name;
 	case PROF_ROW_GAP:
+	case PROF_ROW_UNWIND:
 		snprintf(buf, buflen, bracketed ? "%s+%#llx" : "[%s]+%#llx", label,
 			 (unsigned long long)r->addr);
 		return buf;
@@ -144,6 +148,7 @@ static const char *kind_name(int k)
 	switch (k) {
 	case PROF_ROW_FUNC: return "function";
 	case PROF_ROW_GAP: return "gap";
+	case PROF_ROW_UNWIND: return "unwind";
 	case PROF_ROW_OBJECT: return "object";
 	default: return "unknown";
 	}
@@ -165,38 +170,50 @@ static void summary(const struct prof_attr *a, FILE *e)
 		if (a->rows[r].ticks == 0 && a->rows[r].calls == 0)
 			idle++;
 	}
+	fputs("summary (System V's prof -s):\n", e);
 	if (a->have_cells)
-		fprintf(e, "%5llu/%llu call counts used\n", (unsigned long long)a->cells_used,
+		fprintf(e, "%5llu/%llu call counts used    (call-count cells filled / "
+			"available)\n", (unsigned long long)a->cells_used,
 			(unsigned long long)a->cells_total);
 	else
-		fprintf(e, "%5llu call counts used\n", (unsigned long long)a->cells_used);
+		fprintf(e, "%5llu call counts used    (functions with a call count)\n",
+			(unsigned long long)a->cells_used);
 	fprintf(e, "%5zu/%zu symbols qualified", funcs - idle, funcs);
 	if (idle)
 		fprintf(e, ", %zu had zero time and zero call-counts", idle);
-	fputc('\n', e);
+	fputs("    (functions with time or calls / all)\n", e);
 	if (a->counts_unmatched)
 		fprintf(e, "%5llu calls counted outside any known function\n",
 			(unsigned long long)a->counts_unmatched);
 	if (a->scale_min == 0)
 		fprintf(e, "no histogram\n");
 	else if (a->scale_min == a->scale_max)
-		fprintf(e, "%#x scale factor (%.3g bytes of text per bin)\n", a->scale_min,
+		fprintf(e, "%#x scale factor (%.3g bytes of text per bin: a bin counts "
+			"every sample whose PC fell in its bytes)\n", a->scale_min,
 			131072.0 / a->scale_min);
 	else
-		fprintf(e, "%#x..%#x scale factors\n", a->scale_min, a->scale_max);
-	fprintf(e, "clock %s, rate %g Hz%s\n", a->clock[0] ? a->clock : "unknown", a->rate_hz,
+		fprintf(e, "%#x..%#x scale factors (%.3g..%.3g bytes of text per bin)\n",
+			a->scale_min, a->scale_max, 131072.0 / a->scale_max,
+			131072.0 / a->scale_min);
+	fprintf(e, "clock %s, rate %g Hz (samples per CPU-second)%s\n",
+		a->clock[0] ? a->clock : "unknown", a->rate_hz,
 		a->rates_differ ? " (files differ; each file's own rate is used)" : "");
 	if (a->have_stats)
 		fprintf(e, "samples: %llu taken, %llu dropped (PC outside every histogram), "
-			"%llu saturated, %llu lost\n",
+			"%llu saturated (bin full), %llu lost\n",
 			(unsigned long long)a->samples, (unsigned long long)a->dropped,
 			(unsigned long long)a->saturated, (unsigned long long)a->lost);
-	fprintf(e, "%.0f samples in the histograms = %.2f seconds\n", a->total_ticks,
-		a->total_seconds);
+	fprintf(e, "%.0f samples in the histograms = %.2f CPU seconds (samples / rate)\n",
+		a->total_ticks, a->total_seconds);
 	if (a->have_cpu)
 		fprintf(e, "run: %.2f s user CPU, %.2f s system CPU\n", a->user_s, a->sys_s);
+	coverage_summary(a, e);
 	if (a->nfiles > 1)
 		fprintf(e, "%zu data files summed\n", a->nfiles);
+	fputs("columns: %Time share of all samples; CPUsecs CPU seconds sampled there; "
+	      "Cumsecs running sum of CPUsecs; #Calls call count; msec/call CPU "
+	      "milliseconds per call\n", e);
+	fflush(e);
 }
 
 int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out, FILE *err)
@@ -238,6 +255,11 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 	qsort(order, n, sizeof *order, cmp_rows);
 	ctx = NULL;
 
+	/* The summary first, on its own stream: a reader of the report that
+	 * stops early (prof -s | head) cannot lose it. */
+	if (o->summary)
+		summary(a, err);
+
 	double total = a->total_seconds, cum = 0;
 	if (o->format == PROF_FMT_TEXT) {
 		/* System V's #Calls field is 8 wide; a count of 8 digits or more
@@ -251,7 +273,7 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 		if (!o->no_heading) {
 			if (o->addr_radix)
 				fputs(" Address ", out);
-			fprintf(out, " %%Time Seconds Cumsecs%*s   msec/call  Name\n", cw, "#Calls");
+			fprintf(out, " %%Time CPUsecs Cumsecs%*s   msec/call  Name\n", cw, "#Calls");
 		}
 		for (size_t i = 0; i < n; i++) {
 			const struct prof_row *w = &a->rows[order[i]];
@@ -287,7 +309,17 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 				a->sys_s);
 		fputs("\"clock\":", out);
 		json_str(out, a->clock[0] ? a->clock : "unknown");
-		fputs(",\"rows\":[", out);
+		fputs(",\"warnings\":[", out);
+		size_t nw;
+		const struct prof_warning *wv = prof_warnings(&nw);
+		for (size_t i = 0; i < nw; i++) {
+			fputs(i ? ",{\"code\":" : "{\"code\":", out);
+			json_str(out, wv[i].code);
+			fputs(",\"message\":", out);
+			json_str(out, wv[i].text);
+			fputc('}', out);
+		}
+		fputs("],\"rows\":[", out);
 		for (size_t i = 0; i < n; i++) {
 			const struct prof_row *w = &a->rows[order[i]];
 			cum += w->seconds;
@@ -300,10 +332,24 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 			else {
 				json_str(out, a->images[w->image]->path);
 				if (w->kind == PROF_ROW_OBJECT)
-					fputs(",\"address\":null", out);
+					fputs(",\"address\":null,\"size\":null", out);
 				else
-					fprintf(out, ",\"address\":%llu", (unsigned long long)w->addr);
+					fprintf(out, ",\"address\":%llu,\"size\":%llu",
+						(unsigned long long)w->addr,
+						(unsigned long long)w->size);
 			}
+			if (w->kind == PROF_ROW_UNKNOWN)
+				fputs(",\"size\":null", out);
+			fputs(",\"symbol\":", out);
+			if (w->kind == PROF_ROW_FUNC)
+				json_str(out, w->name);
+			else
+				fputs("null", out);
+			fputs(",\"version\":", out);
+			if (w->version)
+				json_str(out, w->version);
+			else
+				fputs("null", out);
 			fprintf(out, ",\"percent\":%.15g,\"seconds\":%.15g,\"cumsecs\":%.15g,"
 				"\"ticks\":%.15g,\"calls\":%llu,\"msec_per_call\":",
 				total > 0 ? 100.0 * w->seconds / total : 0.0, w->seconds, cum,
@@ -315,8 +361,8 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 		}
 		fputs("\n]}\n", out);
 	} else {
-		fputs("name,kind,object,address,percent,seconds,cumsecs,ticks,calls,msec_per_call\n",
-		      out);
+		fputs("name,kind,object,address,percent,seconds,cumsecs,ticks,calls,msec_per_call,"
+		      "size,version\n", out);
 		for (size_t i = 0; i < n; i++) {
 			const struct prof_row *w = &a->rows[order[i]];
 			cum += w->seconds;
@@ -325,18 +371,24 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
 			if (w->kind != PROF_ROW_UNKNOWN)
 				csv_str(out, a->images[w->image]->path);
 			fputc(',', out);
-			if (w->kind == PROF_ROW_FUNC || w->kind == PROF_ROW_GAP)
+			if (w->kind == PROF_ROW_FUNC || w->kind == PROF_ROW_GAP ||
+			    w->kind == PROF_ROW_UNWIND)
 				fprintf(out, "%#llx", (unsigned long long)w->addr);
 			fprintf(out, ",%.6f,%.6f,%.6f,%.3f,%llu,",
 				total > 0 ? 100.0 * w->seconds / total : 0.0, w->seconds, cum,
 				w->ticks, (unsigned long long)w->calls);
 			if (w->calls)
 				fprintf(out, "%.6f", 1000.0 * w->seconds / (double)w->calls);
+			fputc(',', out);
+			if (w->kind == PROF_ROW_FUNC || w->kind == PROF_ROW_GAP ||
+			    w->kind == PROF_ROW_UNWIND)
+				fprintf(out, "%llu", (unsigned long long)w->size);
+			fputc(',', out);
+			if (w->version)
+				csv_str(out, w->version);
 			fputc('\n', out);
 		}
 	}
-	if (o->summary)
-		summary(a, err);
 	rc = 0;
 out:
 	free(order);

@@ -7,13 +7,30 @@
  * as [object]+0xoffset, never dropped) and its GNU build ID (to make sure
  * the file on disk is the one that ran).
  *
- * Where the symbols come from, best first:
+ * Where function boundaries come from, best first (every source the
+ * object has is tried in this order; the first full symbol table wins):
  *   1. the object's own .symtab (every function, local ones included);
- *   2. a separate debug file found by build ID under /usr/lib/debug/
- *      .build-id/xx/yyyy.debug (Debian's -dbg packages: libc6-dbg), which
- *      keeps the full .symtab of a stripped library;
- *   3. the dynamic symbol table .dynsym (exported functions only) of a
- *      stripped object.
+ *   2. a separate debug file: by build ID under /usr/lib/debug/.build-id/
+ *      xx/yyyy.debug (Debian's -dbgsym packages), then by the name and
+ *      CRC-32 in .gnu_debuglink, looked for next to the object, in its
+ *      .debug/ directory and under /usr/lib/debug/ + its directory (the
+ *      places GDB's manual, "Separate Debug Files", lists);
+ *   3. MiniDebugInfo: an xz-compressed ELF in .gnu_debugdata whose .symtab
+ *      holds the functions .dynsym lacks (GDB's manual, "MiniDebugInfo");
+ *      it is read together with .dynsym;
+ *   4. a debuginfod server (elfutils' libdebuginfod), only when the
+ *      environment sets DEBUGINFOD_URLS, asked by build ID;
+ *   5. the dynamic symbol table .dynsym (exported functions only);
+ *   6. PLT stubs, named callee@plt from the PLT relocations (x86-64);
+ *   7. last, the FDE ranges of .eh_frame and .debug_frame (unwind.c), kept
+ *      in im->fdes: attribute.c makes a row [object]+0xSTART of each range
+ *      that no symbol covers.
+ *
+ * Names are the names people search for: a .symtab name "realpath@@GLIBC_2.3"
+ * or "memcpy@GLIBC_2.2.5" is printed "realpath"/"memcpy", the version kept
+ * aside (prof_sym.version, JSON's "version").  Compiler clones keep their
+ * suffix ("foo.cold", "foo.constprop.0", "foo.part.0", "foo.isra.0"): they
+ * are separate code with their own time, labelled by what the compiler did.
  *
  * Qualifying symbols: STT_FUNC, STT_GNU_IFUNC, and STT_NOTYPE labels, defined
  * in an allocated executable section; bindings global and weak (gprof also
@@ -21,7 +38,10 @@
  * real code), and local unless the caller asks for globals only (-l).
  * Assembler-local labels (.L*) and mapping symbols ($x, $d) are not
  * functions.  Several symbols at one address (aliases such as malloc and
- * __libc_malloc) become one entry named by the most public spelling.
+ * __libc_malloc) become one entry, named by perf's rule (tools/perf/util/
+ * symbol.c, choose_best_symbol): a symbol with a size before one without,
+ * global before weak before local, fewer leading underscores first, then
+ * the longer name, then the first in byte order.
  *
  * Every value read from the file is range-checked: a truncated or hostile
  * ELF gives an error or fewer symbols, never a crash.
@@ -32,15 +52,23 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
+#include <lzma.h>
+#ifdef HAVE_DEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "monout.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
 #endif
 
-#define DEBUG_ROOT "/usr/lib/debug/.build-id/"
+#define DEBUG_DIR "/usr/lib/debug"
+#define DEBUG_ROOT DEBUG_DIR "/.build-id/"
 
 void prof_hex(const unsigned char *id, size_t len, char *buf)
 {
@@ -190,7 +218,9 @@ int symtab_probe(const char *path, struct prof_image *im, char *err, size_t errl
 struct rawsym {
 	uint64_t addr, size;
 	size_t name;		/* offset into the string pool */
+	size_t ver;		/* offset of the version, or SIZE_MAX */
 	unsigned char bind;
+	unsigned char plt;
 };
 
 struct collect {
@@ -200,12 +230,11 @@ struct collect {
 	size_t plen, pcap;
 };
 
-static int pool_add(struct collect *c, const char *s, size_t *off)
+static int pool_addn(struct collect *c, const char *s, size_t l, size_t *off)
 {
-	size_t l = strlen(s) + 1;
-	if (c->plen + l > c->pcap) {
+	if (c->plen + l + 1 > c->pcap) {
 		size_t ncap = c->pcap ? c->pcap * 2 : 65536;
-		while (ncap < c->plen + l)
+		while (ncap < c->plen + l + 1)
 			ncap *= 2;
 		char *np = realloc(c->pool, ncap);
 		if (!np)
@@ -214,8 +243,49 @@ static int pool_add(struct collect *c, const char *s, size_t *off)
 		c->pcap = ncap;
 	}
 	memcpy(c->pool + c->plen, s, l);
+	c->pool[c->plen + l] = '\0';
 	*off = c->plen;
-	c->plen += l;
+	c->plen += l + 1;
+	return 0;
+}
+
+/* Adds one symbol: name without its "@VERSION"/"@@VERSION", the version
+ * kept; suffix (e.g. "@plt") appended to the name. */
+static int add_sym(struct collect *c, const char *name, const char *suffix, uint64_t addr,
+		   uint64_t size, unsigned bind, int plt)
+{
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		struct rawsym *nv = realloc(c->v, ncap * sizeof *nv);
+		if (!nv)
+			return -1;
+		c->v = nv;
+		c->cap = ncap;
+	}
+	struct rawsym *r = &c->v[c->n];
+	const char *at = strchr(name, '@');
+	size_t nl = at && at != name ? (size_t)(at - name) : strlen(name);
+	r->ver = SIZE_MAX;
+	if (suffix) {
+		char buf[1024];
+		int l = snprintf(buf, sizeof buf, "%.*s%s", (int)nl, name, suffix);
+		if (l < 0 || (size_t)l >= sizeof buf)
+			return 0;	/* absurdly long: not worth a row */
+		if (pool_addn(c, buf, (size_t)l, &r->name) < 0)
+			return -1;
+	} else if (pool_addn(c, name, nl, &r->name) < 0) {
+		return -1;
+	}
+	if (at && at != name) {
+		const char *v = at + 1 + (at[1] == '@');
+		if (*v && pool_addn(c, v, strlen(v), &r->ver) < 0)
+			return -1;
+	}
+	r->addr = addr;
+	r->size = size;
+	r->bind = (unsigned char)bind;
+	r->plt = (unsigned char)plt;
+	c->n++;
 	return 0;
 }
 
@@ -254,7 +324,7 @@ static long collect_syms(Elf *elf, unsigned type, int locals, struct collect *c)
 		Elf_Data *data = elf_getdata(scn, NULL);
 		if (data == NULL || sh.sh_entsize == 0)
 			break;
-		size_t n = data->d_size / (sh.sh_entsize ? sh.sh_entsize : 1);
+		size_t n = data->d_size / sh.sh_entsize;
 		for (size_t i = 1; i < n; i++) {
 			GElf_Sym s;
 			if (gelf_getsym(data, (int)i, &s) == NULL)
@@ -271,21 +341,9 @@ static long collect_syms(Elf *elf, unsigned type, int locals, struct collect *c)
 			if (name == NULL || name[0] == '\0' || name[0] == '$' ||
 			    (name[0] == '.' && name[1] == 'L'))
 				continue;
-			if (c->n == c->cap) {
-				size_t ncap = c->cap ? c->cap * 2 : 1024;
-				struct rawsym *nv = realloc(c->v, ncap * sizeof *nv);
-				if (!nv)
-					goto nomem;
-				c->v = nv;
-				c->cap = ncap;
-			}
-			struct rawsym *r = &c->v[c->n];
-			if (pool_add(c, name, &r->name) < 0)
+			if (add_sym(c, name, NULL, s.st_value, t == STT_NOTYPE ? 0 : s.st_size, b,
+				    0) < 0)
 				goto nomem;
-			r->addr = s.st_value;
-			r->size = t == STT_NOTYPE ? 0 : s.st_size;
-			r->bind = (unsigned char)b;
-			c->n++;
 			added++;
 		}
 		break;
@@ -308,15 +366,149 @@ static int has_section(Elf *elf, unsigned type)
 	return 0;
 }
 
-/* Rank of a name among synonyms: lower is more public. */
-static unsigned syn_rank(const struct rawsym *r, const char *pool)
+static Elf_Scn *section_named(Elf *elf, const char *want, GElf_Shdr *sh)
 {
-	const char *n = pool + r->name;
-	unsigned under = 0;
-	while (n[under] == '_')
-		under++;
-	unsigned b = r->bind == STB_GLOBAL ? 0 : r->bind == STB_WEAK ? 1 : 2;
-	return b * 16 + (under > 15 ? 15 : under);
+	size_t shstrndx;
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (gelf_getshdr(scn, sh) == NULL)
+			continue;
+		const char *n = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (n && strcmp(n, want) == 0)
+			return scn;
+	}
+	return NULL;
+}
+
+/* ---- PLT stubs --------------------------------------------------------------- */
+
+struct gotname {
+	uint64_t got;		/* the GOT slot a relocation fills */
+	const char *name;	/* the symbol it binds (in the ELF's string table) */
+};
+
+static int cmp_got(const void *x, const void *y)
+{
+	const struct gotname *a = x, *b = y;
+	return a->got < b->got ? -1 : a->got > b->got;
+}
+
+/* x86-64 PLT stubs (.plt, .plt.sec, .plt.got): each entry jumps through a
+ * GOT slot, "jmp *disp32(%rip)" (ff 25, optionally after endbr64 and a bnd
+ * prefix); the dynamic relocation of that slot (JUMP_SLOT, GLOB_DAT) names
+ * the callee.  Each stub becomes a symbol "callee@plt" of the entry's size.
+ * Other machines: no PLT names (their stubs are shown as object offsets). */
+static long collect_plt(Elf *elf, struct collect *c)
+{
+	GElf_Ehdr eh;
+	if (gelf_getehdr(elf, &eh) == NULL || eh.e_machine != EM_X86_64)
+		return 0;
+	struct gotname *g = NULL;
+	size_t ng = 0, gcap = 0;
+	long added = 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_RELA ||
+		    !(sh.sh_flags & SHF_ALLOC) || sh.sh_entsize == 0)
+			continue;
+		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
+		GElf_Shdr ssh;
+		Elf_Data *rd = elf_getdata(scn, NULL), *sd;
+		if (!symscn || !gelf_getshdr(symscn, &ssh) || ssh.sh_type != SHT_DYNSYM || !rd ||
+		    (sd = elf_getdata(symscn, NULL)) == NULL)
+			continue;
+		size_t n = rd->d_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Rela r;
+			GElf_Sym s;
+			if (gelf_getrela(rd, (int)i, &r) == NULL)
+				break;
+			unsigned type = GELF_R_TYPE(r.r_info);
+			if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+				continue;
+			if (GELF_R_SYM(r.r_info) == 0 ||
+			    gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) == NULL)
+				continue;
+			const char *name = elf_strptr(elf, ssh.sh_link, s.st_name);
+			if (name == NULL || name[0] == '\0')
+				continue;
+			if (ng == gcap) {
+				gcap = gcap ? gcap * 2 : 256;
+				struct gotname *ngv = realloc(g, gcap * sizeof *g);
+				if (!ngv)
+					goto nomem;
+				g = ngv;
+			}
+			g[ng].got = r.r_offset;
+			g[ng].name = name;
+			ng++;
+		}
+	}
+	if (ng == 0)
+		return 0;
+	qsort(g, ng, sizeof *g, cmp_got);
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+	for (size_t p = 0; p < sizeof plts / sizeof plts[0]; p++) {
+		GElf_Shdr sh;
+		Elf_Scn *ps = section_named(elf, plts[p], &sh);
+		Elf_Data *d;
+		if (!ps || sh.sh_type != SHT_PROGBITS || (d = elf_getdata(ps, NULL)) == NULL ||
+		    d->d_buf == NULL)
+			continue;
+		uint64_t es = sh.sh_entsize ? sh.sh_entsize : 16;
+		if (es < 6 || es > 64)
+			continue;
+		const unsigned char *b = d->d_buf;
+		for (uint64_t off = 0; off + es <= d->d_size; off += es) {
+			for (uint64_t k = 0; k + 6 <= es; k++) {
+				if (b[off + k] != 0xff || b[off + k + 1] != 0x25)
+					continue;
+				int32_t disp = (int32_t)((uint32_t)b[off + k + 2] |
+							 (uint32_t)b[off + k + 3] << 8 |
+							 (uint32_t)b[off + k + 4] << 16 |
+							 (uint32_t)b[off + k + 5] << 24);
+				uint64_t slot = sh.sh_addr + off + k + 6 + (uint64_t)(int64_t)disp;
+				struct gotname key = { slot, NULL };
+				struct gotname *hit = bsearch(&key, g, ng, sizeof *g, cmp_got);
+				if (hit) {
+					if (add_sym(c, hit->name, "@plt", sh.sh_addr + off, es,
+						    STB_GLOBAL, 1) < 0)
+						goto nomem;
+					added++;
+				}
+				break;
+			}
+		}
+	}
+	free(g);
+	return added;
+nomem:
+	free(g);
+	return -1;
+}
+
+/* ---- separate debug files ------------------------------------------------------ */
+
+/* Rank of a name among synonyms: lower is preferred (see the top). */
+static int syn_better(const struct rawsym *x, const struct rawsym *y, const char *pool)
+{
+	if ((x->size != 0) != (y->size != 0))
+		return x->size != 0;
+	unsigned bx = x->bind == STB_GLOBAL ? 0 : x->bind == STB_WEAK ? 1 : 2;
+	unsigned by = y->bind == STB_GLOBAL ? 0 : y->bind == STB_WEAK ? 1 : 2;
+	if (bx != by)
+		return bx < by;
+	const char *nx = pool + x->name, *ny = pool + y->name;
+	size_t ux = strspn(nx, "_"), uy = strspn(ny, "_");
+	if (ux != uy)
+		return ux < uy;
+	size_t lx = strlen(nx), ly = strlen(ny);
+	if (lx != ly)
+		return lx > ly;
+	return strcmp(nx, ny) < 0;
 }
 
 static int cmp_raw(const void *x, const void *y)
@@ -359,10 +551,161 @@ static void read_texts(Elf *elf, struct prof_image *im)
 		qsort(im->texts, n, sizeof *im->texts, cmp_text);
 }
 
+/* A debug file for im: it must carry the same build ID when both have one
+ * (else, for .gnu_debuglink, the CRC given).  Returns 1 and keeps it open in
+ * *dbg, or 0. */
+static int debug_file_ok(const char *dpath, const struct prof_image *im, int check_crc,
+			 uint32_t crc, struct elffile *dbg)
+{
+	char derr[128];
+	if (elf_open_file(dpath, dbg, derr, sizeof derr) < 0)
+		return 0;
+	struct prof_image di;
+	memset(&di, 0, sizeof di);
+	read_build_id(dbg->elf, &di);
+	int good;
+	if (im->build_id_len && di.build_id_len)
+		good = di.build_id_len == im->build_id_len &&
+		       memcmp(di.build_id, im->build_id, im->build_id_len) == 0;
+	else if (check_crc) {
+		size_t len;
+		const char *raw = elf_rawfile(dbg->elf, &len);
+		good = raw && monout_crc32(0, raw, len) == crc;
+	} else
+		good = 0;
+	if (!good || !has_section(dbg->elf, SHT_SYMTAB)) {
+		elf_close_file(dbg);
+		return 0;
+	}
+	return 1;
+}
+
+/* The separate debug file named by .gnu_debuglink: "name\0", padding to 4
+ * bytes, then the CRC-32 of the debug file. */
+static int find_debuglink(Elf *elf, const char *path, const struct prof_image *im,
+			  struct elffile *dbg, char **found)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(elf, ".gnu_debuglink", &sh);
+	Elf_Data *d;
+	if (!scn || (d = elf_getdata(scn, NULL)) == NULL || d->d_size < 8)
+		return 0;
+	const char *name = d->d_buf;
+	size_t nl = strnlen(name, d->d_size);
+	size_t crcoff = (nl + 4) & ~(size_t)3;
+	if (nl == 0 || crcoff + 4 > d->d_size || strchr(name, '/'))
+		return 0;
+	const unsigned char *cp = (const unsigned char *)d->d_buf + crcoff;
+	uint32_t crc = im->big ? (uint32_t)cp[0] << 24 | (uint32_t)cp[1] << 16 |
+				 (uint32_t)cp[2] << 8 | cp[3]
+			       : (uint32_t)cp[3] << 24 | (uint32_t)cp[2] << 16 |
+				 (uint32_t)cp[1] << 8 | cp[0];
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	if (slash)
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	else
+		snprintf(dir, sizeof dir, ".");
+	char cand[3][PATH_MAX + 300];
+	snprintf(cand[0], sizeof cand[0], "%s/%.*s", dir, (int)nl, name);
+	snprintf(cand[1], sizeof cand[1], "%s/.debug/%.*s", dir, (int)nl, name);
+	snprintf(cand[2], sizeof cand[2], DEBUG_DIR "%s%s/%.*s", dir[0] == '/' ? "" : "/", dir,
+		 (int)nl, name);
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(cand[i], path) == 0)	/* the object itself */
+			continue;
+		if (debug_file_ok(cand[i], im, 1, crc, dbg)) {
+			*found = strdup(cand[i]);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* MiniDebugInfo: .gnu_debugdata is an xz stream holding a small ELF file
+ * whose .symtab lists the functions .dynsym does not.  Returns the
+ * decompressed bytes (malloc'd) or NULL. */
+static unsigned char *minidebug_bytes(Elf *elf, size_t *len)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = section_named(elf, ".gnu_debugdata", &sh);
+	Elf_Data *d;
+	if (!scn || sh.sh_type == SHT_NOBITS || (d = elf_rawdata(scn, NULL)) == NULL ||
+	    d->d_size == 0)
+		return NULL;
+	lzma_stream s = LZMA_STREAM_INIT;
+	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)
+		return NULL;
+	size_t cap = d->d_size * 4 + 4096, n = 0;
+	unsigned char *out = malloc(cap);
+	if (!out) {
+		lzma_end(&s);
+		return NULL;
+	}
+	s.next_in = d->d_buf;
+	s.avail_in = d->d_size;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= ((size_t)1 << 30))
+				goto fail;	/* a decompression bomb */
+			unsigned char *no = realloc(out, cap * 2);
+			if (!no)
+				goto fail;
+			out = no;
+			cap *= 2;
+		}
+		s.next_out = out + n;
+		s.avail_out = cap - n;
+		lzma_ret r = lzma_code(&s, LZMA_FINISH);
+		n = cap - s.avail_out;
+		if (r == LZMA_STREAM_END)
+			break;
+		if (r != LZMA_OK)
+			goto fail;
+	}
+	lzma_end(&s);
+	*len = n;
+	return out;
+fail:
+	lzma_end(&s);
+	free(out);
+	return NULL;
+}
+
+#ifdef HAVE_DEBUGINFOD
+/* Asks the servers in DEBUGINFOD_URLS for the debug file of im's build ID;
+ * the file is cached by libdebuginfod (DEBUGINFOD_CACHE_PATH). */
+static int find_debuginfod(const struct prof_image *im, struct elffile *dbg, char **found)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	if (urls == NULL || urls[0] == '\0' || im->build_id_len == 0)
+		return 0;
+	debuginfod_client *cl = debuginfod_begin();
+	if (cl == NULL)
+		return 0;
+	char *p = NULL;
+	int fd = debuginfod_find_debuginfo(cl, im->build_id, (int)im->build_id_len, &p);
+	debuginfod_end(cl);
+	if (fd < 0) {
+		free(p);
+		return 0;
+	}
+	close(fd);
+	int ok = p && debug_file_ok(p, im, 0, 0, dbg);
+	if (ok)
+		*found = p;
+	else
+		free(p);
+	return ok;
+}
+#endif
+
 int symtab_load(const char *path, int locals, struct prof_image *im, char *err, size_t errlen)
 {
 	struct elffile f, dbg = { -1, NULL };
 	struct collect c = { 0 };
+	unsigned char *mini = NULL;
+	Elf *minielf = NULL;
 	memset(im, 0, sizeof *im);
 	if (elf_open_file(path, &f, err, errlen) < 0)
 		return -1;
@@ -378,25 +721,56 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 	if (has_section(f.elf, SHT_SYMTAB)) {
 		got = collect_syms(f.elf, SHT_SYMTAB, locals, &c);
 		im->from = PROF_SYMS_SYMTAB;
-	} else {
-		if (im->build_id_len >= 2) {
-			char hex[sizeof im->build_id * 2 + 1];
-			prof_hex(im->build_id, im->build_id_len, hex);
-			char dpath[sizeof DEBUG_ROOT + sizeof hex + 8];
-			snprintf(dpath, sizeof dpath, "%s%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
-			char derr[128];
-			if (elf_open_file(dpath, &dbg, derr, sizeof derr) == 0 &&
-			    has_section(dbg.elf, SHT_SYMTAB)) {
-				got = collect_syms(dbg.elf, SHT_SYMTAB, locals, &c);
-				im->from = PROF_SYMS_DEBUG;
-			}
-		}
-		if (im->from == PROF_SYMS_NONE && has_section(f.elf, SHT_DYNSYM)) {
-			got = collect_syms(f.elf, SHT_DYNSYM, locals, &c);
-			im->from = PROF_SYMS_DYNSYM;
+	}
+	if (im->from == PROF_SYMS_NONE && im->build_id_len >= 2) {
+		char hex[sizeof im->build_id * 2 + 1];
+		prof_hex(im->build_id, im->build_id_len, hex);
+		char dpath[sizeof DEBUG_ROOT + sizeof hex + 8];
+		snprintf(dpath, sizeof dpath, "%s%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
+		if (debug_file_ok(dpath, im, 0, 0, &dbg)) {
+			got = collect_syms(dbg.elf, SHT_SYMTAB, locals, &c);
+			im->from = PROF_SYMS_DEBUG;
+			im->debug_path = strdup(dpath);
 		}
 	}
+	if (im->from == PROF_SYMS_NONE && find_debuglink(f.elf, path, im, &dbg, &im->debug_path)) {
+		got = collect_syms(dbg.elf, SHT_SYMTAB, locals, &c);
+		im->from = PROF_SYMS_DEBUGLINK;
+	}
+	size_t minilen = 0;
+	if (got >= 0 && im->from == PROF_SYMS_NONE && (mini = minidebug_bytes(f.elf, &minilen))) {
+		minielf = elf_memory((char *)mini, minilen);
+		if (minielf && elf_kind(minielf) == ELF_K_ELF && has_section(minielf, SHT_SYMTAB)) {
+			got = collect_syms(minielf, SHT_SYMTAB, locals, &c);
+			im->from = PROF_SYMS_MINIDEBUG;
+		}
+	}
+#ifdef HAVE_DEBUGINFOD
+	if (got >= 0 && im->from == PROF_SYMS_NONE && find_debuginfod(im, &dbg, &im->debug_path)) {
+		got = collect_syms(dbg.elf, SHT_SYMTAB, locals, &c);
+		im->from = PROF_SYMS_DEBUGINFOD;
+	}
+#endif
+	/* .dynsym: alone, or with MiniDebugInfo (which leaves its symbols out). */
+	if (got >= 0 && (im->from == PROF_SYMS_NONE || im->from == PROF_SYMS_MINIDEBUG) &&
+	    has_section(f.elf, SHT_DYNSYM)) {
+		long g2 = collect_syms(f.elf, SHT_DYNSYM, locals, &c);
+		got = g2 < 0 ? g2 : got + g2;
+		if (g2 > 0)
+			im->from |= PROF_SYMS_DYNSYM;
+	}
+	if (got >= 0) {
+		long g3 = collect_plt(f.elf, &c);
+		got = g3 < 0 ? g3 : got + g3;
+		if (g3 > 0)
+			im->from |= PROF_SYMS_PLT;
+	}
 	if (got < 0)
+		goto nomem;
+	/* Unwind ranges: from the object, and from its debug file (which may
+	 * hold .debug_frame when the object has only .eh_frame). */
+	if (unwind_ranges(f.elf, &im->fdes, &im->nfdes) < 0 ||
+	    (dbg.elf && unwind_ranges(dbg.elf, &im->fdes, &im->nfdes) < 0))
 		goto nomem;
 
 	/* Sort, then fold synonyms into one entry each. */
@@ -410,9 +784,7 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 		size_t j = i, best = i;
 		uint64_t size = 0;
 		for (; j < c.n && c.v[j].addr == c.v[i].addr; j++) {
-			if (syn_rank(&c.v[j], c.pool) < syn_rank(&c.v[best], c.pool) ||
-			    (syn_rank(&c.v[j], c.pool) == syn_rank(&c.v[best], c.pool) &&
-			     strcmp(c.pool + c.v[j].name, c.pool + c.v[best].name) < 0))
+			if (syn_better(&c.v[j], &c.v[best], c.pool))
 				best = j;
 			if (c.v[j].size > size)
 				size = c.v[j].size;
@@ -421,7 +793,9 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 		s->addr = c.v[i].addr;
 		s->size = size;
 		s->name = c.pool + c.v[best].name;	/* the pool is final now */
+		s->version = c.v[best].ver == SIZE_MAX ? NULL : c.pool + c.v[best].ver;
 		s->bind = c.v[best].bind;
+		s->plt = c.v[best].plt;
 		s->nsyn = (unsigned)(j - i);
 		i = j;
 	}
@@ -429,12 +803,18 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 	im->strings = c.pool;
 	im->strings_len = c.plen;
 	free(c.v);
+	if (minielf)
+		elf_end(minielf);
+	free(mini);
 	elf_close_file(&dbg);
 	elf_close_file(&f);
 	return 0;
 nomem:
 	free(c.v);
 	free(c.pool);
+	if (minielf)
+		elf_end(minielf);
+	free(mini);
 	elf_close_file(&dbg);
 	elf_close_file(&f);
 	symtab_free(im);
@@ -446,7 +826,9 @@ void symtab_free(struct prof_image *im)
 {
 	free(im->path);
 	free(im->label);
+	free(im->debug_path);
 	free(im->syms);
+	free(im->fdes);
 	free(im->texts);
 	free(im->strings);
 	memset(im, 0, sizeof *im);

@@ -1,0 +1,72 @@
+/*
+ * warn.c — prof's one warnings mechanism.
+ *
+ * prof never leaves a profile's gaps unsaid (the house rule "never
+ * silent"): whatever makes the picture incomplete — no samples, samples
+ * saturated or dropped, an object shown only by its unwind ranges, a file
+ * read with an assumed rate, profiles of different programs summed — is
+ * a warning, given by default.  Every part of prof reports one through
+ * prof_warn(); each warning is kept in a list (JSON carries them as
+ * "warnings") and handed to one sink, which by default writes
+ * "prof: warning: TEXT" on standard error, so a report on standard output
+ * (text, JSON, CSV, or a binary one) stays clean.
+ */
+#include "prof.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct prof_warning *list;
+static size_t nlist, caplist;
+static prof_warn_sink *sink_fn;
+static void *sink_arg;
+
+void prof_warn_set_sink(prof_warn_sink *fn, void *arg)
+{
+	sink_fn = fn;
+	sink_arg = arg;
+}
+
+void prof_warn(const char *code, const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	struct prof_warning w = { code, NULL };
+	if (nlist == caplist) {
+		size_t nc = caplist ? caplist * 2 : 8;
+		struct prof_warning *nv = realloc(list, nc * sizeof *nv);
+		if (nv) {
+			list = nv;
+			caplist = nc;
+		}
+	}
+	w.text = strdup(text);
+	if (nlist < caplist && w.text)
+		list[nlist++] = w;
+	struct prof_warning shown = { code, w.text ? w.text : text };
+	if (sink_fn)
+		sink_fn(&shown, sink_arg);
+	else
+		fprintf(stderr, "prof: warning: %s\n", shown.text);
+	if (!(nlist && list[nlist - 1].text == w.text))
+		free(w.text);
+}
+
+const struct prof_warning *prof_warnings(size_t *n)
+{
+	*n = nlist;
+	return list;
+}
+
+void prof_warnings_clear(void)
+{
+	for (size_t i = 0; i < nlist; i++)
+		free(list[i].text);
+	free(list);
+	list = NULL;
+	nlist = caplist = 0;
+}
