@@ -182,7 +182,12 @@ void mon_follow_setup(void)
 		const char *slash = strrchr(di.dli_fname, '/');
 		const char *base = slash ? slash + 1 : di.dli_fname;
 		if (strncmp(base, "libmon.so", 9) == 0)
-			libmon_path = realpath(di.dli_fname, NULL);
+		{
+			/* Into a buffer of ours: realpath(x, NULL) would call the
+			 * program's malloc. */
+			char rp[PATH_MAX];
+			libmon_path = realpath(di.dli_fname, rp) ? mon_strdup(rp) : NULL;
+		}
 	}
 }
 
