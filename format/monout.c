@@ -81,6 +81,14 @@ const char *monout_rec_name(uint32_t type)
 		return "CALLS";
 	case MONOUT_REC_ARCS:
 		return "ARCS";
+	case MONOUT_REC_FACTS:
+		return "FACTS";
+	case MONOUT_REC_THREADS:
+		return "THREADS";
+	case MONOUT_REC_PCS:
+		return "PCS";
+	case MONOUT_REC_SYMS:
+		return "SYMS";
 	}
 	return "unknown";
 }
@@ -417,6 +425,79 @@ int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t 
 	return rec_close(w);
 }
 
+int monout_put_facts(struct monout_writer *w, const struct monout_facts *f)
+{
+	if (rec_open(w, MONOUT_REC_FACTS) < 0)
+		return -1;
+	w_u64(w, f->elapsed_usec);
+	w_u32(w, f->rate_asked);
+	w_u32(w, f->rate_set);
+	w_u32(w, f->tick_cost_ns);
+	w_u32(w, f->flags);
+	w_u32(w, f->threads_unlisted);
+	w_u32(w, f->check_usec);
+	w_u64(w, f->cpu_before_usec);
+	return rec_close(w);
+}
+
+int monout_put_threads(struct monout_writer *w, const struct monout_thread *t, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_THREADS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].tid == 0)
+			continue;
+		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
+		for (size_t k = 0; k < sizeof name - 1 && t[i].name[k]; k++)
+			name[k] = t[i].name[k];
+		w_u64(w, t[i].tid);
+		w_u64(w, t[i].user_usec);
+		w_u64(w, t[i].sys_usec);
+		w_u64(w, __atomic_load_n(&t[i].samples, __ATOMIC_RELAXED));
+		w_u32(w, t[i].flags);
+		w_u32(w, 0);
+		w_bytes(w, name, sizeof name);
+	}
+	return rec_close(w);
+}
+
+int monout_put_pcs(struct monout_writer *w, const struct monout_call *c, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_PCS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pc = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+		uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+		if (pc == 0 || k == 0)
+			continue;
+		w_u64(w, pc);
+		w_u64(w, k);
+	}
+	return rec_close(w);
+}
+
+int monout_syms_open(struct monout_writer *w, uint32_t object)
+{
+	if (rec_open(w, MONOUT_REC_SYMS) < 0)
+		return -1;
+	w_u32(w, object);
+	return w_u32(w, 0);
+}
+
+int monout_syms_add(struct monout_writer *w, uint64_t start, uint64_t size, const char *name,
+		    uint32_t len)
+{
+	w_u64(w, start);
+	w_u64(w, size);
+	w_u32(w, len);
+	return w_bytes(w, name, len);
+}
+
+int monout_syms_close(struct monout_writer *w)
+{
+	return rec_close(w);
+}
+
 int monout_end(struct monout_writer *w)
 {
 	unsigned char h[MONOUT_HEADER_SIZE];
@@ -459,6 +540,23 @@ int monout_write_fd(int fd, const struct monout *m)
 		return -1;
 	if (m->narcs && monout_put_arcs(&w, m->arcs, m->narcs) < 0)
 		return -1;
+	if (m->have_facts && monout_put_facts(&w, &m->facts) < 0)
+		return -1;
+	if (m->nthreads && monout_put_threads(&w, m->threads, m->nthreads) < 0)
+		return -1;
+	if (m->npcs && monout_put_pcs(&w, m->pcs, m->npcs) < 0)
+		return -1;
+	for (size_t i = 0; i < m->nsyms;) {
+		size_t j = i;
+		if (monout_syms_open(&w, m->syms[i].object) < 0)
+			return -1;
+		for (; j < m->nsyms && m->syms[j].object == m->syms[i].object; j++)
+			monout_syms_add(&w, m->syms[j].start, m->syms[j].size, m->syms[j].name,
+					(uint32_t)strlen(m->syms[j].name));
+		if (monout_syms_close(&w) < 0)
+			return -1;
+		i = j;
+	}
 	return monout_end(&w);
 }
 
@@ -566,6 +664,17 @@ static void merge(struct monout *m)
 		}
 		m->narcs = k;
 	}
+	k = 0;
+	if (m->npcs) {
+		qsort(m->pcs, m->npcs, sizeof *m->pcs, cmp_call);
+		for (size_t i = 0; i < m->npcs; i++) {
+			if (k && m->pcs[k - 1].selfpc == m->pcs[i].selfpc)
+				m->pcs[k - 1].count = sat_add(m->pcs[k - 1].count, m->pcs[i].count);
+			else
+				m->pcs[k++] = m->pcs[i];
+		}
+		m->npcs = k;
+	}
 }
 
 void monout_free(struct monout *m)
@@ -585,6 +694,11 @@ void monout_free(struct monout *m)
 	free(m->hists);
 	free(m->calls);
 	free(m->arcs);
+	free(m->threads);
+	free(m->pcs);
+	for (size_t i = 0; i < m->nsyms; i++)
+		free(m->syms[i].name);
+	free(m->syms);
 	memset(m, 0, sizeof *m);
 }
 
@@ -610,6 +724,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 {
 	struct rd r = { buf, len, 0, err, errlen };
 	size_t cap_obj = 0, cap_hist = 0, cap_calls = 0, cap_arcs = 0;
+	size_t cap_thr = 0, cap_pcs = 0, cap_syms = 0;
 	int nrun = 0;
 	memset(m, 0, sizeof *m);
 	if (err != NULL && errlen > 0)
@@ -881,6 +996,90 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			}
 			break;
 		}
+		case MONOUT_REC_FACTS: {
+			if (rlen != MONOUT_FACTS_SIZE)
+				RFAIL("record %u (FACTS) at offset %zu: %llu bytes, %d expected", i, off,
+				      (unsigned long long)rlen, MONOUT_FACTS_SIZE);
+			if (m->have_facts)
+				RFAIL("record %u (FACTS) at offset %zu: a second FACTS record", i, off);
+			m->have_facts = 1;
+			m->facts.elapsed_usec = g64(&r, pl);
+			m->facts.rate_asked = g32(&r, pl + 8);
+			m->facts.rate_set = g32(&r, pl + 12);
+			m->facts.tick_cost_ns = g32(&r, pl + 16);
+			m->facts.flags = g32(&r, pl + 20);
+			m->facts.threads_unlisted = g32(&r, pl + 24);
+			m->facts.check_usec = g32(&r, pl + 28);
+			m->facts.cpu_before_usec = g64(&r, pl + 32);
+			break;
+		}
+		case MONOUT_REC_THREADS: {
+			if (rlen % MONOUT_THREAD_SIZE)
+				RFAIL("record %u (THREADS) at offset %zu: %llu bytes is not a multiple of %d",
+				      i, off, (unsigned long long)rlen, MONOUT_THREAD_SIZE);
+			size_t n = (size_t)rlen / MONOUT_THREAD_SIZE;
+			if (grow((void **)&m->threads, &cap_thr, m->nthreads + n, sizeof *m->threads))
+				NOMEM();
+			for (size_t k = 0; k < n; k++) {
+				size_t at = pl + k * MONOUT_THREAD_SIZE;
+				struct monout_thread *t = &m->threads[m->nthreads++];
+				memset(t, 0, sizeof *t);
+				t->tid = g64(&r, at);
+				t->user_usec = g64(&r, at + 8);
+				t->sys_usec = g64(&r, at + 16);
+				t->samples = g64(&r, at + 24);
+				t->flags = g32(&r, at + 32);
+				memcpy(t->name, p + at + 40, MONOUT_THREAD_NAME_LEN);
+				t->name[MONOUT_THREAD_NAME_LEN - 1] = '\0';
+			}
+			break;
+		}
+		case MONOUT_REC_PCS: {
+			if (rlen % MONOUT_PC_SIZE)
+				RFAIL("record %u (PCS) at offset %zu: %llu bytes is not a multiple of %d", i,
+				      off, (unsigned long long)rlen, MONOUT_PC_SIZE);
+			size_t n = (size_t)rlen / MONOUT_PC_SIZE;
+			if (grow((void **)&m->pcs, &cap_pcs, m->npcs + n, sizeof *m->pcs))
+				NOMEM();
+			for (size_t k = 0; k < n; k++) {
+				struct monout_call *c = &m->pcs[m->npcs];
+				c->selfpc = g64(&r, pl + k * MONOUT_PC_SIZE);
+				c->count = g64(&r, pl + k * MONOUT_PC_SIZE + 8);
+				if (c->count && c->selfpc)
+					m->npcs++;
+			}
+			break;
+		}
+		case MONOUT_REC_SYMS: {
+			if (rlen < MONOUT_SYMS_FIXED)
+				RFAIL("record %u (SYMS) at offset %zu: %llu bytes, at least %d expected", i,
+				      off, (unsigned long long)rlen, MONOUT_SYMS_FIXED);
+			uint32_t obj = g32(&r, pl);
+			size_t at = pl + MONOUT_SYMS_FIXED;
+			while (at < end) {
+				if (end - at < MONOUT_SYM_FIXED)
+					RFAIL("record %u (SYMS) at offset %zu: entry at %zu truncated", i, off,
+					      at);
+				uint32_t nl = g32(&r, at + 16);
+				if (nl > end - at - MONOUT_SYM_FIXED)
+					RFAIL("record %u (SYMS) at offset %zu: name of %u bytes at %zu runs past "
+					      "the record", i, off, nl, at);
+				if (grow((void **)&m->syms, &cap_syms, m->nsyms + 1, sizeof *m->syms))
+					NOMEM();
+				char *name = malloc((size_t)nl + 1);
+				if (name == NULL)
+					NOMEM();
+				memcpy(name, p + at + MONOUT_SYM_FIXED, nl);
+				name[nl] = '\0';
+				struct monout_sym *y = &m->syms[m->nsyms++];
+				y->object = obj;
+				y->start = g64(&r, at);
+				y->size = g64(&r, at + 8);
+				y->name = name;
+				at += MONOUT_SYM_FIXED + nl;
+			}
+			break;
+		}
 		default:
 			/* A newer minor version may add record types, which older
 			 * readers skip; in a file of a minor version this reader
@@ -895,6 +1094,10 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 		RFAIL("inconsistent: %zu bytes after the last of %u records", len - off, nrec);
 	if (nrun == 0)
 		RFAIL("inconsistent: no RUN record");
+	for (size_t i = 0; i < m->nsyms; i++)
+		if (m->syms[i].object != MONOUT_NO_OBJECT && m->syms[i].object >= m->nobjects)
+			RFAIL("inconsistent: symbols name object %u, the file has %zu", m->syms[i].object,
+			      m->nobjects);
 	for (size_t i = 0; i < m->nhists; i++)
 		if (m->hists[i].object != MONOUT_NO_OBJECT && m->hists[i].object >= m->nobjects)
 			RFAIL("inconsistent: histogram %zu names object %u, the file has %zu", i,

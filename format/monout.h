@@ -26,8 +26,9 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version (MONOUT_MINOR, 1): 1 added sparse
- *                           HIST records; new record types raise it
+ *    36  u32   minor        minor version (MONOUT_MINOR, 2): 1 added sparse
+ *                           HIST records, 2 added FACTS, THREADS, PCS and
+ *                           SYMS; new record types raise it
  *    40  u8[24] reserved, 0
  *
  *   Then `records` records, each starting at an 8-byte aligned offset:
@@ -74,6 +75,36 @@
  *   ARCS (5): n × {frompc u64, selfpc u64, count u64}, n = length / 24.
  *     frompc is the return address in the caller.  Several records may
  *     appear; a reader adds up counts of the same (frompc, selfpc).
+ *   FACTS (6, minor 2), at most one, 40 bytes: what the samples can be
+ *     measured against.  0 elapsed u64 (microseconds of wall-clock time,
+ *     CLOCK_MONOTONIC, from the start of profiling in this process — a fork
+ *     child: from the fork — to the write), 8 asked rate u32 (Hz, as
+ *     MONPROF_RATE or the default asked), 12 set rate u32 (Hz the clock ran
+ *     at; below the asked one when the runtime lowered it, as RUN's rate),
+ *     16 tick cost u32 (nanoseconds of CPU one tick cost, measured by the
+ *     runtime when it checked the rate; 0: not measured), 20 flags u32
+ *     (MONOUT_FACT_*), 24 threads not listed u32 (threads that ended
+ *     the runtime's table could not list), 28 rate check u32 (microseconds
+ *     of CPU the runtime spent measuring the tick cost, not sampled), 32 CPU
+ *     before u64 (microseconds of the process's user + system CPU spent
+ *     before profiling started: exec, dynamic linking, start-up; no clock
+ *     ran then).
+ *   THREADS (7, minor 2): n × 56 bytes, n = length / 56, one per thread of
+ *     the process the runtime saw (sampled, ended, or alive at the write):
+ *     0 tid u64, 8 user CPU u64, 16 system CPU u64 (microseconds, as the
+ *     kernel counted them: at the thread's end, or at the write), 24
+ *     samples u64 (ticks taken in that thread), 32 flags u32
+ *     (MONOUT_THREAD_*), 36 reserved u32 0, 40 name u8[16] (the thread's
+ *     name, NUL-padded).
+ *   PCS (8, minor 2): n × {pc u64, count u64}, n = length / 16: samples
+ *     counted at PCs in no loaded object (anonymous executable memory: code
+ *     a JIT generated).  Several records may appear; counts add up.
+ *   SYMS (9, minor 2): function symbols the runtime saw in memory, for code
+ *     no file describes: 0 object u32 (the OBJECT they belong to, e.g. the
+ *     vDSO, or MONOUT_NO_OBJECT for anonymous memory: names from the
+ *     program's /tmp/perf-PID.map), 4 reserved u32 0, then entries back to
+ *     back: start u64 (runtime address), size u64 (bytes), name length u32,
+ *     then the name (no NUL).
  */
 #ifndef MONOUT_H
 #define MONOUT_H
@@ -84,7 +115,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
-#define MONOUT_MINOR 1
+#define MONOUT_MINOR 2
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -98,6 +129,10 @@
 #define MONOUT_REC_HIST 3
 #define MONOUT_REC_CALLS 4
 #define MONOUT_REC_ARCS 5
+#define MONOUT_REC_FACTS 6
+#define MONOUT_REC_THREADS 7
+#define MONOUT_REC_PCS 8
+#define MONOUT_REC_SYMS 9
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -105,6 +140,26 @@
 #define MONOUT_HIST_FIXED 40
 #define MONOUT_CALL_SIZE 16
 #define MONOUT_ARC_SIZE 24
+#define MONOUT_FACTS_SIZE 40
+#define MONOUT_THREAD_SIZE 56
+#define MONOUT_PC_SIZE 16
+#define MONOUT_SYMS_FIXED 8
+#define MONOUT_SYM_FIXED 20
+
+/* FACTS flags. */
+#define MONOUT_FACT_SYSTEM 0x1	/* the clock counts system CPU (charged to the
+				 * PC where the system call returns) */
+#define MONOUT_FACT_USER_ONLY 0x2	/* the clock counted user CPU only: system
+					 * time was not sampled (the kernel refused) */
+#define MONOUT_FACT_RATE_LOWERED 0x4	/* the asked rate could not be held: the
+					 * runtime lowered it to the set rate */
+#define MONOUT_FACT_THREADS_FULL 0x8	/* more threads than the runtime's table:
+					 * some are not listed */
+
+/* THREADS flags. */
+#define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */
+#define MONOUT_THREAD_CPU 0x2	/* the CPU fields are known */
+#define MONOUT_THREAD_NAME_LEN 16
 
 /* Header flags. */
 #define MONOUT_F_SNAPSHOT 0x1	/* written while the program went on running */
@@ -198,6 +253,31 @@ struct monout_arc {
 	uint64_t count;
 };
 
+struct monout_facts {
+	uint64_t elapsed_usec;	/* wall-clock time of the profiled run */
+	uint32_t rate_asked;	/* Hz asked */
+	uint32_t rate_set;	/* Hz the clock ran at */
+	uint32_t tick_cost_ns;	/* CPU a tick cost, 0 if not measured */
+	uint32_t flags;		/* MONOUT_FACT_* */
+	uint32_t threads_unlisted;	/* threads the table could not list */
+	uint32_t check_usec;	/* CPU of the rate check (not sampled) */
+	uint64_t cpu_before_usec;	/* process CPU before profiling started */
+};
+
+struct monout_thread {
+	uint64_t tid;
+	uint64_t user_usec, sys_usec;	/* CPU as the kernel counted it */
+	uint64_t samples;	/* ticks taken in the thread */
+	uint32_t flags;		/* MONOUT_THREAD_* */
+	char name[MONOUT_THREAD_NAME_LEN];	/* NUL-padded; the reader ends it with NUL */
+};
+
+struct monout_sym {		/* reader: one SYMS entry */
+	uint32_t object;	/* OBJECT index, or MONOUT_NO_OBJECT */
+	uint64_t start, size;	/* runtime address, bytes */
+	char *name;		/* NUL-terminated */
+};
+
 /* A whole profile.  The reader sorts and merges: calls by selfpc, arcs by
  * (selfpc, frompc), each key once; entries with a zero count or a zero
  * selfpc (an empty table cell, which the writer leaves out) are dropped. */
@@ -215,6 +295,14 @@ struct monout {
 	struct monout_call *calls;
 	size_t narcs;
 	struct monout_arc *arcs;
+	int have_facts;		/* a FACTS record was read (minor 2 and later) */
+	struct monout_facts facts;
+	size_t nthreads;
+	struct monout_thread *threads;
+	size_t npcs;		/* PCS entries, merged by pc and sorted */
+	struct monout_call *pcs;	/* {pc, count} */
+	size_t nsyms;
+	struct monout_sym *syms;
 };
 
 /* ---- reading ----------------------------------------------------------- */
@@ -290,6 +378,16 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h);
  * can be passed as it is.  Counts are read once each (atomically). */
 int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n);
 int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n);
+int monout_put_facts(struct monout_writer *w, const struct monout_facts *f);
+/* n threads; entries with tid 0 are left out. */
+int monout_put_threads(struct monout_writer *w, const struct monout_thread *t, size_t n);
+/* {pc, count} pairs; entries with pc 0 or count 0 are left out. */
+int monout_put_pcs(struct monout_writer *w, const struct monout_call *c, size_t n);
+/* A SYMS record, streamed: open, any number of entries, close. */
+int monout_syms_open(struct monout_writer *w, uint32_t object);
+int monout_syms_add(struct monout_writer *w, uint64_t start, uint64_t size, const char *name,
+		    uint32_t len);
+int monout_syms_close(struct monout_writer *w);
 /* Patch in the header; the file is complete when this returns 0. */
 int monout_end(struct monout_writer *w);
 

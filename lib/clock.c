@@ -9,7 +9,15 @@
  *           per thread, sampling every 1e9/rate ns of that thread's CPU
  *           time; its overflow raises our signal at that very thread
  *           (F_SETOWN_EX/F_OWNER_TID).  hrtimer based: runs at the asked
- *           rate whatever the kernel tick.  Sees user CPU time only.
+ *           rate whatever the kernel tick.  Sees user CPU time only, and
+ *           the profile says so (system time not sampled).  Why not kernel
+ *           time too (exclude_kernel 0, where perf_event_paranoid allows
+ *           it): the overflow then fires inside system calls and its signal
+ *           interrupts the blocking ones — nanosleep failed with EINTR in
+ *           profil_eintr at 10 kHz, measured — while the CPU-time timers
+ *           below raise theirs on the way back to user mode (the kernel
+ *           runs expired CPU timers as task work on return to user mode),
+ *           so they count system time and never interrupt a call.
  *           Refused where perf_event_paranoid > 2 or seccomp forbids it.
  *   thread  a POSIX CPU-time timer per thread on the thread's own CPU clock
  *           (CLOCK_THREAD_CPUTIME_ID of that tid), signalling that thread
@@ -45,6 +53,7 @@
 #include <unistd.h>
 
 #include "mon.h"
+#include "monout.h"
 #include "runtime.h"
 
 #define MON_RATE_DEFAULT 1000u
@@ -55,6 +64,17 @@
 
 struct mon_clock_cfg mon_clock_cfg = { 0, MON_RATE_DEFAULT, 0 };
 
+/* The rate asked (MONPROF_RATE or the default), the CPU a tick costs as
+ * measured by mon_clock_check_rate (ns, 0: not measured), whether the rate
+ * was lowered. */
+static unsigned rate_asked = MON_RATE_DEFAULT;
+static unsigned tick_cost_ns;
+static unsigned check_usec;	/* CPU the rate check took (not sampled) */
+static int rate_lowered;
+
+/* Set while mon_clock_check_rate measures: ticks are counted, not charged. */
+static int calibrating;
+static uint64_t calib_ticks;
 static struct sigaction saved_action;	/* the program's, for the signal we use */
 static int saved_signo;
 /* The perf clock's signal comes through the fd's asynchronous I/O
@@ -139,6 +159,11 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	uint64_t weight = 1;
+	if (__atomic_load_n(&calibrating, __ATOMIC_RELAXED)) {
+		__atomic_add_fetch(&calib_ticks, 1, __ATOMIC_RELAXED);
+		errno = saved_errno;
+		return;
+	}
 	if (sig == SIGPROF && si != NULL && si->si_code == SI_KERNEL)
 		weight = itimer_weight();	/* ITIMER_PROF's own tick */
 	else if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
@@ -168,8 +193,11 @@ void mon_clock_configure(void)
 	done = 1;
 	int saved_errno = errno;
 	mon_clock_cfg.rate_hz = parse_uint(getenv("MONPROF_RATE"), 1, ~0u, MON_RATE_DEFAULT);
-	if (mon_clock_cfg.rate_hz > MON_RATE_MAX)
+	rate_asked = mon_clock_cfg.rate_hz;
+	if (mon_clock_cfg.rate_hz > MON_RATE_MAX) {
 		mon_clock_cfg.rate_hz = MON_RATE_MAX;
+		rate_lowered = 1;
+	}
 	const char *c = getenv("MONPROF_CLOCK");
 	mon_clock_cfg.kind = 0;
 	if (c != NULL) {
@@ -271,7 +299,7 @@ static int arm_perf(pid_t tid, struct mon_thread_clock *tc)
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = 1000000000ull / mon_clock_cfg.rate_hz;
 	a.disabled = 1;
-	a.exclude_kernel = 1;
+	a.exclude_kernel = 1;	/* see the top of this file */
 	a.exclude_hv = 1;
 	a.wakeup_events = 1;
 	int fd = (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -376,4 +404,97 @@ void mon_itimer_stop(void)
 	int saved_errno = errno;
 	setitimer(ITIMER_PROF, &saved_itimer, NULL);
 	errno = saved_errno;
+}
+
+/* ---- the rate a tick's cost allows -------------------------------------- */
+
+static volatile unsigned long tick_cost_sink;
+
+static void tick_cost_spin(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		tick_cost_sink += i;
+}
+
+/* Iterations of tick_cost_spin() that take about ns of this thread's CPU. */
+static unsigned long tick_cost_spin_for(uint64_t ns)
+{
+	unsigned long n = 1000;
+	for (;;) {
+		uint64_t t0 = thread_cpu_ns();
+		tick_cost_spin(n);
+		uint64_t dt = thread_cpu_ns() - t0;
+		if (dt >= ns / 4 || n > (1ul << 40))
+			return dt ? (unsigned long)((unsigned __int128)n * ns / dt) : n;
+		n *= 4;
+	}
+}
+
+/* Highest share of a thread's CPU the ticks may take: the kernel's default
+ * perf_cpu_time_max_percent (25), past which it lowers
+ * perf_event_max_sample_rate (Documentation/admin-guide/sysctl/kernel.rst). */
+#define MON_TICK_CPU_MAX 0.25
+
+void mon_clock_check_rate(struct mon_thread_clock *tc)
+{
+	/* Only the perf clock ticks at the asked rate whatever the kernel's
+	 * tick; the CPU-time timers raise at most one signal per kernel tick
+	 * (their overruns are weight), so their cost stays small.  At 1000 Hz
+	 * and below a tick is not dear enough to measure (0.1 s of CPU per
+	 * CPU-second even at 100 us a tick).  Costs about 20 ms of CPU, once,
+	 * not sampled (recorded in the profile: FACTS). */
+	if (tc->kind != MON_CLOCK_PERF || tc->fd < 0 || mon_clock_cfg.rate_hz <= 1000)
+		return;
+	int saved_errno = errno;
+	uint64_t window = 8000000u;	/* 8 ms of CPU without ticks, as much with */
+	uint64_t began = thread_cpu_ns();
+	ioctl(tc->fd, PERF_EVENT_IOC_DISABLE, 0);
+	unsigned long n = tick_cost_spin_for(window);
+	uint64_t t0 = thread_cpu_ns();
+	tick_cost_spin(n);
+	uint64_t base = thread_cpu_ns() - t0;
+	__atomic_store_n(&calib_ticks, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&calibrating, 1, __ATOMIC_SEQ_CST);
+	ioctl(tc->fd, PERF_EVENT_IOC_ENABLE, 0);
+	t0 = thread_cpu_ns();
+	tick_cost_spin(n);
+	uint64_t with = thread_cpu_ns() - t0;
+	ioctl(tc->fd, PERF_EVENT_IOC_DISABLE, 0);
+	__atomic_store_n(&calibrating, 0, __ATOMIC_SEQ_CST);
+	uint64_t ticks = __atomic_load_n(&calib_ticks, __ATOMIC_RELAXED);
+	if (ticks > 0) {
+		uint64_t cost = with > base ? (with - base) / ticks : 0;
+		tick_cost_ns = cost > UINT32_MAX ? UINT32_MAX : (unsigned)cost;
+		if (cost > 0 && (double)mon_clock_cfg.rate_hz * (double)cost * 1e-9 > MON_TICK_CPU_MAX) {
+			unsigned r = (unsigned)(MON_TICK_CPU_MAX * 1e9 / (double)cost);
+			if (r < 1000)
+				r = 1000;	/* never below the default */
+			if (r < mon_clock_cfg.rate_hz) {
+				mon_clock_cfg.rate_hz = r;
+				rate_lowered = 1;
+				uint64_t period = 1000000000ull / r;
+				ioctl(tc->fd, PERF_EVENT_IOC_PERIOD, &period);
+			}
+		}
+	}
+	check_usec += (unsigned)((thread_cpu_ns() - began) / 1000u);
+	ioctl(tc->fd, PERF_EVENT_IOC_ENABLE, 0);
+	errno = saved_errno;
+}
+
+void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns, uint32_t *flags,
+		     uint32_t *check_us)
+{
+	*check_us = check_usec;
+	int kind = mon_clock_active != MON_CLOCK_NONE ? mon_clock_active : mon_clock_last;
+	*asked = rate_asked;
+	*set = mon_clock_cfg.rate_hz;
+	*cost_ns = tick_cost_ns;
+	*flags = 0;
+	if (rate_lowered)
+		*flags |= MONOUT_FACT_RATE_LOWERED;
+	if (kind == MON_CLOCK_PERF)
+		*flags |= MONOUT_FACT_USER_ONLY;
+	else if (kind != MON_CLOCK_NONE)
+		*flags |= MONOUT_FACT_SYSTEM;
 }

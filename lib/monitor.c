@@ -33,6 +33,7 @@
 
 #include "monrt.h"
 #include "objhist.h"
+#include "runfacts.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -120,7 +121,9 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
 		    name[0] == '\0')
 			o->flags = MONOUT_OBJ_VDSO;
-		path = strdup(name[0] ? name : "[vdso]");
+		char abs[4096];
+		mon_object_path(info, name, abs, sizeof abs);	/* "./plugin.so": absolute */
+		path = strdup(abs[0] ? abs : "[vdso]");
 	}
 	if (path == NULL) {
 		c->failed = 1;
@@ -285,7 +288,8 @@ static int fill(struct monout_writer *w, void *arg)
 		for (size_t i = 0; i < nobjects; i++)
 			if (oh[k]->highpc - 1 >= objects[i].text_lo &&
 			    oh[k]->highpc - 1 < objects[i].text_hi &&
-			    oh[k]->load_bias == objects[i].load_bias) {
+			    oh[k]->load_bias == objects[i].load_bias &&
+			    strcmp(oh[k]->path, objects[i].path) == 0) {
 				h.object = (uint32_t)i;
 				break;
 			}
@@ -308,6 +312,17 @@ static int fill(struct monout_writer *w, void *arg)
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
+	if (mon_facts_put(w) < 0)
+		return -1;
+	uint32_t vdso = MONOUT_NO_OBJECT;
+	uint64_t vdso_bias = 0;
+	for (size_t i = 0; i < nobjects && vdso == MONOUT_NO_OBJECT; i++)
+		if (objects[i].flags & MONOUT_OBJ_VDSO) {
+			vdso = (uint32_t)i;
+			vdso_bias = objects[i].load_bias;
+		}
+	if (mon_objhist_put_extra(w, vdso, vdso_bias) < 0)
+		return -1;
 	return mon_count_put(w);
 }
 
@@ -365,13 +380,27 @@ static void before_exec(void)
 	mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
 }
 
-static void fork_child(void)
+/* In a fork child, before its clock is armed (threads.c holds its lock:
+ * take none here).  The child's profile holds the child's own time and
+ * calls: start its copies from zero (profil(2) keeps filling the copied
+ * buffer) while no tick can land, so that the samples it counts are the
+ * samples its histograms hold. */
+static void fork_reset(void)
 {
-	/* The child's profile holds the child's own time and calls: start its
-	 * copies from zero (profil(2) keeps filling the copied buffer). */
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELAXED);
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 	memcpy(&lock, &fresh, sizeof lock);
+	mon_facts_reset();
+	if (!started || finished || (whole && !follow_forks))
+		return;
+	mon_count_reset();
+	mon_objhist_reset();
+	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
+		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+}
+
+static void fork_child(void)
+{
 	if (!started || finished)
 		return;
 	if (whole && !follow_forks) {
@@ -381,10 +410,6 @@ static void fork_child(void)
 		mon_objhist_stop();
 		return;
 	}
-	mon_count_reset();
-	mon_objhist_reset();
-	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
-		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 }
 
 /* Objects were dlopen'ed while sampling them all: list them for the file
@@ -402,6 +427,7 @@ static void after_dlopen(void)
 __attribute__((constructor)) static void monitor_init(void)
 {
 	mon_hooks.before_exec = before_exec;
+	mon_hooks.fork_reset = fork_reset;
 	mon_hooks.fork_child = fork_child;
 	mon_hooks.after_dlopen = after_dlopen;
 }
@@ -413,7 +439,7 @@ static int setup(int mode)
 		return 0;
 	if (mon_file_setup(mode) < 0)
 		return -1;
-	if (mon_count_init() < 0)
+	if (mon_count_init() < 0 || mon_facts_init() < 0)
 		return -1;
 	refresh_objects();
 	read_cmdline();

@@ -12,17 +12,29 @@
  * still hold an old snapshot, and the file writer needs the histograms of
  * objects that were unloaded.  The memory is mmap'ed (zero pages cost
  * nothing until a bin is hit).
+ *
+ * A PC in no loaded object is code in anonymous executable memory (a JIT's)
+ * or in a mapping the dynamic linker does not know: such samples are kept
+ * per PC in a small lock-free table (open addressing, a compare-and-swap
+ * claims a slot) and written as mon.out's PCS record, with the names the
+ * program gave that code in /tmp/perf-PID.map (the convention perf reads,
+ * tools/perf/Documentation/jit-interface.txt) as a SYMS record.  The vDSO is
+ * not a file a report could read: its function symbols are copied from
+ * memory into a SYMS record of its own.
  */
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sys/auxv.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "mon.h"
+#include "monout.h"
 #include "objhist.h"
 #include "runtime.h"
 
@@ -31,6 +43,32 @@ static struct mon_objhist **all;	/* every histogram ever made, in order */
 static size_t nall, capall;
 static unsigned bin_shift = 2;
 static int started;
+
+/* Samples at PCs in no object: {pc, count} slots, pc 0 = free. */
+#define MON_ANON_SLOTS 16384u
+#define MON_ANON_PROBES 64u
+static struct monout_call *anon;
+static uint64_t *anon_sorted;	/* scratch for the writer: the sampled PCs, sorted */
+
+static int anon_tick(uintptr_t pc, uint64_t weight)
+{
+	struct monout_call *t = __atomic_load_n(&anon, __ATOMIC_ACQUIRE);
+	if (t == NULL || pc == 0)
+		return 0;
+	uint64_t h = ((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> 50;	/* 14 bits */
+	for (unsigned i = 0; i < MON_ANON_PROBES; i++) {
+		struct monout_call *c = &t[(h + i) & (MON_ANON_SLOTS - 1)];
+		uint64_t cur = __atomic_load_n(&c->selfpc, __ATOMIC_ACQUIRE);
+		if (cur == 0 && __atomic_compare_exchange_n(&c->selfpc, &cur, (uint64_t)pc, 0,
+							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			cur = pc;
+		if (cur == pc) {
+			__atomic_add_fetch(&c->count, weight, __ATOMIC_RELAXED);
+			return 1;
+		}
+	}
+	return 0;	/* table full around this PC: the caller counts it dropped */
+}
 
 static void *zalloc(size_t size)
 {
@@ -66,7 +104,7 @@ int mon_objhist_tick(uintptr_t pc, uint64_t weight)
 			return 1;
 		}
 	}
-	return 0;
+	return anon_tick(pc, weight);
 }
 
 size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap)
@@ -130,15 +168,97 @@ char *mon_self_exe(void)
 }
 
 static int add_segments(struct dl_phdr_info *info, const char *name, struct scan *sc);
+static int hexval(const char **p, uint64_t *out);
+
+/* Parse "LO-HI perms offset dev inode   path" of /proc/self/maps (proc(5)):
+ * the path when [LO, HI) holds addr, else NULL. */
+static const char *maps_line_path(char *l, uintptr_t addr)
+{
+	uint64_t lo = 0, hi = 0;
+	const char *c = l;
+	if (!hexval(&c, &lo) || *c++ != '-' || !hexval(&c, &hi) || addr < lo || addr >= hi)
+		return NULL;
+	for (int field = 0; field < 4; field++) {	/* perms offset dev inode */
+		while (*c == ' ')
+			c++;
+		while (*c && *c != ' ')
+			c++;
+	}
+	while (*c == ' ')
+		c++;
+	return *c == '/' ? c : NULL;
+}
+
+int mon_object_path(const struct dl_phdr_info *info, const char *name, char *out, size_t cap)
+{
+	if (cap == 0)
+		return -1;
+	if (name[0] == '/' || name[0] == '\0' || strncmp(name, "linux-", 6) == 0) {
+		size_t n = strnlen(name, cap - 1);
+		memcpy(out, name, n);
+		out[n] = '\0';
+		return 0;
+	}
+	/* A relative name (dlopen("./plugin.so")): the kernel's absolute path
+	 * of the file mapped at the object's first segment. */
+	uintptr_t addr = 0;
+	for (int i = 0; i < info->dlpi_phnum && addr == 0; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			addr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int found = 0;
+	if (fd >= 0) {
+		char buf[4096];
+		size_t fill = 0;
+		for (;;) {
+			ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			fill += (size_t)k;
+			size_t at = 0;
+			for (size_t i = 0; i < fill && !found; i++)
+				if (buf[i] == '\n') {
+					buf[i] = '\0';
+					const char *p = maps_line_path(buf + at, addr);
+					if (p != NULL) {
+						size_t n = strnlen(p, cap - 1);
+						memcpy(out, p, n);
+						out[n] = '\0';
+						found = 1;
+					}
+					at = i + 1;
+				}
+			if (found)
+				break;
+			if (at == 0 && fill == sizeof buf - 1)
+				at = fill;
+			memmove(buf, buf + at, fill - at);
+			fill -= at;
+		}
+		close(fd);
+	}
+	if (!found) {
+		size_t n = strnlen(name, cap - 1);
+		memcpy(out, name, n);
+		out[n] = '\0';
+	}
+	return found ? 0 : -1;
+}
 
 static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	const char *name = info->dlpi_name;
 	char *exe = NULL;
+	char abs[4096];
 	if (name == NULL || name[0] == '\0') {
 		exe = mon_self_exe();
 		name = exe != NULL ? exe : "";
+	} else if (name[0] != '/') {
+		mon_object_path(info, name, abs, sizeof abs);
+		name = abs;
 	}
 	int rc = add_segments(info, name, arg);
 	free(exe);
@@ -260,6 +380,11 @@ int mon_objhist_start(unsigned bytes_per_bin)
 			shift++;
 		if (all == NULL)
 			bin_shift = shift ? shift : 1;
+		if (anon == NULL) {
+			anon_sorted = zalloc(MON_ANON_SLOTS * sizeof *anon_sorted);
+			__atomic_store_n(&anon, anon_sorted ? zalloc(MON_ANON_SLOTS * sizeof *anon)
+							    : NULL, __ATOMIC_RELEASE);
+		}
 		rc = refresh();
 		if (rc == 0) {
 			__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
@@ -306,6 +431,243 @@ void mon_objhist_reset(void)
 		size_t nwords = (all[i]->nbins / MON_OBJHIST_SPAN) / 64 + 1;
 		memset(all[i]->touched, 0, nwords * sizeof all[i]->touched[0]);
 	}
+	if (anon != NULL)
+		memset(anon, 0, MON_ANON_SLOTS * sizeof *anon);
+}
+
+/* ---- what no file describes: anonymous code, the vDSO ------------------- */
+
+static void sift(uint64_t *v, size_t i, size_t n)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		if (c >= n)
+			return;
+		if (c + 1 < n && v[c + 1] > v[c])
+			c++;
+		if (v[i] >= v[c])
+			return;
+		uint64_t t = v[i];
+		v[i] = v[c];
+		v[c] = t;
+		i = c;
+	}
+}
+
+/* Heapsort: no allocation, so the writer stays async-signal-safe. */
+static void sort_u64(uint64_t *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift(v, i, n);
+	for (size_t k = n; k-- > 1;) {
+		uint64_t t = v[0];
+		v[0] = v[k];
+		v[k] = t;
+		sift(v, 0, k);
+	}
+}
+
+static int any_in(const uint64_t *v, size_t n, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = n;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+		if (v[m] < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < n && v[a] < hi;
+}
+
+static int hexval(const char **p, uint64_t *out)
+{
+	const char *c = *p;
+	uint64_t v = 0;
+	int any = 0;
+	if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))
+		c += 2;
+	for (;; c++, any = 1) {
+		int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10
+			: *c >= 'A' && *c <= 'F' ? *c - 'A' + 10 : -1;
+		if (d < 0)
+			break;
+		v = v * 16 + (uint64_t)d;
+	}
+	*p = c;
+	*out = v;
+	return any;
+}
+
+/* One line of a perf map, "START SIZE name" (hex, hex, the rest): written
+ * as a SYMS entry when a sampled PC lies in it. */
+static void perfmap_line(struct monout_writer *w, const char *l, size_t len, const uint64_t *pcs,
+			 size_t npcs)
+{
+	char b[512];
+	if (len >= sizeof b)
+		len = sizeof b - 1;
+	memcpy(b, l, len);
+	b[len] = '\0';
+	const char *c = b;
+	uint64_t start, size;
+	if (!hexval(&c, &start) || *c != ' ')
+		return;
+	c++;
+	if (!hexval(&c, &size) || *c != ' ' || size == 0)
+		return;
+	c++;
+	if (*c == '\0' || !any_in(pcs, npcs, start, start + size))
+		return;
+	monout_syms_add(w, start, size, c, (uint32_t)strlen(c));
+}
+
+/* /tmp/perf-PID.map, read through a fixed buffer. */
+static void perfmap_put(struct monout_writer *w, const uint64_t *pcs, size_t npcs)
+{
+	char path[64] = "/tmp/perf-";
+	char *p = path + 10, d[24];
+	int n = 0;
+	for (uint64_t v = (uint64_t)getpid(); n == 0 || v; v /= 10)
+		d[n++] = (char)('0' + v % 10);
+	while (n)
+		*p++ = d[--n];
+	memcpy(p, ".map", 5);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (monout_syms_open(w, MONOUT_NO_OBJECT) == 0) {
+		char buf[4096];
+		size_t fill = 0;
+		for (;;) {
+			ssize_t k = read(fd, buf + fill, sizeof buf - fill);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			fill += (size_t)k;
+			size_t at = 0;
+			for (size_t i = 0; i < fill; i++)
+				if (buf[i] == '\n') {
+					perfmap_line(w, buf + at, i - at, pcs, npcs);
+					at = i + 1;
+				}
+			if (at == 0 && fill == sizeof buf)
+				at = fill;	/* a line longer than the buffer: skipped */
+			memmove(buf, buf + at, fill - at);
+			fill -= at;
+		}
+		if (fill)
+			perfmap_line(w, buf, fill, pcs, npcs);
+		monout_syms_close(w);
+	}
+	close(fd);
+}
+
+static int32_t s32(const unsigned char *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The functions the vDSO's unwind table separates that no .dynsym symbol
+ * starts (its internal helpers): SYMS entries with an empty name, so that a
+ * report gives them rows of their own ([vdso]+0xSTART) instead of lumping
+ * them with the symbol before.  From .eh_frame_hdr's binary-search table
+ * (LSB, "Exception Frame Header"): pairs of (initial location, FDE address)
+ * encoded DW_EH_PE_datarel | DW_EH_PE_sdata4 (0x3b); each FDE's PC range
+ * follows its PC begin (encoded DW_EH_PE_pcrel | DW_EH_PE_sdata4, 0x1b,
+ * checked against the table). */
+static void vdso_fdes(struct monout_writer *w, const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh,
+		      uint64_t bias, const ElfW(Sym) *sym, size_t nsym)
+{
+	const unsigned char *base = (const unsigned char *)eh;
+	const char *names = (const char *)base + sh[eh->e_shstrndx].sh_offset;
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (eh->e_shstrndx >= eh->e_shnum || strcmp(names + sh[i].sh_name, ".eh_frame_hdr") != 0)
+			continue;
+		const unsigned char *hdr = base + sh[i].sh_offset;
+		if (sh[i].sh_size < 12 || hdr[0] != 1 || hdr[2] != 0x03 || hdr[3] != 0x3b)
+			return;
+		uint32_t count;
+		memcpy(&count, hdr + 8, 4);
+		if (12 + (uint64_t)count * 8 > sh[i].sh_size)
+			return;
+		for (uint32_t k = 0; k < count; k++) {
+			const unsigned char *e = hdr + 12 + k * 8;
+			uint64_t start = (uint64_t)(sh[i].sh_addr + (int64_t)s32(e));
+			const unsigned char *fde = hdr + s32(e + 4);
+			uint64_t begin = (uint64_t)(fde - base) + 8 + (uint64_t)(int64_t)s32(fde + 8);
+			if (begin != start)
+				continue;	/* not the encoding assumed */
+			uint32_t range;
+			memcpy(&range, fde + 12, 4);
+			int named = 0;
+			for (size_t j = 0; j < nsym && !named; j++)
+				named = sym[j].st_value == start && ELF64_ST_TYPE(sym[j].st_info) == STT_FUNC;
+			if (!named && range > 0)
+				monout_syms_add(w, bias + start, range, "", 0);
+		}
+		return;
+	}
+}
+
+/* The vDSO's function symbols from its image in memory (its section
+ * headers and .dynsym are mapped with it: getauxval(AT_SYSINFO_EHDR),
+ * vdso(7)). */
+static void vdso_put(struct monout_writer *w, uint32_t object, uint64_t bias)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	if (eh == NULL || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_shoff == 0 ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)))
+		return;
+	const char *base = (const char *)eh;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(const void *)(base + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum; i++) {
+		if (sh[i].sh_type != SHT_DYNSYM || sh[i].sh_link >= eh->e_shnum ||
+		    sh[i].sh_entsize != sizeof(ElfW(Sym)))
+			continue;
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)(const void *)(base + sh[i].sh_offset);
+		const char *str = base + sh[sh[i].sh_link].sh_offset;
+		size_t strsz = sh[sh[i].sh_link].sh_size;
+		size_t n = sh[i].sh_size / sizeof *sym;
+		if (monout_syms_open(w, object) < 0)
+			return;
+		for (size_t k = 0; k < n; k++) {
+			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_value == 0 ||
+			    sym[k].st_shndx == SHN_UNDEF || sym[k].st_name >= strsz)
+				continue;
+			const char *nm = str + sym[k].st_name;
+			size_t len = strnlen(nm, strsz - sym[k].st_name);
+			monout_syms_add(w, bias + sym[k].st_value, sym[k].st_size, nm, (uint32_t)len);
+		}
+		vdso_fdes(w, eh, sh, bias, sym, n);
+		monout_syms_close(w);
+		return;
+	}
+}
+
+int mon_objhist_put_extra(struct monout_writer *w, uint32_t vdso_object, uint64_t vdso_bias)
+{
+	if (vdso_object != MONOUT_NO_OBJECT)
+		vdso_put(w, vdso_object, vdso_bias);
+	struct monout_call *t = __atomic_load_n(&anon, __ATOMIC_ACQUIRE);
+	if (t == NULL)
+		return w->error ? -1 : 0;
+	size_t n = 0;
+	for (size_t i = 0; i < MON_ANON_SLOTS; i++) {
+		uint64_t pc = __atomic_load_n(&t[i].selfpc, __ATOMIC_ACQUIRE);
+		if (pc != 0 && __atomic_load_n(&t[i].count, __ATOMIC_RELAXED) != 0)
+			anon_sorted[n++] = pc;
+	}
+	if (n == 0)
+		return w->error ? -1 : 0;
+	if (monout_put_pcs(w, t, MON_ANON_SLOTS) < 0)
+		return -1;
+	sort_u64(anon_sorted, n);
+	perfmap_put(w, anon_sorted, n);
+	return w->error ? -1 : 0;
 }
 
 int mon_objhist_running(void)

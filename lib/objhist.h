@@ -47,6 +47,13 @@ MON_HIDDEN int mon_objhist_start(unsigned bytes_per_bin);
 struct dl_phdr_info;
 MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
 
+/* The absolute path of a loaded object named name (dlpi_name): name itself
+ * when absolute (or empty, or the vDSO's), else the path of the file mapped
+ * at its first segment (/proc/self/maps).  Into out[0..cap); 0, or -1 when
+ * not found (then name is copied).  No allocation. */
+MON_HIDDEN int mon_object_path(const struct dl_phdr_info *info, const char *name, char *out,
+			       size_t cap);
+
 /* The program's own path (/proc/self/exe), malloc'ed; NULL if unknown. */
 MON_HIDDEN char *mon_self_exe(void);
 
@@ -57,6 +64,14 @@ MON_HIDDEN void mon_objhist_stop(void);
 MON_HIDDEN int mon_objhist_running(void);
 /* Zero every bin (in a fork child, whose profile holds its own time). */
 MON_HIDDEN void mon_objhist_reset(void);
+/* Write what no object file describes: the vDSO's function symbols (SYMS
+ * for OBJECT vdso_object at load bias vdso_bias; MONOUT_NO_OBJECT: none),
+ * the samples at PCs in no object (PCS) and their names from the program's
+ * /tmp/perf-PID.map (SYMS for no object).  Async-signal-safe; one writer
+ * at a time.  0, or -1/errno of the writer. */
+struct monout_writer;
+MON_HIDDEN int mon_objhist_put_extra(struct monout_writer *w, uint32_t vdso_object,
+				     uint64_t vdso_bias);
 /* Every histogram made so far, including those of unloaded objects;
  * *n receives the count.  Counts may still grow while running. */
 MON_HIDDEN struct mon_objhist *const *mon_objhist_all(size_t *n);

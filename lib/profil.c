@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "mon.h"
+#include "runfacts.h"
 #include "runtime.h"
 
 /* What the handler reads; written only under mon_lock() with seq odd. */
@@ -96,6 +97,7 @@ int mon_writable(const void *p)
 void mon_tick(uintptr_t pc, uint64_t weight)
 {
 	ADD(stats.samples, weight);
+	mon_facts_tick(weight);
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 
 	/* The fields are read with acquire loads, so the second read of the

@@ -74,6 +74,17 @@ MON_HIDDEN void mon_clock_disarm_thread(struct mon_thread_clock *tc);
 /* Forget a handle inherited over fork without touching the parent's clock. */
 MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
 
+/* Measure what a tick of the clock just armed in the calling thread (tc)
+ * costs in CPU and, when the set rate would spend more than a quarter of
+ * the CPU in ticks, lower the rate (kept for every thread armed after).
+ * Perf clock above 1000 Hz only; costs about 20 ms of CPU then. */
+MON_HIDDEN void mon_clock_check_rate(struct mon_thread_clock *tc);
+/* Facts for the profile: rate asked and set (Hz), measured tick cost (ns,
+ * 0 if not measured), MONOUT_FACT_* flags (system time sampled or not,
+ * rate lowered), CPU the rate check took (microseconds, not sampled). */
+MON_HIDDEN void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns,
+				uint32_t *flags, uint32_t *check_us);
+
 /* The process-wide ITIMER_PROF clock (the last fallback). */
 MON_HIDDEN int mon_itimer_start(void);
 MON_HIDDEN void mon_itimer_stop(void);
@@ -115,6 +126,8 @@ MON_HIDDEN extern int mon_clock_last;
 /* Hooks for the layers above (monitor, file writer); may be NULL. */
 struct mon_hooks {
 	void (*before_exec)(void);	/* about to exec: write what must be written */
+	void (*fork_reset)(void);	/* in a fork child, before its clock is armed:
+					 * zero what the child counts (no lock taken) */
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "mon.h"
+#include "runfacts.h"
 #include "runtime.h"
 
 #define MON_MAX_THREADS 4096
@@ -183,6 +184,7 @@ int mon_threads_start(void)
 		} else if (mon_clock_install(kind) == 0) {
 			thread_kind = kind;
 			if (arm(self) == 0 && find(self)->clock.kind == kind) {
+				mon_clock_check_rate(&find(self)->clock);
 				arm_all();
 				__atomic_store_n(&mon_clock_active, kind, __ATOMIC_RELAXED);
 				mon_clock_last = kind;
@@ -252,6 +254,7 @@ static void thread_exit(void *unused)
 {
 	(void)unused;
 	int saved_errno = errno;
+	mon_facts_thread_end();
 	/* In a fork child before our child handler has run, `lock` is still
 	 * held and the table is the parent's: nothing here to release, and
 	 * waiting would deadlock a child handler that joins this thread. */
@@ -409,7 +412,11 @@ static void after_fork_child(void)
 	armed = 0;
 	in_fork = 0;
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
+	/* The child's counters and histograms start from zero before its
+	 * clock runs, so that what it counts is what its histograms hold. */
 	mon_stats_reset();
+	if (mon_hooks.fork_reset)
+		mon_hooks.fork_reset();
 	if (kind == MON_CLOCK_ITIMER) {
 		/* A fork child does not inherit interval timers. */
 		mon_itimer_start();

@@ -54,13 +54,19 @@ if awk -v n="$n" -v t="$total" 'BEGIN { exit !(t > 0 && n >= 0.95 * t) }'; then
 else
 	not_ok monrun_shlib_samples_accounted "main_spin+lib_spin $n of $total ticks"
 fi
-# The samples are the CPU time at the asked rate (perf clock: one sample per
-# 1/RATE s of CPU; the tick-driven clocks lump them, same total).
-if awk -v n="$n" -v r=$RATE -v a="$c_lib" -v b="$c_main" \
-    'BEGIN { want = r * (a + b); exit !(n >= 0.8 * want && n <= 1.2 * want) }'; then
+# The samples are the CPU time at the rate set (perf clock: one sample per
+# 1/rate s of CPU; the tick-driven clocks lump them, same total).  The rate
+# set is the asked one, or lower where a tick is too dear (coverage_rate.sh);
+# then the ticks' own cost, partly unseen by the clock, may take up to a
+# quarter of the samples.
+set=$(json_num "$T/shlib.json" rate_hz)
+lo=0.8
+[ "${set:-0}" -lt $RATE ] 2>/dev/null && lo=0.75
+if awk -v n="$n" -v r="${set:-0}" -v a="$c_lib" -v b="$c_main" -v lo=$lo -v asked=$RATE \
+    'BEGIN { want = r * (a + b); exit !(r <= asked && n >= lo * want && n <= 1.2 * want) }'; then
 	ok monrun_shlib_samples_at_rate
 else
-	not_ok monrun_shlib_samples_at_rate "$n ticks for $c_main + $c_lib CPU s at $RATE Hz"
+	not_ok monrun_shlib_samples_at_rate "$n ticks for $c_main + $c_lib CPU s at ${set:-?} Hz set (asked $RATE)"
 fi
 
 # 2. A plugin loaded with dlopen() after start, where most of the time goes.

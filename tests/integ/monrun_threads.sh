@@ -61,14 +61,16 @@ if awk -v n="$n" -v t="$total" 'BEGIN { exit !(t > 0 && n >= 0.97 * t) }'; then
 else
 	not_ok monrun_threads_samples_accounted "t1..t4 $n of $total ticks"
 fi
-# monrun -r sets the rate: the file says so, and the samples never exceed
-# it.  How many of the asked ticks the perf clock delivers is the machine's
-# (a dear timer interrupt skips periods: docs/reliability.md, "Bounds"),
-# so the share achieved is printed, not checked against a number.
+# monrun -r sets the rate asked; the runtime may lower a rate whose ticks
+# would take more than a quarter of the CPU (coverage_rate.sh): the file
+# holds the rate set, never above the asked one, and the samples never
+# exceed it.  How many of those ticks the perf clock delivers is the
+# machine's (a dear timer interrupt skips periods: docs/reliability.md,
+# "Bounds"), so the share achieved is printed, not checked against a number.
 rate=$(json_num "$T/thr.json" rate_hz)
-if [ "$rate" = "$RATE" ] &&
-   awk -v n="$n" -v r=$RATE -v c="$c" 'BEGIN { w = r * c; printf "# %.1f %% of the asked rate achieved\n", 100 * n / w; exit !(n <= 1.05 * w + 5 * sqrt(w)) }'; then
+if [ -n "$rate" ] && awk -v r="$rate" -v a=$RATE 'BEGIN { exit !(r > 0 && r <= a) }' &&
+   awk -v n="$n" -v r="$rate" -v c="$c" 'BEGIN { w = r * c; printf "# %.1f %% of the rate set achieved\n", 100 * n / w; exit !(n <= 1.05 * w + 5 * sqrt(w)) }'; then
 	ok monrun_threads_samples_at_rate
 else
-	not_ok monrun_threads_samples_at_rate "$n samples for $c CPU-s at $RATE Hz (rate in the file: $rate)"
+	not_ok monrun_threads_samples_at_rate "$n samples for $c CPU-s at ${rate:-?} Hz set (asked $RATE)"
 fi

@@ -61,7 +61,27 @@ int main(int argc, char **argv)
 		for (size_t h = 0; h < m.nhists; h++)
 			for (uint64_t i = 0; i < m.hists[h].nbins; i++)
 				ticks += m.hists[h].counts[i];
+		for (size_t i = 0; i < m.npcs; i++)
+			ticks += m.pcs[i].count;
 		printf("ticks %llu\n", (unsigned long long)ticks);
+		printf("lost %llu\nsaturated %llu\npcs %zu\nsyms %zu\n", (unsigned long long)m.run.lost,
+		       (unsigned long long)m.run.saturated, m.npcs, m.nsyms);
+		if (m.have_facts)
+			printf("elapsed_usec %llu\nrate_asked %u\nrate_set %u\ntick_cost_ns %u\n"
+			       "fact_flags %u\nthreads %zu\n",
+			       (unsigned long long)m.facts.elapsed_usec, m.facts.rate_asked,
+			       m.facts.rate_set, m.facts.tick_cost_ns, m.facts.flags, m.nthreads);
+		for (size_t i = 0; i < m.nthreads; i++)
+			printf("thread %llu %s user_usec %llu sys_usec %llu samples %llu flags %u\n",
+			       (unsigned long long)m.threads[i].tid,
+			       m.threads[i].name[0] ? m.threads[i].name : "-",
+			       (unsigned long long)m.threads[i].user_usec,
+			       (unsigned long long)m.threads[i].sys_usec,
+			       (unsigned long long)m.threads[i].samples, m.threads[i].flags);
+		for (size_t i = 0; i < m.nsyms; i++)
+			printf("sym %u %llx %llu %s\n", m.syms[i].object,
+			       (unsigned long long)m.syms[i].start, (unsigned long long)m.syms[i].size,
+			       m.syms[i].name);
 		for (size_t i = 0; i < m.nobjects; i++)
 			printf("object %s bias %llx buildid %u flags %u\n", m.objects[i].path,
 			       (unsigned long long)m.objects[i].load_bias, m.objects[i].build_id_len,

@@ -129,8 +129,8 @@ int main(int argc, char **argv)
 	       st.rate_hz, 100 * (achieved - st.rate_hz) / st.rate_hz);
 	if (getenv("MONPROF_RATE") == NULL)
 		CHECK(st.rate_hz >= 1000, "default rate %u Hz", st.rate_hz);
-	else
-		CHECK(st.rate_hz == (unsigned)atoi(getenv("MONPROF_RATE")),
+	else	/* the asked rate, or lower when its ticks are too dear (coverage_rate.sh) */
+		CHECK(st.rate_hz <= (unsigned)atoi(getenv("MONPROF_RATE")),
 		      "rate %u Hz in effect, MONPROF_RATE=%s", st.rate_hz, getenv("MONPROF_RATE"));
 	if (argc == 4)
 		return 0;

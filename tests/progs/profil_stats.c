@@ -60,9 +60,11 @@ int main(void)
 	profil_on(a, sizeof a, lo, 2);
 	st = stats_now();
 	int clock = st.clock;
+	/* The rate set: the asked one, or lower when the runtime found its
+	 * ticks too dear (coverage_rate.sh). */
 	if (getenv("MONPROF_RATE"))
-		CHECK(st.rate_hz == (unsigned)atoi(getenv("MONPROF_RATE")), "rate %u Hz in effect",
-		      st.rate_hz);
+		CHECK(st.rate_hz <= (unsigned)atoi(getenv("MONPROF_RATE")) && st.rate_hz >= 1000,
+		      "rate %u Hz in effect", st.rate_hz);
 
 	pthread_t t1, t2;
 	pthread_barrier_init(&running, NULL, 3);

@@ -291,6 +291,11 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 		}
 		usable = 0;
 		memset(im, 0, sizeof *im);
+		if (o->nxsyms && coverage_image_syms(im, o) < 0) {
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+			free(im);
+			return SIZE_MAX;
+		}
 		im->path = strdup(path);
 		const char *b = strrchr(path, '/');
 		im->label = strdup(b && b[1] ? b + 1 : path);
@@ -415,7 +420,27 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	double file_ticks = 0;
 	for (size_t h = 0; h < d->nhists; h++) {
 		const struct prof_hist *hi = &d->hists[h];
-		file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+		if (hi->has_object && hi->object < d->nobjs) {
+			/* Only the object the histogram was made for: another may
+			 * have been mapped at the same addresses before or after. */
+			const struct prof_object *o = &d->objs[hi->object];
+			const struct imgsegs *s = img_segs(a, img[hi->object]);
+			struct prof_seg *os = malloc((s->n ? s->n : 1) * sizeof *os), ofb;
+			size_t on = 0;
+			if (!os)
+				goto nomem;
+			for (size_t k = 0; k < s->n; k++)
+				if (s->v[k].lo + o->bias < s->v[k].hi + o->bias)
+					os[on++] = (struct prof_seg){ s->v[k].lo + o->bias,
+								      s->v[k].hi + o->bias, s->v[k].row };
+			qsort(os, on, sizeof *os, cmp_seg);
+			ofb = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
+			file_ticks += binmap_spread(hi, os, on, &ofb, o->text_hi > o->text_lo, a->unknown_row,
+						    ticks);
+			free(os);
+		} else {
+			file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+		}
 		/* The scale, or for gmon.out's uniform bins the profil(2) scale
 		 * that gives bins of the same width (4 bytes: 0x8000). */
 		uint32_t sc = hi->scale;
@@ -473,6 +498,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 		a->user_s += d->run.user_s;
 		a->sys_s += d->run.sys_s;
 	}
+	if (coverage_add(a, d) < 0)
+		goto nomem;
 	a->cells_used += d->ncounts;
 	if (d->run.have_cells) {
 		a->have_cells = 1;
@@ -543,6 +570,7 @@ void attr_finish(struct prof_attr *a)
 			  : "has no symbols (stripped)",
 			  pct(t, a->total_ticks), im->label);
 	}
+	coverage_warn(a);
 }
 
 void attr_free(struct prof_attr *a)
@@ -555,5 +583,6 @@ void attr_free(struct prof_attr *a)
 	free(a->images);
 	free(a->isegs);
 	free(a->rows);
+	coverage_free(a);
 	memset(a, 0, sizeof *a);
 }

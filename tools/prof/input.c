@@ -99,6 +99,30 @@ static const char *clock_name(uint32_t c)
 	}
 }
 
+/* The SYMS entries of object obj (MONOUT_NO_OBJECT: anonymous code) into o. */
+static int copy_xsyms(const struct monout *m, uint32_t obj, struct prof_object *o)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->nsyms; i++)
+		n += m->syms[i].object == obj;
+	if (n == 0)
+		return 0;
+	o->xsyms = calloc(n, sizeof *o->xsyms);
+	if (!o->xsyms)
+		return -1;
+	for (size_t i = 0; i < m->nsyms; i++) {
+		if (m->syms[i].object != obj)
+			continue;
+		struct prof_xsym *x = &o->xsyms[o->nxsyms];
+		if (!(x->name = strdup(m->syms[i].name)))
+			return -1;
+		x->start = m->syms[i].start;
+		x->size = m->syms[i].size;
+		o->nxsyms++;
+	}
+	return 0;
+}
+
 /* struct monout → struct prof_data. */
 static int from_monout(const struct monout *m, const char *prog, struct prof_data *d,
 		       char *err, size_t errlen)
@@ -127,10 +151,51 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 				r->command[i] = ' ';
 	}
 
+	if (m->have_facts) {
+		r->have_facts = 1;
+		r->elapsed_s = (double)m->facts.elapsed_usec / 1e6;
+		r->rate_asked = m->facts.rate_asked;
+		r->rate_set = m->facts.rate_set;
+		r->tick_cost_ns = m->facts.tick_cost_ns;
+		r->fact_flags = m->facts.flags;
+		r->threads_unlisted = m->facts.threads_unlisted;
+		/* Not sampled by design: start-up, and the rate check. */
+		r->cpu_before_s = (double)(m->facts.cpu_before_usec + m->facts.check_usec) / 1e6;
+	}
+	if (m->nthreads) {
+		d->threads = calloc(m->nthreads, sizeof *d->threads);
+		if (!d->threads)
+			goto nomem;
+		for (size_t i = 0; i < m->nthreads; i++) {
+			struct prof_thread *t = &d->threads[d->nthreads++];
+			t->tid = m->threads[i].tid;
+			t->user_s = (double)m->threads[i].user_usec / 1e6;
+			t->sys_s = (double)m->threads[i].sys_usec / 1e6;
+			t->samples = m->threads[i].samples;
+			t->rate_hz = m->run.rate_hz;
+			t->cpu_known = (m->threads[i].flags & MONOUT_THREAD_CPU) != 0;
+			/* The process's start-up ran in its first thread. */
+			if (t->tid == m->run.pid && m->have_facts)
+				t->before_s = (double)(m->facts.cpu_before_usec +
+						       m->facts.check_usec) / 1e6;
+			memcpy(t->name, m->threads[i].name, sizeof t->name);
+			t->name[sizeof t->name - 1] = '\0';
+		}
+	}
+	/* Samples in anonymous code: one "[anon]" object and histogram of
+	 * 2-byte bins per cluster of PCs (PCs more than a page apart start a
+	 * new one: anonymous code may lie on both sides of a library). */
+	size_t nclusters = 0;
+	for (size_t i = 0; i < m->npcs; i++) {
+		if (i == 0 || m->pcs[i].selfpc - m->pcs[i - 1].selfpc > 4096)
+			nclusters++;
+		r->anon_samples += m->pcs[i].count;
+	}
+
 	int have_main = 0;
 	for (size_t i = 0; i < m->nobjects; i++)
 		have_main |= (m->objects[i].flags & MONOUT_OBJ_MAIN) != 0;
-	size_t nobjs = m->nobjects + !have_main;
+	size_t nobjs = m->nobjects + !have_main + nclusters;
 	d->objs = calloc(nobjs ? nobjs : 1, sizeof *d->objs);
 	if (!d->objs)
 		goto nomem;
@@ -155,6 +220,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		o->text_hi = mo->text_hi;
 		o->is_main = (mo->flags & MONOUT_OBJ_MAIN) != 0;
 		o->no_file = (mo->flags & MONOUT_OBJ_VDSO) != 0;
+		if (o->no_file && copy_xsyms(m, (uint32_t)i, o) < 0)
+			goto nomem;
 	}
 	if (!have_main) {
 		/* An old or hand-made file without an object list: the program
@@ -167,9 +234,36 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		d->nobjs++;
 	}
 
-	d->hists = calloc(m->nhists ? m->nhists : 1, sizeof *d->hists);
+	d->hists = calloc(m->nhists + nclusters ? m->nhists + nclusters : 1, sizeof *d->hists);
 	if (!d->hists)
 		goto nomem;
+	for (size_t i = 0, c0 = 0; i < m->npcs; i++) {
+		if (i + 1 < m->npcs && m->pcs[i + 1].selfpc - m->pcs[i].selfpc <= 4096)
+			continue;
+		/* PCs c0..i form a cluster. */
+		struct prof_object *o = &d->objs[d->nobjs];
+		if (!(o->path = strdup("[anon]")))
+			goto nomem;
+		d->nobjs++;
+		o->no_file = 1;
+		o->text_lo = m->pcs[c0].selfpc & ~(uint64_t)1;
+		o->text_hi = (m->pcs[i].selfpc & ~(uint64_t)1) + 2;
+		if (copy_xsyms(m, MONOUT_NO_OBJECT, o) < 0)
+			goto nomem;
+		struct prof_hist *h = &d->hists[d->nhists];
+		h->lowpc = o->text_lo;
+		h->highpc = o->text_hi;
+		h->binmap = PROF_BIN_PROFIL;
+		h->scale = 65536;
+		h->nbins = (size_t)(h->highpc - h->lowpc) / 2;
+		h->bins = calloc(h->nbins, sizeof *h->bins);
+		if (!h->bins)
+			goto nomem;
+		d->nhists++;
+		for (size_t k = c0; k <= i; k++)
+			h->bins[(m->pcs[k].selfpc - h->lowpc) / 2] += m->pcs[k].count;
+		c0 = i + 1;
+	}
 	for (size_t i = 0; i < m->nhists; i++) {
 		const struct monout_hist *mh = &m->hists[i];
 		struct prof_hist *h = &d->hists[d->nhists];
@@ -182,6 +276,10 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		h->highpc = mh->highpc;
 		h->binmap = PROF_BIN_PROFIL;
 		h->scale = mh->scale;
+		/* Objects loaded in turn at one address: each histogram is its
+		 * own object's, whatever else was mapped there. */
+		h->has_object = mh->object != MONOUT_NO_OBJECT && mh->object < m->nobjects;
+		h->object = mh->object;
 		h->nbins = (size_t)mh->nbins;
 		/* Only the non-zero bins are kept (sparse). */
 		size_t nnz = 0;

@@ -10,8 +10,13 @@
 
 void prof_data_free(struct prof_data *d)
 {
-	for (size_t i = 0; i < d->nobjs; i++)
+	for (size_t i = 0; i < d->nobjs; i++) {
 		free(d->objs[i].path);
+		for (size_t k = 0; k < d->objs[i].nxsyms; k++)
+			free(d->objs[i].xsyms[k].name);
+		free(d->objs[i].xsyms);
+	}
+	free(d->threads);
 	free(d->objs);
 	for (size_t i = 0; i < d->nhists; i++) {
 		free(d->hists[i].bins);

@@ -55,11 +55,18 @@ struct prof_hist {
 	uint64_t *bins;
 	uint64_t *idx;
 	size_t nnz;
+	int has_object;		/* the file says which object the range held */
+	size_t object;		/* then: its index in prof_data.objs */
 };
 
 struct prof_count {		/* a call count: calls into the function at selfpc */
 	uint64_t selfpc;	/* runtime PC inside the callee */
 	uint64_t count;
+};
+
+struct prof_xsym {		/* a function symbol recorded in the profile itself */
+	uint64_t start, size;	/* runtime address, bytes */
+	char *name;
 };
 
 struct prof_object {		/* one loaded ELF object */
@@ -71,6 +78,21 @@ struct prof_object {		/* one loaded ELF object */
 	uint64_t text_hi;
 	int is_main;		/* the executable itself */
 	int no_file;		/* nothing to read (the vDSO): no warning */
+	struct prof_xsym *xsyms;	/* no_file: its functions as the runtime recorded
+					 * them (vDSO, perf map names of anonymous code) */
+	size_t nxsyms;
+};
+
+/* One thread of the run (mon.out's THREADS record). */
+struct prof_thread {
+	uint64_t tid;
+	double user_s, sys_s;	/* CPU as the kernel counted it */
+	uint64_t samples;
+	double rate_hz;		/* its file's rate */
+	int cpu_known;
+	double before_s;	/* of its CPU, spent before profiling started */
+	int user_only;		/* its clock counted user time only */
+	char name[16];
 };
 
 /* Facts of the run; a value the file does not carry is left at 0 and its
@@ -86,6 +108,14 @@ struct prof_run {
 	uint64_t cells_used, cells_total;	/* call-count cells */
 	uint64_t pid;
 	char *command;		/* command line, or NULL */
+	int have_facts;		/* mon.out minor 2: the rest of this block */
+	double elapsed_s;	/* wall-clock time of the profiled run */
+	uint32_t rate_asked, rate_set;	/* Hz */
+	uint32_t tick_cost_ns;	/* CPU a tick cost, 0 if not measured */
+	uint32_t fact_flags;	/* MONOUT_FACT_* */
+	uint32_t threads_unlisted;
+	uint64_t anon_samples;	/* samples in anonymous code (PCS) */
+	double cpu_before_s;	/* process CPU before profiling started */
 };
 
 struct prof_data {
@@ -98,6 +128,8 @@ struct prof_data {
 	size_t nhists;
 	struct prof_count *counts;
 	size_t ncounts;
+	struct prof_thread *threads;
+	size_t nthreads;
 };
 
 void prof_data_free(struct prof_data *d);
@@ -290,6 +322,7 @@ struct prof_attr {
 	uint32_t scale_min, scale_max;	/* profil scales seen (0: none) */
 	uint64_t counts_unmatched;	/* call counts on no function */
 	int warned;		/* a warning was printed */
+	struct prof_cov *cov;	/* coverage facts (coverage.c), NULL if none */
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
 	size_t rows_cap;
@@ -331,6 +364,39 @@ int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out
  * constant string. */
 const char *report_name(const struct prof_attr *a, const struct prof_row *r, int demangle,
 			char *buf, size_t buflen);
+
+/* ---- coverage.c: how much of the CPU the samples cover ------------------- */
+
+struct prof_cov {
+	size_t nfiles, nfacts;	/* files, files with run facts */
+	double cpu_user_s, cpu_sys_s;	/* CPU of the runs */
+	double sampled_s;	/* samples / rate, summed over files */
+	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
+	double elapsed_s;
+	double cpu_before_s;	/* CPU before profiling started (start-up) */
+	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
+	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */
+	uint32_t threads_unlisted;
+	uint64_t anon_samples;
+	struct prof_thread *threads;
+	size_t nthreads, cap;
+};
+
+/* Adds one profile's facts to a->cov (made on first use).  0 or -1 ENOMEM. */
+int coverage_add(struct prof_attr *a, const struct prof_data *d);
+/* The -s lines: CPU against samples and elapsed time, asked against
+ * achieved rate, the threads. */
+void coverage_summary(const struct prof_attr *a, FILE *e);
+/* The warnings given by default (prof_warn): samples that cover less than
+ * 90 % of the CPU ("coverage", naming the threads missing), system time not
+ * sampled ("system-unsampled"), a rate lowered ("rate-lowered").  Returns
+ * 1 if it gave any. */
+int coverage_warn(const struct prof_attr *a);
+void coverage_free(struct prof_attr *a);
+
+/* Symbols the profile recorded for an object with no file (the vDSO,
+ * anonymous code) into im (ELF addresses: runtime - bias).  0 or -1. */
+int coverage_image_syms(struct prof_image *im, const struct prof_object *o);
 
 /* ---- demangle.c ---------------------------------------------------------- */
 

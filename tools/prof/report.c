@@ -207,6 +207,7 @@ static void summary(const struct prof_attr *a, FILE *e)
 		a->total_ticks, a->total_seconds);
 	if (a->have_cpu)
 		fprintf(e, "run: %.2f s user CPU, %.2f s system CPU\n", a->user_s, a->sys_s);
+	coverage_summary(a, e);
 	if (a->nfiles > 1)
 		fprintf(e, "%zu data files summed\n", a->nfiles);
 	fputs("columns: %Time share of all samples; CPUsecs CPU seconds sampled there; "

@@ -1,0 +1,316 @@
+/*
+ * runfacts.c — what the samples can be measured against: each thread's
+ * user and system CPU as the kernel counted it, the samples each thread
+ * took, and the elapsed (wall-clock) time of the profiled run.
+ *
+ * A report can only say how much of the program's CPU its samples cover if
+ * the profile holds that CPU: getrusage(RUSAGE_SELF) gives the process's
+ * total, but a thread that was never sampled (it blocked the clock's signal,
+ * or ran before the clock was armed in it) shows only when the profile
+ * lists the threads with their CPU and their samples side by side.
+ *
+ * The table is a fixed array of struct monout_thread in mapped memory
+ * (written to mon.out as it is).  A thread claims an entry with one atomic
+ * add the first time it takes a tick (in the signal handler: async-signal-
+ * safe, no lock), when it ends (thread-specific-data destructor, through
+ * threads.c), or when the writer finds it alive in /proc/self/task.  Its CPU
+ * is filled when it ends (getrusage(RUSAGE_THREAD), as getrusage(2)) and, for
+ * threads still alive, at each write: the thread's CPU clock (clock_gettime
+ * of its CPU-time clock id, nanoseconds, user + system) split in the ratio
+ * of /proc/self/task/TID/stat's utime and stime (proc(5)).  Everything the
+ * writer calls is async-signal-safe (open, read, getdents64, clock_gettime),
+ * so a write from a fatal-signal handler lists the threads too.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "monrt.h"
+#include "runfacts.h"
+
+#define MON_FACTS_MAX 8192
+
+static struct monout_thread *table;	/* MON_FACTS_MAX entries, mapped once */
+static unsigned nused;			/* entries claimed */
+static unsigned overflow;		/* threads that found the table full */
+static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
+static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
+static uint64_t before_usec;		/* process CPU used before that */
+static long clk_tck = 100;
+
+static __thread struct {
+	unsigned gen;
+	unsigned idx;		/* entry + 1; 0: none yet */
+	unsigned full;		/* gen in which the table was found full */
+} self __attribute__((tls_model("initial-exec")));
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	if (clock_gettime(c, &ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tv_usec(struct timeval tv);
+
+int mon_facts_init(void)
+{
+	if (start_ns == 0) {
+		struct rusage ru;
+		start_ns = now_ns(CLOCK_MONOTONIC);
+		if (getrusage(RUSAGE_SELF, &ru) == 0)
+			before_usec = tv_usec(ru.ru_utime) + tv_usec(ru.ru_stime);
+	}
+	long t = sysconf(_SC_CLK_TCK);
+	if (t > 0)
+		clk_tck = t;
+	if (table != NULL)
+		return 0;
+	void *p = mmap(NULL, MON_FACTS_MAX * sizeof *table, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return mon_fail(ENOMEM);
+	table = p;
+	return 0;
+}
+
+/* Claim a new entry for tid; NULL when the table is full or not made. */
+static struct monout_thread *claim(pid_t tid)
+{
+	if (__atomic_load_n(&table, __ATOMIC_RELAXED) == NULL)
+		return NULL;
+	unsigned i = __atomic_fetch_add(&nused, 1, __ATOMIC_RELAXED);
+	if (i >= MON_FACTS_MAX) {
+		__atomic_store_n(&nused, MON_FACTS_MAX, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&overflow, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	table[i].flags = 0;
+	table[i].samples = 0;
+	__atomic_store_n(&table[i].tid, (uint64_t)tid, __ATOMIC_RELEASE);
+	return &table[i];
+}
+
+/* The calling thread's entry, claimed on first use.  Async-signal-safe. */
+static struct monout_thread *mine(void)
+{
+	unsigned g = __atomic_load_n(&gen, __ATOMIC_RELAXED);
+	if (self.gen == g && self.idx != 0)
+		return &table[self.idx - 1];
+	if (self.full == g)
+		return NULL;
+	struct monout_thread *t = claim(mon_gettid());
+	if (t == NULL) {
+		self.full = g;
+		return NULL;
+	}
+	self.gen = g;
+	self.idx = (unsigned)(t - table) + 1;
+	return t;
+}
+
+void mon_facts_tick(uint64_t weight)
+{
+	struct monout_thread *t = mine();
+	if (t != NULL)
+		__atomic_add_fetch(&t->samples, weight, __ATOMIC_RELAXED);
+}
+
+static uint64_t tv_usec(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
+}
+
+void mon_facts_thread_end(void)
+{
+	int saved_errno = errno;
+	struct monout_thread *t = mine();
+	struct rusage ru;
+	if (t != NULL && getrusage(RUSAGE_THREAD, &ru) == 0) {
+		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
+		prctl(PR_GET_NAME, name, 0, 0, 0);
+		memcpy(t->name, name, sizeof name);
+		t->user_usec = tv_usec(ru.ru_utime);
+		t->sys_usec = tv_usec(ru.ru_stime);
+		__atomic_store_n(&t->flags, MONOUT_THREAD_ENDED | MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
+	}
+	errno = saved_errno;
+}
+
+void mon_facts_reset(void)
+{
+	/* A fork child: only the forking thread exists, and its CPU and
+	 * elapsed time start at the fork. */
+	__atomic_add_fetch(&gen, 1, __ATOMIC_RELAXED);
+	unsigned n = __atomic_load_n(&nused, __ATOMIC_RELAXED);
+	if (table != NULL)
+		memset(table, 0, (n < MON_FACTS_MAX ? n : MON_FACTS_MAX) * sizeof *table);
+	__atomic_store_n(&nused, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&overflow, 0, __ATOMIC_RELAXED);
+	start_ns = now_ns(CLOCK_MONOTONIC);
+	before_usec = 0;	/* the child's CPU counts from the fork */
+}
+
+/* Read a small file into buf (NUL-terminated); length or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t len = 0;
+	while (len + 1 < cap) {
+		ssize_t k = read(fd, buf + len, cap - 1 - len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		len += (size_t)k;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+static char *put_uint(char *p, uint64_t v)
+{
+	char d[24];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/* Fill t (thread tid, alive) with its CPU now, its name too. */
+static void sample_live(struct monout_thread *t, pid_t tid)
+{
+	char path[64], buf[512];
+	char *p = memcpy(path, "/proc/self/task/", 16);
+	p = put_uint(p + 16, (uint64_t)tid);
+	memcpy(p, "/stat", 6);
+	if (read_small(path, buf, sizeof buf) <= 0)
+		return;
+	/* "tid (comm) state ppid ..." : comm may hold spaces and parentheses;
+	 * the fields after it start at the last ')'. */
+	char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+	if (open_p == NULL || close_p == NULL || close_p < open_p)
+		return;
+	size_t nl = (size_t)(close_p - open_p - 1);
+	if (nl > MONOUT_THREAD_NAME_LEN - 1)
+		nl = MONOUT_THREAD_NAME_LEN - 1;
+	char name[MONOUT_THREAD_NAME_LEN] = { 0 };
+	memcpy(name, open_p + 1, nl);
+	/* Fields 3.. after ')': state(3) ... utime(14) stime(15). */
+	uint64_t f[16] = { 0 };
+	int field = 2;
+	for (char *c = close_p + 1; *c && field < 15;) {
+		while (*c == ' ')
+			c++;
+		if (!*c)
+			break;
+		field++;
+		uint64_t v = 0;
+		while (*c && *c != ' ') {
+			if (*c >= '0' && *c <= '9')
+				v = v * 10 + (uint64_t)(*c - '0');
+			c++;
+		}
+		if (field < 16)
+			f[field] = v;
+	}
+	uint64_t ut = f[14], st = f[15];
+	/* The precise total from the thread's CPU clock (the kernel's
+	 * encoding behind pthread_getcpuclockid: ~tid << 3 | CPUCLOCK_SCHED |
+	 * per-thread), split in the ratio of the tick-sampled utime/stime, as
+	 * getrusage(2) itself does. */
+	clockid_t clk = (clockid_t)((~(unsigned)tid) << 3) | 6;
+	uint64_t total = now_ns(clk) / 1000u;
+	if (total == 0)
+		total = (ut + st) * 1000000u / (uint64_t)clk_tck;
+	uint64_t sys = ut + st ? (uint64_t)((unsigned __int128)total * st / (ut + st)) : 0;
+	memcpy(t->name, name, sizeof name);
+	t->user_usec = total - sys;
+	t->sys_usec = sys;
+	__atomic_store_n(&t->flags, MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
+}
+
+struct linux_dirent64 {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+/* Bring every live thread's entry up to date. */
+static void sample_all(void)
+{
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[2048] __attribute__((aligned(8)));
+	pid_t me = mon_gettid();
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			struct linux_dirent64 *d = (struct linux_dirent64 *)(void *)(buf + off);
+			off += d->d_reclen;
+			pid_t tid = 0;
+			for (const char *c = d->d_name; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			if (tid <= 0)
+				continue;
+			struct monout_thread *t = NULL;
+			unsigned used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+			for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;)
+				if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) == (uint64_t)tid &&
+				    !(table[i].flags & MONOUT_THREAD_ENDED)) {
+					t = &table[i];
+					break;
+				}
+			if (t == NULL)
+				t = tid == me ? mine() : claim(tid);
+			if (t != NULL)
+				sample_live(t, tid);
+		}
+	}
+	close(fd);
+	/* The writing thread itself: getrusage is exact for it. */
+	struct monout_thread *t = mine();
+	struct rusage ru;
+	if (t != NULL && getrusage(RUSAGE_THREAD, &ru) == 0) {
+		t->user_usec = tv_usec(ru.ru_utime);
+		t->sys_usec = tv_usec(ru.ru_stime);
+	}
+}
+
+int mon_facts_put(struct monout_writer *w)
+{
+	struct monout_facts f;
+	memset(&f, 0, sizeof f);
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	f.elapsed_usec = start_ns && now > start_ns ? (now - start_ns) / 1000u : 0;
+	f.cpu_before_usec = before_usec;
+	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
+	if (table == NULL)
+		return monout_put_facts(w, &f);
+	sample_all();
+	f.threads_unlisted = __atomic_load_n(&overflow, __ATOMIC_RELAXED);
+	if (f.threads_unlisted)
+		f.flags |= MONOUT_FACT_THREADS_FULL;
+	if (monout_put_facts(w, &f) < 0)
+		return -1;
+	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+	return monout_put_threads(w, table, n < MON_FACTS_MAX ? n : MON_FACTS_MAX);
+}

@@ -1,0 +1,59 @@
+#!/bin/sh
+# Dear ticks (issue 11 item 8): above 1000 Hz the runtime measures what a
+# tick of the perf clock costs in CPU and, when the asked rate would spend
+# more than a quarter of the CPU in ticks (the kernel's own limit for perf,
+# perf_cpu_time_max_percent), lowers it; the profile records asked and set
+# rate and the cost, prof -s shows asked against set and achieved, and prof
+# warns by default when the rate was lowered.  Every bound comes from the
+# cost this run measured, never from this machine's speed.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+. "$(dirname "$0")/mon_helpers.inc"
+
+if build_plain spin monrun_fork.c && build_dump; then ok cov_rate_build; else not_ok cov_rate_build; fi
+
+MONPROF_CLOCK=perf "$MONRUN" -r 20000 -o "$T/r.out" "$T/spin" 0.2 >/dev/null 2>&1
+dump "$T/r.out" info >"$T/info"
+get() { awk -v k="$1" '$1 == k { print $2 }' "$T/info"; }
+asked=$(get rate_asked) set=$(get rate_set) cost=$(get tick_cost_ns) flags=$(get fact_flags) clock=$(get clock)
+echo "# asked ${asked:-?} Hz, set ${set:-?} Hz, tick cost ${cost:-?} ns, clock ${clock:-?}"
+if [ "$clock" != 1 ]; then
+	ok "cov_rate_lowered # skip the perf clock is not available here"
+	ok "cov_rate_warns # skip the perf clock is not available here"
+	exit 0
+fi
+if [ "$asked" = 20000 ] && [ -n "$cost" ] && [ "$cost" -gt 0 ]; then
+	ok cov_rate_cost_measured
+else
+	not_ok cov_rate_cost_measured "asked ${asked:-?}, cost ${cost:-?}"
+fi
+# The set rate is the asked one when ticks take at most 25 % of the CPU,
+# else floor(0.25 s / cost) (not below 1000 Hz), with the flag.
+want=$(awk -v c="$cost" -v a="$asked" 'BEGIN {
+	if (a * c * 1e-9 <= 0.25) { print a; exit }
+	r = int(0.25 * 1e9 / c); if (r < 1000) r = 1000; if (r > a) r = a; print r }')
+lowered=$(( (flags & 4) != 0 ))
+if [ "$set" = "$want" ] && { [ "$set" = "$asked" ] && [ $lowered = 0 ] || [ "$set" != "$asked" ] && [ $lowered = 1 ]; } &&
+    [ "$(get rate)" = "$set" ]; then
+	ok cov_rate_lowered
+else
+	not_ok cov_rate_lowered "set ${set:-?}, want $want, flags ${flags:-?}, RUN rate $(get rate)"
+fi
+"$PROF" -s -m "$T/r.out" "$T/spin" >/dev/null 2>"$T/s.err"
+if grep -q "^rate: asked 20000 Hz, set $set Hz (a tick costs .* us of CPU), achieved [0-9]* samples per CPU-second" "$T/s.err" &&
+    { [ $lowered = 0 ] || grep -q "warning: the rate asked, 20000 Hz, could not be held .*lowered it to $set Hz" "$T/s.err"; }; then
+	ok cov_rate_warns
+else
+	not_ok cov_rate_warns "$(cat "$T/s.err")"
+fi
+
+# At the default rate nothing is measured and nothing lowered.
+"$MONRUN" -o "$T/d.out" "$T/spin" 0.05 >/dev/null 2>&1
+dump "$T/d.out" info >"$T/info"
+if [ "$(get rate_asked)" = 1000 ] && [ "$(get rate_set)" = 1000 ] && [ "$(get tick_cost_ns)" = 0 ] &&
+    [ $(( $(get fact_flags) & 4 )) = 0 ]; then
+	ok cov_rate_default_kept
+else
+	not_ok cov_rate_default_kept "$(grep rate "$T/info" | tr '\n' ' ')"
+fi

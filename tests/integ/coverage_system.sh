@@ -1,0 +1,80 @@
+#!/bin/sh
+# System time (issue 11 item 6; case kernel-time.c).  The CPU-time clocks
+# (thread, itimer) count it and charge it to the code that made the system
+# call, as profil(2) and ITIMER_PROF do: cov_kernel spends about half its
+# CPU in read(2) of /dev/zero, and read + kernel_heavy must hold that half
+# of the samples.  The perf clock counts user time only (counting kernel
+# time, its signal would interrupt blocking calls: profil_transparent.sh):
+# its profile records that system time was not sampled and prof says so by
+# default, with how much.  Bounds come from the CPU the program measured
+# and the samples it got.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+. "$(dirname "$0")/mon_helpers.inc"
+
+if build_plain kern cov_kernel.c && build_dump; then ok cov_system_build; else not_ok cov_system_build; fi
+
+# system_share NAME CLOCK: the kernel side's share of the samples matches
+# its share of the CPU.
+system_share() {
+	d="$T/$2.out"
+	if ! MONPROF_CLOCK=$2 "$MONRUN" -o "$d" "$T/kern" >"$T/$2.txt"; then
+		not_ok "$1" "run failed"
+		return
+	fi
+	if ! prof_csv "$d" "$T/$2.csv" "$T/kern"; then
+		not_ok "$1" "prof: $(cat "$T/$2.csv.err")"
+		return
+	fi
+	k=$(truth "$T/$2.txt" kernel_side) u=$(truth "$T/$2.txt" user_side)
+	kt=$(awk -F, 'NR > 1 && ($1 == "kernel_heavy" || $1 == "read" || $1 ~ /^__read/ || $1 ~ /^__libc_read/) { s += $8 } END { print s + 0 }' "$T/$2.csv")
+	ut=$(ticks "$T/$2.csv" user_heavy)
+	n=$(awk -v a="$kt" -v b="$ut" 'BEGIN { printf "%d", a + b }')
+	p=$(awk -v k="$k" -v u="$u" 'BEGIN { print k / (k + u) }')
+	share_ok "$1" "$kt" "$n" "$p" 0.15
+}
+system_share cov_system_thread thread
+system_share cov_system_itimer itimer
+
+flags_of() { dump "$1" info | awk '$1 == "fact_flags" { print $2 }'; }
+for c in thread itimer; do
+	f=$(flags_of "$T/$c.out")
+	if [ -n "$f" ] && [ $((f & 1)) -eq 1 ] && [ $((f & 2)) -eq 0 ] &&
+	    "$PROF" -s -m "$T/$c.out" "$T/kern" >/dev/null 2>"$T/$c.err" &&
+	    grep -q "^system time: sampled" "$T/$c.err" && ! grep -q "warning" "$T/$c.err"; then
+		ok cov_system_${c}_recorded_sampled
+	else
+		not_ok cov_system_${c}_recorded_sampled "fact_flags ${f:-none}: $(cat "$T/$c.err" 2>/dev/null)"
+	fi
+done
+
+# The perf clock: recorded as not sampled, and prof says so by default,
+# with the system time the run measured.
+if MONPROF_CLOCK=perf "$MONRUN" -o "$T/perf.out" "$T/kern" >"$T/perf.txt" &&
+    [ "$(dump "$T/perf.out" info | awk '$1 == "clock" { print $2 }')" = 1 ]; then
+	f=$(flags_of "$T/perf.out")
+	if [ -n "$f" ] && [ $((f & 2)) -eq 2 ] && [ $((f & 1)) -eq 0 ]; then
+		ok cov_system_perf_recorded_unsampled
+	else
+		not_ok cov_system_perf_recorded_unsampled "fact_flags ${f:-none}"
+	fi
+	sys=$(dump "$T/perf.out" info | awk '$1 == "sys_usec" { printf "%.3f", $2 / 1e6 }')
+	if "$PROF" -m "$T/perf.out" "$T/kern" >/dev/null 2>"$T/perf.err" &&
+	    grep -q "warning: system CPU time ($sys s, [0-9]* % of the CPU) was not sampled" "$T/perf.err"; then
+		ok cov_system_perf_unsampled_warns
+	else
+		not_ok cov_system_perf_unsampled_warns "system $sys s; stderr: $(cat "$T/perf.err")"
+	fi
+	# A program with little system time gets no such warning.
+	if MONPROF_CLOCK=perf "$MONRUN" -o "$T/u.out" "$T/kern" 0.002 0.5 >/dev/null &&
+	    "$PROF" -m "$T/u.out" "$T/kern" >/dev/null 2>"$T/u.err" && ! grep -q "system CPU time" "$T/u.err"; then
+		ok cov_system_perf_quiet_when_little
+	else
+		not_ok cov_system_perf_quiet_when_little "$(cat "$T/u.err")"
+	fi
+else
+	ok "cov_system_perf_recorded_unsampled # skip the perf clock is not available here"
+	ok "cov_system_perf_unsampled_warns # skip the perf clock is not available here"
+	ok "cov_system_perf_quiet_when_little # skip the perf clock is not available here"
+fi

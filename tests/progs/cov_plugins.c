@@ -1,0 +1,44 @@
+/*
+ * cov_plugins.c — two plug-ins loaded in turn at one address (case
+ * plugins-same-address.c), by relative names.
+ *
+ *   cov_plugins [SECONDS]
+ *
+ * dlopen("./plugA.so"), run it SECONDS (default 0.1), dlclose; then
+ * dlopen("./plugB.so"), run it 4 * SECONDS, and keep it loaded.  The
+ * dynamic linker puts the second where the first was (the process has
+ * nothing else to map between).  Prints "plugA_hot S", "plugB_hot S" (CPU
+ * seconds) and "same_address 1" or "same_address 0".  Run it in the
+ * directory holding the plug-ins.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
+#include "monrun_common.h"
+
+int main(int argc, char **argv)
+{
+	double s = mr_seconds(argc > 1 ? argv[1] : NULL, 0.1);
+	const char *libs[2] = { "./plugA.so", "./plugB.so" };
+	const char *names[2] = { "plugA_hot", "plugB_hot" };
+	void *base[2] = { 0, 0 };
+	for (int k = 0; k < 2; k++) {
+		void *h = dlopen(libs[k], RTLD_NOW);
+		if (h == NULL) {
+			fprintf(stderr, "%s\n", dlerror());
+			return 1;
+		}
+		double (*run)(double) = (double (*)(double))dlsym(h, "plug_run");
+		Dl_info di;
+		if (run == NULL || !dladdr((void *)run, &di)) {
+			fprintf(stderr, "no plug_run in %s\n", libs[k]);
+			return 1;
+		}
+		base[k] = di.dli_fbase;
+		printf("%s %.6f\n", names[k], run(k ? 4 * s : s));
+		if (k == 0)
+			dlclose(h);
+	}
+	printf("same_address %d\n", base[0] == base[1]);
+	return 0;
+}

@@ -1,0 +1,326 @@
+/*
+ * coverage.c — how much of the program's CPU the samples cover, and the
+ * symbols a profile carries for code no file describes.
+ *
+ * A profile of mon.out minor 2 records, besides the samples, each thread's
+ * user and system CPU as the kernel counted it, the elapsed time, the rate
+ * asked and the rate the clock ran at (docs/mon.out.5).  A sample stands for
+ * 1/rate seconds of CPU, so samples / rate against the CPU the kernel counted
+ * says how much of the run the report can see.  Below 90 % (and at least ten
+ * sample periods missing, so that a short run's start-up does not count),
+ * prof says so on stderr by default and names the threads that took the
+ * fewest samples for their CPU; it also says when the clock did not see
+ * system time that is a quarter of the CPU or more (the perf clock counts
+ * user time only), and when the runtime lowered the rate asked (a tick that costs
+ * too much CPU, as the kernel lowers perf_event_max_sample_rate).
+ */
+#include "prof.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "monout.h"
+
+#define COVER_MIN 0.90	/* below this share of the CPU, warn */
+#define COVER_PERIODS 10.0	/* and only if this many sample periods are missing */
+#define COVER_SYS 0.25	/* system time not sampled: warn from this share of the CPU */
+
+/* A thread's CPU while profiling that its clock could see: start-up (before
+ * the clock ran) left out, and system time when the clock counted user time
+ * only. */
+static double thread_cpu(const struct prof_thread *t)
+{
+	double c = t->user_s + (t->user_only ? 0 : t->sys_s) - t->before_s;
+	return c > 0 ? c : 0;
+}
+
+static double thread_sampled(const struct prof_thread *t)
+{
+	return t->samples / (t->rate_hz > 0 ? t->rate_hz : 1);
+}
+
+int coverage_add(struct prof_attr *a, const struct prof_data *d)
+{
+	if (a->cov == NULL && (a->cov = calloc(1, sizeof *a->cov)) == NULL)
+		return -1;
+	struct prof_cov *c = a->cov;
+	const struct prof_run *r = &d->run;
+	c->nfiles++;
+	if (!r->have_facts)
+		return 0;
+	double rate = r->rate_hz > 0 ? r->rate_hz : 1;
+	if (c->nfacts++ == 0) {
+		c->rate_asked = r->rate_asked;
+		c->rate_set = r->rate_set;
+		c->tick_cost_ns = r->tick_cost_ns;
+	}
+	c->flags |= r->fact_flags;
+	c->elapsed_s += r->elapsed_s;
+	c->cpu_before_s += r->cpu_before_s;
+	c->cpu_user_s += r->user_s;
+	c->cpu_sys_s += r->sys_s;
+	if (r->fact_flags & MONOUT_FACT_USER_ONLY)
+		c->sys_unsampled_s += r->sys_s;
+	c->sampled_s += (double)r->samples / rate;
+	c->threads_unlisted += r->threads_unlisted;
+	c->anon_samples += r->anon_samples;
+	if (d->nthreads) {
+		if (c->nthreads + d->nthreads > c->cap) {
+			size_t cap = (c->nthreads + d->nthreads) * 2;
+			struct prof_thread *v = realloc(c->threads, cap * sizeof *v);
+			if (v == NULL)
+				return -1;
+			c->threads = v;
+			c->cap = cap;
+		}
+		memcpy(c->threads + c->nthreads, d->threads, d->nthreads * sizeof *d->threads);
+		for (size_t i = 0; i < d->nthreads; i++)
+			c->threads[c->nthreads + i].user_only =
+				(r->fact_flags & MONOUT_FACT_USER_ONLY) != 0;
+		c->nthreads += d->nthreads;
+	}
+	return 0;
+}
+
+void coverage_free(struct prof_attr *a)
+{
+	if (a->cov) {
+		free(a->cov->threads);
+		free(a->cov);
+		a->cov = NULL;
+	}
+}
+
+/* CPU the clock could see: from the start of profiling, user, plus system
+ * unless it counted user only. */
+static double seen_cpu(const struct prof_cov *c)
+{
+	double v = c->cpu_user_s + c->cpu_sys_s - c->sys_unsampled_s - c->cpu_before_s;
+	return v > 0 ? v : 0;
+}
+
+void coverage_summary(const struct prof_attr *a, FILE *e)
+{
+	const struct prof_cov *c = a->cov;
+	if (c == NULL || c->nfacts == 0) {
+		fprintf(e, "coverage: not recorded (a file older than mon.out minor 2, or gmon.out)\n");
+		return;
+	}
+	double cpu = seen_cpu(c);
+	fprintf(e, "CPU: %.3f s user + %.3f s system, %.3f s of it not sampled by design (start-up, "
+		"rate check); "
+		"samples stand for %.3f s = %.0f %% of the %s CPU since\n", c->cpu_user_s,
+		c->cpu_sys_s, c->cpu_before_s, c->sampled_s, cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
+		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system");
+	if (c->flags & MONOUT_FACT_USER_ONLY)
+		fprintf(e, "system time: not sampled (the perf clock counts user time only)\n");
+	else if (c->flags & MONOUT_FACT_SYSTEM)
+		fprintf(e, "system time: sampled, charged to the code that made the system call\n");
+	fprintf(e, "elapsed: %.3f s (wall clock%s); CPU / elapsed = %.2f\n", c->elapsed_s,
+		c->nfacts > 1 ? ", summed over files" : "",
+		c->elapsed_s > 0 ? (c->cpu_user_s + c->cpu_sys_s) / c->elapsed_s : 0.0);
+	fprintf(e, "rate: asked %u Hz, set %u Hz", c->rate_asked, c->rate_set);
+	if (c->tick_cost_ns)
+		fprintf(e, " (a tick costs %.1f us of CPU)", c->tick_cost_ns / 1000.0);
+	fprintf(e, ", achieved %.0f samples per CPU-second%s\n",
+		cpu > 0 ? (c->sampled_s * (a->rate_hz > 0 ? a->rate_hz : 1)) / cpu : 0.0,
+		(c->flags & MONOUT_FACT_RATE_LOWERED) ? "; lowered by the runtime" : "");
+	if (c->anon_samples)
+		fprintf(e, "%llu samples in anonymous code (rows [anon] or names from perf maps)\n",
+			(unsigned long long)c->anon_samples);
+	for (size_t i = 0; i < c->nthreads; i++) {
+		const struct prof_thread *t = &c->threads[i];
+		double s = thread_sampled(t), tc = thread_cpu(t);
+		fprintf(e, "thread %llu %s: ", (unsigned long long)t->tid, t->name[0] ? t->name : "-");
+		if (t->cpu_known)
+			fprintf(e, "%.3f s user + %.3f s system, ", t->user_s, t->sys_s);
+		fprintf(e, "%llu samples = %.3f s", (unsigned long long)t->samples, s);
+		if (t->cpu_known && tc > 0)
+			fprintf(e, " (%.0f %%)", 100.0 * s / tc);
+		fputc('\n', e);
+	}
+	if (c->threads_unlisted)
+		fprintf(e, "%u threads not listed (the runtime's table was full)\n",
+			c->threads_unlisted);
+}
+
+static int by_missing(const void *x, const void *y)
+{
+	const struct prof_thread *p = x, *q = y;
+	double mp = thread_cpu(p) - thread_sampled(p), mq = thread_cpu(q) - thread_sampled(q);
+	return mp < mq ? 1 : mp > mq ? -1 : 0;
+}
+
+int coverage_warn(const struct prof_attr *a)
+{
+	const struct prof_cov *c = a->cov;
+	int warned = 0;
+	if (c == NULL || c->nfacts == 0)
+		return 0;
+	double rate = c->rate_set ? c->rate_set : (a->rate_hz > 0 ? a->rate_hz : 1);
+	double cpu = seen_cpu(c), missing = cpu - c->sampled_s;
+	if (cpu > 0 && c->sampled_s < COVER_MIN * cpu && missing >= COVER_PERIODS / rate) {
+		char msg[1024];
+		size_t at = 0;
+#define ADD(...) (at += (size_t)snprintf(msg + at, at < sizeof msg ? sizeof msg - at : 0, __VA_ARGS__))
+		ADD("the samples cover %.0f %% of the CPU the program used (%.3f s of %.3f s); the "
+		    "shares are of what was sampled", 100.0 * c->sampled_s / cpu, c->sampled_s, cpu);
+		/* The threads that missed the most CPU. */
+		struct prof_thread *v = NULL;
+		size_t n = 0;
+		if (c->nthreads && (v = malloc(c->nthreads * sizeof *v)) != NULL) {
+			for (size_t i = 0; i < c->nthreads; i++) {
+				const struct prof_thread *t = &c->threads[i];
+				double tc = thread_cpu(t), s = thread_sampled(t);
+				if (t->cpu_known && tc > 0 && s < COVER_MIN * tc &&
+				    tc - s >= COVER_PERIODS / rate)
+					v[n++] = *t;
+			}
+			qsort(v, n, sizeof *v, by_missing);
+		}
+		double listed = 0;
+		for (size_t i = 0; i < c->nthreads; i++)
+			if (c->threads[i].cpu_known)
+				listed += thread_cpu(&c->threads[i]);
+		if (n) {
+			ADD("; threads with CPU but few samples:");
+			for (size_t i = 0; i < n && i < 5; i++) {
+				const struct prof_thread *t = &v[i];
+				ADD("%s %s (tid %llu, %.3f s CPU, %llu samples)", i ? "," : "",
+				    t->name[0] ? t->name : "?", (unsigned long long)t->tid,
+				    thread_cpu(t), (unsigned long long)t->samples);
+			}
+			if (n > 5)
+				ADD(" and %zu more", n - 5);
+		}
+		if (c->nthreads && cpu - listed >= COVER_PERIODS / rate && cpu - listed > 0.1 * cpu)
+			ADD("; %.3f s of CPU in threads that ended unseen", cpu - listed);
+#undef ADD
+		prof_warn("coverage", "%s", msg);
+		free(v);
+		warned = 1;
+	}
+	/* The ticks themselves cost system time (signal delivery: 50-90 us a
+	 * tick measured on a VM, 5-9 % of the CPU at 1000 Hz): what the
+	 * runtime measured of it is left out, and the threshold is well above
+	 * what the rest can be. */
+	double all = c->cpu_user_s + c->cpu_sys_s - c->cpu_before_s;
+	double ticks_sys = a->samples * (c->tick_cost_ns / 1e9);
+	double sys = c->sys_unsampled_s - (ticks_sys < c->sys_unsampled_s ? ticks_sys : 0);
+	if ((c->flags & MONOUT_FACT_USER_ONLY) && all > 0 && sys >= COVER_SYS * all &&
+	    sys >= COVER_PERIODS / rate) {
+		prof_warn("system-unsampled", "system CPU time (%.3f s, %.0f %% of the CPU) was not "
+			  "sampled: the perf clock counts user time only; the shares are of user time "
+			  "(the thread clock, monrun -c thread, charges system time to the code that "
+			  "made the system call)", c->sys_unsampled_s, 100.0 * c->sys_unsampled_s / all);
+		warned = 1;
+	}
+	if (c->flags & MONOUT_FACT_RATE_LOWERED) {
+		char cost[64] = "";
+		if (c->tick_cost_ns)
+			snprintf(cost, sizeof cost, " (a tick costs %.1f us of CPU here)",
+				 c->tick_cost_ns / 1000.0);
+		prof_warn("rate-lowered", "the rate asked, %u Hz, could not be held%s; the runtime "
+			  "lowered it to %u Hz", c->rate_asked, cost, c->rate_set);
+		warned = 1;
+	}
+	return warned;
+}
+
+static int by_addr(const void *x, const void *y)
+{
+	const struct prof_sym *p = x, *q = y;
+	return p->addr < q->addr ? -1 : p->addr > q->addr;
+}
+
+static int by_range(const void *x, const void *y)
+{
+	const uint64_t *p = x, *q = y;
+	return p[0] < q[0] ? -1 : p[0] > q[0];
+}
+
+static size_t underscores(const char *s)
+{
+	size_t n = 0;
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+int coverage_image_syms(struct prof_image *im, const struct prof_object *o)
+{
+	size_t pool = 0;
+	for (size_t i = 0; i < o->nxsyms; i++)
+		pool += strlen(o->xsyms[i].name) + 1;
+	im->syms = calloc(o->nxsyms, sizeof *im->syms);
+	im->strings = malloc(pool ? pool : 1);
+	im->texts = calloc(2 * o->nxsyms + 1, sizeof *im->texts);
+	if (!im->syms || !im->strings || !im->texts)
+		return -1;
+	im->strings_len = pool;
+	char *p = im->strings;
+	/* Unnamed ranges (functions the unwind table separates but no
+	 * symbol names) are code without a symbol: text, not symbols. */
+	for (size_t i = 0; i < o->nxsyms; i++) {
+		const struct prof_xsym *x = &o->xsyms[i];
+		if (x->name[0] == '\0' && x->size > 0) {
+			im->texts[im->ntexts].lo = x->start - o->bias;
+			im->texts[im->ntexts].hi = x->start - o->bias + x->size;
+			im->ntexts++;
+		}
+	}
+	for (size_t i = 0; i < o->nxsyms; i++) {
+		const struct prof_xsym *x = &o->xsyms[i];
+		if (x->name[0] == '\0')
+			continue;
+		size_t l = strlen(x->name) + 1;
+		memcpy(p, x->name, l);
+		struct prof_sym *y = &im->syms[im->nsyms++];
+		y->addr = x->start - o->bias;
+		y->size = x->size;
+		y->name = p;
+		y->nsyn = 1;
+		p += l;
+	}
+	qsort(im->syms, im->nsyms, sizeof *im->syms, by_addr);
+	/* One symbol per address: of aliases, the fewest leading underscores,
+	 * then the shorter name (clock_gettime before __vdso_clock_gettime). */
+	size_t w = 0;
+	for (size_t i = 0; i < im->nsyms; i++) {
+		if (w && im->syms[w - 1].addr == im->syms[i].addr) {
+			struct prof_sym *k = &im->syms[w - 1];
+			const char *a = k->name, *b = im->syms[i].name;
+			if (underscores(b) < underscores(a) ||
+			    (underscores(b) == underscores(a) && strlen(b) < strlen(a)))
+				k->name = b;
+			if (im->syms[i].size > k->size)
+				k->size = im->syms[i].size;
+			k->nsyn++;
+			continue;
+		}
+		im->syms[w++] = im->syms[i];
+	}
+	im->nsyms = w;
+	/* The code: each symbol's own range and each unnamed range (no rows
+	 * for what lies between: headers, data), sorted and disjoint. */
+	{
+		for (size_t i = 0; i < im->nsyms; i++) {
+			uint64_t lo = im->syms[i].addr, hi = lo + (im->syms[i].size ? im->syms[i].size : 1);
+			im->texts[im->ntexts].lo = lo;
+			im->texts[im->ntexts].hi = hi;
+			im->ntexts++;
+		}
+	}
+	qsort(im->texts, im->ntexts, sizeof *im->texts, by_range);
+	size_t k = 0;
+	for (size_t i = 0; i < im->ntexts; i++) {
+		if (k && im->texts[i].lo < im->texts[k - 1].hi) {
+			if (im->texts[i].hi > im->texts[k - 1].hi)
+				im->texts[k - 1].hi = im->texts[i].hi;
+			continue;
+		}
+		im->texts[k++] = im->texts[i];
+	}
+	im->ntexts = k;
+	return 0;
+}
