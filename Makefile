@@ -89,7 +89,7 @@ $(B)/bin/prof: $(PROF_OBJ) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
 $(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
-$(B)/bin/monrun: $(MONRUN_OBJ)
+$(B)/bin/monrun: $(MONRUN_OBJ) $(B)/tool/lib/settings.o
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 

@@ -89,6 +89,8 @@ const char *monout_rec_name(uint32_t type)
 		return "PCS";
 	case MONOUT_REC_SYMS:
 		return "SYMS";
+	case MONOUT_REC_IMAGES:
+		return "IMAGES";
 	}
 	return "unknown";
 }
@@ -498,6 +500,24 @@ int monout_syms_close(struct monout_writer *w)
 	return rec_close(w);
 }
 
+int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_IMAGES) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pl = v[i].path ? v[i].path_len : 0, fl = v[i].file ? v[i].file_len : 0;
+		w_u32(w, v[i].role);
+		w_u32(w, pl);
+		w_u32(w, fl);
+		w_u32(w, 0);
+		if (pl)
+			w_bytes(w, v[i].path, pl);
+		if (fl)
+			w_bytes(w, v[i].file, fl);
+	}
+	return rec_close(w);
+}
+
 int monout_end(struct monout_writer *w)
 {
 	unsigned char h[MONOUT_HEADER_SIZE];
@@ -557,6 +577,8 @@ int monout_write_fd(int fd, const struct monout *m)
 			return -1;
 		i = j;
 	}
+	if (m->nimages && monout_put_images(&w, m->images, m->nimages) < 0)
+		return -1;
 	return monout_end(&w);
 }
 
@@ -699,6 +721,11 @@ void monout_free(struct monout *m)
 	for (size_t i = 0; i < m->nsyms; i++)
 		free(m->syms[i].name);
 	free(m->syms);
+	for (size_t i = 0; i < m->nimages; i++) {
+		free((void *)m->images[i].path);
+		free((void *)m->images[i].file);
+	}
+	free(m->images);
 	memset(m, 0, sizeof *m);
 }
 
@@ -1078,6 +1105,48 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				y->name = name;
 				at += MONOUT_SYM_FIXED + nl;
 			}
+			break;
+		}
+		case MONOUT_REC_IMAGES: {
+			if (m->nimages)
+				RFAIL("record %u (IMAGES) at offset %zu: a second IMAGES record", i, off);
+			size_t at = pl, cap = 0, nthis = 0;
+			while (at < end) {
+				if (end - at < MONOUT_IMAGE_FIXED)
+					RFAIL("record %u (IMAGES) at offset %zu: entry %zu truncated", i, off,
+					      m->nimages);
+				uint32_t role = g32(&r, at), plen = g32(&r, at + 4), flen = g32(&r, at + 8);
+				if (role > MONOUT_IMAGE_NEXT || g32(&r, at + 12) != 0 ||
+				    (uint64_t)plen + flen > end - at - MONOUT_IMAGE_FIXED)
+					RFAIL("record %u (IMAGES) at offset %zu: entry %zu: role %u, path %u "
+					      "and file %u bytes do not fit", i, off, m->nimages, role, plen,
+					      flen);
+				if (grow((void **)&m->images, &cap, m->nimages + 1, sizeof *m->images))
+					NOMEM();
+				struct monout_image *im = &m->images[m->nimages];
+				memset(im, 0, sizeof *im);
+				char *ps = malloc((size_t)plen + 1), *fs = malloc((size_t)flen + 1);
+				if (ps == NULL || fs == NULL) {
+					free(ps);
+					free(fs);
+					NOMEM();
+				}
+				memcpy(ps, p + at + MONOUT_IMAGE_FIXED, plen);
+				ps[plen] = '\0';
+				memcpy(fs, p + at + MONOUT_IMAGE_FIXED + plen, flen);
+				fs[flen] = '\0';
+				im->role = role;
+				im->path = ps;
+				im->path_len = plen;
+				im->file = fs;
+				im->file_len = flen;
+				m->nimages++;
+				nthis += role == MONOUT_IMAGE_THIS;
+				at += MONOUT_IMAGE_FIXED + (size_t)plen + flen;
+			}
+			if (nthis != 1)
+				RFAIL("record %u (IMAGES) at offset %zu: %zu entries for this image (1 "
+				      "expected)", i, off, nthis);
 			break;
 		}
 		default:

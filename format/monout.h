@@ -26,9 +26,9 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version (MONOUT_MINOR, 2): 1 added sparse
+ *    36  u32   minor        minor version (MONOUT_MINOR, 3): 1 added sparse
  *                           HIST records, 2 added FACTS, THREADS, PCS and
- *                           SYMS; new record types raise it
+ *                           SYMS, 3 IMAGES; new record types raise it
  *    40  u8[24] reserved, 0
  *
  *   Then `records` records, each starting at an 8-byte aligned offset:
@@ -105,6 +105,13 @@
  *     program's /tmp/perf-PID.map), 4 reserved u32 0, then entries back to
  *     back: start u64 (runtime address), size u64 (bytes), name length u32,
  *     then the name (no NUL).
+ *   IMAGES (10), at most one (minor 3), only when the process replaced its
+ *     program by exec(2): the process's program images in the order they
+ *     ran, n entries back to back, each {role u32 (MONOUT_IMAGE_*), path
+ *     length u32, file length u32, reserved u32 0, path, file} (lengths in
+ *     bytes, no NULs): path the image's executable, file the profile it
+ *     wrote (empty if none).  Exactly one entry has role THIS: the image
+ *     this file profiles.
  */
 #ifndef MONOUT_H
 #define MONOUT_H
@@ -115,7 +122,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
-#define MONOUT_MINOR 2
+#define MONOUT_MINOR 3
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -133,6 +140,7 @@
 #define MONOUT_REC_THREADS 7
 #define MONOUT_REC_PCS 8
 #define MONOUT_REC_SYMS 9
+#define MONOUT_REC_IMAGES 10
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -160,6 +168,7 @@
 #define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */
 #define MONOUT_THREAD_CPU 0x2	/* the CPU fields are known */
 #define MONOUT_THREAD_NAME_LEN 16
+#define MONOUT_IMAGE_FIXED 16
 
 /* Header flags. */
 #define MONOUT_F_SNAPSHOT 0x1	/* written while the program went on running */
@@ -176,6 +185,11 @@
 /* OBJECT flags. */
 #define MONOUT_OBJ_MAIN 0x1	/* the main program */
 #define MONOUT_OBJ_VDSO 0x2	/* the kernel's vDSO (no file) */
+
+/* IMAGES roles. */
+#define MONOUT_IMAGE_EARLIER 0	/* ran before, in this process, and exec'd the next */
+#define MONOUT_IMAGE_THIS 1	/* the image this file profiles */
+#define MONOUT_IMAGE_NEXT 2	/* the image this one exec'd (profiled in a file of its own) */
 
 /* HIST flags. */
 #define MONOUT_HIST_SATURATES 0x1	/* bins stopped at their maximum (16-bit
@@ -278,6 +292,14 @@ struct monout_sym {		/* reader: one SYMS entry */
 	char *name;		/* NUL-terminated */
 };
 
+struct monout_image {
+	uint32_t role;		/* MONOUT_IMAGE_* */
+	uint32_t path_len;	/* bytes, no NUL (the reader adds one) */
+	const char *path;	/* the executable */
+	uint32_t file_len;	/* bytes, no NUL (the reader adds one) */
+	const char *file;	/* its profile, "" if none was written */
+};
+
 /* A whole profile.  The reader sorts and merges: calls by selfpc, arcs by
  * (selfpc, frompc), each key once; entries with a zero count or a zero
  * selfpc (an empty table cell, which the writer leaves out) are dropped. */
@@ -303,6 +325,8 @@ struct monout {
 	struct monout_call *pcs;	/* {pc, count} */
 	size_t nsyms;
 	struct monout_sym *syms;
+	size_t nimages;		/* 0: the process ran one image (no IMAGES record) */
+	struct monout_image *images;
 };
 
 /* ---- reading ----------------------------------------------------------- */
@@ -388,6 +412,8 @@ int monout_syms_open(struct monout_writer *w, uint32_t object);
 int monout_syms_add(struct monout_writer *w, uint64_t start, uint64_t size, const char *name,
 		    uint32_t len);
 int monout_syms_close(struct monout_writer *w);
+/* The IMAGES record: n entries, one of role MONOUT_IMAGE_THIS. */
+int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n);
 /* Patch in the header; the file is complete when this returns 0. */
 int monout_end(struct monout_writer *w);
 

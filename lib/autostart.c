@@ -62,9 +62,12 @@ __attribute__((constructor)) static void autostart(void)
 	if (autopid == NULL)
 		return;
 	int saved_errno = errno;
+	/* PID, or ppid:PID for a child libmon started with posix_spawn
+	 * (follow.c), whose own pid was not known then. */
+	int by_parent = strncmp(autopid, "ppid:", 5) == 0;
 	char *end;
-	long pid = strtol(autopid, &end, 10);
-	if (*end == '\0' && pid == (long)getpid()) {
+	long pid = strtol(autopid + (by_parent ? 5 : 0), &end, 10);
+	if (*end == '\0' && pid == (long)(by_parent ? getppid() : getpid())) {
 		const char *f = getenv("MONPROF_FOLLOW");
 		mon_whole_start(f != NULL && strcmp(f, "1") == 0);
 	}
@@ -73,6 +76,9 @@ __attribute__((constructor)) static void autostart(void)
 	unsetenv("MONPROF_OUT");
 	unsetenv("MONPROF_RATE");
 	unsetenv("MONPROF_CLOCK");
+	unsetenv("MONPROF_SIGNAL");
+	unsetenv("MONPROF_SNAPSHOT");
+	unsetenv("MONPROF_EXEC");
 	scrub_preload();
 	errno = saved_errno;
 }

@@ -13,6 +13,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -26,11 +27,14 @@ typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execvpe_fn)(const char *, char *const[], char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+			const posix_spawnattr_t *, char *const[], char *const[]);
 
 static execve_fn real_execve;
 static execvpe_fn real_execvpe;
 static fexecve_fn real_fexecve;
 static execveat_fn real_execveat;
+static spawn_fn real_posix_spawn, real_posix_spawnp;
 
 __attribute__((constructor)) static void exec_init(void)
 {
@@ -39,10 +43,12 @@ __attribute__((constructor)) static void exec_init(void)
 	real_execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
 	real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
 	real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
+	real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
+	real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
 	errno = saved_errno;
 }
 
-int mon_exec_prepare(void)
+int mon_exec_prepare(const char *path)
 {
 	int saved_errno = errno;
 	int was_on = 0;
@@ -57,7 +63,7 @@ int mon_exec_prepare(void)
 	/* The old image's profile, written after sampling stopped so that
 	 * the writing itself is not in it. */
 	if (mon_hooks.before_exec)
-		mon_hooks.before_exec();
+		mon_hooks.before_exec(path);
 	errno = saved_errno;
 	return was_on;
 }
@@ -65,6 +71,8 @@ int mon_exec_prepare(void)
 void mon_exec_failed(void)
 {
 	int saved_errno = errno;
+	if (mon_hooks.exec_failed)
+		mon_hooks.exec_failed();
 	mon_lock();
 	if (mon_clock_active == MON_CLOCK_NONE)
 		mon_threads_start();
@@ -72,37 +80,52 @@ void mon_exec_failed(void)
 	errno = saved_errno;
 }
 
-/* Profiling off, the real exec, and back on if it returned (failed). */
-#define EXEC_THROUGH(real, ...)                                                \
+/* Profiling off, the real exec — with the environment that has the new
+ * image profiled when exec is followed (follow.c), built on this stack —,
+ * and back on if it returned (failed).  ENV_ names the environment
+ * argument inside the argument list. */
+#define EXEC_THROUGH(real, path, envp, ...)                                    \
 	do {                                                                   \
 		if ((real) == NULL)                                            \
 			return mon_fail(ENOSYS);                               \
-		int was_on_ = mon_exec_prepare();                              \
+		int was_on_ = mon_exec_prepare(path);                          \
+		char *const *ENV_ = (envp);                                    \
+		size_t need_ = mon_hooks.exec_env_size ? mon_hooks.exec_env_size(envp, 0) : 0; \
+		if (need_ > 0) {                                               \
+			void *buf_ = __builtin_alloca(need_);                  \
+			char **e_ = mon_hooks.exec_env_build(envp, 0, buf_, need_); \
+			if (e_ != NULL)                                        \
+				ENV_ = e_;                                     \
+		}                                                              \
 		int rc_ = (real)(__VA_ARGS__);                                 \
 		if (was_on_)                                                   \
 			mon_exec_failed();                                     \
+		else if (mon_hooks.exec_failed)                                \
+			mon_hooks.exec_failed();                               \
 		return rc_;                                                    \
 	} while (0)
 
 MON_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_execve, path, argv, envp);
+	EXEC_THROUGH(real_execve, path, envp, path, argv, ENV_);
 }
 
 MON_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_execvpe, file, argv, envp);
+	EXEC_THROUGH(real_execvpe, file, envp, file, argv, ENV_);
 }
 
 MON_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_fexecve, fd, argv, envp);
+	char *const *args = argv;
+	MON_LAUNDER(args);
+	EXEC_THROUGH(real_fexecve, args && args[0] ? args[0] : "", envp, fd, argv, ENV_);
 }
 
 MON_EXPORT int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags)
 {
-	EXEC_THROUGH(real_execveat, dirfd, path, argv, envp, flags);
+	EXEC_THROUGH(real_execveat, path, envp, dirfd, path, argv, ENV_, flags);
 }
 
 MON_EXPORT int execv(const char *path, char *const argv[])
@@ -165,4 +188,35 @@ MON_EXPORT int execle(const char *path, const char *arg, ...)
 	GATHER_ARGS(arg, ap, argv, envp = va_arg(ap, char **));
 	va_end(ap);
 	return execve(path, argv, envp);
+}
+
+/* posix_spawn(3): the child execs in the C library without going through
+ * the functions above.  Nothing changes in this process (the clocks stay
+ * on); when fork children are followed (monrun -f, -pg programs) the
+ * child is given the environment that has its program profiled. */
+#define SPAWN_THROUGH(real, ...)                                                \
+	do {                                                                   \
+		if ((real) == NULL)                                            \
+			return ENOSYS;                                         \
+		char *const *ENV_ = envp;                                      \
+		size_t need_ = mon_hooks.exec_env_size ? mon_hooks.exec_env_size(envp, 1) : 0; \
+		if (need_ > 0) {                                               \
+			void *buf_ = __builtin_alloca(need_);                  \
+			char **e_ = mon_hooks.exec_env_build(envp, 1, buf_, need_); \
+			if (e_ != NULL)                                        \
+				ENV_ = e_;                                     \
+		}                                                              \
+		return (real)(__VA_ARGS__);                                    \
+	} while (0)
+
+MON_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+			   const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	SPAWN_THROUGH(real_posix_spawn, pid, path, fa, attr, argv, ENV_);
+}
+
+MON_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+			    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	SPAWN_THROUGH(real_posix_spawnp, pid, file, fa, attr, argv, ENV_);
 }

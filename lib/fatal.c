@@ -1,23 +1,46 @@
 /*
- * fatal.c — the profile is written also when the program dies of a signal,
- * and on demand while it runs.
+ * fatal.c — every way out of the process writes the profile, and on demand
+ * while it runs.
  *
- * Fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT — abort() —,
- * SIGTERM, SIGINT, SIGQUIT): when profiling starts, a handler is installed
- * for each one whose disposition is the default, and only those: a program
- * that handles or ignores a signal keeps it to itself (and a handler it
- * installs later simply replaces ours).  The handler writes the profile
+ * Signals whose default action ends the process (signal(7): "Term" and
+ * "Core"): SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT (abort()),
+ * SIGBUS, SIGFPE, SIGUSR1, SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+ * SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPWR, SIGSYS.  Not SIGPROF
+ * (the ITIMER_PROF clock's own signal), not SIGIO (the perf clock's
+ * overflow signal, clock.c), not the real-time signals (the tick's signal
+ * is one of them), not SIGKILL (cannot be caught).
+ * When profiling starts, a handler is installed for each one whose
+ * disposition is the default, and only those: a program that handles or
+ * ignores a signal keeps it to itself.  The handler writes the profile
  * (async-signal-safe writer), puts the default disposition back and raises
  * the signal again for the thread, so that the process ends exactly as it
  * would have: same signal, same core dump, same exit status for its parent.
  * A fault re-raised this way is delivered when the handler returns.
  *
+ * The program never sees that handler: sigaction(2) and signal(2) are
+ * interposed for these signals (mon_fatal_sigaction).  Asking for the
+ * disposition answers with what the program set (SIG_DFL at first);
+ * installing a handler or SIG_IGN passes through (ours is gone); setting
+ * SIG_DFL again, after start, puts our handler back in its place, so the
+ * signal still writes the profile and then kills with the same status.
+ *
+ * Exits that skip atexit(3): _exit(2) and _Exit(3) are interposed, and a
+ * quick_exit(3) handler is registered when profiling starts (it runs after
+ * the program's own at_quick_exit handlers).  They write the profile
+ * (async-signal-safe: _exit may be called from a signal handler) and end
+ * the process with the status given.  A fork child that took no sample
+ * writes nothing (a child that only execs and fails, then _exits, has
+ * nothing to say); a vfork child writes nothing (it shares its parent's
+ * memory, and the profile is its parent's).
+ *
  * Snapshots: MONPROF_SNAPSHOT names a signal (USR1, SIGUSR2, 12, RTMIN+3);
  * if its disposition is the default, receiving it writes the profile so far
  * and profiling goes on — for programs that never exit.
  *
- * _exit(2) and SIGKILL cannot be caught: nothing is written then.
+ * Not caught, nothing written: SIGKILL, the exit_group(2) system call made
+ * directly, SIGIO, SIGPROF and the real-time signals.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -26,10 +49,60 @@
 #include <unistd.h>
 
 #include "monrt.h"
+#include "settings.h"
 
-static const int fatal_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-				     SIGABRT, SIGTERM, SIGINT, SIGQUIT };
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef void (*sighandler_fn)(int);
+typedef sighandler_fn (*signal_fn)(int, sighandler_fn);
+
+static sigaction_fn real_sigaction;
+static signal_fn real_signal;
+
+static const int fatal_signals[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV,
+	SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+#ifdef SIGSTKFLT
+	SIGSTKFLT,
+#endif
+	SIGXCPU, SIGXFSZ, SIGVTALRM,
+#ifdef SIGPWR
+	SIGPWR,
+#endif
+	SIGSYS,
+};
 static int snapshot_signo;
+static int installed;		/* the handlers are in place (profiling started) */
+
+/* Per signal: 1 while our handler stands in for the program's SIG_DFL, and
+ * the action the program last set (what it is told it has). */
+static int ours[NSIG];
+static struct sigaction prog_act[NSIG];
+
+static void resolve(void)
+{
+	if (real_sigaction == NULL)
+		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+	if (real_signal == NULL)
+		real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+}
+
+__attribute__((constructor)) static void fatal_init(void)
+{
+	int saved_errno = errno;
+	resolve();
+	errno = saved_errno;
+}
+
+/* The kernel's sigaction when the C library's cannot be found (never in
+ * practice; keeps a failed dlsym from crashing the program). */
+static int call_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	if (real_sigaction == NULL)
+		resolve();
+	if (real_sigaction == NULL)
+		return mon_fail(ENOSYS);
+	return real_sigaction(sig, act, old);
+}
 
 static void on_fatal(int sig, siginfo_t *si, void *uc)
 {
@@ -38,11 +111,14 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	(void)uc;
 	if (mon_started())
 		mon_write_profile(MONOUT_WHY_SIGNAL, sig, MONOUT_F_SIGNAL, 1);
+	else
+		mon_write_wait();	/* a write at exit in another thread */
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&dfl.sa_mask);
-	sigaction(sig, &dfl, NULL);
+	__atomic_store_n(&ours[sig], 0, __ATOMIC_RELEASE);
+	call_sigaction(sig, &dfl, NULL);
 	/* Pending now (blocked while we run); delivered with the default
 	 * action as soon as this handler returns. */
 	syscall(SYS_tgkill, getpid(), mon_gettid(), sig);
@@ -59,46 +135,133 @@ static void on_snapshot(int sig, siginfo_t *si, void *uc)
 	errno = saved_errno;
 }
 
-/* "USR2", "SIGUSR2", "12", "RTMIN+3" → signal number, 0 if not one. */
-static int parse_signal(const char *s)
+int mon_fatal_signal_ok(int sig)
 {
-	static const struct {
-		const char *name;
-		int sig;
-	} names[] = { { "USR1", SIGUSR1 }, { "USR2", SIGUSR2 }, { "HUP", SIGHUP },
-		      { "WINCH", SIGWINCH }, { "URG", SIGURG }, { "PWR", SIGPWR },
-		      { "CONT", SIGCONT }, { "TRAP", SIGTRAP } };
-	if (s == NULL || *s == '\0')
-		return 0;
-	if (strncmp(s, "SIG", 3) == 0)
-		s += 3;
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (end != s && *end == '\0')
-		return v > 0 && v < NSIG && v != SIGKILL && v != SIGSTOP ? (int)v : 0;
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(s, names[i].name) == 0)
-			return names[i].sig;
-	if (strncmp(s, "RTMIN", 5) == 0) {
-		long k = s[5] == '\0' ? 0 : s[5] == '+' ? strtol(s + 6, &end, 10) : -1;
-		if (k >= 0 && (s[5] == '\0' || *end == '\0') && SIGRTMIN + k <= SIGRTMAX)
-			return SIGRTMIN + (int)k;
-	}
+	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+		if (fatal_signals[i] == sig)
+			return 1;
 	return 0;
 }
 
-static void install_if_default(int sig, void (*fn)(int, siginfo_t *, void *))
+/* Our action for sig: the snapshot handler or the fatal one. */
+static void our_action(int sig, struct sigaction *sa)
+{
+	memset(sa, 0, sizeof *sa);
+	sa->sa_sigaction = sig == snapshot_signo ? on_snapshot : on_fatal;
+	sa->sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
+	sigemptyset(&sa->sa_mask);
+}
+
+static int is_ours(const struct sigaction *sa)
+{
+	return (sa->sa_flags & SA_SIGINFO) &&
+	       (sa->sa_sigaction == on_fatal || sa->sa_sigaction == on_snapshot);
+}
+
+static int is_default(const struct sigaction *sa)
+{
+	return !(sa->sa_flags & SA_SIGINFO) && sa->sa_handler == SIG_DFL;
+}
+
+int mon_fatal_owns(int sig)
+{
+	return sig > 0 && sig < NSIG && __atomic_load_n(&installed, __ATOMIC_ACQUIRE) &&
+	       (sig == snapshot_signo || mon_fatal_signal_ok(sig));
+}
+
+int mon_fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	if (!mon_fatal_owns(sig) || sig == SIGKILL || sig == SIGSTOP)
+		return call_sigaction(sig, act, oldact);
+	struct sigaction prev, mine, told = prog_act[sig];
+	const struct sigaction *give = act;
+	int was_ours = __atomic_load_n(&ours[sig], __ATOMIC_ACQUIRE);
+	if (act != NULL && is_default(act)) {
+		our_action(sig, &mine);
+		give = &mine;
+	}
+	if (call_sigaction(sig, give, &prev) < 0)
+		return -1;
+	if (act != NULL) {
+		prog_act[sig] = *act;
+		__atomic_store_n(&ours[sig], give == &mine, __ATOMIC_RELEASE);
+	}
+	if (oldact != NULL)
+		*oldact = was_ours && is_ours(&prev) ? told : prev;
+	return 0;
+}
+
+/* ThreadSanitizer's runtime takes the next sigaction (ours) for its own
+ * before it is initialised, and our instrumented code cannot run then: in
+ * a TSan build the C library's sigaction and signal stay (fatal signals
+ * still write the profile; setting one back to SIG_DFL then loses ours). */
+#ifndef __SANITIZE_THREAD__
+MON_EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
+{
+	return mon_fatal_sigaction(sig, act, oldact);
+}
+
+/* signal(2) as the C library gives it (BSD semantics: the handler stays,
+ * interrupted calls restart, the signal is blocked in its handler) for the
+ * signals above; the C library's own for every other. */
+MON_EXPORT sighandler_fn signal(int sig, sighandler_fn fn)
+{
+	if (!mon_fatal_owns(sig)) {
+		if (real_signal == NULL)
+			resolve();
+		if (real_signal == NULL) {
+			errno = ENOSYS;
+			return SIG_ERR;
+		}
+		return real_signal(sig, fn);
+	}
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = fn;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, sig);
+	if (mon_fatal_sigaction(sig, &sa, &old) < 0)
+		return SIG_ERR;
+	return old.sa_handler;
+}
+#endif
+
+static void install_if_default(int sig)
 {
 	struct sigaction cur, sa;
-	if (sigaction(sig, NULL, &cur) < 0)
+	if (call_sigaction(sig, NULL, &cur) < 0 || !is_default(&cur))
 		return;
-	if ((cur.sa_flags & SA_SIGINFO) || cur.sa_handler != SIG_DFL)
-		return;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = fn;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	sigaction(sig, &sa, NULL);
+	our_action(sig, &sa);
+	prog_act[sig] = cur;
+	if (call_sigaction(sig, &sa, NULL) == 0)
+		__atomic_store_n(&ours[sig], 1, __ATOMIC_RELEASE);
+}
+
+/* ---- exits that skip atexit --------------------------------------------- */
+
+__attribute__((noreturn)) static void exit_now(int status)
+{
+	mon_write_at_exit();
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+MON_EXPORT void _exit(int status)
+{
+	exit_now(status);
+}
+
+MON_EXPORT void _Exit(int status)
+{
+	exit_now(status);
+}
+
+static void at_quick_exit_write(void)
+{
+	int saved_errno = errno;
+	mon_write_at_exit();
+	errno = saved_errno;
 }
 
 void mon_fatal_install(void)
@@ -108,11 +271,13 @@ void mon_fatal_install(void)
 		return;
 	done = 1;
 	int saved_errno = errno;
-	snapshot_signo = parse_signal(getenv("MONPROF_SNAPSHOT"));
+	resolve();
+	snapshot_signo = mon_parse_signal(getenv("MONPROF_SNAPSHOT"));
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-		if (fatal_signals[i] != snapshot_signo)
-			install_if_default(fatal_signals[i], on_fatal);
-	if (snapshot_signo)
-		install_if_default(snapshot_signo, on_snapshot);
+		install_if_default(fatal_signals[i]);
+	if (snapshot_signo && !mon_fatal_signal_ok(snapshot_signo))
+		install_if_default(snapshot_signo);
+	at_quick_exit(at_quick_exit_write);
+	__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
 	errno = saved_errno;
 }

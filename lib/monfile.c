@@ -47,6 +47,7 @@ static pid_t setup_pid;		/* the process that decided the name */
 static char *name_buf, *tmp_buf;	/* formatted at write time */
 static size_t buf_len;
 static unsigned tmp_seq;
+static int exec_suffix;		/* N > 0: this image execs another: NAME.execN */
 
 static char *absolute(const char *d)
 {
@@ -73,7 +74,15 @@ int mon_file_setup(int mode)
 {
 	const char *pd = getauxval(AT_SECURE) ? NULL : getenv("PROFDIR");
 	const char *out = getauxval(AT_SECURE) ? NULL : getenv("MONPROF_OUT");
-	if (pd != NULL && pd[0] == '\0')
+	/* An image started by a followed exec (follow.c) goes on with the
+	 * decision its process made first: same directory, same form, the
+	 * same process owning the plain name. */
+	pid_t root = getpid();
+	const char *inh_dir = NULL;
+	int inh_with_pid = 0, inh = mon_follow_inherited(&root, &inh_dir, &inh_with_pid);
+	if (inh)
+		pd = inh_with_pid ? inh_dir : NULL;
+	else if (pd != NULL && pd[0] == '\0')
 		return mon_fail(ECANCELED);
 	if (out != NULL && out[0] != '\0') {
 		free(explicit_path);
@@ -81,7 +90,7 @@ int mon_file_setup(int mode)
 		if (explicit_path == NULL)
 			return mon_fail(ENOMEM);
 	}
-	char *d = absolute(pd != NULL ? pd : ".");
+	char *d = absolute(inh ? inh_dir : pd != NULL ? pd : ".");
 	const char *b = MON_OUT;
 	if (mode == MON_MODE_AUTO && program_invocation_short_name != NULL &&
 	    program_invocation_short_name[0] != '\0')
@@ -111,10 +120,26 @@ int mon_file_setup(int mode)
 	tmp_buf = tb;
 	buf_len = n;
 	with_pid = pd != NULL;
-	setup_pid = getpid();
+	setup_pid = root;
+	exec_suffix = 0;
 	ready = 1;
 	return 0;
 }
+
+void mon_file_decision(const char **d, int *wp, const char **out)
+{
+	*d = dir;
+	*wp = with_pid;
+	*out = explicit_path;
+}
+
+void mon_file_set_exec_suffix(int n)
+{
+	exec_suffix = n;
+}
+
+/* ".execN" when this image is about to exec another. */
+static void put_suffix(char *b, size_t *at);
 
 /* Append s to b at *at (room was reserved at setup). */
 static void put(char *b, size_t *at, const char *s)
@@ -150,6 +175,7 @@ const char *mon_file_name(void)
 			put(name_buf, &at, ".");
 			put_num(name_buf, &at, (unsigned long)pid);
 		}
+		put_suffix(name_buf, &at);
 		return name_buf;
 	}
 	put(name_buf, &at, dir);
@@ -162,7 +188,16 @@ const char *mon_file_name(void)
 	} else {
 		put(name_buf, &at, MON_OUT);	/* PROFDIR unset: plain mon.out */
 	}
+	put_suffix(name_buf, &at);
 	return name_buf;
+}
+
+static void put_suffix(char *b, size_t *at)
+{
+	if (exec_suffix > 0) {
+		put(b, at, ".exec");
+		put_num(b, at, (unsigned long)exec_suffix);
+	}
 }
 
 /* One line on stderr: "monprof: cannot write profile NAME: REASON". */
@@ -191,18 +226,30 @@ static void complain(const char *name, int e)
 	while (r < 0 && errno == EINTR);
 }
 
-/* A write past RLIMIT_FSIZE raises SIGXFSZ, whose default action would
- * kill the program: block it while writing and discard one we caused. */
-static void xfsz_block(sigset_t *old, int *was_pending)
+/* While the file is written, the signals that could end the process half
+ * way (SIGTERM from a pool's terminate() while a worker writes at _exit,
+ * SIGPIPE, SIGHUP...) and the program's handlers that could call _exit are
+ * held back: blocked in this thread and delivered when the file is
+ * complete and renamed.  Not blocked: the faults a write itself could
+ * cause (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS: the kernel would
+ * kill the process anyway), SIGPROF, SIGIO and the real-time signals (the
+ * profiling clocks' ticks, which must not pile up pending).  A write past
+ * RLIMIT_FSIZE raises SIGXFSZ, whose default action would kill the
+ * program: one we caused is discarded. */
+static void hold_signals(sigset_t *old, int *was_pending)
 {
 	sigset_t s, pend;
-	sigemptyset(&s);
-	sigaddset(&s, SIGXFSZ);
+	sigfillset(&s);
+	static const int keep[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS, SIGPROF, SIGIO };
+	for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+		sigdelset(&s, keep[i]);
+	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+		sigdelset(&s, sig);
 	sigprocmask(SIG_BLOCK, &s, old);
 	*was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
 }
 
-static void xfsz_restore(const sigset_t *old, int was_pending)
+static void release_signals(const sigset_t *old, int was_pending)
 {
 	sigset_t s, pend;
 	if (!was_pending && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
@@ -226,9 +273,9 @@ int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *), 
 		return mon_fail(ENOENT);
 	sigset_t old;
 	int was_pending, e = 0;
-	xfsz_block(&old, &was_pending);
+	hold_signals(&old, &was_pending);
 	int rc = write_file(name, flags, fill, arg, &e);
-	xfsz_restore(&old, was_pending);
+	release_signals(&old, was_pending);
 	if (rc == 0) {
 		errno = saved_errno;
 		return 0;

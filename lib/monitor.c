@@ -34,6 +34,7 @@
 #include "monrt.h"
 #include "objhist.h"
 #include "runfacts.h"
+#include "settings.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -323,7 +324,9 @@ static int fill(struct monout_writer *w, void *arg)
 		}
 	if (mon_objhist_put_extra(w, vdso, vdso_bias) < 0)
 		return -1;
-	return mon_count_put(w);
+	if (mon_count_put(w) < 0)
+		return -1;
+	return mon_follow_put(w);
 }
 
 int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
@@ -351,6 +354,18 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	return rc;
 }
 
+void mon_write_wait(void)
+{
+	pid_t self = mon_gettid();
+	for (int i = 0; i < 2000; i++) {
+		pid_t owner = __atomic_load_n(&write_owner, __ATOMIC_ACQUIRE);
+		if (owner == 0 || owner == self)
+			return;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+}
+
 /* ---- starting and stopping ---------------------------------------------- */
 
 /* profil(NULL, ...) turns sampling off; <unistd.h> declares buf nonnull. */
@@ -368,16 +383,70 @@ static void at_exit(void)
 	errno = saved_errno;
 }
 
-static void before_exec(void)
+/* Is this exec followed (follow.c)?  Whole-process mode, still
+ * profiling, libmon.so preloadable; in a vfork child (whose memory, flags
+ * included, is its parent's) only under -f. */
+static int exec_follows(int *vfork_child)
+{
+	if (!started || finished || !whole || !mon_follow_possible())
+		return 0;
+	*vfork_child = getpid() != mon_pid;
+	return !*vfork_child || follow_forks;
+}
+
+/* Which environment: MON_FOLLOW_EXEC, _VFORK or _SPAWN; -1 for none. */
+static int env_kind(int spawn)
+{
+	int vc;
+	if (!exec_follows(&vc))
+		return -1;
+	if (spawn)
+		return follow_forks ? MON_FOLLOW_SPAWN : -1;
+	return vc ? MON_FOLLOW_VFORK : MON_FOLLOW_EXEC;
+}
+
+static size_t exec_env_size(char *const envp[], int spawn)
+{
+	int k = env_kind(spawn);
+	return k < 0 ? 0 : mon_follow_env_size(envp, k, follow_forks);
+}
+
+static char **exec_env_build(char *const envp[], int spawn, void *buf, size_t size)
+{
+	int k = env_kind(spawn);
+	return k < 0 ? NULL : mon_follow_env_build(envp, k, follow_forks, buf, size);
+}
+
+static void before_exec(const char *path)
 {
 	struct mon_stats st;
+	int vc;
 	if (!started || finished)
 		return;
+	int follow = exec_follows(&vc);
 	/* A fork child that only execs (monrun -f on a shell or make) has
 	 * nothing to say: no file for it. */
-	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0) {
+		if (follow)
+			mon_follow_ending(path, NULL);
 		return;
-	mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+	}
+	if (follow) {
+		/* The new image will write the usual name: ours gets .execN. */
+		mon_file_set_exec_suffix(mon_follow_image_no());
+		mon_follow_ending(path, NULL);
+	}
+	int rc = mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
+	if (follow)
+		mon_follow_ending(path, rc == 0 ? mon_file_name() : NULL);
+}
+
+static void exec_failed(void)
+{
+	if (getpid() != mon_pid)
+		return;		/* vfork child: nothing of ours changed */
+	mon_file_set_exec_suffix(0);
+	mon_follow_failed();
 }
 
 /* In a fork child, before its clock is armed (threads.c holds its lock:
@@ -403,6 +472,7 @@ static void fork_child(void)
 {
 	if (!started || finished)
 		return;
+	mon_follow_fork_child();
 	if (whole && !follow_forks) {
 		/* monrun without -f: the child is not profiled and writes nothing. */
 		finished = 1;
@@ -428,6 +498,9 @@ __attribute__((constructor)) static void monitor_init(void)
 {
 	mon_hooks.before_exec = before_exec;
 	mon_hooks.fork_reset = fork_reset;
+	mon_hooks.exec_failed = exec_failed;
+	mon_hooks.exec_env_size = exec_env_size;
+	mon_hooks.exec_env_build = exec_env_build;
 	mon_hooks.fork_child = fork_child;
 	mon_hooks.after_dlopen = after_dlopen;
 }
@@ -437,6 +510,11 @@ static int setup(int mode)
 {
 	if (started)
 		return 0;
+	/* An invalid MONPROF_* value: one line on stderr (settings.c), and
+	 * no profiling (silently for start_failed: it was said). */
+	if (mon_settings_check() < 0)
+		return mon_fail(mode == MON_MODE_AUTO ? ECANCELED : EINVAL);
+	mon_follow_setup();
 	if (mon_file_setup(mode) < 0)
 		return -1;
 	if (mon_count_init() < 0 || mon_facts_init() < 0)
@@ -661,6 +739,18 @@ void mon_finish(int reason)
 		mon_objhist_stop();
 	pthread_mutex_unlock(&lock);
 	mon_write_profile(reason, 0, 0, 0);
+}
+
+void mon_write_at_exit(void)
+{
+	struct mon_stats st;
+	if (!started || finished || getpid() != mon_pid)
+		return;		/* not profiling, written already, or a vfork child */
+	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+		return;		/* a fork child that did nothing (exec failed?) */
+	finished = 1;
+	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+	mon_write_profile(MONOUT_WHY_EXIT, 0, 0, 1);
 }
 
 int mon_started(void)

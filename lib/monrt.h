@@ -80,8 +80,18 @@ MON_HIDDEN void mon_finish(int reason);
  * another write is in progress. */
 MON_HIDDEN int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler);
 
+/* Wait (at most about two seconds) until no other thread is writing the
+ * profile: a fatal signal must not end the process half way through a
+ * write made by another thread (at _exit, say).  Async-signal-safe. */
+MON_HIDDEN void mon_write_wait(void);
+
 /* 1 once profiling has been started in this process image. */
 MON_HIDDEN int mon_started(void);
+
+/* The process ends without atexit handlers (_exit, _Exit, quick_exit):
+ * stop counting and write the profile, once.  Async-signal-safe.  Writes
+ * nothing in a vfork child, nor in a fork child that took no sample. */
+MON_HIDDEN void mon_write_at_exit(void);
 
 /* ---- monfile.c --------------------------------------------------------- */
 
@@ -102,10 +112,78 @@ MON_HIDDEN const char *mon_file_name(void);
 MON_HIDDEN int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *),
 			      void *arg, int quiet);
 
+/* What was decided: the directory (absolute, no trailing slash), 1 for
+ * the PROFDIR form (PID.name), the -o file (absolute) or NULL. */
+MON_HIDDEN void mon_file_decision(const char **dir, int *with_pid, const char **out);
+
+/* n > 0: this image is about to exec another; its file name gets ".execN"
+ * (follow.c).  0: the usual name again (the exec failed). */
+MON_HIDDEN void mon_file_set_exec_suffix(int n);
+
+/* ---- follow.c: exec is followed in whole-process mode ------------------- */
+
+/* Gather what a followed exec needs (libmon.so's path, the settings, the
+ * state inherited through MONPROF_EXEC).  Once per image, before
+ * mon_file_setup. */
+MON_HIDDEN void mon_follow_setup(void);
+
+/* 1 if this image was started by a followed exec: *root the process
+ * owning the plain name, *dir and *with_pid the name decision. */
+MON_HIDDEN int mon_follow_inherited(pid_t *root, const char **dir, int *with_pid);
+
+/* 1 if libmon is a shared object we can preload into a new image. */
+MON_HIDDEN int mon_follow_possible(void);
+
+/* This image's number in its process (1 for the first). */
+MON_HIDDEN int mon_follow_image_no(void);
+
+/* In a fork child: the chain of images starts again. */
+MON_HIDDEN void mon_follow_fork_child(void);
+
+/* This image is about to exec path; file is the profile it wrote (NULL or
+ * "" if none).  mon_follow_failed: the exec failed (the file is removed). */
+MON_HIDDEN void mon_follow_ending(const char *path, const char *file);
+MON_HIDDEN void mon_follow_failed(void);
+
+/* Write the IMAGES record when the process ran or is about to run more
+ * than one image.  Async-signal-safe. */
+MON_HIDDEN int mon_follow_put(struct monout_writer *w);
+
+/* The environment for the new image: bytes of stack needed (0: nothing to
+ * add), then build it in buf[0..size): the program's envp without our
+ * variables, plus ours.  Async-signal-safe, allocates nothing (vfork).
+ * kind: MON_FOLLOW_EXEC (this process execs), MON_FOLLOW_VFORK (a vfork
+ * child of it does: the memory is the parent's), MON_FOLLOW_SPAWN (for a
+ * posix_spawn child: its pid is not known yet).  follow_forks: whether
+ * the new image profiles its own fork children. */
+#define MON_FOLLOW_EXEC 0
+#define MON_FOLLOW_VFORK 1
+#define MON_FOLLOW_SPAWN 2
+MON_HIDDEN size_t mon_follow_env_size(char *const envp[], int kind, int follow_forks);
+MON_HIDDEN char **mon_follow_env_build(char *const envp[], int kind, int follow_forks, void *buf,
+				       size_t size);
+
 /* ---- fatal.c ----------------------------------------------------------- */
 
 /* Install the fatal-signal and snapshot handlers (where the program's
- * disposition is the default).  Once per process image. */
+ * disposition is the default) and the quick_exit(3) handler.  Once per
+ * process image. */
 MON_HIDDEN void mon_fatal_install(void);
+
+/* 1 if sig is one of the signals whose default action ends the process
+ * and that fatal.c catches (see its head comment). */
+MON_HIDDEN int mon_fatal_signal_ok(int sig);
+
+/* For a sigaction(2) interposer (chainable: another interposer may call
+ * these).  mon_fatal_owns(sig): 1 if fatal.c keeps a handler of its own on
+ * sig in place of the program's SIG_DFL (then route the call through
+ * mon_fatal_sigaction).  mon_fatal_sigaction: sigaction(2) with the same
+ * arguments, return value and errno, as the program must see it: a new
+ * SIG_DFL installs our handler instead, the old action reported is the one
+ * the program set.  For signals not owned it is the C library's sigaction.
+ * Async-signal-safe. */
+MON_HIDDEN int mon_fatal_owns(int sig);
+MON_HIDDEN int mon_fatal_sigaction(int sig, const struct sigaction *act,
+				   struct sigaction *oldact);
 
 #endif /* MON_MONRT_H */

@@ -29,6 +29,7 @@
 #include "mon.h"
 #include "runfacts.h"
 #include "runtime.h"
+#include "settings.h"
 
 /* What the handler reads; written only under mon_lock() with seq odd. */
 static struct {
@@ -183,6 +184,8 @@ MON_EXPORT int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigne
 	if (scale > 65536)
 		return mon_fail(EINVAL);
 	int turn_on = scale >= 2;
+	if (turn_on && mon_settings_check() < 0)
+		return -1;	/* EINVAL, said on stderr (settings.c) */
 	if (turn_on && bufsiz >= 2) {
 		if (buf == NULL)
 			return mon_fail(EFAULT);

@@ -125,9 +125,16 @@ MON_HIDDEN extern int mon_clock_last;
 
 /* Hooks for the layers above (monitor, file writer); may be NULL. */
 struct mon_hooks {
-	void (*before_exec)(void);	/* about to exec: write what must be written */
 	void (*fork_reset)(void);	/* in a fork child, before its clock is armed:
 					 * zero what the child counts (no lock taken) */
+	void (*before_exec)(const char *path);	/* about to exec path: write what must be written */
+	void (*exec_failed)(void);	/* the exec returned */
+	/* The environment the new image gets (follow exec): bytes of stack
+	 * to build it in (0: the program's own), then build it there (NULL:
+	 * the program's own).  spawn: for a posix_spawn child (else for an
+	 * exec by this process, or by a vfork child of it). */
+	size_t (*exec_env_size)(char *const envp[], int spawn);
+	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };
@@ -144,7 +151,7 @@ MON_HIDDEN int mon_objhist_tick(uintptr_t pc, uint64_t weight);
 /* Before an exec in this process: profiling off, no tick pending, the
  * program's signal disposition and timer back.  Returns 1 if profiling was
  * on (then call mon_exec_failed if the exec returns). */
-MON_HIDDEN int mon_exec_prepare(void);
+MON_HIDDEN int mon_exec_prepare(const char *path);
 MON_HIDDEN void mon_exec_failed(void);
 
 /* ---- helpers ----------------------------------------------------------- */

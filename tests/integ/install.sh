@@ -41,7 +41,7 @@ fi
 # Exports: every defined dynamic symbol is in the public list.
 allowed=" profil mon_getstats mon_clock_name mon_write mon_outname monitor monstartup moncontrol
  __monstartup _mcleanup mcount _mcount __fentry__ __cyg_profile_func_enter __cyg_profile_func_exit
- pthread_create dlopen execve execv execvp execvpe execl execlp execle fexecve execveat "
+ pthread_create dlopen execve execv execvp execvpe execl execlp execle fexecve execveat posix_spawn posix_spawnp _exit _Exit sigaction signal "
 allowed=$(echo "$allowed" | tr '\n' ' ')
 extra=
 for s in $(nm -D --defined-only "$P/lib/libmon.so" | awk '$2 ~ /[TWDBRV]/ { print $3 }'); do

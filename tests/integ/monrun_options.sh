@@ -3,8 +3,9 @@
 # and used), PROFDIR (DIR/PID.progname; empty: no profile at all), and what
 # the command executes is left alone: the program and every program it runs
 # see the environment they were given (no libmon in LD_PRELOAD — the user's
-# own entries kept —, no MONPROF_*), nothing they run is profiled, and no
-# stray profile appears.
+# own entries kept —, no MONPROF_*), what the process execs is profiled in
+# its new image (fork children's only with -f), and no stray profile
+# appears.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -96,23 +97,33 @@ if [ "$got" = "mon.out " ]; then
 else
 	not_ok monrun_children_not_profiled "files: $got"
 fi
-# With -f the program's own fork children may write PID.envp, but nothing
-# it executes (sh) writes a profile of its own.
+# With -f the program's own fork children write PID.envp, and what they
+# exec is followed (issue 11): the child that execs sh has its sh profiled
+# as PID.sh (its envp image, if it took samples, as PID.envp.exec1), and
+# sh's own fork children (env) as PID.env; nothing else appears, and each
+# of them still sees a clean environment.
 fresh kidsf
 (cd "$T/kidsf/cwd" && "$MONRUN" -f "$T/envp" "$T/kidsf/env" >/dev/null)
-stray=$(files "$T/kidsf/cwd" | tr ' ' '\n' | grep -v -E '^(mon\.out|[0-9]+\.envp)$' | tr '\n' ' ')
-if [ -z "$stray" ] && [ -s "$T/kidsf/cwd/mon.out" ]; then
-	ok monrun_follow_executed_not_profiled
+stray=$(files "$T/kidsf/cwd" | tr ' ' '\n' |
+	grep -v -E '^(mon\.out|[0-9]+\.(envp|sh|env)|[0-9]+\.envp\.exec1)$' | tr '\n' ' ')
+if [ -z "$stray" ] && [ -s "$T/kidsf/cwd/mon.out" ] &&
+    ls "$T/kidsf/cwd" | grep -q -E '^[0-9]+\.sh$'; then
+	ok monrun_follow_fork_exec_profiled
 else
-	not_ok monrun_follow_executed_not_profiled "files: $(files "$T/kidsf/cwd")"
+	not_ok monrun_follow_fork_exec_profiled "files: $(files "$T/kidsf/cwd")"
 fi
-# The program itself execs sh (same pid): its profile is written at the
-# exec and sh, not profiled, does not replace it.
+for e in self system exec; do
+	clean_env monrun_env_clean_follow_$e "$T/kidsf/env/$e.env"
+done
+# The program itself execs sh (same pid): exec is followed, as perf does:
+# its own profile is kept as mon.out.exec1, sh's is mon.out, and the
+# environment sh gives env is clean.
 fresh ex
 (cd "$T/ex/cwd" && "$MONRUN" -r 2000 "$T/envp" "$T/ex/env" 0.3 exec >/dev/null)
 got=$(files "$T/ex/cwd")
-if [ "$got" = "mon.out " ]; then ok monrun_exec_one_file; else not_ok monrun_exec_one_file "files: $got"; fi
-work_ok monrun_exec_profile_is_programs "$T/ex/cwd/mon.out"
+if [ "$got" = "mon.out mon.out.exec1 " ]; then ok monrun_exec_followed_two_files; else
+	not_ok monrun_exec_followed_two_files "files: $got"; fi
+work_ok monrun_exec_profile_is_programs "$T/ex/cwd/mon.out.exec1"
 clean_env monrun_env_clean_after_exec "$T/ex/env/final.env"
 
 # -r RATE: recorded in the file and used (samples = rate x CPU time).  The

@@ -302,6 +302,62 @@ static size_t record_at(const unsigned char *buf, uint32_t t)
 	}
 }
 
+/* The IMAGES record (minor 3): written and read back entry by entry; a
+ * record without exactly one entry for this image, or an entry that runs
+ * past the record, is rejected by name. */
+static void images_record(void **state)
+{
+	(void)state;
+	struct monout_image v[3] = {
+		{ MONOUT_IMAGE_EARLIER, 7, "/bin/sh", 13, "mon.out.exec1" },
+		{ MONOUT_IMAGE_THIS, 9, "/bin/prog", 0, "" },
+		{ MONOUT_IMAGE_NEXT, 8, "./other", 0, NULL },
+	};
+	struct monout m, r;
+	char err[200];
+	memset(&m, 0, sizeof m);
+	m.nimages = 3;
+	m.images = v;
+	FILE *f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	unsigned char buf[4096];
+	ssize_t n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	uint32_t minor;
+	memcpy(&minor, buf + 36, 4);
+	assert_int_equal(minor, MONOUT_MINOR);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_int_equal(r.nimages, 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(r.images[i].role, v[i].role);
+	assert_string_equal(r.images[0].path, "/bin/sh");
+	assert_string_equal(r.images[0].file, "mon.out.exec1");
+	assert_string_equal(r.images[1].path, "/bin/prog");
+	assert_string_equal(r.images[1].file, "");
+	assert_string_equal(r.images[2].path, "./other");
+	monout_free(&r);
+	/* Two entries for this image. */
+	v[2].role = MONOUT_IMAGE_THIS;
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	expect_error(buf, (size_t)n, "(IMAGES) at offset");
+	expect_error(buf, (size_t)n, "2 entries for this image");
+	/* A path length that runs past the record. */
+	v[2].role = MONOUT_IMAGE_NEXT;
+	v[2].path_len = 8;
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	size_t at = record_at(buf, MONOUT_REC_IMAGES) + MONOUT_REC_HEADER_SIZE;
+	uint32_t big = 4000;
+	memcpy(buf + at + 4, &big, 4);
+	refresh_crcs(buf, (size_t)n);
+	expect_error(buf, (size_t)n, "do not fit");
+}
+
 /* Sparse histograms: only the non-zero bins travel, the reader gives back
  * every bin; pairs out of order, out of range or zero, and absurd bin
  * counts, are refused by name. */
@@ -454,7 +510,7 @@ static void coverage_records(void **state)
 	fclose(f);
 	uint32_t minor;
 	memcpy(&minor, buf + 36, 4);
-	assert_int_equal(minor, 2);
+	assert_int_equal(minor, MONOUT_MINOR);
 	struct monout r;
 	char err[200];
 	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
@@ -494,7 +550,7 @@ static void coverage_records(void **state)
 	memcpy(buf + at, &t99, 4);
 	refresh_crcs(buf, len);
 	expect_error(buf, len, "unknown record type 99");
-	minor = 3;
+	minor = MONOUT_MINOR + 1;
 	memcpy(buf + 36, &minor, 4);
 	refresh_crcs(buf, len);
 	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
@@ -541,6 +597,7 @@ int main(void)
 		cmocka_unit_test(corrupted),
 		cmocka_unit_test(inconsistent_records),
 		cmocka_unit_test(sparse_hist),
+		cmocka_unit_test(images_record),
 		cmocka_unit_test(write_errors),
 		cmocka_unit_test(read_file_errors),
 		cmocka_unit_test(coverage_records),

@@ -20,6 +20,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -30,12 +31,29 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "settings.h"
+
 #ifndef MON_LIBDIR
 #define MON_LIBDIR "/usr/local/lib"
 #endif
 
 static const char usage_line[] =
 	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [--] command [args ...]\n";
+
+#ifndef MONPROF_VERSION
+#define MONPROF_VERSION "unknown"
+#endif
+
+static const char help_text[] =
+	"Run a command with whole-process profiling (libmon.so preloaded); the\n"
+	"profile goes to mon.out (PROFDIR/PID.program if PROFDIR is set).\n"
+	"  -f          also profile forked children (and what they exec), each in a file of its own\n"
+	"  -r rate     samples per CPU-second, 1 to 20000 (default 1000)\n"
+	"  -o file     write the profile to file\n"
+	"  -c clock    the profiling clock: perf, thread or itimer\n"
+	"  --help      this text\n"
+	"  --version   monrun's version\n"
+	"The command's exit status is monrun's.  See monrun(1).\n";
 
 static void usage(void)
 {
@@ -194,8 +212,13 @@ int main(int argc, char **argv)
 {
 	const char *rate = NULL, *out = NULL, *clock = NULL;
 	int follow = 0, c;
+	static const struct option longopts[] = {
+		{ "help", no_argument, NULL, 'H' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
 	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
-	while ((c = getopt(argc, argv, "+:fr:o:c:h")) != -1) {
+	while ((c = getopt_long(argc, argv, "+:fr:o:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = 1;
@@ -217,20 +240,40 @@ int main(int argc, char **argv)
 			clock = optarg;
 			break;
 		case 'h':
+		case 'H':
 			fputs(usage_line, stdout);
+			fputs(help_text, stdout);
+			return 0;
+		case 'V':
+			printf("monrun (monprof) %s\n", MONPROF_VERSION);
 			return 0;
 		case ':':
 			warnx("-%c needs an argument", optopt);
 			usage();
 			break;
 		default:
-			warnx("unknown option -%c", optopt);
+			if (optopt)
+				warnx("unknown option -%c", optopt);
+			else
+				warnx("unknown option %s", argv[optind - 1]);
 			usage();
 		}
 	}
 	if (optind >= argc)
 		usage();
 	const char *cmd = argv[optind];
+	/* A setting from the environment that an option does not replace is
+	 * checked as the option would be (settings.c: the same rules as
+	 * libmon's), before anything is started. */
+	for (size_t i = 0; mon_setting_names[i] != NULL; i++) {
+		const char *n = mon_setting_names[i];
+		if ((rate && !strcmp(n, "MONPROF_RATE")) || (clock && !strcmp(n, "MONPROF_CLOCK")) ||
+		    (follow && !strcmp(n, "MONPROF_FOLLOW")) || !strcmp(n, "MONPROF_AUTO"))
+			continue;	/* replaced by monrun */
+		const char *v = getenv(n), *why = mon_setting_problem(n, v);
+		if (why != NULL)
+			errx(2, "%s=%s: %s", n, v, why);
+	}
 
 	int why;
 	const char *what;

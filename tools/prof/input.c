@@ -99,6 +99,36 @@ static const char *clock_name(uint32_t c)
 	}
 }
 
+/* The IMAGES record as one sentence: "this process ran 2 programs, one
+ * exec'ing the next: /bin/dash (profile mon.out.exec1), then /usr/bin/prog
+ * (shown here)". */
+static char *images_sentence(const struct monout *m)
+{
+	char *s = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&s, &len);
+	if (f == NULL)
+		return NULL;
+	fprintf(f, "this process ran %zu programs, one exec'ing the next: ", m->nimages);
+	for (size_t i = 0; i < m->nimages; i++) {
+		const struct monout_image *im = &m->images[i];
+		fprintf(f, "%s%s", i ? ", then " : "", im->path_len ? im->path : "(unknown)");
+		if (im->role == MONOUT_IMAGE_THIS)
+			fputs(" (shown here)", f);
+		else if (im->role == MONOUT_IMAGE_NEXT)
+			fputs(" (profiled in a file of its own)", f);
+		else if (im->file_len)
+			fprintf(f, " (profile %s)", im->file);
+		else
+			fputs(" (no profile written)", f);
+	}
+	if (fclose(f) != 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
 /* The SYMS entries of object obj (MONOUT_NO_OBJECT: anonymous code) into o. */
 static int copy_xsyms(const struct monout *m, uint32_t obj, struct prof_object *o)
 {
@@ -191,6 +221,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			nclusters++;
 		r->anon_samples += m->pcs[i].count;
 	}
+	if (m->nimages && (r->images = images_sentence(m)) == NULL)
+		goto nomem;
 
 	int have_main = 0;
 	for (size_t i = 0; i < m->nobjects; i++)

@@ -118,6 +118,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'H' },
+		{ "version", no_argument, NULL, 'v' },
 		{ "no-demangle", no_argument, NULL, 'R' },
 		{ "merge", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
@@ -165,6 +166,9 @@ int main(int argc, char **argv)
 				usage();
 			}
 			break;
+		case 'v':	/* --version: on standard output, as GNU tools do */
+			printf("prof (monprof) %s\n", MONPROF_VERSION);
+			return 0;
 		case 'H':
 			fputs(usage_line, stdout);
 			fputs("  -t|-c|-a|-n  sort by time (default), calls, address, name\n"
@@ -176,7 +180,8 @@ int main(int argc, char **argv)
 			      "  -C           demangle C++ names (the default)\n"
 			      "  --no-demangle  C++ names as the symbol table spells them\n"
 			      "  --merge      allow summing profiles of different programs\n"
-			      "  -V           print the version\n"
+			      "  -V           print the version (on standard error, as System V)\n"
+			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
 			      "  --format=    text (default), json or csv; see prof(1)\n"
 			      "  prog         the program, a path or a name looked for in PATH\n"
@@ -234,6 +239,9 @@ int main(int argc, char **argv)
 			status = 1;
 			break;
 		}
+		/* Never silent: the process ran several programs (exec). */
+		if (d.run.images != NULL)
+			prof_warn("exec-images", "%s: %s", files[i], d.run.images);
 		/* Profiles of different programs do not add up row by row:
 		 * refused unless asked for (with a program named, attr_add
 		 * checks every file against it instead). */

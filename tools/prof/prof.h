@@ -116,6 +116,9 @@ struct prof_run {
 	uint32_t threads_unlisted;
 	uint64_t anon_samples;	/* samples in anonymous code (PCS) */
 	double cpu_before_s;	/* process CPU before profiling started */
+	/* The process replaced its program by exec: which images ran and
+	 * which one this file shows, as a sentence; NULL if one image. */
+	char *images;
 };
 
 struct prof_data {

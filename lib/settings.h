@@ -1,0 +1,37 @@
+/*
+ * settings.h — the MONPROF_* settings' valid values (lib/settings.c),
+ * shared by libmon and monrun(1).  Nothing here is exported from libmon.so.
+ */
+#ifndef MON_SETTINGS_H
+#define MON_SETTINGS_H
+
+#define MON_SETTING_RATE_MAX 20000
+
+#if defined(__GNUC__)
+#define MON_SETTINGS_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define MON_SETTINGS_HIDDEN
+#endif
+
+/* NULL if value (NULL or empty: unset) is valid for the variable name,
+ * else why not, in a few words ("the clock is perf, thread or itimer"). */
+MON_SETTINGS_HIDDEN const char *mon_setting_problem(const char *name, const char *value);
+
+/* The variables checked, NULL-terminated. */
+MON_SETTINGS_HIDDEN extern const char *const mon_setting_names[];
+
+/* The first invalid setting in the environment: why (with *name and
+ * *value set), or NULL when all are valid. */
+MON_SETTINGS_HIDDEN const char *mon_settings_first_problem(const char **name, const char **value);
+
+/* 0 if every MONPROF_* setting in the environment is valid; else -1 with
+ * errno EINVAL, after one line on stderr (the first time in the process):
+ * "monprof: MONPROF_RATE=abc: the rate is 1 to 20000 samples per
+ * CPU-second; not profiling".  Async-signal-safe apart from getenv. */
+MON_SETTINGS_HIDDEN int mon_settings_check(void);
+
+/* "USR2", "SIGUSR2", "12", "RTMIN+3" -> the signal number; 0 if s names
+ * none (or SIGKILL / SIGSTOP). */
+MON_SETTINGS_HIDDEN int mon_parse_signal(const char *s);
+
+#endif /* MON_SETTINGS_H */

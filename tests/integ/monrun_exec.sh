@@ -1,0 +1,199 @@
+#!/bin/sh
+# exec is followed, as perf follows it (issue 11): after exec the process
+# is profiled in its new image; the old image's profile is kept as
+# NAME.execN (mon.out.exec1, DIR/PID.name.exec1, FILE.exec1); prof says
+# which programs ran and which one a file shows; a failed exec leaves no
+# .exec file and profiling goes on; under -f the children that vfork or
+# fork and exec are profiled in the program they exec; a -pg program
+# (libmon linked, whole-process mode) is followed too.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+if build_plain ex monrun_execs.c; then ok monrun_exec_build; else not_ok monrun_exec_build; fi
+# A wrapper as version managers' shims are (the shared case exec-wrapper.sh).
+printf '#!/bin/sh\nexec "$@"\n' >"$T/wrap.sh" && chmod +x "$T/wrap.sh"
+
+files() { (cd "$1" && ls -A | sort | tr '\n' ' '); }
+
+# Under AddressSanitizer libmon.so carries ASan's runtime, which cannot be
+# preloaded into programs built without it (sh, gcc): the checks that exec
+# them are left to the ordinary build.
+asan=
+case $CC in *-fsanitize=*address*) asan=1 ;; esac
+skip_asan() { ok "$1 # skip exec of a program without ASan, under ASan"; }
+
+# mostly NAME DATA FUNC: DATA reads back and FUNC has at least 80 % of its
+# ticks (it is what that image did).
+mostly() {
+	if [ ! -s "$2" ]; then
+		not_ok "$1" "no profile $2"
+		return
+	fi
+	if ! prof_csv "$2" "$T/m.csv" "$T/ex"; then
+		not_ok "$1" "prof: $(cat "$T/m.csv.err")"
+		return
+	fi
+	k=$(ticks "$T/m.csv" "$3")
+	tot=$("$PROF" -m "$2" --format=json 2>/dev/null | head -n 1 |
+		sed -n 's/.*"total_ticks":\([0-9.]*\).*/\1/p')
+	if awk -v k="$k" -v t="$tot" 'BEGIN { exit !(t > 0 && k >= 0.8 * t) }'; then
+		ok "$1"
+	else
+		not_ok "$1" "$3 has $k of ${tot:-?} ticks"
+	fi
+}
+
+# says NAME DATA PATTERN: prof's note on stderr about DATA matches PATTERN.
+says() {
+	"$PROF" -m "$2" >/dev/null 2>"$T/says.err"
+	if grep -Eq -- "$3" "$T/says.err"; then ok "$1"; else
+		not_ok "$1" "prof said: $(head -c 400 "$T/says.err")"; fi
+}
+
+if [ -n "$asan" ]; then
+	for n in wrapper_files wrapper_profile_is_programs wrapper_prof_says_images \
+	    wrapper_prof_says_old_image chain_files chain_first_image chain_last_image \
+	    chain_prof_says_four; do skip_asan monrun_exec_$n; done
+else
+# 1. A wrapper that execs the real program: the program's profile is
+#    mon.out, the wrapper's mon.out.exec1.
+d=$T/w && mkdir -p "$d"
+(cd "$d" && "$MONRUN" "$T/wrap.sh" "$T/ex" work 0.3 >/dev/null)
+got=$(files "$d")
+if [ "$got" = "mon.out mon.out.exec1 " ]; then ok monrun_exec_wrapper_files; else
+	not_ok monrun_exec_wrapper_files "files: $got"; fi
+mostly monrun_exec_wrapper_profile_is_programs "$d/mon.out" real_work
+says monrun_exec_wrapper_prof_says_images "$d/mon.out" \
+    "ran 2 programs.*sh \(profile $d/mon.out.exec1\), then $T/ex \(shown here\)"
+says monrun_exec_wrapper_prof_says_old_image "$d/mon.out.exec1" \
+    "ran 2 programs.*sh \(shown here\), then $T/ex \(profiled in a file of its own\)"
+
+# 2. The program works, then execs another that works: both profiles kept,
+#    each with its own work; three images through two wrappers.
+d=$T/t && mkdir -p "$d"
+(cd "$d" && "$MONRUN" "$T/ex" then 0.3 "$T/wrap.sh" "$T/wrap.sh" "$T/ex" work 0.3 >/dev/null)
+got=$(files "$d")
+if [ "$got" = "mon.out mon.out.exec1 mon.out.exec2 mon.out.exec3 " ]; then
+	ok monrun_exec_chain_files
+else
+	not_ok monrun_exec_chain_files "files: $got"
+fi
+mostly monrun_exec_chain_first_image "$d/mon.out.exec1" before_exec_work
+mostly monrun_exec_chain_last_image "$d/mon.out" real_work
+says monrun_exec_chain_prof_says_four "$d/mon.out" \
+    "ran 4 programs.*$T/ex \(profile $d/mon.out.exec1\), then .*sh \(profile $d/mon.out.exec2\), then .*sh \(profile $d/mon.out.exec3\), then $T/ex \(shown here\)"
+fi
+
+# 3. PROFDIR and -o: the same rule on those names.
+d=$T/pd && mkdir -p "$d/dir"
+(cd "$d" && PROFDIR="$d/dir" "$MONRUN" "$T/ex" then 0.1 "$T/ex" work 0.1 >/dev/null)
+got=$(files "$d/dir")
+if printf '%s\n' "$got" | grep -Eqx '([0-9]+)\.ex \1\.ex\.exec1 '; then ok monrun_exec_profdir_names; else
+	not_ok monrun_exec_profdir_names "files: $got"; fi
+d=$T/o && mkdir -p "$d/out"
+(cd "$d" && "$MONRUN" -o "$d/out/run.prof" "$T/ex" then 0.1 "$T/ex" work 0.1 >/dev/null)
+got=$(files "$d/out")
+if [ "$got" = "run.prof run.prof.exec1 " ] && [ -z "$(ls -A "$d" | grep -v out)" ]; then
+	ok monrun_exec_o_names
+else
+	not_ok monrun_exec_o_names "files: $got | $(files "$d")"
+fi
+
+# 4. A failed exec: no .exec file is left, and profiling goes on.
+d=$T/f && mkdir -p "$d"
+(cd "$d" && "$MONRUN" "$T/ex" fail 0.2 >/dev/null)
+got=$(files "$d")
+if [ "$got" = "mon.out " ]; then ok monrun_exec_failed_one_file; else
+	not_ok monrun_exec_failed_one_file "files: $got"; fi
+if prof_csv "$d/mon.out" "$T/f.csv" "$T/ex" &&
+    awk -v a="$(ticks "$T/f.csv" real_work)" -v b="$(ticks "$T/f.csv" before_exec_work)" \
+    'BEGIN { exit !(a > 0 && b > 0) }'; then
+	ok monrun_exec_failed_profiling_goes_on
+else
+	not_ok monrun_exec_failed_profiling_goes_on "$(cat "$T/f.csv" "$T/f.csv.err" 2>/dev/null | head -5)"
+fi
+
+# 5. Children that vfork and exec (as gcc runs cc1), or that posix_spawn
+#    starts (as make does): with -f the program they exec is profiled in a
+#    file of its own (PID.ex); without -f not.
+for how in vfork spawn; do
+for f in "" -f; do
+	d=$T/$how$f && mkdir -p "$d"
+	(cd "$d" && "$MONRUN" $f "$T/ex" $how "$T/ex" work 0.3 >/dev/null)
+	kids=$(ls "$d" | grep -E '^[0-9]+\.ex$')
+	if [ -z "$f" ]; then
+		if [ "$(files "$d")" = "mon.out " ]; then ok monrun_exec_${how}_not_followed_without_f
+		else not_ok monrun_exec_${how}_not_followed_without_f "files: $(files "$d")"; fi
+	elif [ "$(echo "$kids" | wc -w)" -eq 1 ]; then
+		ok monrun_exec_${how}_followed_with_f
+		mostly monrun_exec_${how}_child_profile "$d/$kids" real_work
+		[ $how = vfork ] && says monrun_exec_vfork_prof_says "$d/$kids" \
+		    "ran 2 programs.*$T/ex \(no profile written\), then $T/ex \(shown here\)"
+	else
+		not_ok monrun_exec_${how}_followed_with_f "files: $(files "$d")"
+	fi
+done
+done
+
+# 6. A -pg program linked with libmon (whole-process mode) that execs a
+#    shell (the shared case exec-after-profiling.c): the shell finishes,
+#    the program's profile is mon.out.exec1, the shell's mon.out, and the
+#    program the shell runs as a fork child is profiled too (PID.ex), as
+#    the -pg program's own fork children are.
+cat >"$T/pgx.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+static volatile double sink;
+__attribute__((noinline)) void pg_spin(long n) { for (long i = 0; i < n; i++) sink += i; }
+int main(int argc, char **argv)
+{
+	pg_spin(100000000);
+	execl("/bin/sh", "sh", "-c",
+	      "i=0; while [ $i -lt 30000 ]; do i=$((i+1)); done; \"$0\" work 0.1 >/dev/null; "
+	      "echo child-finished", argc > 1 ? argv[1] : "true", (char *)0);
+	perror("execl");
+	return 1;
+}
+C
+if build_prog pgx "$T/pgx.c" -pg; then
+	d=$T/pg && mkdir -p "$d"
+	out=$(cd "$d" && "$T/pgx" "$T/ex" 2>&1); rc=$?
+	if [ $rc -eq 0 ] && [ "$out" = child-finished ]; then ok monrun_exec_pg_shell_finishes; else
+		not_ok monrun_exec_pg_shell_finishes "exit $rc: $out"; fi
+	got=$(files "$d")
+	# (Under ASan the shell, built without it, does not follow its child.)
+	kid='[0-9]+\.ex '
+	[ -n "$asan" ] && kid="($kid)?"
+	if printf '%s\n' "$got" | grep -Eqx "${kid}mon\.out mon\.out\.exec1 "; then
+		ok monrun_exec_pg_files
+	else
+		not_ok monrun_exec_pg_files "files: $got"
+	fi
+	if prof_csv "$d/mon.out.exec1" "$T/pg.csv" "$T/pgx" &&
+	    awk -v k="$(ticks "$T/pg.csv" pg_spin)" 'BEGIN { exit !(k > 0) }'; then
+		ok monrun_exec_pg_old_image_kept
+	else
+		not_ok monrun_exec_pg_old_image_kept "$(head -c 300 "$T/pg.csv.err" 2>/dev/null)"
+	fi
+	says monrun_exec_pg_prof_says "$d/mon.out" "ran 2 programs.*pgx \(profile .*mon.out.exec1\), then .*sh \(shown here\)"
+else
+	not_ok monrun_exec_pg_build
+fi
+
+# 7. gcc -c under monrun -f: cc1 and as are profiled in files of their own.
+if [ -n "$asan" ]; then
+	skip_asan monrun_exec_gcc_cc1_profiled
+elif command -v gcc >/dev/null 2>&1 && [ -n "$(gcc -print-prog-name=cc1 2>/dev/null | grep /)" ]; then
+	d=$T/gcc && mkdir -p "$d"
+	printf 'int f(int x) { return x * 2; }\n' >"$d/x.c"
+	(cd "$d" && "$MONRUN" -f gcc -c x.c)
+	cc1=$(ls "$d" | grep -E '^[0-9]+\.cc1$')
+	if [ -n "$cc1" ] && "$PROF" -m "$d/$cc1" >/dev/null 2>"$T/cc1.err"; then
+		ok monrun_exec_gcc_cc1_profiled
+	else
+		not_ok monrun_exec_gcc_cc1_profiled "files: $(files "$d") $(head -c 200 "$T/cc1.err" 2>/dev/null)"
+	fi
+else
+	ok "monrun_exec_gcc_cc1_profiled # skip no gcc with cc1 here"
+fi
