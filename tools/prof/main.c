@@ -213,6 +213,7 @@ int main(int argc, char **argv)
 		if (progpath == NULL) {
 			fprintf(stderr, "prof: %s: no such file in the current directory or "
 				"in PATH\n", argv[optind]);
+			free(files);
 			return 1;
 		}
 	}
