@@ -109,7 +109,7 @@ void coverage_summary(const struct prof_attr *a, FILE *e)
 	double cpu = seen_cpu(c);
 	fprintf(e, "CPU: %.3f s user + %.3f s system, %.3f s of it not sampled by design (start-up, "
 		"rate check); "
-		"samples stand for %.3f s = %.0f %% of the %s CPU since\n", c->cpu_user_s,
+		"samples stand for %.3f s = %.0f %% of the %s CPU since profiling started\n", c->cpu_user_s,
 		c->cpu_sys_s, c->cpu_before_s, c->sampled_s, cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
 		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system");
 	if (c->flags & MONOUT_FACT_USER_ONLY)
