@@ -1,7 +1,7 @@
 #!/bin/sh
 # The achieved rate: for the CPU-time clocks (thread, itimer) the samples
 # per process CPU-second are the rate in effect within 5 %; for the perf
-# clock, libmon takes at least what a reference perf clock beside it takes
+# clock, libmon takes at least 95 % of what a reference perf clock run alone
 # (what this machine delivers now) and at most the rate (profil_rate.c);
 # for 1 and 4 busy threads, at 1000 and 4000 Hz; the default rate is at
 # least 1000 Hz; MONPROF_CLOCK selects the clock.

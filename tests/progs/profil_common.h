@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -303,10 +304,10 @@ static inline double ticks_lower_bound(int clock, double rate, double cpu)
  * missed without counting them, and periods that end in kernel mode are
  * not sampled (user time only).  So the share of the asked rate that is
  * delivered depends on the machine and its load, not on libmon.  A test of
- * libmon's perf clock runs this clock beside it, in the same thread at the
- * same time, and compares libmon's ticks with the reference's: both clocks
- * see the same machine, so the comparison holds on any machine, loaded or
- * idle, while a wrong period, weight or lost tick in libmon still shows.
+ * libmon's perf clock measures this clock's share alone (ref_share, below)
+ * just before and just after libmon's run, and compares: the comparison
+ * holds on any machine, loaded or idle, while a wrong period, weight or
+ * lost tick in libmon still shows.
  *
  * ref_clock_install() once per process (before any ref_clock_start);
  * ref_clock_start(rate) in a thread returns a descriptor (or -1 with errno);
@@ -325,10 +326,7 @@ struct f_owner_ex {
 static __thread volatile unsigned long ref_ticks __attribute__((unused));
 static void ref_on_signal(int sig) __attribute__((unused));
 
-/* In a section of its own, so that a test can count the ticks of another
- * clock that land in it (two clocks of one period fire together). */
-PTEXT_DECLARE(refsig);
-__attribute__((section("ptext_refsig"), noinline)) static void ref_on_signal(int sig)
+static void ref_on_signal(int sig)
 {
 	(void)sig;
 	ref_ticks++;
@@ -377,6 +375,56 @@ static inline unsigned long ref_clock_stop(int fd)
 	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	close(fd);
 	return ref_ticks;
+}
+
+/*
+ * ref_share — the share of `rate` that the reference clock delivers now on
+ * this machine, alone: `nthreads` threads (1..8) each run it while spinning
+ * `seconds` of their own CPU time; returns ticks / (rate x their CPU time).
+ * Run while libmon's clock is off: two perf clocks raising signals in one
+ * thread can starve each other (measured under ASan: either one down to
+ * 22-40 % of the other's ticks), so the reference is measured before and
+ * after libmon's run, not beside it.  Needs the pthread library.
+ */
+struct ref_share_arg {
+	unsigned rate;
+	double seconds, cpu;
+	unsigned long ticks;
+	int err;
+};
+
+static inline void *ref_share_thread(void *p)
+{
+	struct ref_share_arg *a = p;
+	double t0 = thread_cpu();
+	int fd = ref_clock_start(a->rate);
+	a->err = fd < 0 ? errno : 0;
+	volatile unsigned long x = 0;
+	while (thread_cpu() - t0 < a->seconds)
+		for (int i = 0; i < 20000; i++)
+			x += (unsigned long)i;
+	a->ticks = ref_clock_stop(fd);
+	a->cpu = thread_cpu() - t0;
+	return NULL;
+}
+
+static inline double ref_share(unsigned rate, double seconds, int nthreads)
+{
+	pthread_t t[8];
+	struct ref_share_arg a[8];
+	double ticks = 0, cpu = 0;
+	CHECK(nthreads >= 1 && nthreads <= 8, "ref_share: %d threads", nthreads);
+	for (int i = 0; i < nthreads; i++) {
+		a[i] = (struct ref_share_arg){ rate, seconds, 0, 0, 0 };
+		CHECK(pthread_create(&t[i], NULL, ref_share_thread, &a[i]) == 0, "pthread_create");
+	}
+	for (int i = 0; i < nthreads; i++) {
+		pthread_join(t[i], NULL);
+		CHECK(a[i].err == 0, "reference clock: %s", strerror(a[i].err));
+		ticks += (double)a[i].ticks;
+		cpu += a[i].cpu;
+	}
+	return cpu > 0 ? ticks / (rate * cpu) : 0;
 }
 
 #endif /* PROFIL_COMMON_H */
