@@ -475,7 +475,16 @@ MON_NO_TSAN MON_EXPORT int sigaction(int sig, const struct sigaction *act, struc
 	if (in_front)	/* the front one's "real" call: ours is on the way in */
 		return real_sigaction(sig, act, old);
 	int saved_errno = errno;
+	/* With a front one (a sanitizer's), the program's call came through
+	 * it and act is already its wrapper: what we install goes straight to
+	 * the C library, never back through the front one, which would take
+	 * its own wrapper for the program's handler. */
+	int behind_front = front_sigaction != NULL;
+	if (behind_front)
+		in_front++;
 	int rc = guard_sigaction(sig, act, old);
+	if (behind_front)
+		in_front--;
 	if (rc == 0)
 		errno = saved_errno;
 	return rc;

