@@ -1,0 +1,77 @@
+#!/bin/sh
+# Whole-output goldens: prof's text, JSON and CSV reports, and what it says
+# on standard error, compared byte for byte with tests/golden/ (one check per
+# case of tests/golden/cases; a failure shows the diff).
+#
+# The inputs are deterministic, so every byte of the output is:
+#   - the program, tests/golden/golden.s, is assembled and linked by as(1)
+#     and ld(1) alone at a fixed address with a fixed build ID (no compiler,
+#     no C library: its functions' addresses and sizes do not depend on the
+#     machine's toolchain version);
+#   - the mon.out files are written by the format module's writer
+#     (tests/progs/prof_craft.c), the gmon.out by tests/progs/gmon_craft.c,
+#     from the numbers below;
+#   - objects are recorded by relative path, and prof runs in the directory
+#     that holds them, so no temporary path is printed.
+# GOLDEN_UPDATE=1 rewrites the golden files from this run instead (for a
+# change of output that is meant: review the diff before committing it).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+G=$ROOT/tests/golden
+cd "$T" || exit 1
+command -v as >/dev/null && command -v ld >/dev/null || { echo "SKIP no as/ld"; exit 77; }
+
+ID=676f6c64656e2d6d6f6e70726f662d31	# "golden-monprof-1"
+if ! as --64 -o golden.o "$G/golden.s" ||
+   ! ld -static -nostdlib --build-id=0x$ID -Ttext=0x401000 -o golden golden.o; then
+	not_ok golden_build "as/ld failed"; exit 1
+fi
+build_prog_static craft prof_craft.c -I"$ROOT/format" || { not_ok craft_build; exit 1; }
+$CC -O1 -g -o gcraft "$ROOT/tests/progs/gmon_craft.c" || { not_ok gmon_craft_build; exit 1; }
+
+# a.mon: the program (text 0x401000..0x401140) and a library whose file is
+# gone; one histogram over the program whose 8-byte bins (scale 0x4000)
+# start 4 bytes into _start, so that bins straddle functions and are split
+# (System V's rule); one over the library; one over no object.  Call counts
+# into alpha (mid-function, as mcount records), beta (its entry), golden::
+# work (a count wider than the #Calls column) and no function.  The RUN
+# record's counters give the dropped/saturated/lost warnings.
+OBJ=golden:0:0x401000:0x401140:1:$ID
+LIB=/nonexistent/libgone.so:0x7f0000000000:0x7f0000001000:0x7f0000003000:0
+./craft a.mon -s 2300:5:3:2 -o "$OBJ" -o "$LIB" \
+	-h 0x401004:0x401144:0x4000:40 -b 1:400 -b 2:300 -b 9:150 -b 10:90 -b 15:60 \
+	   -b 20:45 -b 24:30 -b 28:250 -b 30:125 -b 39:7 \
+	-h 0x7f0000001000:0x7f0000001100:0x8000:64 -b 5:35 \
+	-h 0x10000:0x10100:0x8000:64 -b 0:12 \
+	-c 0x401019:1234 -c 0x401050:7 -c 0x4010e5:12345678 -c 0x401200:3 ||
+	{ not_ok craft_a; exit 1; }
+# b.mon: a second run at another rate (summed with -m: "rates differ").
+./craft b.mon -r 500 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:20 -b 21:8 -b 72:3 \
+	-c 0x401015:66 -S || { not_ok craft_b; exit 1; }
+# g.gmon: glibc's profiler's file for the same program: 4-byte bins (gprof's
+# uniform rule), arcs whose counts add up per callee.
+./gcraft g.gmon -r 100 -h 0x401000:0x401140:80 -b 4:50 -b 5:25 -b 20:12 -b 33:9 -b 60:4 \
+	-a 0x401020:0x401050:9 -a 0x4010f0:0x401050:5 -a 0x401000:0x4010e0:1 ||
+	{ not_ok craft_gmon; exit 1; }
+
+grep -v '^#' "$G/cases" | while IFS='|' read -r name args; do
+	[ -n "$name" ] || continue
+	# shellcheck disable=SC2086 # args are words
+	"$PROF" $args >"$name" 2>"$name.err"
+	echo "exit $?" >>"$name.err"
+	if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+		cp "$name" "$name.err" "$G/" && ok "golden_$name # updated"
+		continue
+	fi
+	bad=
+	for f in "$name" "$name.err"; do
+		if [ ! -f "$G/$f" ]; then
+			bad="$bad $f(no golden file)"
+		elif ! cmp -s "$G/$f" "$f"; then
+			bad="$bad $f"
+			echo "--- diff tests/golden/$f (want) against prof's output (got):"
+			diff -u "$G/$f" "$f" | head -n 60
+		fi
+	done
+	if [ -z "$bad" ]; then ok "golden_$name"; else not_ok "golden_$name" "differs:$bad"; fi
+done
