@@ -70,8 +70,12 @@ ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags $(ELF_PKGS) 2>/dev/null) \
 ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null)
 FORMAT_SRC := $(sort $(wildcard format/*.c))
 FORMAT_OBJ := $(FORMAT_SRC:%.c=$(B)/tool/%.o)
-PROF_SRC   := $(sort $(wildcard tools/prof/*.c))
-PROF_OBJ   := $(PROF_SRC:%.c=$(B)/tool/%.o)
+PROF_SRC   := $(sort $(wildcard tools/prof/*.c tools/prof/out/*.c))
+# prof's code but main.c, built once into an internal archive that prof, the
+# unit tests and the fuzz harnesses link (never installed).
+PROF_LIB_SRC := $(filter-out tools/prof/main.c,$(PROF_SRC))
+PROF_LIB_OBJ := $(PROF_LIB_SRC:%.c=$(B)/tool/%.o)
+PROF_LIB   := $(B)/tools/libprof.a
 MONRUN_SRC := $(sort $(wildcard tools/monrun/*.c))
 MONRUN_OBJ := $(MONRUN_SRC:%.c=$(B)/tool/%.o)
 TOOLS :=
@@ -85,7 +89,10 @@ endif
 $(B)/tool/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -DMONPROF_VERSION='"$(VERSION)"' -Itools/prof $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
-$(B)/bin/prof: $(PROF_OBJ) $(FORMAT_OBJ)
+$(PROF_LIB): $(PROF_LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(B)/bin/prof: $(B)/tool/tools/prof/main.o $(PROF_LIB) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
 $(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
@@ -104,8 +111,16 @@ $(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
 	    -o $@ $< $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
+# prof's unit tests link prof's archive (and see its private header).
+$(B)/tests/unit/test_prof_%: tests/unit/test_prof_%.c $(PROF_LIB) $(FORMAT_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -Itools/prof $(ELF_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) \
+	    -Wno-missing-prototypes -MMD -MP -o $@ $< $(PROF_LIB) $(FORMAT_OBJ) $(CMOCKA_LIBS) \
+	    $(ELF_LIBS) -lm
 
 # ---- top-level targets ----------------------------------------------------
+.PHONY: prof-archive
+prof-archive: $(PROF_LIB)
 .PHONY: all lib tools check check-build demo deps deps-check install clean bench
 all: lib tools
 lib: $(B)/lib/libmon.a $(LIBSO) $(B)/lib/mon.pc
@@ -176,15 +191,23 @@ FUZZ_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 $(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c format/monout.c format/monout.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c format/monout.c
-$(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c \
-                     tools/prof/prof.h
+# The harnesses of prof's readers link prof's archive, built here once more
+# with the fuzzer's instrumentation (the same sources as $(PROF_LIB)).
+FUZZ_PROF_OBJ := $(PROF_LIB_SRC:%.c=$(B)/fuzz/obj/%.o)
+$(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -o $@ fuzz/fuzz_gmon.c \
-	    tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c
-$(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c tools/prof/symtab.c tools/prof/unwind.c tools/prof/prof.h
+	$(FUZZ_CC) $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) $(CPPFLAGS) -Itools/prof \
+	    $(ELF_CFLAGS) -DMONPROF_VERSION='"$(VERSION)"' -c $< -o $@
+$(B)/fuzz/libprof.a: $(FUZZ_PROF_OBJ)
+	rm -f $@ && ar rcs $@ $^
+$(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c $(B)/fuzz/libprof.a tools/prof/prof.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof $(ELF_CFLAGS) -o $@ fuzz/fuzz_gmon.c \
+	    $(B)/fuzz/libprof.a $(ELF_LIBS) -lm
+$(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c $(B)/fuzz/libprof.a tools/prof/prof.h format/monout.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -Iformat $(ELF_CFLAGS) -o $@ fuzz/fuzz_symtab.c \
-	    tools/prof/symtab.c tools/prof/unwind.c format/monout.c $(ELF_LIBS)
+	    $(B)/fuzz/libprof.a format/monout.c $(ELF_LIBS) -lm
 
 .PHONY: fuzz fuzz-build fuzz-seeds check-sanitize
 fuzz-build: $(FUZZ_BINS)

@@ -26,6 +26,19 @@ ELF_CFLAGS="$(pkg-config --cflags $PKGS 2>/dev/null) $DFLAG"
 ELF_LIBS=$(pkg-config --libs $PKGS 2>/dev/null || echo -lelf -ldw -llzma)
 F=$ROOT/fuzz
 
+# prof's readers come from prof's internal archive, as in prof itself: the
+# build's own (B/tools/libprof.a) when this CC already sanitizes, else the
+# same archive rule of the Makefile run once more with the sanitizers on.
+PROF_A=$B/tools/libprof.a
+if [ -n "$SAN" ]; then
+	if make -s -C "$ROOT" --no-print-directory B="$T/san" CC="$CC $SAN" CFLAGS="-O1 -g" WERROR=1 \
+		prof-archive >san.log 2>&1; then
+		PROF_A=$T/san/tools/libprof.a
+		ok replay_build_prof_archive
+	else
+		not_ok replay_build_prof_archive "$(tail -5 san.log)"
+	fi
+fi
 build() {
 	name=$1; shift
 	if $CC -O1 -g $SAN $WARN -D_GNU_SOURCE -I"$ROOT/format" -I"$ROOT/tools/prof" $ELF_CFLAGS \
@@ -37,9 +50,8 @@ build() {
 	fi
 }
 build monout "$ROOT/format/monout.c"
-build gmon "$ROOT/tools/prof/gmon.c" "$ROOT/tools/prof/model.c" "$ROOT/tools/prof/binmap.c" \
-	"$ROOT/tools/prof/warn.c"
-build symtab "$ROOT/tools/prof/symtab.c" "$ROOT/tools/prof/unwind.c" "$ROOT/format/monout.c" $ELF_LIBS
+build gmon "$PROF_A" $ELF_LIBS -lm
+build symtab "$PROF_A" "$ROOT/format/monout.c" $ELF_LIBS -lm
 
 if sh "$F/make-seeds.sh" "$T/seeds" "$B" >seeds.log 2>&1; then
 	ok make_seeds

@@ -1,8 +1,8 @@
 /*
  * test_prof_binmap.c — prof's pure parts: where histogram bins lie, System
  * V's proportional split of a straddling bin, and the gmon.out reader on
- * hand-made and truncated input.  The sources are included directly (they
- * need no libelf).
+ * hand-made and truncated input.  Linked with prof's internal archive
+ * (build/tools/libprof.a), as prof is.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,10 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../tools/prof/binmap.c"
-#include "../../tools/prof/gmon.c"
-#include "../../tools/prof/model.c"
-#include "../../tools/prof/warn.c"
+#include "prof.h"
 
 static void profil_bin_edges(void **state)
 {
