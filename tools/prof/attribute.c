@@ -11,7 +11,8 @@
  * Rows are keyed by image (an ELF file, identified by path and build ID)
  * and link-time address, not by runtime PC: two runs of the same program
  * with different load addresses (ASLR, PIE, shared libraries) add up row by
- * row (-m a -m b).
+ * row (-m a -m b).  Arcs (caller -> callee call counts) are resolved the
+ * same way, both ends, and kept for the model's call graph (profile.c).
  *
  * Which bytes a function owns.  System V prof gave each symbol everything up
  * to the next qualifying symbol.  That is right for the alignment padding
@@ -343,6 +344,44 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 	return idx;
 }
 
+/* The row that owns runtime pc: a function's (or gap's) segment, else its
+ * object's text range, else [unknown]. */
+static size_t row_at(const struct prof_attr *a, const struct prof_seg *segs, size_t nsegs,
+		     const struct prof_seg *fb, size_t nfb, uint64_t pc)
+{
+	size_t k = binmap_find(segs, nsegs, pc);
+	if (k != SIZE_MAX)
+		return segs[k].row;
+	k = binmap_find(fb, nfb, pc);
+	return k == SIZE_MAX ? a->unknown_row : fb[k].row;
+}
+
+/* pc as a link-time address of the row's image (runtime pc for [unknown]). */
+static uint64_t link_pc(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
+			size_t row, uint64_t pc)
+{
+	if (a->rows[row].kind == PROF_ROW_UNKNOWN)
+		return pc;
+	for (size_t i = 0; i < d->nobjs; i++)
+		if (img[i] == a->rows[row].image)
+			return pc - d->objs[i].bias;
+	return pc;
+}
+
+static int add_arc(struct prof_attr *a, const struct prof_arcrow *r)
+{
+	if (a->narcs == a->arcs_cap) {
+		size_t cap = a->arcs_cap ? a->arcs_cap * 2 : 64;
+		struct prof_arcrow *nv = realloc(a->arcs, cap * sizeof *nv);
+		if (!nv)
+			return -1;
+		a->arcs = nv;
+		a->arcs_cap = cap;
+	}
+	a->arcs[a->narcs++] = *r;
+	return 0;
+}
+
 static int cmp_seg(const void *x, const void *y)
 {
 	const struct prof_seg *a = x, *b = y;
@@ -465,17 +504,21 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	a->total_seconds += file_ticks / rate;
 
 	for (size_t c = 0; c < d->ncounts; c++) {
-		uint64_t pc = d->counts[c].selfpc;
-		size_t k = binmap_find(segs, nsegs, pc), row;
-		if (k != SIZE_MAX) {
-			row = segs[k].row;
-		} else {
-			k = binmap_find(fb, nfb, pc);
-			row = k == SIZE_MAX ? a->unknown_row : fb[k].row;
-		}
+		size_t row = row_at(a, segs, nsegs, fb, nfb, d->counts[c].selfpc);
 		if (a->rows[row].kind != PROF_ROW_FUNC)
 			a->counts_unmatched += d->counts[c].count;
 		a->rows[row].calls += d->counts[c].count;
+	}
+	for (size_t c = 0; c < d->narcs; c++) {
+		const struct prof_arc *arc = &d->arcs[c];
+		struct prof_arcrow r;
+		r.from_row = row_at(a, segs, nsegs, fb, nfb, arc->frompc);
+		r.to_row = row_at(a, segs, nsegs, fb, nfb, arc->selfpc);
+		r.frompc = link_pc(a, d, img, r.from_row, arc->frompc);
+		r.selfpc = link_pc(a, d, img, r.to_row, arc->selfpc);
+		r.count = arc->count;
+		if (add_arc(a, &r) < 0)
+			goto nomem;
 	}
 
 	/* Facts for -s. */
@@ -583,6 +626,7 @@ void attr_free(struct prof_attr *a)
 	free(a->images);
 	free(a->isegs);
 	free(a->rows);
+	free(a->arcs);
 	coverage_free(a);
 	memset(a, 0, sizeof *a);
 }

@@ -99,9 +99,8 @@ static double seen_cpu(const struct prof_cov *c)
 	return v > 0 ? v : 0;
 }
 
-void coverage_summary(const struct prof_attr *a, FILE *e)
+void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 {
-	const struct prof_cov *c = a->cov;
 	if (c == NULL || c->nfacts == 0) {
 		fprintf(e, "coverage: not recorded (a file older than mon.out minor 2, or gmon.out)\n");
 		return;
@@ -123,7 +122,7 @@ void coverage_summary(const struct prof_attr *a, FILE *e)
 	if (c->tick_cost_ns)
 		fprintf(e, " (a tick costs %.1f us of CPU)", c->tick_cost_ns / 1000.0);
 	fprintf(e, ", achieved %.0f samples per CPU-second%s\n",
-		cpu > 0 ? (c->sampled_s * (a->rate_hz > 0 ? a->rate_hz : 1)) / cpu : 0.0,
+		cpu > 0 ? (c->sampled_s * (rate_hz > 0 ? rate_hz : 1)) / cpu : 0.0,
 		(c->flags & MONOUT_FACT_RATE_LOWERED) ? "; lowered by the runtime" : "");
 	if (c->anon_samples)
 		fprintf(e, "%llu samples in anonymous code (rows [anon] or names from perf maps)\n",

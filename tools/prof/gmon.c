@@ -83,6 +83,21 @@ static int add_count(struct prof_data *d, size_t *cap, uint64_t selfpc, uint64_t
 	return 0;
 }
 
+static int add_arc(struct prof_data *d, size_t *cap, uint64_t frompc, uint64_t selfpc,
+		   uint64_t count)
+{
+	if (d->narcs == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		struct prof_arc *na = realloc(d->arcs, ncap * sizeof *na);
+		if (!na)
+			return -1;
+		d->arcs = na;
+		*cap = ncap;
+	}
+	d->arcs[d->narcs++] = (struct prof_arc){ frompc, selfpc, count };
+	return 0;
+}
+
 static int read_hist(struct cursor *c, struct prof_data *d, char *err, size_t errlen)
 {
 	size_t at = c->off - 1;
@@ -165,7 +180,7 @@ int gmon_decode(const unsigned char *buf, size_t len, int elf64, int big,
 		struct prof_data *d, char *err, size_t errlen)
 {
 	struct cursor c = { buf, len, 0, big, elf64 ? 8 : 4 };
-	size_t cap = 0;
+	size_t cap = 0, arccap = 0;
 
 	memset(d, 0, sizeof *d);
 	d->format = "gmon.out";
@@ -210,9 +225,12 @@ int gmon_decode(const unsigned char *buf, size_t len, int elf64, int big,
 				snprintf(err, errlen, "truncated call-graph arc at offset %zu", at);
 				goto fail;
 			}
-			get(&c, c.asize);	/* frompc: the flat profile needs only the callee */
+			/* The callee's call count (the flat profile), and the
+			 * arc itself (the model's call graph). */
+			uint64_t frompc = get(&c, c.asize);
 			uint64_t selfpc = get(&c, c.asize), count = get(&c, 4);
-			if (count && add_count(d, &cap, selfpc, count) < 0)
+			if (count && (add_count(d, &cap, selfpc, count) < 0 ||
+				      add_arc(d, &arccap, frompc, selfpc, count) < 0))
 				goto nomem;
 			break;
 		}

@@ -346,6 +346,17 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		d->counts[i].count = m->calls[i].count;
 	}
 	d->ncounts = m->ncalls;
+	/* The arcs (mcount's caller -> callee counts): kept for the model's
+	 * call graph, beside the per-callee counts the flat profile uses. */
+	d->arcs = malloc((m->narcs ? m->narcs : 1) * sizeof *d->arcs);
+	if (!d->arcs)
+		goto nomem;
+	for (size_t i = 0; i < m->narcs; i++) {
+		d->arcs[i].frompc = m->arcs[i].frompc;
+		d->arcs[i].selfpc = m->arcs[i].selfpc;
+		d->arcs[i].count = m->arcs[i].count;
+	}
+	d->narcs = m->narcs;
 	return 0;
 nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));

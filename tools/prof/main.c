@@ -21,6 +21,7 @@
  * usage error.  Every error is one line: "prof: FILE: what is wrong".
  */
 #include "prof.h"
+#include "out/out.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -154,15 +155,10 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'F':
-			if (strcmp(optarg, "text") == 0)
-				o.format = PROF_FMT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o.format = PROF_FMT_JSON;
-			else if (strcmp(optarg, "csv") == 0)
-				o.format = PROF_FMT_CSV;
-			else {
-				fprintf(stderr, "prof: unknown format '%s' (text, json or csv)\n",
-					optarg);
+			if ((o.renderer = prof_renderer_find(optarg)) == NULL) {
+				char names[256];
+				fprintf(stderr, "prof: unknown format '%s' (%s)\n", optarg,
+					prof_renderer_names(names, sizeof names));
 				usage();
 			}
 			break;
@@ -271,14 +267,16 @@ int main(int argc, char **argv)
 		prof_data_free(&d);
 	}
 	if (status == 0) {
+		struct prof_profile p;
 		attr_finish(&a);
-		if (report_print(&a, &o, stdout, stderr) < 0) {
+		if (profile_build(&a, o.demangle, &p) < 0 || prof_render(&p, &o, stdout, stderr) < 0) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 			status = 1;
 		} else if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "prof: standard output: %s\n", strerror(errno));
 			status = 1;
 		}
+		profile_free(&p);
 	}
 	attr_free(&a);
 	prof_warnings_clear();

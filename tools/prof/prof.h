@@ -2,18 +2,28 @@
  * prof.h — the private interfaces between prof(1)'s components.
  *
  * prof reads one or more profiles (monprof's mon.out through format/monout,
- * or the C library's gmon.out), maps every histogram bin and call count to
- * the functions of the objects the profiled process had loaded, and prints
- * System V's flat profile.  The pieces, one concern per file:
+ * or the C library's gmon.out), maps every histogram bin, call count and arc
+ * to the functions of the objects the profiled process had loaded, and
+ * renders the result: System V's flat profile, JSON, CSV.  The pipeline
+ * (docs/architecture.md draws it):
+ *
+ *   readers  ->  prof_data  ->  attribution  ->  model  ->  renderers
+ *   input.c      one file's      attribute.c     profile.c   out/NAME.c, chosen
+ *   gmon.c       records         (binmap.c,      profile.h   by name from
+ *                                symtab.c, ...)              out/out.c's table
  *
  *   input.c      opening a data file, telling mon.out from gmon.out, and
  *                turning a mon.out (format/monout.h) into a struct prof_data
  *   gmon.c       the GNU "gmon" file of glibc's profiler into a prof_data
  *   symtab.c     an object's function symbols through libelf (with the
  *                dynamic table and separate debug files as fallbacks)
- *   attribute.c  bins and call counts to rows (functions, or unknown code)
- *   report.c     the System V columns, the -s summary, JSON and CSV
- *   demangle.c   -C, through the C++ runtime's __cxa_demangle
+ *   attribute.c  bins, call counts and arcs to rows (functions, or unknown
+ *                code), over every file
+ *   profile.c    the rows into the model (profile.h), pprof's shape
+ *   out/         the renderers: text.c (System V's columns), json.c, csv.c,
+ *                summary.c (-s); out.c the table and the flat view
+ *   warn.c       every warning, through one sink
+ *   demangle.c   C++ names, through the C++ runtime's __cxa_demangle
  *   main.c       options, the order of work, exit status
  *
  * prof_data is prof's own view of one profile: small, and independent of
@@ -28,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "profile.h"
 
 /* ---- the profile model --------------------------------------------------- */
 
@@ -60,6 +72,12 @@ struct prof_hist {
 };
 
 struct prof_count {		/* a call count: calls into the function at selfpc */
+	uint64_t selfpc;	/* runtime PC inside the callee */
+	uint64_t count;
+};
+
+struct prof_arc {		/* a call-graph arc: calls from the call site frompc */
+	uint64_t frompc;	/* runtime PC in the caller (the return address) */
 	uint64_t selfpc;	/* runtime PC inside the callee */
 	uint64_t count;
 };
@@ -131,6 +149,8 @@ struct prof_data {
 	size_t nhists;
 	struct prof_count *counts;
 	size_t ncounts;
+	struct prof_arc *arcs;	/* mon.out ARCS, gmon.out CG_ARC records */
+	size_t narcs;
 	struct prof_thread *threads;
 	size_t nthreads;
 };
@@ -288,8 +308,17 @@ size_t binmap_find(const struct prof_seg *segs, size_t nsegs, uint64_t pc);
 /* FUNC: a symbol's function; UNWIND: a function no symbol names, one FDE
  * range of the object's unwind table; GAP: other code no symbol covers;
  * OBJECT: a whole object whose file could not be read; UNKNOWN: no object. */
-enum prof_rowkind { PROF_ROW_FUNC, PROF_ROW_GAP, PROF_ROW_OBJECT, PROF_ROW_UNKNOWN,
-		    PROF_ROW_UNWIND };
+enum prof_rowkind { PROF_ROW_FUNC = PROF_FN_FUNC, PROF_ROW_GAP = PROF_FN_GAP,
+		    PROF_ROW_OBJECT = PROF_FN_OBJECT, PROF_ROW_UNKNOWN = PROF_FN_UNKNOWN,
+		    PROF_ROW_UNWIND = PROF_FN_UNWIND };
+
+/* An arc between two rows, at link-time addresses (runtime PCs for
+ * [unknown]), as the model keeps it. */
+struct prof_arcrow {
+	size_t from_row, to_row;
+	uint64_t frompc, selfpc;
+	uint64_t count;
+};
 
 struct prof_row {
 	int kind;		/* enum prof_rowkind */
@@ -326,9 +355,11 @@ struct prof_attr {
 	uint64_t counts_unmatched;	/* call counts on no function */
 	int warned;		/* a warning was printed */
 	struct prof_cov *cov;	/* coverage facts (coverage.c), NULL if none */
+	struct prof_arcrow *arcs;	/* every file's arcs, in file order */
+	size_t narcs;
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
-	size_t rows_cap;
+	size_t rows_cap, arcs_cap;
 };
 
 void attr_init(struct prof_attr *a, int locals);
@@ -343,30 +374,15 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 void attr_finish(struct prof_attr *a);
 void attr_free(struct prof_attr *a);
 
-/* ---- report.c ------------------------------------------------------------ */
+/* ---- profile.c ----------------------------------------------------------- */
 
-enum prof_sort { PROF_SORT_TIME, PROF_SORT_CALLS, PROF_SORT_ADDR, PROF_SORT_NAME };
-enum prof_fmt { PROF_FMT_TEXT, PROF_FMT_JSON, PROF_FMT_CSV };
-
-struct prof_opts {
-	int sort;		/* enum prof_sort */
-	int addr_radix;		/* 0, 8 (-o) or 16 (-x) */
-	int zero;		/* -z */
-	int no_heading;		/* -h */
-	int summary;		/* -s */
-	int demangle;		/* -C */
-	int format;		/* enum prof_fmt */
-};
-
-/* Prints the report for a on out (the -s summary on err).  Returns 0 or -1
- * if writing failed. */
-int report_print(const struct prof_attr *a, const struct prof_opts *o, FILE *out, FILE *err);
-
-/* The printed name of row r (function name, "[label]+0xoff", "[label]",
- * "[unknown]"), demangled if asked; returns a pointer into buf or to a
- * constant string. */
-const char *report_name(const struct prof_attr *a, const struct prof_row *r, int demangle,
-			char *buf, size_t buflen);
+/* The model of everything attributed in a (after attr_finish): a mapping per
+ * image, a function and a location per row, a sample per row with time or
+ * calls (its samples, CPU seconds and calls), a sample {callee, caller} per
+ * arc.  demangle: C++ names as printed in the functions' names.  The model
+ * points into a (paths, symbol names) and into the warnings list: it lives
+ * no longer than they do.  Returns 0, or -1 (ENOMEM) with *p empty. */
+int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *p);
 
 /* ---- coverage.c: how much of the CPU the samples cover ------------------- */
 
@@ -389,7 +405,7 @@ struct prof_cov {
 int coverage_add(struct prof_attr *a, const struct prof_data *d);
 /* The -s lines: CPU against samples and elapsed time, asked against
  * achieved rate, the threads. */
-void coverage_summary(const struct prof_attr *a, FILE *e);
+void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e);
 /* The warnings given by default (prof_warn): samples that cover less than
  * 90 % of the CPU ("coverage", naming the threads missing), system time not
  * sampled ("system-unsampled"), a rate lowered ("rate-lowered").  Returns

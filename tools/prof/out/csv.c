@@ -1,0 +1,61 @@
+/*
+ * csv.c — the flat profile as CSV ("csv"; columns in prof(1), FORMATS): a
+ * header line, then the rows in the order the text report has them.
+ * Fields with a comma, quote or line break are quoted (RFC 4180).
+ */
+#include "out.h"
+
+#include <string.h>
+
+static void csv_str(FILE *f, const char *s)
+{
+	if (strpbrk(s, ",\"\r\n") == NULL) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int prof_render_csv(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+{
+	struct prof_flat f;
+	if (prof_flat_make(p, o, &f) < 0)
+		return -1;
+	double total = p->facts.total_seconds, cum = 0;
+	fputs("name,kind,object,address,percent,seconds,cumsecs,ticks,calls,msec_per_call,"
+	      "size,version\n", out);
+	for (size_t i = 0; i < f.n; i++) {
+		const struct prof_flat_row *w = &f.all[f.order[i]];
+		const struct prof_function *fn = &p->functions[w->function];
+		int ranged = fn->kind == PROF_FN_FUNC || fn->kind == PROF_FN_GAP ||
+			     fn->kind == PROF_FN_UNWIND;
+		cum += w->seconds;
+		csv_str(out, fn->name);
+		fprintf(out, ",%s,", prof_kind_name(fn->kind));
+		if (fn->kind != PROF_FN_UNKNOWN)
+			csv_str(out, p->mappings[fn->mapping].path);
+		fputc(',', out);
+		if (ranged)
+			fprintf(out, "%#llx", (unsigned long long)fn->start);
+		fprintf(out, ",%.6f,%.6f,%.6f,%.3f,%llu,",
+			total > 0 ? 100.0 * w->seconds / total : 0.0, w->seconds, cum,
+			w->samples, (unsigned long long)w->calls);
+		if (w->calls)
+			fprintf(out, "%.6f", 1000.0 * w->seconds / (double)w->calls);
+		fputc(',', out);
+		if (ranged)
+			fprintf(out, "%llu", (unsigned long long)fn->size);
+		fputc(',', out);
+		if (fn->version)
+			csv_str(out, fn->version);
+		fputc('\n', out);
+	}
+	prof_flat_free(&f);
+	return 0;
+}

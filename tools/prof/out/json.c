@@ -1,0 +1,97 @@
+/*
+ * json.c — the flat profile as one JSON object ("json"; schema
+ * "monprof-prof-flat" version 1, in prof(1), FORMATS): the run's facts, the
+ * warnings given, and the rows in the order the text report has them, with
+ * full precision (%.15g).
+ */
+#include "out.h"
+
+#include "prof.h"	/* struct prof_warning */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+{
+	const struct prof_facts *a = &p->facts;
+	struct prof_flat f;
+	if (prof_flat_make(p, o, &f) < 0)
+		return -1;
+	double total = a->total_seconds, cum = 0;
+	fprintf(out, "{\"schema\":\"monprof-prof-flat\",\"version\":1,");
+	fprintf(out, "\"rate_hz\":%.15g,\"total_ticks\":%.15g,\"total_seconds\":%.15g,",
+		a->rate_hz, a->total_samples, a->total_seconds);
+	fprintf(out, "\"files\":%zu,\"call_counts_used\":%llu,", a->nfiles,
+		(unsigned long long)a->cells_used);
+	if (a->have_stats)
+		fprintf(out, "\"samples\":%llu,\"dropped\":%llu,\"saturated\":%llu,"
+			"\"lost\":%llu,", (unsigned long long)a->samples,
+			(unsigned long long)a->dropped, (unsigned long long)a->saturated,
+			(unsigned long long)a->lost);
+	if (a->have_cpu)
+		fprintf(out, "\"user_seconds\":%.6f,\"system_seconds\":%.6f,", a->user_s, a->sys_s);
+	fputs("\"clock\":", out);
+	json_str(out, a->clock[0] ? a->clock : "unknown");
+	fputs(",\"warnings\":[", out);
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		fputs(i ? ",{\"code\":" : "{\"code\":", out);
+		json_str(out, a->warnings[i].code);
+		fputs(",\"message\":", out);
+		json_str(out, a->warnings[i].text);
+		fputc('}', out);
+	}
+	fputs("],\"rows\":[", out);
+	for (size_t i = 0; i < f.n; i++) {
+		const struct prof_flat_row *w = &f.all[f.order[i]];
+		const struct prof_function *fn = &p->functions[w->function];
+		cum += w->seconds;
+		fputs(i ? ",\n{" : "\n{", out);
+		fputs("\"name\":", out);
+		json_str(out, fn->name);
+		fprintf(out, ",\"kind\":\"%s\",\"object\":", prof_kind_name(fn->kind));
+		if (fn->kind == PROF_FN_UNKNOWN)
+			fputs("null,\"address\":null", out);
+		else {
+			json_str(out, p->mappings[fn->mapping].path);
+			if (fn->kind == PROF_FN_OBJECT)
+				fputs(",\"address\":null,\"size\":null", out);
+			else
+				fprintf(out, ",\"address\":%llu,\"size\":%llu",
+					(unsigned long long)fn->start, (unsigned long long)fn->size);
+		}
+		if (fn->kind == PROF_FN_UNKNOWN)
+			fputs(",\"size\":null", out);
+		fputs(",\"symbol\":", out);
+		if (fn->system_name)
+			json_str(out, fn->system_name);
+		else
+			fputs("null", out);
+		fputs(",\"version\":", out);
+		if (fn->version)
+			json_str(out, fn->version);
+		else
+			fputs("null", out);
+		fprintf(out, ",\"percent\":%.15g,\"seconds\":%.15g,\"cumsecs\":%.15g,"
+			"\"ticks\":%.15g,\"calls\":%llu,\"msec_per_call\":",
+			total > 0 ? 100.0 * w->seconds / total : 0.0, w->seconds, cum,
+			w->samples, (unsigned long long)w->calls);
+		if (w->calls)
+			fprintf(out, "%.15g}", 1000.0 * w->seconds / (double)w->calls);
+		else
+			fputs("null}", out);
+	}
+	fputs("\n]}\n", out);
+	prof_flat_free(&f);
+	return 0;
+}

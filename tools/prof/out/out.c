@@ -1,0 +1,162 @@
+/*
+ * out.c — the renderers' table, and the flat view of the model that the
+ * System V, JSON and CSV renderers share.
+ */
+#include "out.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct prof_renderer prof_renderers[] = {
+	{ "text", prof_render_text },
+	{ "json", prof_render_json },
+	{ "csv", prof_render_csv },
+	{ NULL, NULL }
+};
+
+const struct prof_renderer *prof_renderer_find(const char *name)
+{
+	for (const struct prof_renderer *r = prof_renderers; r->name; r++)
+		if (strcmp(r->name, name) == 0)
+			return r;
+	return NULL;
+}
+
+const char *prof_renderer_names(char *buf, size_t len)
+{
+	size_t n = 0, at = 0;
+	while (prof_renderers[n].name)
+		n++;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n && at < len; i++) {
+		int w = snprintf(buf + at, len - at, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+				 prof_renderers[i].name);
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+	return buf;
+}
+
+int prof_render(const struct prof_profile *p, const struct prof_opts *o, FILE *out, FILE *err)
+{
+	const struct prof_renderer *r = o->renderer ? o->renderer : &prof_renderers[0];
+	if (o->summary && prof_render_summary(p, o, err) < 0)
+		return -1;
+	return r->render(p, o, out);
+}
+
+const char *prof_kind_name(int k)
+{
+	switch (k) {
+	case PROF_FN_FUNC: return "function";
+	case PROF_FN_GAP: return "gap";
+	case PROF_FN_UNWIND: return "unwind";
+	case PROF_FN_OBJECT: return "object";
+	default: return "unknown";
+	}
+}
+
+/* ---- ordering ------------------------------------------------------------- */
+
+struct sortctx {
+	const struct prof_profile *p;
+	const struct prof_flat *f;
+	int sort;
+};
+
+static const struct sortctx *ctx;	/* qsort has no context argument in C11 */
+
+static int by_name(size_t x, size_t y)
+{
+	return strcmp(ctx->p->functions[x].name, ctx->p->functions[y].name);
+}
+
+static int by_addr(const struct prof_function *p, const struct prof_function *q)
+{
+	/* [unknown] last; otherwise object order, then address, the object
+	 * row of an object after its code. */
+	if ((p->kind == PROF_FN_UNKNOWN) != (q->kind == PROF_FN_UNKNOWN))
+		return p->kind == PROF_FN_UNKNOWN ? 1 : -1;
+	if (p->kind != PROF_FN_UNKNOWN && p->mapping != q->mapping)
+		return p->mapping < q->mapping ? -1 : 1;
+	if ((p->kind == PROF_FN_OBJECT) != (q->kind == PROF_FN_OBJECT))
+		return p->kind == PROF_FN_OBJECT ? 1 : -1;
+	return p->start < q->start ? -1 : p->start > q->start;
+}
+
+static int cmp_rows(const void *xa, const void *ya)
+{
+	size_t x = *(const size_t *)xa, y = *(const size_t *)ya;
+	const struct prof_flat_row *p = &ctx->f->all[x], *q = &ctx->f->all[y];
+	const struct prof_function *fp = &ctx->p->functions[x], *fq = &ctx->p->functions[y];
+	int c = 0;
+	switch (ctx->sort) {
+	case PROF_SORT_CALLS:
+		if (p->calls != q->calls)
+			return p->calls > q->calls ? -1 : 1;
+		if (p->samples != q->samples)
+			return p->samples > q->samples ? -1 : 1;
+		break;
+	case PROF_SORT_ADDR:
+		c = by_addr(fp, fq);
+		break;
+	case PROF_SORT_NAME:
+		c = by_name(x, y);
+		break;
+	default:
+		if (p->seconds != q->seconds)
+			return p->seconds > q->seconds ? -1 : 1;
+		if (p->calls != q->calls)
+			return p->calls > q->calls ? -1 : 1;
+		break;
+	}
+	if (c == 0)
+		c = by_name(x, y);
+	if (c == 0)
+		c = by_addr(fp, fq);
+	return c;
+}
+
+int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f)
+{
+	size_t nf = p->nfunctions ? p->nfunctions : 1;
+	f->all = calloc(nf, sizeof *f->all);
+	f->order = malloc(nf * sizeof *f->order);
+	f->n = 0;
+	if (!f->all || !f->order) {
+		prof_flat_free(f);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < p->nfunctions; i++)
+		f->all[i].function = i;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		const struct prof_location *leaf = &p->locations[s->locations[0]];
+		struct prof_flat_row *r = &f->all[leaf->lines[0].function];
+		r->samples += s->value[PROF_VAL_SAMPLES];
+		r->seconds += s->value[PROF_VAL_CPU];
+		r->calls += (uint64_t)s->value[PROF_VAL_CALLS];
+	}
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		const struct prof_flat_row *r = &f->all[i];
+		if (r->samples > 0 || r->calls > 0 || (o->zero && p->functions[i].kind == PROF_FN_FUNC))
+			f->order[f->n++] = i;
+	}
+	struct sortctx c = { p, f, o->sort };
+	ctx = &c;
+	qsort(f->order, f->n, sizeof *f->order, cmp_rows);
+	ctx = NULL;
+	return 0;
+}
+
+void prof_flat_free(struct prof_flat *f)
+{
+	free(f->all);
+	free(f->order);
+	f->all = NULL;
+	f->order = NULL;
+	f->n = 0;
+}

@@ -1,0 +1,81 @@
+/*
+ * out.h — prof's renderers: each reads only the model (../profile.h) and
+ * writes one format; main.c picks one by name from prof_renderers, the one
+ * table (as perf keeps its commands[]).  A renderer writes nothing but its
+ * format on its stream: warnings go through prof_warn's sink (warn.c),
+ * which is standard error, so that a binary format stays clean.
+ */
+#ifndef PROF_OUT_H
+#define PROF_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+enum prof_sort { PROF_SORT_TIME, PROF_SORT_CALLS, PROF_SORT_ADDR, PROF_SORT_NAME };
+
+struct prof_renderer;
+
+struct prof_opts {
+	int sort;		/* enum prof_sort */
+	int addr_radix;		/* 0, 8 (-o) or 16 (-x) */
+	int zero;		/* -z */
+	int no_heading;		/* -h */
+	int summary;		/* -s */
+	int demangle;		/* -C (the default); --no-demangle clears it */
+	const struct prof_renderer *renderer;	/* NULL: the first, text */
+};
+
+/* Writes p as one format on out.  Returns 0, or -1 with errno (ENOMEM). */
+typedef int prof_render_fn(const struct prof_profile *p, const struct prof_opts *o, FILE *out);
+
+struct prof_renderer {
+	const char *name;	/* --format=NAME */
+	prof_render_fn *render;
+};
+
+/* The renderers, text first (the default); ends with { NULL, NULL }. */
+extern const struct prof_renderer prof_renderers[];
+
+/* The renderer called name, or NULL. */
+const struct prof_renderer *prof_renderer_find(const char *name);
+
+/* "text, json or csv": the names, for messages, into buf. */
+const char *prof_renderer_names(char *buf, size_t len);
+
+/* The -s summary (if o->summary) on err, first, so that a reader of the
+ * report that stops early (prof -s | head) cannot lose it; then the
+ * chosen renderer on out.  Returns 0, or -1 with errno. */
+int prof_render(const struct prof_profile *p, const struct prof_opts *o, FILE *out, FILE *err);
+
+/* ---- the flat profile: the model's samples added up by leaf function ----- */
+
+struct prof_flat_row {
+	size_t function;	/* index in p->functions */
+	double samples, seconds;
+	uint64_t calls;
+};
+
+struct prof_flat {
+	struct prof_flat_row *all;	/* one per function, by index */
+	size_t *order;			/* the rows shown, in the order asked */
+	size_t n;
+};
+
+/* Adds up p's samples by their leaf location's innermost function, and
+ * orders the functions with time or calls (with -z also every function
+ * of kind FUNC) as o->sort asks, ties by name, then address.  0 or -1
+ * (ENOMEM). */
+int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f);
+void prof_flat_free(struct prof_flat *f);
+
+/* Kind names of the JSON and CSV "kind" field ("function", "gap", ...). */
+const char *prof_kind_name(int kind);
+
+/* The renderers (text.c, json.c, csv.c), and the -s summary (summary.c). */
+prof_render_fn prof_render_text, prof_render_json, prof_render_csv;
+int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o, FILE *err);
+
+#endif /* PROF_OUT_H */

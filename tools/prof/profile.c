@@ -1,0 +1,258 @@
+/*
+ * profile.c — prof's model (profile.h) made from the attribution
+ * (attribute.c): the one step between what the data files say and what the
+ * renderers (out/) print.
+ *
+ * Each image becomes a mapping; each row (a function, an unwind range, a
+ * gap, a whole object, [unknown]) a function and a location at its start
+ * address; each row with samples or calls a sample of one location holding
+ * them.  Each arc becomes a sample of two locations {callee PC, caller PC}
+ * with its count as PROF_VAL_ARC; arcs between the same two PCs (from
+ * several files) add up, and a PC gets one location however many arcs
+ * name it.  The names are made here, once: demangled when asked, and
+ * "[label]+0xSTART", "[label]" or "[unknown]" for code no symbol names.
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct prof_sample_type prof_sample_types[PROF_NVAL] = {
+	[PROF_VAL_SAMPLES] = { "samples", "count" },
+	[PROF_VAL_CPU] = { "cpu", "seconds" },
+	[PROF_VAL_CALLS] = { "calls", "count" },
+	[PROF_VAL_ARC] = { "arc-calls", "count" },
+};
+
+/* The printed name of row r into buf, or a pointer to the symbol's name or
+ * a constant string. */
+static const char *row_name(const struct prof_attr *a, const struct prof_row *r, int demangle,
+			    char *buf, size_t buflen)
+{
+	const char *label = r->kind == PROF_ROW_UNKNOWN ? NULL : a->images[r->image]->label;
+	int bracketed = label && label[0] == '[';
+	switch (r->kind) {
+	case PROF_ROW_FUNC:
+		if (demangle) {
+			const char *dn = prof_demangle(r->name, buf, buflen);
+			if (dn)
+				return dn;
+		}
+		return r->name;
+	case PROF_ROW_GAP:
+	case PROF_ROW_UNWIND:
+		snprintf(buf, buflen, bracketed ? "%s+%#llx" : "[%s]+%#llx", label,
+			 (unsigned long long)r->addr);
+		return buf;
+	case PROF_ROW_OBJECT:
+		snprintf(buf, buflen, bracketed ? "%s" : "[%s]", label);
+		return buf;
+	default:
+		return "[unknown]";
+	}
+}
+
+struct pckey {			/* a PC an arc names: its row and address */
+	size_t row;
+	uint64_t pc;
+};
+
+static int cmp_pckey(const void *x, const void *y)
+{
+	const struct pckey *p = x, *q = y;
+	if (p->row != q->row)
+		return p->row < q->row ? -1 : 1;
+	return p->pc < q->pc ? -1 : p->pc > q->pc;
+}
+
+static size_t find_pckey(const struct pckey *v, size_t n, size_t row, uint64_t pc)
+{
+	struct pckey k = { row, pc };
+	const struct pckey *f = bsearch(&k, v, n, sizeof *v, cmp_pckey);
+	return f ? (size_t)(f - v) : SIZE_MAX;
+}
+
+struct arcsample {		/* an arc by its two locations */
+	size_t to, from;
+	uint64_t count;
+};
+
+static int cmp_arcsample(const void *x, const void *y)
+{
+	const struct arcsample *p = x, *q = y;
+	if (p->to != q->to)
+		return p->to < q->to ? -1 : 1;
+	return p->from < q->from ? -1 : p->from > q->from;
+}
+
+void profile_free(struct prof_profile *p)
+{
+	free(p->mappings);
+	free(p->functions);
+	free(p->locations);
+	free(p->samples);
+	free(p->names);
+	free(p->stackpool);
+	free(p->linepool);
+	memset(p, 0, sizeof *p);
+}
+
+int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *p)
+{
+	struct pckey *keys = NULL;
+	struct arcsample *arcs = NULL;
+	size_t nkeys = 0, narcs = 0;
+
+	memset(p, 0, sizeof *p);
+	p->sample_types = prof_sample_types;
+
+	/* Mappings: the images. */
+	p->mappings = calloc(a->nimages ? a->nimages : 1, sizeof *p->mappings);
+	if (!p->mappings)
+		goto nomem;
+	for (size_t i = 0; i < a->nimages; i++) {
+		const struct prof_image *im = a->images[i];
+		p->mappings[i] = (struct prof_mapping){ im->path, im->label, im->build_id,
+							im->build_id_len };
+	}
+	p->nmappings = a->nimages;
+
+	/* Functions: the rows, with their printed names in one pool. */
+	size_t pool = 0;
+	for (size_t r = 0; r < a->nrows; r++) {
+		char b[4096];
+		pool += strlen(row_name(a, &a->rows[r], demangle, b, sizeof b)) + 1;
+	}
+	p->names = malloc(pool ? pool : 1);
+	p->functions = calloc(a->nrows ? a->nrows : 1, sizeof *p->functions);
+	if (!p->names || !p->functions)
+		goto nomem;
+	char *q = p->names;
+	for (size_t r = 0; r < a->nrows; r++) {
+		const struct prof_row *w = &a->rows[r];
+		char b[4096];
+		const char *nm = row_name(a, w, demangle, b, sizeof b);
+		size_t l = strlen(nm) + 1;
+		memcpy(q, nm, l);
+		p->functions[r] = (struct prof_function){
+			.kind = w->kind, .name = q,
+			.system_name = w->kind == PROF_ROW_FUNC ? w->name : NULL,
+			.version = w->version,
+			.mapping = w->kind == PROF_ROW_UNKNOWN ? SIZE_MAX : w->image,
+			.start = w->addr, .size = w->size };
+		q += l;
+	}
+	p->nfunctions = a->nrows;
+
+	/* The PCs the arcs name, each once. */
+	keys = malloc((a->narcs ? 2 * a->narcs : 1) * sizeof *keys);
+	arcs = malloc((a->narcs ? a->narcs : 1) * sizeof *arcs);
+	if (!keys || !arcs)
+		goto nomem;
+	for (size_t i = 0; i < a->narcs; i++) {
+		keys[nkeys++] = (struct pckey){ a->arcs[i].to_row, a->arcs[i].selfpc };
+		keys[nkeys++] = (struct pckey){ a->arcs[i].from_row, a->arcs[i].frompc };
+	}
+	qsort(keys, nkeys, sizeof *keys, cmp_pckey);
+	size_t u = 0;
+	for (size_t i = 0; i < nkeys; i++)
+		if (u == 0 || cmp_pckey(&keys[u - 1], &keys[i]) != 0)
+			keys[u++] = keys[i];
+	nkeys = u;
+
+	/* Locations: one per row at its start, then one per arc PC. */
+	size_t nloc = a->nrows + nkeys;
+	p->locations = calloc(nloc ? nloc : 1, sizeof *p->locations);
+	p->linepool = calloc(nloc ? nloc : 1, sizeof *p->linepool);
+	if (!p->locations || !p->linepool)
+		goto nomem;
+	for (size_t i = 0; i < nloc; i++) {
+		size_t fn = i < a->nrows ? i : keys[i - a->nrows].row;
+		p->linepool[i] = (struct prof_line){ fn, 0 };
+		p->locations[i] = (struct prof_location){
+			.mapping = p->functions[fn].mapping,
+			.address = i < a->nrows ? a->rows[i].addr : keys[i - a->nrows].pc,
+			.lines = &p->linepool[i], .nlines = 1 };
+	}
+	p->nlocations = nloc;
+
+	/* Arcs by their two locations, the same pair added up. */
+	for (size_t i = 0; i < a->narcs; i++) {
+		const struct prof_arcrow *r = &a->arcs[i];
+		arcs[i].to = a->nrows + find_pckey(keys, nkeys, r->to_row, r->selfpc);
+		arcs[i].from = a->nrows + find_pckey(keys, nkeys, r->from_row, r->frompc);
+		arcs[i].count = r->count;
+	}
+	qsort(arcs, a->narcs, sizeof *arcs, cmp_arcsample);
+	for (size_t i = 0; i < a->narcs; i++) {
+		if (narcs && arcs[narcs - 1].to == arcs[i].to && arcs[narcs - 1].from == arcs[i].from)
+			arcs[narcs - 1].count += arcs[i].count;
+		else
+			arcs[narcs++] = arcs[i];
+	}
+
+	/* Samples: the rows with time or calls, then the arcs. */
+	size_t nrs = 0;
+	for (size_t r = 0; r < a->nrows; r++)
+		nrs += a->rows[r].ticks > 0 || a->rows[r].calls > 0;
+	p->samples = calloc(nrs + narcs ? nrs + narcs : 1, sizeof *p->samples);
+	p->stackpool = malloc((nrs + 2 * narcs ? nrs + 2 * narcs : 1) * sizeof *p->stackpool);
+	if (!p->samples || !p->stackpool)
+		goto nomem;
+	size_t *st = p->stackpool;
+	for (size_t r = 0; r < a->nrows; r++) {
+		const struct prof_row *w = &a->rows[r];
+		if (!(w->ticks > 0 || w->calls > 0))
+			continue;
+		struct prof_sample *s = &p->samples[p->nsamples++];
+		*st = r;
+		s->locations = st++;
+		s->nlocations = 1;
+		s->value[PROF_VAL_SAMPLES] = w->ticks;
+		s->value[PROF_VAL_CPU] = w->seconds;
+		s->value[PROF_VAL_CALLS] = (double)w->calls;
+	}
+	for (size_t i = 0; i < narcs; i++) {
+		struct prof_sample *s = &p->samples[p->nsamples++];
+		st[0] = arcs[i].to;
+		st[1] = arcs[i].from;
+		s->locations = st;
+		s->nlocations = 2;
+		st += 2;
+		s->value[PROF_VAL_ARC] = (double)arcs[i].count;
+	}
+
+	struct prof_facts *f = &p->facts;
+	f->nfiles = a->nfiles;
+	f->rate_hz = a->rate_hz;
+	f->rates_differ = a->rates_differ;
+	f->total_samples = a->total_ticks;
+	f->total_seconds = a->total_seconds;
+	f->have_stats = a->have_stats;
+	f->have_cpu = a->have_cpu;
+	f->have_cells = a->have_cells;
+	f->samples = a->samples;
+	f->dropped = a->dropped;
+	f->saturated = a->saturated;
+	f->lost = a->lost;
+	f->user_s = a->user_s;
+	f->sys_s = a->sys_s;
+	f->cells_used = a->cells_used;
+	f->cells_total = a->cells_total;
+	f->counts_unmatched = a->counts_unmatched;
+	f->scale_min = a->scale_min;
+	f->scale_max = a->scale_max;
+	memcpy(f->clock, a->clock, sizeof f->clock);
+	f->cov = a->cov;
+	f->warnings = prof_warnings(&f->nwarnings);
+	free(keys);
+	free(arcs);
+	return 0;
+nomem:
+	free(keys);
+	free(arcs);
+	profile_free(p);
+	errno = ENOMEM;
+	return -1;
+}

@@ -1,0 +1,129 @@
+/*
+ * profile.h — prof's model of a profile, the one thing every renderer
+ * reads.
+ *
+ * Its shape is pprof's profile.proto (github.com/google/pprof, proto/
+ * profile.proto): objects (mappings, with build IDs), functions, locations
+ * (an address and the lines there, innermost first, so inline frames fit),
+ * and samples (a stack of locations, leaf first, with one value per sample
+ * type).  It is built once per run of prof, after every data file has been
+ * read and attributed (attribute.c: mon.out histograms through System V's
+ * split of a bin over the functions it covers, call counts, arcs, gmon.out;
+ * later the stacks of a STACKS record), by profile_build; the renderers
+ * (out/) see nothing else.
+ *
+ * Addresses are link-time (ELF vaddr) addresses of the mapping's file, so
+ * runs loaded at different addresses add up; [unknown] code has no mapping
+ * and keeps the runtime PC.
+ *
+ * The sample types, in order (pprof's sample_type):
+ *   PROF_VAL_SAMPLES  "samples"/"count": profiling-clock samples that fell
+ *                     in the location; fractional where System V's rule
+ *                     shares a bin between functions;
+ *   PROF_VAL_CPU      "cpu"/"seconds": the samples over the rate of the file
+ *                     they came from (summed over files); a pprof encoder
+ *                     writes them as integer nanoseconds;
+ *   PROF_VAL_CALLS    "calls"/"count": calls counted into the leaf's
+ *                     function (mcount's or glibc's per-callee counts);
+ *   PROF_VAL_ARC      "arc-calls"/"count": on a two-location sample {callee
+ *                     PC, caller PC}, the calls counted on that arc (mon.out
+ *                     ARCS, gmon.out CG_ARC).  Kept apart from PROF_VAL_CALLS
+ *                     so that a flat view adding up samples by leaf counts
+ *                     each call once.
+ */
+#ifndef PROF_PROFILE_H
+#define PROF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct prof_cov;
+struct prof_warning;
+
+enum prof_val { PROF_VAL_SAMPLES, PROF_VAL_CPU, PROF_VAL_CALLS, PROF_VAL_ARC, PROF_NVAL };
+
+struct prof_sample_type {
+	const char *type, *unit;	/* pprof's ValueType */
+};
+extern const struct prof_sample_type prof_sample_types[PROF_NVAL];
+
+/* What a function of the model stands for (enum prof_rowkind's values):
+ * FUNC a symbol's function; UNWIND code no symbol names, one FDE range of
+ * the object's unwind table; GAP other code no symbol covers; OBJECT a
+ * whole object whose file could not be read; UNKNOWN code in no object. */
+enum prof_fnkind { PROF_FN_FUNC, PROF_FN_GAP, PROF_FN_OBJECT, PROF_FN_UNKNOWN, PROF_FN_UNWIND };
+
+struct prof_mapping {		/* one object (ELF file) of the profiled process */
+	const char *path;	/* the file read (the program named to prof, or as recorded) */
+	const char *label;	/* short name, for "[label]+0xoff" */
+	const unsigned char *build_id;
+	size_t build_id_len;	/* 0: none known */
+};
+
+struct prof_function {
+	int kind;		/* enum prof_fnkind */
+	const char *name;	/* as printed: demangled if asked, "[label]+0xoff", "[label]",
+				 * "[unknown]" */
+	const char *system_name;	/* FUNC: the symbol as the table spells it; else NULL */
+	const char *version;	/* FUNC: its symbol version ("GLIBC_2.3"), or NULL */
+	size_t mapping;		/* index in mappings; SIZE_MAX for UNKNOWN */
+	uint64_t start, size;	/* FUNC/GAP/UNWIND: ELF vaddr and bytes it owns; else 0 */
+};
+
+struct prof_line {
+	size_t function;	/* index in functions */
+	int64_t line;		/* source line, 0: not known */
+};
+
+struct prof_location {
+	size_t mapping;		/* index in mappings; SIZE_MAX: none */
+	uint64_t address;	/* ELF vaddr (runtime PC when no mapping) */
+	struct prof_line *lines;	/* innermost first (inline frames, then the
+					 * function they are inlined in) */
+	size_t nlines;		/* >= 1 */
+};
+
+struct prof_sample {
+	size_t *locations;	/* indexes in locations, leaf first */
+	size_t nlocations;	/* >= 1 */
+	double value[PROF_NVAL];
+};
+
+/* Facts of the whole run (all files), for headers and the -s summary. */
+struct prof_facts {
+	size_t nfiles;
+	double rate_hz;		/* samples per CPU-second, of the first file (0: none) */
+	int rates_differ;
+	double total_samples, total_seconds;	/* in the histograms */
+	int have_stats, have_cpu, have_cells;
+	uint64_t samples, dropped, saturated, lost;	/* the runtime's counters, summed */
+	double user_s, sys_s;	/* CPU of the runs */
+	uint64_t cells_used, cells_total;	/* call-count cells */
+	uint64_t counts_unmatched;	/* calls counted on no function */
+	uint32_t scale_min, scale_max;	/* profil(2) scales of the histograms, 0: none */
+	char clock[32];		/* profiling clock's name, "" unknown */
+	const struct prof_cov *cov;	/* coverage facts (coverage.c), or NULL */
+	const struct prof_warning *warnings;	/* every warning given, in order */
+	size_t nwarnings;
+};
+
+struct prof_profile {
+	const struct prof_sample_type *sample_types;	/* PROF_NVAL of them */
+	struct prof_mapping *mappings;
+	size_t nmappings;
+	struct prof_function *functions;
+	size_t nfunctions;
+	struct prof_location *locations;
+	size_t nlocations;
+	struct prof_sample *samples;
+	size_t nsamples;
+	struct prof_facts facts;
+	/* private to profile.c */
+	char *names;
+	size_t *stackpool;
+	struct prof_line *linepool;
+};
+
+void profile_free(struct prof_profile *p);
+
+#endif /* PROF_PROFILE_H */
