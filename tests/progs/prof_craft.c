@@ -6,10 +6,11 @@
  *
  *   prof_craft OUT [-r RATE] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
  *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
- *                  [-c SELFPC:COUNT]... [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
+ *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]...
+ *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *
  * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
- * a bin of the histogram given by the last -h.  -4 marks the header as
+ * a bin of the histogram given by the last -h; -A adds an arc (ARCS record).  -4 marks the header as
  * holding 4-byte addresses (whatever the values: for the reader's check of
  * impossible files), with the header checksum remade.  -S writes every
  * histogram sparse (only its non-zero bins), as whole-process profiles are.  Link with libmon.a (the
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
 	static struct monout_object objs[MAXN];
 	static struct monout_hist hists[MAXN];
 	static struct monout_call calls[4096];
+	static struct monout_arc arcs[4096];
 	static uint8_t ids[MAXN][64];
 	static char paths[MAXN][4096];
 	struct monout m;
@@ -61,10 +63,11 @@ int main(int argc, char **argv)
 	m.objects = objs;
 	m.hists = hists;
 	m.calls = calls;
+	m.arcs = arcs;
 	optind = 2;
 	int four = 0;
 	int sparse = 0;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:s:4S")) != -1) {
+	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4S")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -133,6 +136,14 @@ int main(int argc, char **argv)
 			calls[m.ncalls].selfpc = num(&p);
 			calls[m.ncalls].count = num(&p);
 			m.ncalls++;
+			break;
+		case 'A':
+			if (m.narcs == sizeof arcs / sizeof arcs[0])
+				return 1;
+			arcs[m.narcs].frompc = num(&p);
+			arcs[m.narcs].selfpc = num(&p);
+			arcs[m.narcs].count = num(&p);
+			m.narcs++;
 			break;
 		case '4':
 			four = 1;
