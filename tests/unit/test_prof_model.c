@@ -27,8 +27,9 @@ static void quiet(const struct prof_warning *w, void *arg)
 
 static size_t put(unsigned char *b, size_t n, uint64_t v, int bytes)
 {
+	/* Little-endian; bytes past the value's eight are zero padding. */
 	for (int i = 0; i < bytes; i++)
-		b[n++] = (unsigned char)(v >> (8 * i));
+		b[n++] = i < 8 ? (unsigned char)(v >> (8 * i)) : 0;
 	return n;
 }
 
