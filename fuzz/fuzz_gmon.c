@@ -8,7 +8,7 @@
  * the file.  gmon_decode must never crash, hang, leak or read outside the
  * image; on success every histogram has a non-empty range and bins, and the
  * bin edges prof derives from it (binmap_start) are monotonic and stay in
- * the range.
+ * the range; every arc is kept, beside its callee's call count.
  *
  * Built by `make fuzz` (clang, libFuzzer, ASan, UBSan) and replayed without
  * libFuzzer by tests/integ/robust_fuzz_replay.sh (fuzz/replay.c).
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (gmon_decode(data + 1, size - 1, elf64, big, &d, err, sizeof err) < 0) {
 		prof_warnings_clear();
 		CHECK(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0');
-		CHECK(d.nhists == 0 && d.hists == NULL && d.counts == NULL);
+		CHECK(d.nhists == 0 && d.hists == NULL && d.counts == NULL && d.arcs == NULL);
 		return 0;
 	}
 	CHECK(d.nobjs == 1 && d.objs[0].is_main);
@@ -62,6 +62,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (size_t i = 0; i < d.ncounts; i++)
 		CHECK(d.counts[i].count != 0);
+	/* Every arc is kept, and is also its callee's call count. */
+	CHECK(d.narcs == d.ncounts);
+	for (size_t i = 0; i < d.narcs; i++)
+		CHECK(d.arcs[i].count == d.counts[i].count && d.arcs[i].selfpc == d.counts[i].selfpc);
 	CHECK(d.nhists == 0 || d.run.rate_hz > 0);	/* a rate of 0 is read as 100 Hz */
 	prof_data_free(&d);
 	prof_warnings_clear();
