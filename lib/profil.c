@@ -229,21 +229,27 @@ void mon_stats_reset(void)
 	STORE(stats.lost, 0);
 }
 
-MON_EXPORT int mon_getstats(struct mon_stats *st)
+/* Fills a whole struct of this library's size on the stack, then copies
+ * the caller's size of it (mon.h: the struct only grows at its end). */
+MON_EXPORT int mon_getstats(struct mon_stats *st, size_t size)
 {
+	struct mon_stats now;
 	if (st == NULL)
 		return mon_fail(EFAULT);
-	memset(st, 0, sizeof *st);
-	st->samples = LOAD(stats.samples);
-	st->counted = LOAD(stats.counted);
-	st->dropped = LOAD(stats.dropped);
-	st->saturated = LOAD(stats.saturated);
-	st->lost = LOAD(stats.lost) + mon_clock_unsampled();
-	st->faulted = LOAD(faulted);
-	st->on = LOAD(hist.on) && !st->faulted;
-	st->clock = LOAD(mon_clock_active);
-	st->rate_hz = LOAD(mon_clock_cfg.rate_hz);
-	st->threads = mon_threads_armed();
+	memset(&now, 0, sizeof now);
+	now.samples = LOAD(stats.samples);
+	now.counted = LOAD(stats.counted);
+	now.dropped = LOAD(stats.dropped);
+	now.saturated = LOAD(stats.saturated);
+	now.lost = LOAD(stats.lost) + mon_clock_unsampled();
+	now.faulted = LOAD(faulted);
+	now.on = LOAD(hist.on) && !now.faulted;
+	now.clock = LOAD(mon_clock_active);
+	now.rate_hz = LOAD(mon_clock_cfg.rate_hz);
+	now.threads = mon_threads_armed();
+	memcpy(st, &now, size < sizeof now ? size : sizeof now);
+	if (size > sizeof now)
+		memset((char *)st + sizeof now, 0, size - sizeof now);
 	return 0;
 }
 
