@@ -32,8 +32,12 @@ endif
 CPPFLAGS += -Iinclude -Ilib -Iformat -D_GNU_SOURCE
 B       := build
 
-# ---- libmon: the runtime (lib/) and the mon.out format (format/) ----------
-LIB_SRC := $(sort $(wildcard lib/*.c) $(wildcard format/*.c))
+# ---- libmon: the runtime (lib/) and the mon.out writer (format/) ----------
+# libmon links the async-signal-safe writer and the checksum, never the
+# reader (format/monout_read.c is the tools'; tests/integ/lib_exports.sh).
+FORMAT_WRITE_SRC := format/monout_write.c format/crc32.c
+FORMAT_READ_SRC  := format/monout_read.c
+LIB_SRC := $(sort $(wildcard lib/*.c) $(FORMAT_WRITE_SRC))
 LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_CFLAGS := -fvisibility=hidden -fno-omit-frame-pointer
@@ -49,9 +53,9 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
 
-$(B)/lib/libmon.a: $(LIB_OBJ)
+$(B)/lib/libmon.a: $(LIB_OBJ) Makefile
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 $(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 	@mkdir -p $(@D)
@@ -100,10 +104,12 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 PROG_SRC  := $(sort $(wildcard tests/progs/*.c))
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a
+# The unit tests link libmon.a and, for the format's tests, the reader.
+UNIT_READ_OBJ := $(FORMAT_READ_SRC:%.c=$(B)/tool/%.o)
+$(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a $(UNIT_READ_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
-	    -o $@ $< $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
+	    -o $@ $< $(UNIT_READ_OBJ) $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
 
 # ---- top-level targets ----------------------------------------------------
 .PHONY: all lib tools check check-build demo deps deps-check install clean bench
@@ -173,9 +179,10 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 FUZZ_NAMES := monout gmon symtab
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 
-$(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c format/monout.c format/monout.h
+FORMAT_ALL_SRC := $(sort $(wildcard format/*.c))
+$(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c $(FORMAT_ALL_SRC) $(wildcard format/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c format/monout.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c $(FORMAT_ALL_SRC)
 $(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c \
                      tools/prof/prof.h
 	@mkdir -p $(@D)
@@ -184,7 +191,7 @@ $(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools
 $(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c tools/prof/symtab.c tools/prof/unwind.c tools/prof/prof.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -Iformat $(ELF_CFLAGS) -o $@ fuzz/fuzz_symtab.c \
-	    tools/prof/symtab.c tools/prof/unwind.c format/monout.c $(ELF_LIBS)
+	    tools/prof/symtab.c tools/prof/unwind.c $(FORMAT_ALL_SRC) $(ELF_LIBS)
 
 .PHONY: fuzz fuzz-build fuzz-seeds check-sanitize
 fuzz-build: $(FUZZ_BINS)

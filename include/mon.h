@@ -60,7 +60,10 @@ int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale
 
 /* ---- monprof's runtime queries ------------------------------------------ */
 
-/* The profiling clocks, in the order the runtime tries them. */
+/* The profiling clocks, in the order the runtime tries them.  These values
+ * are stored in mon.out files (the RUN record's clock): append-only, a new
+ * clock takes the next number and no number is ever reused or changed.
+ * Their names: mon_clock_name (one table, format/clocks.h in the source). */
 enum mon_clock {
 	MON_CLOCK_NONE = 0,	/* nothing armed */
 	MON_CLOCK_PERF = 1,	/* per-thread perf cpu-clock event, user CPU time */

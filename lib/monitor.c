@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bins.h"
 #include "monrt.h"
 #include "objhist.h"
 #include "runfacts.h"
@@ -279,7 +280,7 @@ static int fill(struct monout_writer *w, void *arg)
 		h.lowpc = oh[k]->lowpc;
 		h.highpc = oh[k]->lowpc + ((uint64_t)oh[k]->nbins << oh[k]->shift);
 		h.nbins = oh[k]->nbins;
-		h.scale = 131072u >> oh[k]->shift;
+		h.scale = mon_bin_scale((uint64_t)1 << oh[k]->shift);
 		h.bin_bytes = sizeof oh[k]->bins[0];
 		h.flags = MONOUT_HIST_SPARSE;	/* most of a process's text is never hit */
 		h.touched = oh[k]->touched;
@@ -531,22 +532,12 @@ static int setup(int mode)
 	return 0;
 }
 
-/* The scale that spreads a histogram of nbins bins over [lo, hi). */
-static unsigned scale_for(uintptr_t lo, uintptr_t hi, size_t nbins)
-{
-	uint64_t text = ((uint64_t)(hi - lo) + 1) / 2;	/* in WORD units */
-	if (nbins >= text)
-		return 0xffff;
-	uint64_t s = (uint64_t)(((unsigned __int128)nbins << 16) / text);
-	return s < 2 ? 2 : (unsigned)s;
-}
-
 /* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
 static int start_hist(uintptr_t lo, uintptr_t hi, WORD *bins, size_t nbins, unsigned scale,
 		      int must)
 {
 	if (scale == 0)
-		scale = scale_for(lo, hi, nbins);
+		scale = mon_bin_scale_fit(lo, hi, nbins);
 	if (profil(bins, nbins * sizeof(WORD), lo, scale) < 0) {
 		if (must)
 			return -1;
@@ -625,7 +616,7 @@ static int start_default(uintptr_t lo, uintptr_t hi, int mode, int must)
 	if (bins == NULL)
 		return mon_fail(ENOMEM);
 	WORD *old = own_bins;
-	if (start_hist(lo, hi, bins, nbins, (unsigned)(131072 / per), must) < 0) {
+	if (start_hist(lo, hi, bins, nbins, mon_bin_scale(per), must) < 0) {
 		int e = errno;
 		mon_free(bins);
 		errno = e;

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bins.h"
+#include "clocks.h"
 #include "mon.h"
 #include "runfacts.h"
 #include "runtime.h"
@@ -53,13 +55,7 @@ static struct {
 
 uint64_t mon_pc_to_bin(uintptr_t pc, uintptr_t offset, unsigned scale)
 {
-	if (pc < offset)
-		return UINT64_MAX;
-	/* d * scale / 65536 with d split at 16 bits: the high part times a
-	 * scale of at most 2^16 fits in 64 bits, and the low part's fraction is
-	 * the whole fraction, so the result is the exact floor. */
-	uint64_t d = ((uint64_t)pc - offset) / 2;
-	return (d >> 16) * scale + (((d & 0xffff) * scale) >> 16);
+	return mon_bin_of(pc, offset, scale);	/* format/bins.h owns the formula */
 }
 
 uint64_t mon_bin_add(unsigned short *bin, uint64_t weight)
@@ -255,17 +251,7 @@ MON_EXPORT int mon_getstats(struct mon_stats *st, size_t size)
 
 MON_EXPORT const char *mon_clock_name(int clock)
 {
-	switch (clock) {
-	case MON_CLOCK_NONE:
-		return "none";
-	case MON_CLOCK_PERF:
-		return "perf-cpu-clock";
-	case MON_CLOCK_THREAD:
-		return "thread-cputime";
-	case MON_CLOCK_ITIMER:
-		return "itimer-prof";
-	}
-	return "unknown";
+	return mon_clock_str(clock);	/* format/clocks.h: the one table */
 }
 
 int mon_fail(int e)

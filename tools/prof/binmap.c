@@ -14,22 +14,20 @@
  * and bytes that lie in no loaded object (no PC can be there) take no
  * share; a bin with no known code at all goes to [unknown].
  *
- * The bin spans themselves (binmap_start):
+ * The bin spans themselves (binmap_start; format/bins.h owns profil's):
  *   profil(2)/mon.out: pc is in bin floor(floor((pc - lowpc) / 2) * scale /
  *     65536), so bin i starts at the smallest pc whose half-offset u has
  *     u * scale >= i * 65536: lowpc + 2 * ceil(i * 65536 / scale).
  *   gmon.out (gprof's rule): nbins bins over (highpc - lowpc) / 2 two-byte
  *     units, bin i starting at unit floor(i * units / nbins).
  */
+#include "bins.h"
 #include "prof.h"
 
 uint64_t binmap_start(const struct prof_hist *h, uint64_t i)
 {
 	if (h->binmap == PROF_BIN_PROFIL) {
-		uint64_t s = h->scale ? h->scale : 65536;
-		unsigned __int128 num = (unsigned __int128)i * 65536u;
-		unsigned __int128 u = (num + s - 1) / s;
-		return h->lowpc + (uint64_t)(2 * u);
+		return mon_bin_start(h->lowpc, h->scale ? h->scale : MON_SCALE_ONE, i);
 	}
 	uint64_t units = (h->highpc - h->lowpc) / 2;
 	unsigned __int128 u = (unsigned __int128)i * units / (h->nbins ? h->nbins : 1);
