@@ -9,7 +9,9 @@
  *   format/crc32.c         the records' checksum, used by both
  * The bin formula of HIST records is format/bins.h's.
  *
- * Why a new format: the System V mon.out (FACTS §2) and the BSD gmon.out are
+ * Why a new format: the System V mon.out (System V's monitor(3C) manual
+ * page; the illumos sources usr/src/head/mon.h and
+ * usr/src/lib/libc/port/gen/mon.c) and the BSD gmon.out are
  * native-endian and undocumented, have one histogram range, 16-bit bins,
  * no profiling rate and no way to find the program's symbols again once a
  * position-independent executable or a shared library was loaded at an
@@ -63,16 +65,18 @@
  *     40 build ID, then path.
  *   HIST (3), zero or more, one per sampled PC range:
  *     0 lowpc u64, 8 highpc u64 (range [lowpc, highpc)), 16 bins u64,
- *     24 scale u32 (profil(2)'s 16.16 fraction, 2..65536), 28 bin width u32
- *     (bytes per bin in the file: 2, 4 or 8), 32 flags u32 (MONOUT_HIST_*),
+ *     24 scale u32 (profil(2)'s 16.16 fraction, 2..65536), 28 counter size
+ *     u32 (bytes per bin in the file: 2, 4 or 8; not the bin width, the text
+ *     a bin covers), 32 flags u32 (MONOUT_HIST_*),
  *     36 object u32 (index of the OBJECT it covers, or MONOUT_NO_OBJECT),
- *     40 the bins: `bins` counts of bin width bytes each or, with flag
+ *     40 the bins: `bins` counts of counter size bytes each or, with flag
  *     MONOUT_HIST_SPARSE, only the non-zero ones as n × {index u64, count
  *     u64}, n = (length - 40) / 16, index below `bins` and increasing,
- *     count non-zero (the other bins are zero; bin width then says how wide
- *     the bins were in memory).  A sample at pc is in bin ((pc - lowpc) / 2) * scale /
- *     65536 (integer division, exact): each bin covers 131072 / scale bytes
- *     of text.  A bin counts ticks; seconds = ticks / rate.
+ *     count non-zero (the other bins are zero; counter size then says how
+ *     wide the bins were in memory).  A sample at pc is in bin
+ *     ((pc - lowpc) / 2) * scale / 65536 (integer division, exact; format/bins.h):
+ *     each bin covers 131072 / scale bytes of text (the bin width).  A bin
+ *     counts samples; seconds = samples / rate.
  *   CALLS (4): n × {selfpc u64, count u64}, n = length / 16.  selfpc is the
  *     address that identifies the called function (the return address of
  *     its mcount call for -pg, the function's address for
@@ -241,7 +245,7 @@ struct monout_hist {
 	uint64_t lowpc, highpc;	/* runtime addresses, [lowpc, highpc) */
 	uint64_t nbins;
 	uint32_t scale;		/* 16.16, 2..65536 */
-	uint32_t bin_bytes;	/* width of a bin in the file: 2, 4 or 8 */
+	uint32_t bin_bytes;	/* counter size: bytes of a bin in the file, 2, 4 or 8 */
 	uint32_t flags;		/* MONOUT_HIST_* */
 	uint32_t object;	/* OBJECT index, or MONOUT_NO_OBJECT */
 	/* Reader: nbins counts, widened to 64 bits (always set); with

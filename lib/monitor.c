@@ -3,7 +3,8 @@
  * histogram plus call counts on top of profil(2), and the assembly of a
  * profile for the writer.
  *
- * A monitor() buffer is split as System V split it (FACTS §2.2): struct
+ * A monitor() buffer is split as System V split it (System V's monitor(3C)
+ * manual page; illumos usr/src/lib/libc/port/gen/mon.c): struct
  * hdr, nfunc struct cnt cells, then the histogram, handed to profil() with
  * the scale histogram-bytes / range-bytes.  Calling monitor() again keeps
  * counting (the new cells add capacity) and moves sampling to the new

@@ -24,3 +24,11 @@ layer "format/ includes only include/ and format/" "include format" format/*.c f
 layer "tools include only include/, format/ and their own directory" "include format" \
 	tools/*/*.c tools/*/*.h
 layer "lib/ includes only include/, lib/ and format/" "include lib format" lib/*.c lib/*.h
+
+# Sources cite primary sources (manual pages, kernel documentation, the
+# historic code by path), never the sections of a notes file outside the
+# tree ("FACTS §2.2").
+cites=$(grep -rln 'FACTS §\|FACTS\.md' include lib format tools tests fuzz docs scripts bench Makefile \
+	README.md 2>/dev/null | grep -v '^tests/integ/layers\.sh$' | tr '\n' ' ')
+[ -z "$cites" ] && ok "words: no citation of a file outside the tree" \
+	|| not_ok "words: no citation of a file outside the tree" "in: $cites"

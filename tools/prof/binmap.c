@@ -3,8 +3,9 @@
  *
  * A bin counts the ticks whose PC fell anywhere in its span of text; it
  * cannot say where inside.  When the span crosses from one function into
- * the next, prof does what System V prof did (FACTS §3.2, and gprof the
- * same, §6.3): it assumes the ticks were spread evenly over the bytes and
+ * the next, prof does what System V prof did (illumos
+ * usr/src/cmd/sgs/prof/common/prof.c), and gprof the same (binutils
+ * gprof/hist.c): it assumes the ticks were spread evenly over the bytes and
  * gives each function the share of the bin's bytes it owns.  So a bin of 8
  * bytes with 10 ticks, 2 bytes in f and 6 in g, gives f 2.5 and g 7.5
  * ticks.  Nothing is lost: bytes owned by no function go to the object,
