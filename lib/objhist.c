@@ -80,8 +80,8 @@ static void *zalloc(size_t size)
 int mon_objhist_tick(uintptr_t pc, uint64_t weight)
 {
 	const struct mon_objhist_set *set = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-	if (set == NULL || !__atomic_load_n(&started, __ATOMIC_RELAXED))
-		return 0;
+	if (set == NULL || !__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+		return -1;
 	size_t lo = 0, hi = set->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -417,8 +417,11 @@ void mon_objhist_stop(void)
 {
 	mon_lock();
 	if (started) {
-		__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
+		/* The clocks stop first: a tick until then is still charged, and
+		 * one after (a signal pending from a clock just disarmed) finds
+		 * sampling off and is no sample (mon_tick). */
 		mon_sampling_release(MON_USER_OBJHIST);
+		__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
 	}
 	mon_unlock();
 }

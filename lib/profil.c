@@ -93,8 +93,6 @@ int mon_writable(const void *p)
 
 void mon_tick(uintptr_t pc, uint64_t weight)
 {
-	ADD(stats.samples, weight);
-	mon_facts_tick(weight);
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
 
 	/* The fields are read with acquire loads, so the second read of the
@@ -106,17 +104,31 @@ void mon_tick(uintptr_t pc, uint64_t weight)
 	uintptr_t offset = __atomic_load_n(&hist.offset, __ATOMIC_ACQUIRE);
 	unsigned scale = __atomic_load_n(&hist.scale, __ATOMIC_ACQUIRE);
 	int on = __atomic_load_n(&hist.on, __ATOMIC_ACQUIRE);
-	if (!on && mon_objhist_tick(pc, weight)) {
-		ADD(stats.counted, weight);
+	int changing = (seq & 1) || seq != LOAD(hist_seq);
+	if (!on) {
+		int objects = mon_objhist_tick(pc, weight);
+		if (objects < 0 && !changing)
+			goto out;	/* sampling off: a signal pending from a clock
+					 * just disarmed is no sample */
+		ADD(stats.samples, weight);
+		mon_facts_tick(weight);
+		if (objects > 0)
+			ADD(stats.counted, weight);
+		else if (objects == 0)
+			ADD(stats.dropped, weight);
+		else
+			ADD(stats.lost, weight);	/* profil() turning on */
 		goto out;
 	}
-	if ((seq & 1) || seq != LOAD(hist_seq) || !on || LOAD(faulted)) {
+	ADD(stats.samples, weight);
+	mon_facts_tick(weight);
+	if (changing || LOAD(faulted)) {
 		ADD(stats.lost, weight);
 		goto out;
 	}
 	uint64_t bin = mon_pc_to_bin(pc, offset, scale);
 	if (bin >= nbins) {
-		if (mon_objhist_tick(pc, weight))
+		if (mon_objhist_tick(pc, weight) > 0)
 			ADD(stats.counted, weight);
 		else
 			ADD(stats.dropped, weight);
@@ -195,9 +207,11 @@ MON_EXPORT int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigne
 	mon_lock();
 	int was_on = hist.on;
 	if (!turn_on) {
-		publish(NULL, 0, 0, 0, 0);
+		/* The clocks stop first, so that a tick until then is counted and
+		 * one after finds profiling off and is no sample (mon_tick). */
 		if (was_on)
 			mon_sampling_release(MON_USER_PROFIL);
+		publish(NULL, 0, 0, 0, 0);
 		quiesce();
 	} else if (was_on) {
 		publish(buf, bufsiz, offset, scale, 1);

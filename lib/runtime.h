@@ -156,8 +156,10 @@ MON_HIDDEN extern struct mon_hooks mon_hooks;
 
 /* ---- objhist.c: whole-process histograms, one per loaded object -------- */
 
-/* Charge weight ticks to the object histogram holding pc; returns 1 if one
- * does, 0 otherwise.  Async-signal-safe. */
+/* Charge weight ticks to the object histogram holding pc, or to the table
+ * of PCs in no object.  Returns 1 if charged, 0 if not (that table full
+ * around pc), -1 if the object histograms are not sampling.
+ * Async-signal-safe. */
 MON_HIDDEN int mon_objhist_tick(uintptr_t pc, uint64_t weight);
 
 /* ---- exec.c ------------------------------------------------------------ */
