@@ -29,11 +29,23 @@ WARN    := -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
-CPPFLAGS += -Iinclude -Ilib -Iformat -D_GNU_SOURCE
+CPPFLAGS += -D_GNU_SOURCE
 B       := build
+# Include paths per layer: the runtime sees its own headers and the format;
+# format/ sees the public header; the tools see include/ and format/ only,
+# never lib/ (prof adds its own directory).
+LIB_INC    := -Iinclude -Ilib -Iformat
+FORMAT_INC := -Iinclude -Iformat
+TOOL_INC   := -Iinclude -Iformat
 
-# ---- libmon: the runtime (lib/) and the mon.out format (format/) ----------
-LIB_SRC := $(sort $(wildcard lib/*.c) $(wildcard format/*.c))
+# ---- libmon: the runtime (lib/) and the mon.out writer (format/) ----------
+# libmon links the async-signal-safe writer and the checksum, never the
+# reader (format/monout_read.c is the tools'; tests/integ/lib_exports.sh),
+# and the MONPROF_* settings' rules (shared with monrun).
+FORMAT_WRITE_SRC := format/monout_write.c format/crc32.c
+FORMAT_READ_SRC  := format/monout_read.c
+SETTINGS_SRC     := format/settings.c
+LIB_SRC := $(sort $(wildcard lib/*.c) $(FORMAT_WRITE_SRC) $(SETTINGS_SRC))
 LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_CFLAGS := -fvisibility=hidden -fno-omit-frame-pointer
@@ -44,14 +56,16 @@ LIBSO   := $(B)/lib/libmon.so.$(VERSION)
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(LIB_INC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(LIB_INC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+# format/ in libmon sees include/ and format/ only, as in the tools.
+$(B)/pic/format/%.o $(B)/obj/format/%.o: LIB_INC := $(FORMAT_INC)
 
-$(B)/lib/libmon.a: $(LIB_OBJ)
+$(B)/lib/libmon.a: $(LIB_OBJ) Makefile
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 $(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 	@mkdir -p $(@D)
@@ -68,7 +82,7 @@ ELF_PKGS   = libelf libdw liblzma $(if $(HAVE_DEBUGINFOD),libdebuginfod)
 ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags $(ELF_PKGS) 2>/dev/null) \
              $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
 ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null)
-FORMAT_SRC := $(sort $(wildcard format/*.c))
+FORMAT_SRC := $(FORMAT_WRITE_SRC) $(FORMAT_READ_SRC)
 FORMAT_OBJ := $(FORMAT_SRC:%.c=$(B)/tool/%.o)
 PROF_SRC   := $(sort $(wildcard tools/prof/*.c))
 PROF_OBJ   := $(PROF_SRC:%.c=$(B)/tool/%.o)
@@ -84,12 +98,13 @@ endif
 
 $(B)/tool/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DMONPROF_VERSION='"$(VERSION)"' -Itools/prof $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(TOOL_INC) $(CPPFLAGS) -DMONPROF_VERSION='"$(VERSION)"' $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(PROF_OBJ): TOOL_INC += -Itools/prof
 $(B)/bin/prof: $(PROF_OBJ) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
 $(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
-$(B)/bin/monrun: $(MONRUN_OBJ) $(B)/tool/lib/settings.o
+$(B)/bin/monrun: $(MONRUN_OBJ) $(SETTINGS_SRC:%.c=$(B)/tool/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -100,10 +115,12 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 PROG_SRC  := $(sort $(wildcard tests/progs/*.c))
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a
+# The unit tests link libmon.a and, for the format's tests, the reader.
+UNIT_READ_OBJ := $(FORMAT_READ_SRC:%.c=$(B)/tool/%.o)
+$(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a $(UNIT_READ_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
-	    -o $@ $< $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
+	$(CC) $(LIB_INC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
+	    -o $@ $< $(UNIT_READ_OBJ) $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
 
 # ---- top-level targets ----------------------------------------------------
 .PHONY: all lib tools check check-build demo deps deps-check install clean bench
@@ -173,18 +190,19 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 FUZZ_NAMES := monout gmon symtab
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 
-$(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c format/monout.c format/monout.h
+FORMAT_ALL_SRC := $(FORMAT_WRITE_SRC) $(FORMAT_READ_SRC)
+$(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c $(FORMAT_ALL_SRC) $(wildcard format/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c format/monout.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c $(FORMAT_ALL_SRC)
 $(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c \
                      tools/prof/prof.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -o $@ fuzz/fuzz_gmon.c \
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -Itools/prof -o $@ fuzz/fuzz_gmon.c \
 	    tools/prof/gmon.c tools/prof/model.c tools/prof/binmap.c tools/prof/warn.c
 $(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c tools/prof/symtab.c tools/prof/unwind.c tools/prof/prof.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -Iformat $(ELF_CFLAGS) -o $@ fuzz/fuzz_symtab.c \
-	    tools/prof/symtab.c tools/prof/unwind.c format/monout.c $(ELF_LIBS)
+	    tools/prof/symtab.c tools/prof/unwind.c $(FORMAT_ALL_SRC) $(ELF_LIBS)
 
 .PHONY: fuzz fuzz-build fuzz-seeds check-sanitize
 fuzz-build: $(FUZZ_BINS)

@@ -36,10 +36,10 @@ build() {
 		return 1
 	fi
 }
-build monout "$ROOT/format/monout.c"
+build monout "$ROOT"/format/*.c
 build gmon "$ROOT/tools/prof/gmon.c" "$ROOT/tools/prof/model.c" "$ROOT/tools/prof/binmap.c" \
 	"$ROOT/tools/prof/warn.c"
-build symtab "$ROOT/tools/prof/symtab.c" "$ROOT/tools/prof/unwind.c" "$ROOT/format/monout.c" $ELF_LIBS
+build symtab "$ROOT/tools/prof/symtab.c" "$ROOT/tools/prof/unwind.c" "$ROOT"/format/*.c $ELF_LIBS
 
 if sh "$F/make-seeds.sh" "$T/seeds" "$B" >seeds.log 2>&1; then
 	ok make_seeds

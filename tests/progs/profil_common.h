@@ -77,7 +77,7 @@ static inline double process_cpu(void)
 static inline struct mon_stats stats_now(void)
 {
 	struct mon_stats st;
-	CHECK(mon_getstats(&st) == 0, "mon_getstats: %s", strerror(errno));
+	CHECK(mon_getstats(&st, sizeof st) == 0, "mon_getstats: %s", strerror(errno));
 	return st;
 }
 

@@ -2,7 +2,8 @@
  * report.c — printing the flat profile: System V's columns, the -s summary,
  * and the same numbers as JSON or CSV for tools.
  *
- * Text (FACTS §3.3), one line per row, heading unless -h:
+ * Text (as System V's prof(1) prints it: the illumos manual page and
+ * usr/src/cmd/sgs/prof/common/prof.c), one line per row, heading unless -h:
  *
  *    %Time CPUsecs Cumsecs  #Calls   msec/call  Name
  *     61.5    1.23    1.23    1000      1.2300  busy
