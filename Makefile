@@ -29,11 +29,23 @@ WARN    := -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
 ifeq ($(WERROR),1)
 WARN    += -Werror
 endif
-CPPFLAGS += -Iinclude -Ilib -Iformat -D_GNU_SOURCE
+CPPFLAGS += -D_GNU_SOURCE
 B       := build
+# Include paths per layer: the runtime sees its own headers and the format;
+# format/ sees the public header; the tools see include/ and format/ only,
+# never lib/ (prof adds its own directory).
+LIB_INC    := -Iinclude -Ilib -Iformat
+FORMAT_INC := -Iinclude -Iformat
+TOOL_INC   := -Iinclude -Iformat
 
-# ---- libmon: the runtime (lib/) and the mon.out format (format/) ----------
-LIB_SRC := $(sort $(wildcard lib/*.c) $(wildcard format/*.c))
+# ---- libmon: the runtime (lib/) and the mon.out writer (format/) ----------
+# libmon links the async-signal-safe writer and the checksum, never the
+# reader (format/monout_read.c is the tools'; tests/integ/lib_exports.sh),
+# and the MONPROF_* settings' rules (shared with monrun).
+FORMAT_WRITE_SRC := format/monout_write.c format/crc32.c
+FORMAT_READ_SRC  := format/monout_read.c
+SETTINGS_SRC     := format/settings.c
+LIB_SRC := $(sort $(wildcard lib/*.c) $(FORMAT_WRITE_SRC) $(SETTINGS_SRC))
 LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o)
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 LIB_CFLAGS := -fvisibility=hidden -fno-omit-frame-pointer
@@ -44,14 +56,16 @@ LIBSO   := $(B)/lib/libmon.so.$(VERSION)
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(CC) $(LIB_INC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -fPIC -MMD -MP -c $< -o $@
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(LIB_INC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+# format/ in libmon sees include/ and format/ only, as in the tools.
+$(B)/pic/format/%.o $(B)/obj/format/%.o: LIB_INC := $(FORMAT_INC)
 
-$(B)/lib/libmon.a: $(LIB_OBJ)
+$(B)/lib/libmon.a: $(LIB_OBJ) Makefile
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
 $(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 	@mkdir -p $(@D)
@@ -68,9 +82,10 @@ ELF_PKGS   = libelf libdw liblzma $(if $(HAVE_DEBUGINFOD),libdebuginfod)
 ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags $(ELF_PKGS) 2>/dev/null) \
              $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
 ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null)
-FORMAT_SRC := $(sort $(wildcard format/*.c))
+FORMAT_SRC := $(FORMAT_WRITE_SRC) $(FORMAT_READ_SRC)
 FORMAT_OBJ := $(FORMAT_SRC:%.c=$(B)/tool/%.o)
 PROF_SRC   := $(sort $(wildcard tools/prof/*.c tools/prof/out/*.c))
+PROF_OBJ   := $(PROF_SRC:%.c=$(B)/tool/%.o)
 # prof's code but main.c, built once into an internal archive that prof, the
 # unit tests and the fuzz harnesses link (never installed).
 PROF_LIB_SRC := $(filter-out tools/prof/main.c,$(PROF_SRC))
@@ -88,7 +103,8 @@ endif
 
 $(B)/tool/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -DMONPROF_VERSION='"$(VERSION)"' -Itools/prof $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+	$(CC) $(TOOL_INC) $(CPPFLAGS) -DMONPROF_VERSION='"$(VERSION)"' $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
+$(PROF_OBJ): TOOL_INC += -Itools/prof
 $(PROF_LIB): $(PROF_LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
@@ -96,7 +112,7 @@ $(B)/bin/prof: $(B)/tool/tools/prof/main.o $(PROF_LIB) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
 $(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
-$(B)/bin/monrun: $(MONRUN_OBJ) $(B)/tool/lib/settings.o
+$(B)/bin/monrun: $(MONRUN_OBJ) $(SETTINGS_SRC:%.c=$(B)/tool/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 
@@ -107,14 +123,17 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/unit/%)
 PROG_SRC  := $(sort $(wildcard tests/progs/*.c))
 
-$(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a
+# The unit tests link libmon.a and, for the format's tests, the reader.
+UNIT_READ_OBJ := $(FORMAT_READ_SRC:%.c=$(B)/tool/%.o)
+$(B)/tests/unit/%: tests/unit/%.c $(B)/lib/libmon.a $(UNIT_READ_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
-	    -o $@ $< $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
-# prof's unit tests link prof's archive (and see its private header).
+	$(CC) $(LIB_INC) $(CPPFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) -Wno-missing-prototypes -MMD -MP \
+	    -o $@ $< $(UNIT_READ_OBJ) $(B)/lib/libmon.a $(CMOCKA_LIBS) $(LIB_LDLIBS)
+# prof's unit tests link prof's archive and the format's objects, and see
+# what prof sees (include/, format/, tools/prof).
 $(B)/tests/unit/test_prof_%: tests/unit/test_prof_%.c $(PROF_LIB) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -Itools/prof $(ELF_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) \
+	$(CC) $(TOOL_INC) -Itools/prof $(CPPFLAGS) $(ELF_CFLAGS) $(CMOCKA_CFLAGS) $(CFLAGS) $(WARN) \
 	    -Wno-missing-prototypes -MMD -MP -o $@ $< $(PROF_LIB) $(FORMAT_OBJ) $(CMOCKA_LIBS) \
 	    $(ELF_LIBS) -lm
 
@@ -188,26 +207,27 @@ FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 FUZZ_NAMES := monout gmon symtab
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 
-$(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c format/monout.c format/monout.h
+FORMAT_ALL_SRC := $(FORMAT_WRITE_SRC) $(FORMAT_READ_SRC)
+$(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c $(FORMAT_ALL_SRC) $(wildcard format/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c format/monout.c
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c $(FORMAT_ALL_SRC)
 # The harnesses of prof's readers link prof's archive, built here once more
 # with the fuzzer's instrumentation (the same sources as $(PROF_LIB)).
 FUZZ_PROF_OBJ := $(PROF_LIB_SRC:%.c=$(B)/fuzz/obj/%.o)
 $(B)/fuzz/obj/%.o: %.c
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) $(CPPFLAGS) -Itools/prof \
+	$(FUZZ_CC) $(subst fuzzer,fuzzer-no-link,$(FUZZ_FLAGS)) $(TOOL_INC) -Itools/prof $(CPPFLAGS) \
 	    $(ELF_CFLAGS) -DMONPROF_VERSION='"$(VERSION)"' -c $< -o $@
 $(B)/fuzz/libprof.a: $(FUZZ_PROF_OBJ)
 	rm -f $@ && ar rcs $@ $^
 $(B)/fuzz/fuzz_gmon: fuzz/fuzz_gmon.c $(B)/fuzz/libprof.a tools/prof/prof.h
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof $(ELF_CFLAGS) -o $@ fuzz/fuzz_gmon.c \
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -Itools/prof $(ELF_CFLAGS) -o $@ fuzz/fuzz_gmon.c \
 	    $(B)/fuzz/libprof.a $(ELF_LIBS) -lm
-$(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c $(B)/fuzz/libprof.a tools/prof/prof.h format/monout.c
+$(B)/fuzz/fuzz_symtab: fuzz/fuzz_symtab.c $(B)/fuzz/libprof.a tools/prof/prof.h $(FORMAT_ALL_SRC)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Itools/prof -Iformat $(ELF_CFLAGS) -o $@ fuzz/fuzz_symtab.c \
-	    $(B)/fuzz/libprof.a format/monout.c $(ELF_LIBS) -lm
+	    $(B)/fuzz/libprof.a $(FORMAT_ALL_SRC) $(ELF_LIBS) -lm
 
 .PHONY: fuzz fuzz-build fuzz-seeds check-sanitize
 fuzz-build: $(FUZZ_BINS)

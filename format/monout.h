@@ -1,9 +1,17 @@
 /*
  * monout.h — the mon.out file: its layout, an in-memory model of a profile,
- * and the one reader and writer of it (format/monout.c), shared by the
- * runtime (libmon) and the tools (prof).  docs/mon.out.5 is the manual page.
+ * and the one writer and the one reader of it.  docs/mon.out.5 is the
+ * manual page.  Three files implement it:
+ *   format/monout_write.c  the writer, async-signal-safe; linked into libmon
+ *                          (the runtime) and into the tools and tests
+ *   format/monout_read.c   the reader (allocates, formats, sorts); the tools
+ *                          and tests only: libmon links no reader code
+ *   format/crc32.c         the records' checksum, used by both
+ * The bin formula of HIST records is format/bins.h's.
  *
- * Why a new format: the System V mon.out (FACTS §2) and the BSD gmon.out are
+ * Why a new format: the System V mon.out (System V's monitor(3C) manual
+ * page; the illumos sources usr/src/head/mon.h and
+ * usr/src/lib/libc/port/gen/mon.c) and the BSD gmon.out are
  * native-endian and undocumented, have one histogram range, 16-bit bins,
  * no profiling rate and no way to find the program's symbols again once a
  * position-independent executable or a shared library was loaded at an
@@ -57,16 +65,18 @@
  *     40 build ID, then path.
  *   HIST (3), zero or more, one per sampled PC range:
  *     0 lowpc u64, 8 highpc u64 (range [lowpc, highpc)), 16 bins u64,
- *     24 scale u32 (profil(2)'s 16.16 fraction, 2..65536), 28 bin width u32
- *     (bytes per bin in the file: 2, 4 or 8), 32 flags u32 (MONOUT_HIST_*),
+ *     24 scale u32 (profil(2)'s 16.16 fraction, 2..65536), 28 counter size
+ *     u32 (bytes per bin in the file: 2, 4 or 8; not the bin width, the text
+ *     a bin covers), 32 flags u32 (MONOUT_HIST_*),
  *     36 object u32 (index of the OBJECT it covers, or MONOUT_NO_OBJECT),
- *     40 the bins: `bins` counts of bin width bytes each or, with flag
+ *     40 the bins: `bins` counts of counter size bytes each or, with flag
  *     MONOUT_HIST_SPARSE, only the non-zero ones as n × {index u64, count
  *     u64}, n = (length - 40) / 16, index below `bins` and increasing,
- *     count non-zero (the other bins are zero; bin width then says how wide
- *     the bins were in memory).  A sample at pc is in bin ((pc - lowpc) / 2) * scale /
- *     65536 (integer division, exact): each bin covers 131072 / scale bytes
- *     of text.  A bin counts ticks; seconds = ticks / rate.
+ *     count non-zero (the other bins are zero; counter size then says how
+ *     wide the bins were in memory).  A sample at pc is in bin
+ *     ((pc - lowpc) / 2) * scale / 65536 (integer division, exact; format/bins.h):
+ *     each bin covers 131072 / scale bytes of text (the bin width).  A bin
+ *     counts samples; seconds = samples / rate.
  *   CALLS (4): n × {selfpc u64, count u64}, n = length / 16.  selfpc is the
  *     address that identifies the called function (the return address of
  *     its mcount call for -pg, the function's address for
@@ -235,7 +245,7 @@ struct monout_hist {
 	uint64_t lowpc, highpc;	/* runtime addresses, [lowpc, highpc) */
 	uint64_t nbins;
 	uint32_t scale;		/* 16.16, 2..65536 */
-	uint32_t bin_bytes;	/* width of a bin in the file: 2, 4 or 8 */
+	uint32_t bin_bytes;	/* counter size: bytes of a bin in the file, 2, 4 or 8 */
 	uint32_t flags;		/* MONOUT_HIST_* */
 	uint32_t object;	/* OBJECT index, or MONOUT_NO_OBJECT */
 	/* Reader: nbins counts, widened to 64 bits (always set); with
@@ -329,7 +339,7 @@ struct monout {
 	struct monout_image *images;
 };
 
-/* ---- reading ----------------------------------------------------------- */
+/* ---- reading (monout_read.c) ------------------------------------------- */
 
 /*
  * monout_parse — decode the mon.out image in buf[0..len) into *m.
@@ -363,12 +373,12 @@ int monout_read_file(const char *path, struct monout *m, char *err, size_t errle
 /* monout_free — release what monout_parse allocated and zero *m. */
 void monout_free(struct monout *m);
 
-/* ---- writing ----------------------------------------------------------- */
+/* ---- writing (monout_write.c) ------------------------------------------ */
 
 /*
  * The streaming writer.  Every function below is async-signal-safe: it
- * calls only write(2), pwrite(2) and lseek(2), allocates nothing and takes
- * no lock, so the runtime can write a profile from a fatal-signal handler
+ * calls only write(2), pwrite(2), ftruncate(2) and memcpy/memset/strlen,
+ * allocates nothing and takes no lock, so the runtime can write a profile from a fatal-signal handler
  * out of memory prepared in advance.  fd must be a regular file (lengths
  * and the header are patched in with pwrite) positioned at offset 0.
  *
@@ -426,15 +436,24 @@ int monout_write_fd(int fd, const struct monout *m);
 
 /* ---- helpers ----------------------------------------------------------- */
 
-/* Bin of pc in h, or UINT64_MAX when pc is outside [lowpc, highpc) or past
- * the last bin.  Same formula as profil(2). */
+/* MONOUT_LITTLE or MONOUT_BIG: the byte order of this process, which the
+ * writer records and the reader compares with the file's. */
+static inline int monout_host_order(void)
+{
+	const uint16_t one = 1;
+	return *(const unsigned char *)&one ? MONOUT_LITTLE : MONOUT_BIG;
+}
+
+/* Reader side (monout_read.c).  Bin of pc in h, or UINT64_MAX when pc is
+ * outside [lowpc, highpc) or past the last bin: bins.h's mon_bin_of. */
 uint64_t monout_pc_to_bin(const struct monout_hist *h, uint64_t pc);
-/* Lowest pc that falls in bin i of h (the first byte the bin covers). */
+/* Lowest pc that falls in bin i of h (the first byte the bin covers):
+ * bins.h's mon_bin_start; h->lowpc for scale 0. */
 uint64_t monout_bin_lowpc(const struct monout_hist *h, uint64_t i);
 /* Name of a record type ("RUN", "HIST", ...), "unknown" otherwise. */
 const char *monout_rec_name(uint32_t type);
-/* CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of p[0..n) continuing
- * from crc (start with 0).  Async-signal-safe. */
+/* crc32.c: CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of p[0..n)
+ * continuing from crc (start with 0).  Async-signal-safe. */
 uint32_t monout_crc32(uint32_t crc, const void *p, size_t n);
 
 #endif /* MONOUT_H */

@@ -1,6 +1,7 @@
 /*
- * fuzz_monout.c — libFuzzer harness for the mon.out reader (format/monout.c,
- * monout_parse), the one reader the runtime's files and prof share.
+ * fuzz_monout.c — libFuzzer harness for the mon.out reader
+ * (format/monout_read.c, monout_parse), the one reader the runtime's files
+ * and prof share.
  *
  * The input is a whole file image.  monout_parse must never crash, hang,
  * leak or read outside the image; on success the model it returns must

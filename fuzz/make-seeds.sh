@@ -24,7 +24,7 @@ unset PROFDIR MONPROF_OUT
 P="$ROOT/tests/progs"
 # Real profiles are megabytes (a histogram of the C library); trim keeps
 # their structure in a few kilobytes.
-$CC -O1 -I"$ROOT/format" -o trim "$ROOT/fuzz/trim.c" "$ROOT/format/monout.c"
+$CC -O1 -I"$ROOT/format" -o trim "$ROOT/fuzz/trim.c" "$ROOT"/format/*.c
 keep() { ./trim "$1" "$OUT/monout/$2" && cp "$1" "$W/full-$2"; }
 LIBMON="-I$ROOT/include -L$B/lib -Wl,-rpath,$B/lib -lmon -lpthread -lm"
 

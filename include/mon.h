@@ -60,7 +60,10 @@ int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale
 
 /* ---- monprof's runtime queries ------------------------------------------ */
 
-/* The profiling clocks, in the order the runtime tries them. */
+/* The profiling clocks, in the order the runtime tries them.  These values
+ * are stored in mon.out files (the RUN record's clock): append-only, a new
+ * clock takes the next number and no number is ever reused or changed.
+ * Their names: mon_clock_name (one table, format/clocks.h in the source). */
 enum mon_clock {
 	MON_CLOCK_NONE = 0,	/* nothing armed */
 	MON_CLOCK_PERF = 1,	/* per-thread perf cpu-clock event, user CPU time */
@@ -69,7 +72,7 @@ enum mon_clock {
 };
 
 /* Counters of the sampling runtime since the process started (or since
- * fork, in a child).  Ticks are counted in samples: a POSIX timer tick that
+ * fork, in a child).  New fields go at the end only (see mon_getstats).  Ticks are counted in samples: a POSIX timer tick that
  * reports n overruns counts 1 + n. */
 struct mon_stats {
 	uint64_t samples;	/* ticks taken while profiling was on */
@@ -88,9 +91,24 @@ struct mon_stats {
 
 /*
  * mon_getstats — copy the runtime's counters into *st.
- * Returns 0, or -1/EFAULT if st is NULL.  Async-signal-safe.
+ *
+ * st    the caller's struct mon_stats, size bytes long.
+ * size  the caller's sizeof(struct mon_stats): pass sizeof *st.  Exactly
+ *       min(size, sizeof(struct mon_stats)) bytes are written, the first
+ *       ones of the struct as this library lays it out; if size is larger
+ *       (a program built against a newer <mon.h>), the bytes past this
+ *       library's struct, up to size, are set to 0.  Nothing is written
+ *       past st + size.
+ *
+ * ABI: fields are only ever appended to struct mon_stats (never removed,
+ * reordered or resized), so a program built against an older <mon.h> gets
+ * the fields it knows and nothing past its struct; a field it does not
+ * know reads 0 for a program newer than the library.  The same pattern as
+ * libbpf's bpf_obj_get_info_by_fd(fd, info, &info_len).
+ *
+ * Returns 0, or -1 with errno EFAULT if st is NULL.  Async-signal-safe.
  */
-int mon_getstats(struct mon_stats *st);
+int mon_getstats(struct mon_stats *st, size_t size);
 
 /*
  * mon_clock_name — "perf-cpu-clock", "thread-cputime", "itimer-prof" or

@@ -3,7 +3,8 @@
  * histogram plus call counts on top of profil(2), and the assembly of a
  * profile for the writer.
  *
- * A monitor() buffer is split as System V split it (FACTS §2.2): struct
+ * A monitor() buffer is split as System V split it (System V's monitor(3C)
+ * manual page; illumos usr/src/lib/libc/port/gen/mon.c): struct
  * hdr, nfunc struct cnt cells, then the histogram, handed to profil() with
  * the scale histogram-bytes / range-bytes.  Calling monitor() again keeps
  * counting (the new cells add capacity) and moves sampling to the new
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bins.h"
 #include "monrt.h"
 #include "objhist.h"
 #include "runfacts.h"
@@ -224,7 +226,7 @@ static int fill(struct monout_writer *w, void *arg)
 	struct rusage ru;
 	struct monout_run r;
 	memset(&r, 0, sizeof r);
-	mon_getstats(&st);
+	mon_getstats(&st, sizeof st);
 	r.pid = (uint64_t)getpid();
 	r.ppid = (uint64_t)getppid();
 	r.clock = (uint32_t)(st.clock ? st.clock : mon_clock_last);
@@ -279,7 +281,7 @@ static int fill(struct monout_writer *w, void *arg)
 		h.lowpc = oh[k]->lowpc;
 		h.highpc = oh[k]->lowpc + ((uint64_t)oh[k]->nbins << oh[k]->shift);
 		h.nbins = oh[k]->nbins;
-		h.scale = 131072u >> oh[k]->shift;
+		h.scale = mon_bin_scale((uint64_t)1 << oh[k]->shift);
 		h.bin_bytes = sizeof oh[k]->bins[0];
 		h.flags = MONOUT_HIST_SPARSE;	/* most of a process's text is never hit */
 		h.touched = oh[k]->touched;
@@ -426,7 +428,7 @@ static void before_exec(const char *path)
 	int follow = exec_follows(&vc);
 	/* A fork child that only execs (monrun -f on a shell or make) has
 	 * nothing to say: no file for it. */
-	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0) {
+	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0) {
 		if (follow)
 			mon_follow_ending(path, NULL);
 		return;
@@ -531,22 +533,12 @@ static int setup(int mode)
 	return 0;
 }
 
-/* The scale that spreads a histogram of nbins bins over [lo, hi). */
-static unsigned scale_for(uintptr_t lo, uintptr_t hi, size_t nbins)
-{
-	uint64_t text = ((uint64_t)(hi - lo) + 1) / 2;	/* in WORD units */
-	if (nbins >= text)
-		return 0xffff;
-	uint64_t s = (uint64_t)(((unsigned __int128)nbins << 16) / text);
-	return s < 2 ? 2 : (unsigned)s;
-}
-
 /* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
 static int start_hist(uintptr_t lo, uintptr_t hi, WORD *bins, size_t nbins, unsigned scale,
 		      int must)
 {
 	if (scale == 0)
-		scale = scale_for(lo, hi, nbins);
+		scale = mon_bin_scale_fit(lo, hi, nbins);
 	if (profil(bins, nbins * sizeof(WORD), lo, scale) < 0) {
 		if (must)
 			return -1;
@@ -625,7 +617,7 @@ static int start_default(uintptr_t lo, uintptr_t hi, int mode, int must)
 	if (bins == NULL)
 		return mon_fail(ENOMEM);
 	WORD *old = own_bins;
-	if (start_hist(lo, hi, bins, nbins, (unsigned)(131072 / per), must) < 0) {
+	if (start_hist(lo, hi, bins, nbins, mon_bin_scale(per), must) < 0) {
 		int e = errno;
 		mon_free(bins);
 		errno = e;
@@ -746,7 +738,7 @@ void mon_write_at_exit(void)
 	struct mon_stats st;
 	if (!started || finished || getpid() != mon_pid)
 		return;		/* not profiling, written already, or a vfork child */
-	if (getpid() != start_pid && mon_getstats(&st) == 0 && st.samples == 0)
+	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0)
 		return;		/* a fork child that did nothing (exec failed?) */
 	finished = 1;
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);

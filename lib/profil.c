@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bins.h"
+#include "clocks.h"
 #include "mon.h"
 #include "runfacts.h"
 #include "runtime.h"
@@ -53,13 +55,7 @@ static struct {
 
 uint64_t mon_pc_to_bin(uintptr_t pc, uintptr_t offset, unsigned scale)
 {
-	if (pc < offset)
-		return UINT64_MAX;
-	/* d * scale / 65536 with d split at 16 bits: the high part times a
-	 * scale of at most 2^16 fits in 64 bits, and the low part's fraction is
-	 * the whole fraction, so the result is the exact floor. */
-	uint64_t d = ((uint64_t)pc - offset) / 2;
-	return (d >> 16) * scale + (((d & 0xffff) * scale) >> 16);
+	return mon_bin_of(pc, offset, scale);	/* format/bins.h owns the formula */
 }
 
 uint64_t mon_bin_add(unsigned short *bin, uint64_t weight)
@@ -243,37 +239,33 @@ void mon_stats_reset(void)
 	STORE(stats.lost, 0);
 }
 
-MON_EXPORT int mon_getstats(struct mon_stats *st)
+/* Fills a whole struct of this library's size on the stack, then copies
+ * the caller's size of it (mon.h: the struct only grows at its end). */
+MON_EXPORT int mon_getstats(struct mon_stats *st, size_t size)
 {
+	struct mon_stats now;
 	if (st == NULL)
 		return mon_fail(EFAULT);
-	memset(st, 0, sizeof *st);
-	st->samples = LOAD(stats.samples);
-	st->counted = LOAD(stats.counted);
-	st->dropped = LOAD(stats.dropped);
-	st->saturated = LOAD(stats.saturated);
-	st->lost = LOAD(stats.lost) + mon_clock_unsampled();
-	st->faulted = LOAD(faulted);
-	st->on = LOAD(hist.on) && !st->faulted;
-	st->clock = LOAD(mon_clock_active);
-	st->rate_hz = LOAD(mon_clock_cfg.rate_hz);
-	st->threads = mon_threads_armed();
+	memset(&now, 0, sizeof now);
+	now.samples = LOAD(stats.samples);
+	now.counted = LOAD(stats.counted);
+	now.dropped = LOAD(stats.dropped);
+	now.saturated = LOAD(stats.saturated);
+	now.lost = LOAD(stats.lost) + mon_clock_unsampled();
+	now.faulted = LOAD(faulted);
+	now.on = LOAD(hist.on) && !now.faulted;
+	now.clock = LOAD(mon_clock_active);
+	now.rate_hz = LOAD(mon_clock_cfg.rate_hz);
+	now.threads = mon_threads_armed();
+	memcpy(st, &now, size < sizeof now ? size : sizeof now);
+	if (size > sizeof now)
+		memset((char *)st + sizeof now, 0, size - sizeof now);
 	return 0;
 }
 
 MON_EXPORT const char *mon_clock_name(int clock)
 {
-	switch (clock) {
-	case MON_CLOCK_NONE:
-		return "none";
-	case MON_CLOCK_PERF:
-		return "perf-cpu-clock";
-	case MON_CLOCK_THREAD:
-		return "thread-cputime";
-	case MON_CLOCK_ITIMER:
-		return "itimer-prof";
-	}
-	return "unknown";
+	return mon_clock_str(clock);	/* format/clocks.h: the one table */
 }
 
 int mon_fail(int e)

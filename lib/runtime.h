@@ -28,7 +28,8 @@
 /* ---- profil.c ---------------------------------------------------------- */
 
 /* Bin of pc for a histogram at offset/scale: ((pc - offset) / 2) * scale / 65536,
- * exact for every 64-bit pc.  Returns UINT64_MAX when pc < offset. */
+ * exact for every 64-bit pc (format/bins.h's mon_bin_of).  Returns
+ * UINT64_MAX when pc < offset. */
 MON_HIDDEN uint64_t mon_pc_to_bin(uintptr_t pc, uintptr_t offset, unsigned scale);
 
 /* The tick path: charge weight samples to pc.  Async-signal-safe. */

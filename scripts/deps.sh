@@ -1,15 +1,47 @@
 #!/bin/sh
-# Installs the Debian packages monprof needs, or says exactly how to.
+# Checks that what monprof needs is installed, asking pkg-config first (any
+# distribution), then dpkg; on Debian installs the missing packages (as
+# root) or says exactly how to.
 #   deps.sh check   what `make check` needs
 #   deps.sh build   what `make` and `make demo` need
 #   deps.sh bench   what `make bench` needs
 set -e
+# The same needs three ways: Debian packages, pkg-config modules, commands.
 base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev"
+base_pc="libelf libdw liblzma libdebuginfod"
+base_cmd="make pkg-config"
 case "$1" in
-check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils" ;;
-bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev" ;;
-*)     pkgs="$base libsqlite3-dev" ;;
+check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
+       pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz" ;;
+bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
+       pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
+*)     pkgs="$base libsqlite3-dev"
+       pcs="$base_pc sqlite3" cmds="$base_cmd" ;;
 esac
+
+# 1. pkg-config and the commands: enough on any system.
+missing_pc= missing_cmd=
+if command -v pkg-config >/dev/null 2>&1; then
+	for m in $pcs; do
+		pkg-config --exists "$m" 2>/dev/null || missing_pc="$missing_pc $m"
+	done
+else
+	missing_pc=" $pcs"
+fi
+for c in $cmds; do
+	command -v "$c" >/dev/null 2>&1 || missing_cmd="$missing_cmd $c"
+done
+command -v "${CC:-cc}" >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing_cmd="$missing_cmd cc"
+[ -z "$missing_pc$missing_cmd" ] && exit 0
+
+# 2. Not there by pkg-config: without dpkg, say what is missing.
+if ! command -v dpkg-query >/dev/null 2>&1; then
+	echo "deps: missing${missing_pc:+ pkg-config modules:$missing_pc}${missing_pc:+${missing_cmd:+;}}${missing_cmd:+ commands:$missing_cmd}" >&2
+	echo "  install them with your system's package manager (Debian names:$pkgs)" >&2
+	exit 1
+fi
+
+# 3. Debian: the packages by name, installed or named.
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -75,7 +75,7 @@ fi
 # A profile whose samples miss a thread: the same file with cov-b's
 # samples taken out of the RUN record and of its THREADS entry (prof_craft
 # rewrites it), so prof warns by default and names cov-b.
-if $CC -O1 -g -I"$ROOT/format" -o "$T/craft" "$ROOT/tests/progs/cov_craft.c" "$ROOT/format/monout.c" &&
+if $CC -O1 -g -I"$ROOT/format" -o "$T/craft" "$ROOT/tests/progs/cov_craft.c" "$ROOT"/format/*.c &&
     "$T/craft" "$T/thr.out" "$T/miss.out" cov-b; then
 	if "$PROF" -m "$T/miss.out" "$T/thr" >/dev/null 2>"$T/m.err" &&
 	    grep -q "warning: the samples cover [0-9]* % of the CPU.*cov-b (tid" "$T/m.err"; then

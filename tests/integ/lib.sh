@@ -9,6 +9,8 @@
 #   check NAME CMD...                 run CMD; ok if it exits 0
 #   try NAME CMD...                   run a test program: exit 0 ok, 77 ok with
 #                                     "# skip" and its "SKIP why" line, else not ok
+#   map_names                         the names lib/libmon.map exports, one a
+#                                     line, sorted (duplicates kept)
 # Each script prints one "ok NAME" or "not ok NAME" line per check; the
 # runner counts them.
 set -u
@@ -58,4 +60,16 @@ try() {
 	77) ok "$name # skip $(printf '%s\n' "$out" | sed -n 's/^SKIP //p' | head -n 1)" ;;
 	*) not_ok "$name" "exit $rc" ;;
 	esac
+}
+
+# The global names of lib/libmon.map: comments dropped, the words between
+# "global:" and "local:", one a line, sorted, duplicates kept.
+map_names() {
+	awk '{ s = s $0 " " }
+	END {
+		gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", s)
+		sub(/.*global:/, "", s); sub(/local:.*/, "", s); gsub(/[;{}]/, " ", s)
+		n = split(s, w, /[ \t]+/)
+		for (i = 1; i <= n; i++) if (w[i] != "") print w[i]
+	}' "$ROOT/lib/libmon.map" | LC_ALL=C sort
 }

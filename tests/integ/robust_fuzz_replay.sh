@@ -49,9 +49,9 @@ build() {
 		return 1
 	fi
 }
-build monout "$ROOT/format/monout.c"
+build monout "$ROOT"/format/*.c
 build gmon "$PROF_A" $ELF_LIBS -lm
-build symtab "$PROF_A" "$ROOT/format/monout.c" $ELF_LIBS -lm
+build symtab "$PROF_A" "$ROOT"/format/*.c $ELF_LIBS -lm
 
 if sh "$F/make-seeds.sh" "$T/seeds" "$B" >seeds.log 2>&1; then
 	ok make_seeds

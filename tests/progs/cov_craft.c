@@ -1,6 +1,6 @@
 /*
  * cov_craft.c — rewrite a mon.out for the coverage tests (through
- * format/monout.c, the one reader and writer).
+ * format/monout_write.c and monout_read.c, the one writer and reader).
  *
  *   cov_craft IN OUT THREADNAME   the thread named THREADNAME took no sample:
  *                                 its samples are taken out of its THREADS

@@ -1,6 +1,6 @@
 /*
- * mon_dump.c — a test-side reader of mon.out (through format/monout.c), so
- * the integration tests can check a profile before prof exists.
+ * mon_dump.c — a test-side reader of mon.out (through format/monout_read.c),
+ * so the integration tests can check a profile before prof exists.
  *
  *   mon_dump FILE check            exit 0 if the file reads, else print the
  *                                  reader's message and exit 1

@@ -1,7 +1,7 @@
 /*
  * prof_craft.c — writes a mon.out with exactly the contents a prof test
- * asks for, through the format module's own writer (format/monout.c), so
- * that prof can be tested on histograms whose bins, scale and load
+ * asks for, through the format module's own writer (format/monout_write.c),
+ * so that prof can be tested on histograms whose bins, scale and load
  * addresses are known to the byte.
  *
  *   prof_craft OUT [-r RATE] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...

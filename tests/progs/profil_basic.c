@@ -31,12 +31,12 @@ static const char *(*clock_name)(int);
 int main(void)
 {
 #ifdef VIA_DLSYM
-	int (*getstats)(struct mon_stats *) =
-		(int (*)(struct mon_stats *))dlsym(RTLD_DEFAULT, "mon_getstats");
+	int (*getstats)(struct mon_stats *, size_t) =
+		(int (*)(struct mon_stats *, size_t))dlsym(RTLD_DEFAULT, "mon_getstats");
 	clock_name = (const char *(*)(int))dlsym(RTLD_DEFAULT, "mon_clock_name");
 	CHECK(getstats != NULL && clock_name != NULL, "libmon is not loaded");
 #else
-	int (*getstats)(struct mon_stats *) = mon_getstats;
+	int (*getstats)(struct mon_stats *, size_t) = mon_getstats;
 #endif
 
 	uintptr_t lo = PTEXT_LO(work_fn), hi = PTEXT_HI(work_fn);
@@ -45,7 +45,7 @@ int main(void)
 	CHECK(profil(buf, sizeof buf, lo, 0x8000) == 0, "profil: %s", strerror(errno));
 
 	struct mon_stats st;
-	CHECK(getstats(&st) == 0 && st.on == 1, "libmon did not see profil() turn on");
+	CHECK(getstats(&st, sizeof st) == 0 && st.on == 1, "libmon did not see profil() turn on");
 	struct sigaction sa;
 	struct itimerval it;
 	sigaction(SIGPROF, NULL, &sa);
@@ -60,7 +60,7 @@ int main(void)
 	int clock = st.clock;
 	double cpu = work_fn(0.5);
 	CHECK(profil(null_buf(), 0, 0, 0) == 0, "profil off: %s", strerror(errno));
-	CHECK(getstats(&st) == 0, "mon_getstats");
+	CHECK(getstats(&st, sizeof st) == 0, "mon_getstats");
 	uint64_t in = hist_range(buf, nbins, lo, 0x8000, lo, hi);
 	double lb = ticks_lower_bound(clock, st.rate_hz, cpu);
 	printf("clock %s rate %u: %llu samples, %llu ticks in work_fn over %.3f s (>= %.0f)\n",

@@ -65,7 +65,7 @@ static void *worker(void *p)
 {
 	struct mon_stats st;
 	unsigned i = (unsigned)(uintptr_t)p;
-	mon_getstats(&st);
+	mon_getstats(&st, sizeof st);
 	armed_at_start[i] = st.threads;
 	pthread_barrier_wait(&all_started);
 	return NULL;
@@ -79,7 +79,7 @@ int main(void)
 	CHECK(profil(bins, sizeof bins, (uintptr_t)main, 0x8000) == 0, "profil: %s",
 	      strerror(errno));
 	struct mon_stats st;
-	mon_getstats(&st);
+	mon_getstats(&st, sizeof st);
 	if (st.clock == MON_CLOCK_ITIMER) {
 		printf("SKIP the itimer clock arms no thread\n");
 		return 77;
@@ -105,7 +105,7 @@ int main(void)
 	pid_t pid = fork();
 	CHECK(pid >= 0, "fork: %s", strerror(errno));
 	if (pid == 0) {
-		mon_getstats(&st);
+		mon_getstats(&st, sizeof st);
 		_exit(child_thread_rc == 0 && st.on && st.threads >= 1 ? 7 : 8);
 	}
 	int status;

@@ -100,7 +100,7 @@ static struct mon_stats stop_and_account(void)
 	__asm__("" : "+r"(none));
 	CHECK(profil(none, 0, 0, 0) == 0, "profil off");
 	struct mon_stats st;
-	CHECK(mon_getstats(&st) == 0, "mon_getstats");
+	CHECK(mon_getstats(&st, sizeof st) == 0, "mon_getstats");
 	CHECK(st.samples == st.counted + st.dropped + st.saturated + st.lost,
 	      "samples %llu != counted %llu + dropped %llu + saturated %llu + lost %llu",
 	      (unsigned long long)st.samples, (unsigned long long)st.counted,
@@ -139,7 +139,7 @@ static int mode_threads(int rounds)
 			CHECK(j[i].result == lcg_expected(j[i].seed, 200000), "thread %d result", i);
 		}
 		struct mon_stats st;
-		mon_getstats(&st);
+		mon_getstats(&st, sizeof st);
 		CHECK(st.on, "profiling went off in round %d", r);
 	}
 	struct mon_stats st = stop_and_account();
@@ -176,7 +176,7 @@ static int mode_fork(int n)
 		if (pid == 0) {
 			/* The child: one thread, profiling on, its own counters. */
 			struct mon_stats st;
-			mon_getstats(&st);
+			mon_getstats(&st, sizeof st);
 			if (!st.on || st.threads != 1)
 				_exit(100);
 			if (lcg((uint64_t)i, 50000) != lcg_expected((uint64_t)i, 50000))
@@ -187,7 +187,7 @@ static int mode_fork(int n)
 			__asm__("" : "+r"(none));
 			if (profil(none, 0, 0, 0) != 0)
 				_exit(103);
-			mon_getstats(&st);
+			mon_getstats(&st, sizeof st);
 			if (st.samples != st.counted + st.dropped + st.saturated + st.lost)
 				_exit(102);
 			_exit(i % 100);
@@ -235,7 +235,7 @@ static int mode_execd(void)
 	/* A new image: libmon is not profiling here, and no tick of the old
 	 * image may arrive (its default action would kill us). */
 	struct mon_stats st;
-	mon_getstats(&st);
+	mon_getstats(&st, sizeof st);
 	CHECK(!st.on && st.clock == MON_CLOCK_NONE, "profiling on after exec");
 	double t0 = process_cpu();
 	while (process_cpu() - t0 < 0.2)
@@ -258,7 +258,7 @@ static int mode_sigprof(int n)
 {
 	start_profil();
 	struct mon_stats st0;
-	mon_getstats(&st0);
+	mon_getstats(&st0, sizeof st0);
 	long total_own = 0;
 	for (int i = 0; i < n; i++) {
 		struct sigaction sa, old;
@@ -292,7 +292,7 @@ static int mode_sigprof(int n)
 		lcg(5, 100000);
 	}
 	struct mon_stats st;
-	mon_getstats(&st);
+	mon_getstats(&st, sizeof st);
 	CHECK(st.on, "profiling went off");
 	CHECK(st.clock == st0.clock, "clock changed from %d to %d", st0.clock, st.clock);
 	st = stop_and_account();
@@ -318,7 +318,7 @@ static int mode_long(double seconds)
 	ref_clock_install();
 	start_profil();
 	struct mon_stats st0;
-	mon_getstats(&st0);
+	mon_getstats(&st0, sizeof st0);
 	/* The perf clock: the reference clock's share alone, before and after
 	 * (profil_common.h). */
 	int with_ref = st0.clock == MON_CLOCK_PERF && getenv("ROBUST_NO_RATE") == NULL;
@@ -333,7 +333,7 @@ static int mode_long(double seconds)
 	uint64_t x = 1, checks = 0;
 	for (;;) {
 		struct mon_stats now;
-		mon_getstats(&now);
+		mon_getstats(&now, sizeof now);
 		if (process_cpu() - t0 >= seconds && now.samples >= 2ull * prefill)
 			break;
 		x = hot(x, 100000);

@@ -132,7 +132,7 @@ static WORD buf[8192];
 static int nothing_runs(void)
 {
 	struct mon_stats st;
-	return mon_getstats(&st) == 0 && !st.on && st.threads == 0 && st.clock == MON_CLOCK_NONE;
+	return mon_getstats(&st, sizeof st) == 0 && !st.on && st.threads == 0 && st.clock == MON_CLOCK_NONE;
 }
 
 static int case_profil(long n)
@@ -230,7 +230,7 @@ static int case_auto(long n)
 	long injected = failed;
 	countdown = -1;
 	struct mon_stats st;
-	EXPECT(mon_getstats(&st) == 0);
+	EXPECT(mon_getstats(&st, sizeof st) == 0);
 	if (injected == 0) {
 		EXPECT(st.clock != MON_CLOCK_NONE);
 		return DONE;

@@ -67,7 +67,7 @@ static unsigned short *volatile null_buf;
 static int off_and_quiet(void)
 {
 	struct mon_stats st;
-	EXPECT(mon_getstats(&st) == 0);
+	EXPECT(mon_getstats(&st, sizeof st) == 0);
 	return !st.on && st.clock == MON_CLOCK_NONE && st.threads == 0;
 }
 
@@ -115,7 +115,7 @@ static void child_profil(void)
 	EXPECT(profil_p(bins, sizeof bins, 0, 0x8000) == 0);
 	EXPECT(profil_p(null_buf, 128, 0, 0x8000) == -1 && errno == EFAULT);
 	struct mon_stats st;
-	EXPECT(mon_getstats(&st) == 0 && st.on);
+	EXPECT(mon_getstats(&st, sizeof st) == 0 && st.on);
 	EXPECT(profil_p(null_buf, 0, 0, 0) == 0);
 	munmap(two, (size_t)pg);
 }
@@ -125,7 +125,7 @@ static void child_profil(void)
 static void child_queries(void)
 {
 	struct mon_stats *volatile nst = NULL;
-	EXPECT(mon_getstats(nst) == -1 && errno == EFAULT);
+	EXPECT(mon_getstats(nst, sizeof *nst) == -1 && errno == EFAULT);
 	EXPECT(strcmp(mon_clock_name(-1), "unknown") == 0);
 	EXPECT(strcmp(mon_clock_name(1 << 30), "unknown") == 0);
 	EXPECT(strcmp(mon_clock_name(MON_CLOCK_NONE), "none") == 0);

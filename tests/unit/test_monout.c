@@ -1,7 +1,8 @@
 /*
- * test_monout.c — the mon.out reader and writer (format/monout.c): round
- * trip of every field, merging, and rejection of truncated, foreign,
- * other-version and corrupted files with the message naming the fault.
+ * test_monout.c — the mon.out reader and writer (format/monout_read.c,
+ * monout_write.c): round trip of every field, merging, and rejection of
+ * truncated, foreign, other-version and corrupted files with the message
+ * naming the fault.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -81,7 +81,7 @@ static unsigned short *null_buf(void)
 static struct mon_stats stats(void)
 {
 	struct mon_stats st;
-	assert_int_equal(mon_getstats(&st), 0);
+	assert_int_equal(mon_getstats(&st, sizeof st), 0);
 	return st;
 }
 
@@ -544,7 +544,7 @@ static void test_getstats(void **state)
 {
 	(void)state;
 	errno = 0;
-	assert_int_equal(mon_getstats(NULL), -1);
+	assert_int_equal(mon_getstats(NULL, sizeof(struct mon_stats)), -1);
 	assert_int_equal(errno, EFAULT);
 	assert_string_equal(mon_clock_name(MON_CLOCK_NONE), "none");
 	assert_string_equal(mon_clock_name(MON_CLOCK_PERF), "perf-cpu-clock");
@@ -579,6 +579,51 @@ static void test_getstats(void **state)
 		assert_true(s1.rate_hz >= 1000); /* the default rate */
 }
 
+/* mon_getstats(st, size) writes exactly min(size, sizeof) bytes of the
+ * library's struct, zeros from there up to a larger size, and nothing past
+ * st + size: a program built against an older, smaller struct mon_stats
+ * keeps the memory after its struct.  Each size is tried over two guard
+ * patterns, so a byte counts as written only if it holds the library's
+ * value over both.  Profiling is off: the counters stay put between calls. */
+typedef union {
+	struct mon_stats st;
+	unsigned char b[sizeof(struct mon_stats) + 32];
+} stats_buf;
+
+static void test_getstats_size(void **state)
+{
+	(void)state;
+	stats_buf ref;
+	memset(&ref, 0, sizeof ref);
+	assert_int_equal(mon_getstats(&ref.st, sizeof ref.st), 0);
+	assert_int_equal(ref.st.on, 0);
+	const size_t full = sizeof(struct mon_stats);
+	const size_t sizes[] = {
+		0, 1, 7,
+		offsetof(struct mon_stats, lost) + sizeof ref.st.lost,	/* an older struct: 5 counters */
+		offsetof(struct mon_stats, rate_hz) + 2,		/* ends inside a field */
+		offsetof(struct mon_stats, faulted),
+		full - 1, full, full + 1, full + 32,
+	};
+	static const unsigned char guards[] = { 0xa5, 0x5a };
+	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		size_t size = sizes[i], n = size < full ? size : full;
+		for (size_t g = 0; g < sizeof guards; g++) {
+			stats_buf u;
+			memset(&u, guards[g], sizeof u);
+			errno = 0;
+			assert_int_equal(mon_getstats(&u.st, size), 0);
+			assert_int_equal(errno, 0);
+			for (size_t k = 0; k < sizeof u.b; k++) {
+				unsigned want = k < n ? ref.b[k] : k < size ? 0 : guards[g];
+				if (u.b[k] != want)
+					fail_msg("size %zu: byte %zu is 0x%02x, want 0x%02x", size, k,
+						 u.b[k], want);
+			}
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +639,7 @@ int main(void)
 		cmocka_unit_test(test_buffer_vanishes),
 		cmocka_unit_test(test_move_while_on),
 		cmocka_unit_test(test_getstats),
+		cmocka_unit_test(test_getstats_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,8 +3,9 @@
  *
  * A bin counts the ticks whose PC fell anywhere in its span of text; it
  * cannot say where inside.  When the span crosses from one function into
- * the next, prof does what System V prof did (FACTS §3.2, and gprof the
- * same, §6.3): it assumes the ticks were spread evenly over the bytes and
+ * the next, prof does what System V prof did (illumos
+ * usr/src/cmd/sgs/prof/common/prof.c), and gprof the same (binutils
+ * gprof/hist.c): it assumes the ticks were spread evenly over the bytes and
  * gives each function the share of the bin's bytes it owns.  So a bin of 8
  * bytes with 10 ticks, 2 bytes in f and 6 in g, gives f 2.5 and g 7.5
  * ticks.  Nothing is lost: bytes owned by no function go to the object,
@@ -14,22 +15,20 @@
  * and bytes that lie in no loaded object (no PC can be there) take no
  * share; a bin with no known code at all goes to [unknown].
  *
- * The bin spans themselves (binmap_start):
+ * The bin spans themselves (binmap_start; format/bins.h owns profil's):
  *   profil(2)/mon.out: pc is in bin floor(floor((pc - lowpc) / 2) * scale /
  *     65536), so bin i starts at the smallest pc whose half-offset u has
  *     u * scale >= i * 65536: lowpc + 2 * ceil(i * 65536 / scale).
  *   gmon.out (gprof's rule): nbins bins over (highpc - lowpc) / 2 two-byte
  *     units, bin i starting at unit floor(i * units / nbins).
  */
+#include "bins.h"
 #include "prof.h"
 
 uint64_t binmap_start(const struct prof_hist *h, uint64_t i)
 {
 	if (h->binmap == PROF_BIN_PROFIL) {
-		uint64_t s = h->scale ? h->scale : 65536;
-		unsigned __int128 num = (unsigned __int128)i * 65536u;
-		unsigned __int128 u = (num + s - 1) / s;
-		return h->lowpc + (uint64_t)(2 * u);
+		return mon_bin_start(h->lowpc, h->scale ? h->scale : MON_SCALE_ONE, i);
 	}
 	uint64_t units = (h->highpc - h->lowpc) / 2;
 	unsigned __int128 u = (unsigned __int128)i * units / (h->nbins ? h->nbins : 1);

@@ -3,7 +3,8 @@
  * (gcc -pg without libmon), so that prof gives the same flat profile as GNU
  * gprof -p on it.
  *
- * The format (GNU "gmon", FACTS §6.1; described, not copied):
+ * The format (GNU "gmon": the gprof manual's "Profiling Data File Format"
+ * and binutils' gprof/gmon_out.h; described, not copied):
  *
  *   header, 20 bytes:  "gmon" | u32 version (1; 0 is accepted) | 12 spare
  *   then records to the end of the file, each a one-byte tag:

@@ -2,7 +2,7 @@
  * input.c — opening a profile: telling mon.out from gmon.out by content, and
  * turning either into prof's own model (struct prof_data, prof.h).
  *
- * mon.out is decoded by its one owner, format/monout.c; this file only
+ * mon.out is decoded by its one reader, format/monout_read.c; this file only
  * copies the parts the flat profile needs out of struct monout.  gmon.out
  * has no record of the program's byte order or address size, so the
  * executable is opened first to learn them (gmon.c).
@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clocks.h"
 #include "mon.h"
 #include "monout.h"
 
@@ -88,17 +89,6 @@ fail:
 	return -1;
 }
 
-static const char *clock_name(uint32_t c)
-{
-	switch (c) {
-	case MON_CLOCK_PERF: return "perf-cpu-clock";
-	case MON_CLOCK_THREAD: return "thread-cputime";
-	case MON_CLOCK_ITIMER: return "itimer-prof";
-	case MON_CLOCK_NONE: return "none";
-	default: return "unknown";
-	}
-}
-
 /* The IMAGES record as one sentence: "this process ran 2 programs, one
  * exec'ing the next: /bin/dash (profile mon.out.exec1), then /usr/bin/prog
  * (shown here)". */
@@ -160,7 +150,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	d->format = "mon.out";
 	struct prof_run *r = &d->run;
 	r->rate_hz = m->run.rate_hz;
-	snprintf(r->clock, sizeof r->clock, "%s", clock_name(m->run.clock));
+	snprintf(r->clock, sizeof r->clock, "%s", mon_clock_str(m->run.clock));
 	r->have_stats = 1;
 	r->samples = m->run.samples;
 	r->dropped = m->run.dropped;

@@ -3,7 +3,8 @@
  *
  *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv] [prog]
  *
- * after System V's prof (FACTS §3.1; docs/prof.1).  Reads each data file
+ * after System V's prof (the prof(1) manual page of illumos,
+ * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
  * (./mon.out by default, or ./gmon.out when there is no mon.out), maps it to
  * the symbols of the objects it names, sums the files row by row and prints
  * the flat profile.  Of -a/-c/-n/-t, of -o/-x and of -g/-l the last one

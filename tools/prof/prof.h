@@ -195,7 +195,8 @@ int prof_read(const char *path, const char *prog, struct prof_data *d, char *err
 
 #define GMON_MAGIC "gmon"
 
-/* Decodes a GNU gmon.out (FACTS §6.1, version 0 or 1) held in buf[0..len)
+/* Decodes a GNU gmon.out (the gprof manual's "Profiling Data File Format",
+ * version 0 or 1) held in buf[0..len)
  * into *d.  elf64: addresses are 8 bytes (else 4); big: big-endian.
  * Addresses in gmon.out are link-time ones (glibc subtracts a PIE's load
  * address), so the main object gets bias 0.  Returns 0, or -1 with err. */
@@ -290,8 +291,8 @@ struct prof_seg {
 uint64_t binmap_start(const struct prof_hist *h, uint64_t i);
 
 /* Spreads every bin of h over segs (sorted by lo, disjoint) in proportion
- * to the bytes of the bin each segment covers (System V's rule, FACTS
- * §3.2): ticks[segs[k].row] += share.  Bytes of a bin no segment covers
+ * to the bytes of the bin each segment covers (System V's rule: illumos
+ * usr/src/cmd/sgs/prof/common/prof.c): ticks[segs[k].row] += share.  Bytes of a bin no segment covers
  * but a fallback range does (fallback sorted, disjoint: whole objects'
  * code) share for the fallback's row; bytes in neither, and bytes past
  * h->highpc, take no share; a bin with no such byte goes to unknown_row.

@@ -1,6 +1,8 @@
 /*
- * text.c — System V's flat profile (prof(1), "text", the default), one line
- * per function, heading unless -h:
+ * text.c — System V's flat profile ("text", the default), as System V's
+ * prof(1) prints it (the illumos manual page and
+ * usr/src/cmd/sgs/prof/common/prof.c), one line per function, heading
+ * unless -h:
  *
  *    %Time CPUsecs Cumsecs  #Calls   msec/call  Name
  *     61.5    1.23    1.23    1000      1.2300  busy

@@ -1,6 +1,9 @@
 /*
- * settings.h — the MONPROF_* settings' valid values (lib/settings.c),
- * shared by libmon and monrun(1).  Nothing here is exported from libmon.so.
+ * settings.h — the MONPROF_* settings' valid values (format/settings.c),
+ * shared by libmon and monrun(1): the environment's syntax is an interface
+ * both sides read, like mon.out's bytes, so it sits in format/, the one
+ * directory the runtime and the tools both see.  Nothing here is exported
+ * from libmon.so.
  */
 #ifndef MON_SETTINGS_H
 #define MON_SETTINGS_H

@@ -17,7 +17,7 @@
  *
  * An empty or unset variable is no setting (MONPROF_OUT set and empty too).
  * This file uses nothing but the C library's string functions: it is built
- * into monrun as well.
+ * into monrun as well (format/ is what the runtime and the tools share).
  */
 #include <errno.h>
 #include <signal.h>

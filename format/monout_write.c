@@ -1,0 +1,478 @@
+/*
+ * monout_write.c — the one writer of mon.out (layout: monout.h and
+ * docs/mon.out.5), linked into libmon.
+ *
+ * The writer runs inside profiled programs, also from fatal-signal
+ * handlers, so it is async-signal-safe: it stages bytes in a chunk inside
+ * the caller's struct monout_writer, sends them with write(2), and patches
+ * each record's length and checksum (and finally the file header) in place
+ * with pwrite(2) — a record's length need not be known before its entries
+ * are read from tables that other threads are still filling.  It calls
+ * only write(2), pwrite(2), ftruncate(2) and the string functions of the
+ * async-signal-safe list (signal-safety(7)); it allocates nothing.  No
+ * reader code is here: libmon links none (tests/integ/lib_exports.sh).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monout.h"
+
+static int w_fail(struct monout_writer *w, int e)
+{
+	if (w->error == 0)
+		w->error = e ? e : EIO;
+	errno = w->error;
+	return -1;
+}
+
+/* write(2) all of p, retrying on EINTR and short writes. */
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t r = write(fd, c, n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		c += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	const char *c = p;
+	while (n > 0) {
+		ssize_t r = pwrite(fd, c, n, (off_t)off);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0) {
+			errno = ENOSPC;
+			return -1;
+		}
+		c += r;
+		n -= (size_t)r;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+static int w_flush(struct monout_writer *w)
+{
+	if (w->error)
+		return w_fail(w, w->error);
+	if (w->fill == 0)
+		return 0;
+	if (write_all(w->fd, w->chunk, w->fill) < 0)
+		return w_fail(w, errno);
+	w->offset += w->fill;
+	w->fill = 0;
+	return 0;
+}
+
+/* Append bytes to the file (and to the open record's length and CRC). */
+static int w_bytes(struct monout_writer *w, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	if (w->error)
+		return w_fail(w, w->error);
+	if (w->rec_start != UINT64_MAX) {
+		w->rec_crc = monout_crc32(w->rec_crc, p, n);
+		w->rec_len += n;
+	}
+	while (n > 0) {
+		size_t room = sizeof w->chunk - w->fill;
+		size_t k = n < room ? n : room;
+		memcpy(w->chunk + w->fill, b, k);
+		w->fill += k;
+		b += k;
+		n -= k;
+		if (w->fill == sizeof w->chunk && w_flush(w) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int w_u16(struct monout_writer *w, uint16_t v)
+{
+	return w_bytes(w, &v, 2);
+}
+static int w_u32(struct monout_writer *w, uint32_t v)
+{
+	return w_bytes(w, &v, 4);
+}
+static int w_u64(struct monout_writer *w, uint64_t v)
+{
+	return w_bytes(w, &v, 8);
+}
+
+static int w_pad8(struct monout_writer *w)
+{
+	static const unsigned char zero[8];
+	uint64_t at = w->offset + w->fill;
+	return at % 8 ? w_bytes(w, zero, 8 - at % 8) : 0;
+}
+
+static int rec_open(struct monout_writer *w, uint32_t type)
+{
+	unsigned char placeholder[MONOUT_REC_HEADER_SIZE] = { 0 };
+	if (w_pad8(w) < 0 || w_bytes(w, placeholder, sizeof placeholder) < 0)
+		return -1;
+	w->rec_start = w->offset + w->fill - MONOUT_REC_HEADER_SIZE;
+	w->rec_type = type;
+	w->rec_len = 0;
+	w->rec_crc = 0;
+	return 0;
+}
+
+static int rec_close(struct monout_writer *w)
+{
+	unsigned char h[MONOUT_REC_HEADER_SIZE];
+	uint64_t start = w->rec_start;
+	w->rec_start = UINT64_MAX;
+	if (w_flush(w) < 0)
+		return -1;
+	memcpy(h, &w->rec_type, 4);
+	memcpy(h + 4, &w->rec_crc, 4);
+	memcpy(h + 8, &w->rec_len, 8);
+	if (pwrite_all(w->fd, h, sizeof h, start) < 0)
+		return w_fail(w, errno);
+	w->records++;
+	return w_pad8(w);
+}
+
+int monout_begin(struct monout_writer *w, int fd, uint32_t flags)
+{
+	unsigned char zero[MONOUT_HEADER_SIZE] = { 0 };
+	w->fd = fd;
+	w->error = 0;
+	w->offset = 0;
+	w->records = 0;
+	w->flags = flags;
+	w->rec_start = UINT64_MAX;
+	w->rec_len = 0;
+	w->rec_crc = 0;
+	w->rec_type = 0;
+	w->fill = 0;
+	return w_bytes(w, zero, sizeof zero);
+}
+
+int monout_put_run(struct monout_writer *w, const struct monout_run *r)
+{
+	static const unsigned char nul = 0;
+	if (rec_open(w, MONOUT_REC_RUN) < 0)
+		return -1;
+	w_u64(w, r->pid);
+	w_u64(w, r->ppid);
+	w_u32(w, r->clock);
+	w_u32(w, r->rate_hz);
+	w_u64(w, r->user_usec);
+	w_u64(w, r->sys_usec);
+	w_u64(w, r->samples);
+	w_u64(w, r->counted);
+	w_u64(w, r->dropped);
+	w_u64(w, r->saturated);
+	w_u64(w, r->lost);
+	w_u64(w, r->calls_lost);
+	w_u64(w, r->time);
+	w_u32(w, r->signal);
+	w_u32(w, r->reason);
+	/* The command line must hold exactly argc strings: count them here so
+	 * that what is written is always consistent. */
+	uint32_t argc = 0, len = 0;
+	if (r->cmdline != NULL) {
+		for (uint32_t i = 0; i < r->cmdline_len && argc < r->argc; i++)
+			if (r->cmdline[i] == '\0') {
+				argc++;
+				len = i + 1;
+			}
+	}
+	int unterminated = r->cmdline != NULL && argc < r->argc && len < r->cmdline_len;
+	w_u32(w, argc + (uint32_t)unterminated);
+	w_u32(w, unterminated ? r->cmdline_len + 1 : len);
+	if (unterminated) {
+		w_bytes(w, r->cmdline, r->cmdline_len);
+		w_bytes(w, &nul, 1);
+	} else if (len) {
+		w_bytes(w, r->cmdline, len);
+	}
+	return rec_close(w);
+}
+
+int monout_put_object(struct monout_writer *w, const struct monout_object *o)
+{
+	if (rec_open(w, MONOUT_REC_OBJECT) < 0)
+		return -1;
+	uint32_t bl = o->build_id ? o->build_id_len : 0;
+	uint32_t pl = o->path ? o->path_len : 0;
+	w_u64(w, o->load_bias);
+	w_u64(w, o->text_lo);
+	w_u64(w, o->text_hi);
+	w_u32(w, o->flags);
+	w_u32(w, bl);
+	w_u32(w, pl);
+	w_u32(w, 0);
+	if (bl)
+		w_bytes(w, o->build_id, bl);
+	if (pl)
+		w_bytes(w, o->path, pl);
+	return rec_close(w);
+}
+
+/* Bin i of h: from h->raw (h->bin_bytes wide, native order) or h->counts. */
+static uint64_t bin_value(const struct monout_hist *h, uint64_t i)
+{
+	const unsigned char *p = h->raw;
+	if (p == NULL)
+		return h->counts[i];
+	if (h->bin_bytes == 2)
+		return __atomic_load_n((const uint16_t *)(const void *)(p + i * 2), __ATOMIC_RELAXED);
+	if (h->bin_bytes == 4)
+		return __atomic_load_n((const uint32_t *)(const void *)(p + i * 4), __ATOMIC_RELAXED);
+	return __atomic_load_n((const uint64_t *)(const void *)(p + i * 8), __ATOMIC_RELAXED);
+}
+
+int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
+{
+	uint32_t bb = h->bin_bytes;
+	if (bb != 2 && bb != 4 && bb != 8)
+		return w_fail(w, EINVAL);
+	if (h->raw == NULL && h->counts == NULL && h->nbins)
+		return w_fail(w, EINVAL);
+	if (rec_open(w, MONOUT_REC_HIST) < 0)
+		return -1;
+	w_u64(w, h->lowpc);
+	w_u64(w, h->highpc);
+	w_u64(w, h->nbins);
+	w_u32(w, h->scale);
+	w_u32(w, bb);
+	w_u32(w, h->flags);
+	w_u32(w, h->object);
+	/* Each bin is read once, atomically: ticks may still be arriving. */
+	if (h->flags & MONOUT_HIST_SPARSE) {
+		for (uint64_t i = 0; i < h->nbins; i++) {
+			if (h->touched != NULL && h->touched_span > 0 && i % h->touched_span == 0) {
+				uint64_t k = i / h->touched_span;
+				if (!(__atomic_load_n(&h->touched[k / 64], __ATOMIC_RELAXED) &
+				      ((uint64_t)1 << (k % 64)))) {
+					i += h->touched_span - 1;	/* the whole span is zero */
+					continue;
+				}
+			}
+			uint64_t v = bin_value(h, i);
+			if (v == 0)
+				continue;
+			w_u64(w, i);
+			w_u64(w, v);
+		}
+	} else {
+		for (uint64_t i = 0; i < h->nbins; i++) {
+			uint64_t v = bin_value(h, i);
+			if (bb == 2)
+				w_u16(w, v > 0xffff ? 0xffff : (uint16_t)v);
+			else if (bb == 4)
+				w_u32(w, v > 0xffffffffu ? 0xffffffffu : (uint32_t)v);
+			else
+				w_u64(w, v);
+		}
+	}
+	return rec_close(w);
+}
+
+int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_CALLS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pc = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+		uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+		if (pc == 0 || k == 0)
+			continue;
+		w_u64(w, pc);
+		w_u64(w, k);
+	}
+	return rec_close(w);
+}
+
+int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_ARCS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t self = __atomic_load_n(&a[i].selfpc, __ATOMIC_ACQUIRE);
+		uint64_t from = __atomic_load_n(&a[i].frompc, __ATOMIC_RELAXED);
+		uint64_t k = __atomic_load_n(&a[i].count, __ATOMIC_RELAXED);
+		if (self == 0 || k == 0)
+			continue;
+		w_u64(w, from);
+		w_u64(w, self);
+		w_u64(w, k);
+	}
+	return rec_close(w);
+}
+
+int monout_put_facts(struct monout_writer *w, const struct monout_facts *f)
+{
+	if (rec_open(w, MONOUT_REC_FACTS) < 0)
+		return -1;
+	w_u64(w, f->elapsed_usec);
+	w_u32(w, f->rate_asked);
+	w_u32(w, f->rate_set);
+	w_u32(w, f->tick_cost_ns);
+	w_u32(w, f->flags);
+	w_u32(w, f->threads_unlisted);
+	w_u32(w, f->check_usec);
+	w_u64(w, f->cpu_before_usec);
+	return rec_close(w);
+}
+
+int monout_put_threads(struct monout_writer *w, const struct monout_thread *t, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_THREADS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].tid == 0)
+			continue;
+		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
+		for (size_t k = 0; k < sizeof name - 1 && t[i].name[k]; k++)
+			name[k] = t[i].name[k];
+		w_u64(w, t[i].tid);
+		w_u64(w, t[i].user_usec);
+		w_u64(w, t[i].sys_usec);
+		w_u64(w, __atomic_load_n(&t[i].samples, __ATOMIC_RELAXED));
+		w_u32(w, t[i].flags);
+		w_u32(w, 0);
+		w_bytes(w, name, sizeof name);
+	}
+	return rec_close(w);
+}
+
+int monout_put_pcs(struct monout_writer *w, const struct monout_call *c, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_PCS) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pc = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+		uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+		if (pc == 0 || k == 0)
+			continue;
+		w_u64(w, pc);
+		w_u64(w, k);
+	}
+	return rec_close(w);
+}
+
+int monout_syms_open(struct monout_writer *w, uint32_t object)
+{
+	if (rec_open(w, MONOUT_REC_SYMS) < 0)
+		return -1;
+	w_u32(w, object);
+	return w_u32(w, 0);
+}
+
+int monout_syms_add(struct monout_writer *w, uint64_t start, uint64_t size, const char *name,
+		    uint32_t len)
+{
+	w_u64(w, start);
+	w_u64(w, size);
+	w_u32(w, len);
+	return w_bytes(w, name, len);
+}
+
+int monout_syms_close(struct monout_writer *w)
+{
+	return rec_close(w);
+}
+
+int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n)
+{
+	if (rec_open(w, MONOUT_REC_IMAGES) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t pl = v[i].path ? v[i].path_len : 0, fl = v[i].file ? v[i].file_len : 0;
+		w_u32(w, v[i].role);
+		w_u32(w, pl);
+		w_u32(w, fl);
+		w_u32(w, 0);
+		if (pl)
+			w_bytes(w, v[i].path, pl);
+		if (fl)
+			w_bytes(w, v[i].file, fl);
+	}
+	return rec_close(w);
+}
+
+int monout_end(struct monout_writer *w)
+{
+	unsigned char h[MONOUT_HEADER_SIZE];
+	if (w_pad8(w) < 0 || w_flush(w) < 0)
+		return -1;
+	memset(h, 0, sizeof h);
+	memcpy(h, MONOUT_MAGIC, MONOUT_MAGIC_LEN);
+	uint16_t version = MONOUT_VERSION;
+	memcpy(h + 8, &version, 2);
+	uint32_t minor = MONOUT_MINOR;
+	memcpy(h + 36, &minor, 4);
+	h[10] = (unsigned char)monout_host_order();
+	h[11] = (unsigned char)sizeof(void *);
+	uint32_t hsize = MONOUT_HEADER_SIZE;
+	memcpy(h + 12, &hsize, 4);
+	memcpy(h + 16, &w->offset, 8);
+	memcpy(h + 24, &w->records, 4);
+	memcpy(h + 28, &w->flags, 4);
+	uint32_t crc = monout_crc32(0, h, sizeof h);
+	memcpy(h + 32, &crc, 4);
+	if (pwrite_all(w->fd, h, sizeof h, 0) < 0)
+		return w_fail(w, errno);
+	if (ftruncate(w->fd, (off_t)w->offset) < 0 && errno != EINVAL)
+		return w_fail(w, errno);
+	return 0;
+}
+
+int monout_write_fd(int fd, const struct monout *m)
+{
+	struct monout_writer w;
+	if (monout_begin(&w, fd, m->flags) < 0 || monout_put_run(&w, &m->run) < 0)
+		return -1;
+	for (size_t i = 0; i < m->nobjects; i++)
+		if (monout_put_object(&w, &m->objects[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < m->nhists; i++)
+		if (monout_put_hist(&w, &m->hists[i]) < 0)
+			return -1;
+	if (m->ncalls && monout_put_calls(&w, m->calls, m->ncalls) < 0)
+		return -1;
+	if (m->narcs && monout_put_arcs(&w, m->arcs, m->narcs) < 0)
+		return -1;
+	if (m->have_facts && monout_put_facts(&w, &m->facts) < 0)
+		return -1;
+	if (m->nthreads && monout_put_threads(&w, m->threads, m->nthreads) < 0)
+		return -1;
+	if (m->npcs && monout_put_pcs(&w, m->pcs, m->npcs) < 0)
+		return -1;
+	for (size_t i = 0; i < m->nsyms;) {
+		size_t j = i;
+		if (monout_syms_open(&w, m->syms[i].object) < 0)
+			return -1;
+		for (; j < m->nsyms && m->syms[j].object == m->syms[i].object; j++)
+			monout_syms_add(&w, m->syms[j].start, m->syms[j].size, m->syms[j].name,
+					(uint32_t)strlen(m->syms[j].name));
+		if (monout_syms_close(&w) < 0)
+			return -1;
+		i = j;
+	}
+	if (m->nimages && monout_put_images(&w, m->images, m->nimages) < 0)
+		return -1;
+	return monout_end(&w);
+}
