@@ -7,7 +7,8 @@
  * object (dl_iterate_phdr) gets a histogram of its own, of 32-bit bins
  * covering 1 << shift bytes each.  The tick path finds the object by binary
  * search in an immutable, sorted snapshot published through one atomic
- * pointer; objects loaded later (dlopen) make a new snapshot.  Snapshots
+ * pointer; objects loaded later (dlopen) make a new snapshot.  The tick path
+ * is a sink of the sampler (sampler.h), after profil()'s.  Snapshots
  * and histograms are never freed while the process runs: a handler may
  * still hold an old snapshot, and the file writer needs the histograms of
  * objects that were unloaded.  The memory is mmap'ed (zero pages cost
@@ -37,6 +38,7 @@
 #include "monout.h"
 #include "objhist.h"
 #include "runtime.h"
+#include "sampler.h"
 
 static struct mon_objhist_set *current;	/* published to the tick path */
 static struct mon_objhist **all;	/* every histogram ever made, in order */
@@ -77,11 +79,28 @@ static void *zalloc(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int mon_objhist_tick(uintptr_t pc, uint64_t weight)
+static int charge(const struct mon_objhist_set *set, uintptr_t pc, uint64_t weight);
+
+/* The sink (sampler.h): off until started; a PC in a loaded object's
+ * segment is charged to its bin, any other to the anonymous table; outside
+ * only when that table has no room for it. */
+static int take(const struct mon_sample *s, uint64_t *saturated)
 {
+	(void)saturated;	/* 32-bit bins saturate without counting (objhist.h) */
+	if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+		return MON_SINK_OFF;
 	const struct mon_objhist_set *set = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-	if (set == NULL || !__atomic_load_n(&started, __ATOMIC_RELAXED))
-		return 0;
+	if (set == NULL)
+		return MON_SINK_OFF;
+	return charge(set, s->pc, s->weight) ? MON_SINK_TAKEN : MON_SINK_OUTSIDE;
+}
+
+static const struct mon_sink sink = { take, 0 };
+
+/* Charge weight ticks to the histogram holding pc, or the anonymous table:
+ * 1 if done, 0 if neither had room. */
+static int charge(const struct mon_objhist_set *set, uintptr_t pc, uint64_t weight)
+{
 	size_t lo = 0, hi = set->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -392,6 +411,7 @@ int mon_objhist_start(unsigned bytes_per_bin)
 		}
 		rc = refresh();
 		if (rc == 0) {
+			mon_sampler_set_sink(MON_SINK_OBJHIST, &sink);
 			__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
 			if (mon_sampling_acquire(MON_USER_OBJHIST) < 0) {
 				__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
@@ -417,8 +437,11 @@ void mon_objhist_stop(void)
 {
 	mon_lock();
 	if (started) {
-		__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
+		/* The clocks stop first, then the histograms: a tick never
+		 * finds them off while a clock runs for them. */
 		mon_sampling_release(MON_USER_OBJHIST);
+		mon_sampler_quiesce();
+		__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
 	}
 	mon_unlock();
 }

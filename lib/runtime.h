@@ -3,8 +3,10 @@
  *
  * Nothing here is exported from libmon.so (everything is hidden); tools
  * never include this file.  The components:
+ *   sampler.c   the tick dispatcher (sampler.h): the sinks, the clock users,
+ *               the counters
  *   profil.c    the histogram: the published buffer/offset/scale, the bin
- *               formula, the tick path run by the signal handler, counters
+ *               formula; a sink of the sampler
  *   clock.c     the profiling clocks: choosing one, arming and disarming it
  *               for a thread, the signal handler and its disposition
  *   threads.c   the table of armed threads, pthread_create, fork
@@ -31,19 +33,10 @@
  * exact for every 64-bit pc.  Returns UINT64_MAX when pc < offset. */
 MON_HIDDEN uint64_t mon_pc_to_bin(uintptr_t pc, uintptr_t offset, unsigned scale);
 
-/* The tick path: charge weight samples to pc.  Async-signal-safe. */
-MON_HIDDEN void mon_tick(uintptr_t pc, uint64_t weight);
-
 /* Saturating add of weight to a 16-bit bin; returns the weight that did not
  * fit (0 when all of it did).  Atomic against concurrent ticks. */
 MON_HIDDEN uint64_t mon_bin_add(unsigned short *bin, uint64_t weight);
 
-/* 1 if the 2 bytes at p can be written now (checked by the kernel, without
- * faulting and without changing them).  Async-signal-safe. */
-MON_HIDDEN int mon_writable(const void *p);
-
-/* Reset the counters (in a fork child). */
-MON_HIDDEN void mon_stats_reset(void);
 
 /* ---- clock.c ----------------------------------------------------------- */
 
@@ -65,6 +58,18 @@ MON_HIDDEN extern struct mon_clock_cfg mon_clock_cfg;
 
 /* Read MONPROF_RATE / MONPROF_CLOCK / MONPROF_SIGNAL once. */
 MON_HIDDEN void mon_clock_configure(void);
+
+/* The clock kind in effect, MON_CLOCK_NONE when off; the last one that
+ * was in effect (still set after profiling stopped, for the file).  Set by
+ * threads.c when it starts and stops the clocks. */
+MON_HIDDEN extern int mon_clock_active;
+MON_HIDDEN extern int mon_clock_last;
+
+/* Where the handler delivers each tick: tick(context, pc, weight), context
+ * the signal's ucontext_t, weight >= 1 samples (sampler.c's dispatcher).
+ * Published atomically; until it is set ticks are ignored. */
+MON_HIDDEN void mon_clock_deliver_to(void (*tick)(const void *context, uintptr_t pc,
+						  uint64_t weight));
 
 /* Install the tick handler on the clock's signal (saving the program's
  * disposition); mon_clock_uninstall puts the program's back, discarding any
@@ -110,34 +115,19 @@ MON_HIDDEN void mon_itimer_thread_started(void);
 /* Start sampling every thread of the process with the best clock that
  * works; returns the clock kind in effect, or -1/errno. */
 MON_HIDDEN int mon_threads_start(void);
-/* The users of the clocks: the clocks run while any user holds them.
- * Called under mon_lock(); acquire returns 0 or -1/errno. */
-#define MON_USER_PROFIL 1	/* profil() is on */
-#define MON_USER_OBJHIST 2	/* whole-process object histograms are on */
-MON_HIDDEN int mon_sampling_acquire(int user);
-MON_HIDDEN void mon_sampling_release(int user);
-MON_HIDDEN int mon_sampling_users(void);
-
 /* Stop sampling in every thread; when this returns no tick is pending. */
 MON_HIDDEN void mon_threads_stop(void);
 /* Number of threads armed now. */
 MON_HIDDEN unsigned mon_threads_armed(void);
 
-/* The lock that serialises profil(), thread arming and fork. */
-MON_HIDDEN void mon_lock(void);
-MON_HIDDEN void mon_unlock(void);
-
 /* pid of the process the runtime state belongs to (changes in a fork child;
  * a vfork child sees its parent's). */
 MON_HIDDEN extern pid_t mon_pid;
 
-/* The clock kind in effect, MON_CLOCK_NONE when off; the last one that
- * was in effect (still set after profiling stopped, for the file). */
-MON_HIDDEN extern int mon_clock_active;
-MON_HIDDEN extern int mon_clock_last;
-
 /* Hooks for the layers above (monitor, file writer); may be NULL. */
 struct mon_hooks {
+	void (*counters_reset)(void);	/* in a fork child, before fork_reset: zero the
+					 * tick counters (sampler.c) */
 	void (*fork_reset)(void);	/* in a fork child, before its clock is armed:
 					 * zero what the child counts (no lock taken) */
 	void (*before_exec)(const char *path);	/* about to exec path: write what must be written */
@@ -152,12 +142,6 @@ struct mon_hooks {
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };
 MON_HIDDEN extern struct mon_hooks mon_hooks;
-
-/* ---- objhist.c: whole-process histograms, one per loaded object -------- */
-
-/* Charge weight ticks to the object histogram holding pc; returns 1 if one
- * does, 0 otherwise.  Async-signal-safe. */
-MON_HIDDEN int mon_objhist_tick(uintptr_t pc, uint64_t weight);
 
 /* ---- exec.c ------------------------------------------------------------ */
 
@@ -229,10 +213,21 @@ MON_HIDDEN char *mon_strdup(const char *s);
 /* In a fork child: the allocator's lock is free. */
 MON_HIDDEN void mon_alloc_fork_child(void);
 
-/* ---- helpers ----------------------------------------------------------- */
+/* ---- util.c: helpers (a leaf) ------------------------------------------ */
 
 /* -1 with errno = e: the one way the library reports an error. */
 MON_HIDDEN int mon_fail(int e);
+
+/* 1 if the 2 bytes at p can be written now (checked by the kernel, without
+ * faulting and without changing them).  Async-signal-safe. */
+MON_HIDDEN int mon_writable(const void *p);
+
+/* The runtime's lock: serialises profil(), the object histograms, the
+ * clock users, thread arming and fork (held across fork by threads.c).
+ * Lock order: monitor.c's lock, then this one (monitor() calls profil()
+ * holding its own); never the other way. */
+MON_HIDDEN void mon_lock(void);
+MON_HIDDEN void mon_unlock(void);
 
 /* The C library declares some of the functions we replace with nonnull
  * arguments; the compiler would then drop our NULL checks.  This hides a
