@@ -13,7 +13,11 @@
  *                       The first call starts profiling by itself.
  * libmon defines all of these, so `cc -pg prog.c -lmon` is counted here and
  * not by the C library's profiler (libmon comes before libc in symbol
- * lookup; with libmon.a the linker takes ours first). 
+ * lookup; with libmon.a the linker takes ours first).  This file only
+ * counts (mcount, __fentry__ and mon_count); the hooks that start and stop
+ * profiling (__monstartup, _mcleanup, __cyg_profile_func_*) live beside
+ * monitor() in monitor.c, as FreeBSD's gmon.c holds monstartup and
+ * _mcleanup apart from its mcount.c.
  *
  * Counting is exact under threads and signals and never blocks: arcs
  * (frompc, selfpc) live in open-addressed hash tables in memory mapped in
@@ -537,40 +541,3 @@ __asm__(".text\n"
 #else
 #error "monprof: mcount is written for x86-64 only"
 #endif
-
-/* -finstrument-functions.  The first call starts whole-program profiling
- * (nothing else tells a library that the program is instrumented). */
-MON_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
-{
-	static int tried;
-	if (__builtin_expect(!__atomic_load_n(&tried, __ATOMIC_RELAXED), 0)) {
-		if (!__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
-			int saved_errno = errno;
-			mon_auto_start(0, 0);
-			errno = saved_errno;
-		}
-	}
-	mon_count((uintptr_t)call_site, (uintptr_t)this_fn);
-}
-
-MON_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
-{
-	(void)this_fn;
-	(void)call_site;
-}
-
-/* gcrt1.o (cc -pg) calls __monstartup(text start, etext) before main and
- * registers _mcleanup with atexit. */
-MON_EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
-{
-	int saved_errno = errno;
-	mon_auto_start(lowpc, highpc);
-	errno = saved_errno;
-}
-
-MON_EXPORT void _mcleanup(void)
-{
-	int saved_errno = errno;
-	mon_finish(MONOUT_WHY_EXIT);
-	errno = saved_errno;
-}

@@ -798,3 +798,42 @@ MON_EXPORT const char *mon_outname(void)
 {
 	return started ? mon_file_name() : NULL;
 }
+
+/* ---- the compiler's hooks (the counting itself is in mcount.c) ------- */
+
+/* -finstrument-functions.  The first call starts whole-program profiling
+ * (nothing else tells a library that the program is instrumented). */
+MON_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+	static int tried;
+	if (__builtin_expect(!__atomic_load_n(&tried, __ATOMIC_RELAXED), 0)) {
+		if (!__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
+			int saved_errno = errno;
+			mon_auto_start(0, 0);
+			errno = saved_errno;
+		}
+	}
+	mon_count((uintptr_t)call_site, (uintptr_t)this_fn);
+}
+
+MON_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+	(void)this_fn;
+	(void)call_site;
+}
+
+/* gcrt1.o (cc -pg) calls __monstartup(text start, etext) before main and
+ * registers _mcleanup with atexit. */
+MON_EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
+{
+	int saved_errno = errno;
+	mon_auto_start(lowpc, highpc);
+	errno = saved_errno;
+}
+
+MON_EXPORT void _mcleanup(void)
+{
+	int saved_errno = errno;
+	mon_finish(MONOUT_WHY_EXIT);
+	errno = saved_errno;
+}
