@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "monrt.h"
+#include "objects.h"
 #include "objhist.h"
 #include "runfacts.h"
 #include "settings.h"
@@ -69,7 +70,7 @@ struct collect {
 	int failed;
 };
 
-static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint8_t **out)
+static void build_id_of(const struct dl_phdr_info *info, struct monout_object *o, uint8_t **out)
 {
 	unsigned char id[64];
 	size_t len = mon_build_id(info, id, sizeof id);
@@ -81,10 +82,10 @@ static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint
 	*out = b;
 }
 
-static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
+static int collect_one(const struct mon_object_info *oi, void *arg)
 {
 	struct collect *c = arg;
-	(void)size;
+	const struct dl_phdr_info *info = oi->phdr;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -113,19 +114,11 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 	o->load_bias = info->dlpi_addr;
 	o->text_lo = lo;
 	o->text_hi = hi;
-	char *path;
-	if (c->n == 0) {
+	if (c->n == 0 && oi->main)
 		o->flags = MONOUT_OBJ_MAIN;
-		path = mon_self_exe();
-	} else {
-		const char *name = info->dlpi_name ? info->dlpi_name : "";
-		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
-		    name[0] == '\0')
-			o->flags = MONOUT_OBJ_VDSO;
-		char abs[4096];
-		mon_object_path(info, name, abs, sizeof abs);	/* "./plugin.so": absolute */
-		path = mon_strdup(abs[0] ? abs : "[vdso]");
-	}
+	else if (oi->vdso)
+		o->flags = MONOUT_OBJ_VDSO;
+	char *path = oi->path != NULL ? mon_strdup(oi->path) : NULL;
 	if (path == NULL) {
 		c->failed = 1;
 		return 1;
@@ -153,7 +146,7 @@ static void free_objects(struct monout_object *v, size_t n)
 static void refresh_objects(void)
 {
 	struct collect c = { NULL, 0, 0, 0 };
-	dl_iterate_phdr(collect_one, &c);
+	mon_objects_each(collect_one, &c);
 	if (c.failed || c.n == 0) {
 		free_objects(c.v, c.n);
 		return;
