@@ -508,7 +508,9 @@ static int setup(int mode)
 	if (mon_settings_check() < 0)
 		return mon_fail(mode == MON_MODE_AUTO ? ECANCELED : EINVAL);
 	mon_follow_setup();
-	if (mon_file_setup(mode) < 0)
+	struct mon_file_inherited inh;
+	int followed = mon_follow_inherited(&inh.root, &inh.dir, &inh.with_pid);
+	if (mon_file_setup(mode, followed ? &inh : NULL) < 0)
 		return -1;
 	if (mon_count_init() < 0 || mon_facts_init() < 0)
 		return -1;
@@ -519,7 +521,9 @@ static int setup(int mode)
 		at_exit_registered = 1;
 		atexit(at_exit);
 	}
-	mon_fatal_install();
+	static const struct mon_fatal_calls calls = { mon_started, mon_write_profile,
+						       mon_write_wait, mon_write_at_exit };
+	mon_fatal_install(&calls);
 	started = 1;
 	return 0;
 }

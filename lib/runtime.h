@@ -166,6 +166,10 @@ MON_HIDDEN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigin
 /* Give sig back: pending instances discarded, the program's disposition
  * (and, for this thread, its mask) set for real. */
 MON_HIDDEN void mon_sig_disown(int sig);
+/* Route the program's sigaction calls through set from now on (fatal.c:
+ * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
+MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,
+					 struct sigaction *old));
 /* The C library's sigaction (what libmon's own sigaction wraps). */
 MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* The calling thread's program-view "tick signal blocked" flag, and
@@ -176,9 +180,6 @@ MON_HIDDEN void mon_sig_thread_started(int inherited_vblocked);
 MON_HIDDEN void mon_sig_fork_child(void);
 /* Add the tick signals in use to mask (for a handler of libmon's own). */
 MON_HIDDEN void mon_sig_add_hidden(sigset_t *mask);
-/* fatal.c: sigaction for the signals whose default it stands in for (the
- * program's view); the C library's for the others. */
-MON_HIDDEN int mon_fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 
 /* ---- fdguard.c: the program's view of its descriptors ------------------ */
 
@@ -196,7 +197,11 @@ MON_HIDDEN int mon_fd_ours(int fd);
 MON_HIDDEN int mon_fd_was_ours(int fd);
 /* 1 if fd is the perf event whose ID is id. */
 MON_HIDDEN int mon_fd_is_event(int fd, uint64_t id);
-/* threads.c: the program wants number fd, one of ours: move ours. */
+/* Who moves ours when the program wants its number (dup2/dup3 onto it):
+ * move(fd) (threads.c's mon_threads_fd_move).  Published atomically. */
+MON_HIDDEN void mon_fd_set_mover(void (*move)(int fd));
+/* threads.c: the program wants number fd, one of ours: move ours.  Called
+ * from the program's dup2/dup3, maybe in a signal handler: no lock. */
 MON_HIDDEN void mon_threads_fd_move(int fd);
 
 /* ---- alloc.c: libmon's own memory (never the program's malloc) -------- */

@@ -164,6 +164,7 @@ int mon_threads_start(void)
 		if (slots == NULL)
 			return mon_fail(ENOMEM);
 	}
+	mon_fd_set_mover(mon_threads_fd_move);	/* before a descriptor of a clock exists */
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
 	int first = mon_clock_cfg.kind;
