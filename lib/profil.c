@@ -75,9 +75,10 @@ uint64_t mon_bin_add(unsigned short *bin, uint64_t weight)
 	return over;
 }
 
-/* profil()'s sink (sampler.h): off while profil() is off; a tick that races
- * with a change of the buffer, or finds it unwritable, is lost; a PC past
- * the buffer's range is outside (the object histograms may take it). */
+/* profil()'s sink (sampler.h): off while profil() is off (changing while
+ * it is being turned on or off); a tick that races with a change of the
+ * buffer, or finds it unwritable, is lost; a PC past the buffer's range is
+ * outside (the object histograms may take it). */
 static int take(const struct mon_sample *s, uint64_t *saturated)
 {
 	/* The fields are read with acquire loads, so the second read of the
@@ -89,9 +90,10 @@ static int take(const struct mon_sample *s, uint64_t *saturated)
 	uintptr_t offset = __atomic_load_n(&hist.offset, __ATOMIC_ACQUIRE);
 	unsigned scale = __atomic_load_n(&hist.scale, __ATOMIC_ACQUIRE);
 	int on = __atomic_load_n(&hist.on, __ATOMIC_ACQUIRE);
+	int changing = (seq & 1) || seq != LOAD(hist_seq);
 	if (!on)
-		return MON_SINK_OFF;
-	if ((seq & 1) || seq != LOAD(hist_seq) || LOAD(faulted))
+		return changing ? MON_SINK_CHANGING : MON_SINK_OFF;
+	if (changing || LOAD(faulted))
 		return MON_SINK_LOST;
 	uint64_t bin = mon_pc_to_bin(s->pc, offset, scale);
 	if (bin >= nbins)
