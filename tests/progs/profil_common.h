@@ -244,16 +244,6 @@ static inline uint64_t hist_total(const unsigned short *buf, size_t nbins)
 }
 
 /*
- * Lower bound for the ticks a function that used `cpu` seconds should get
- * at `rate` Hz from `clock`.  Expected mu = rate x cpu.  The clocks are
- * periodic in CPU time; the perf clock fires at the rate itself, but the
- * thread timer and ITIMER_PROF fire only at the kernel tick (HZ >= 100), one
- * signal standing for up to w = rate / 100 periods.  Counting each signal
- * as an independent draw of weight w, the count has variance <= w * mu; we
- * accept anything above mu - 5 sigma.  Callers run long enough that this is
- * well above 0.
- */
-/*
  * Under ThreadSanitizer an asynchronous signal that arrives while the thread
  * makes no call the sanitizer intercepts is held until its next such call,
  * and a second one of the same number arriving meanwhile is lost (measured:
@@ -283,13 +273,6 @@ static inline unsigned process_threads(void)
 	return n;
 }
 
-static inline double ticks_lower_bound(int clock, double rate, double cpu)
-{
-	double mu = rate * cpu, w = clock == MON_CLOCK_PERF ? 1 : rate / 100.0;
-	if (w < 1)
-		w = 1;
-	return mu - 5 * sqrt(w * mu);
-}
 
 /*
  * The reference clock: what this kernel, on this machine, under its load at
@@ -425,6 +408,74 @@ static inline double ref_share(unsigned rate, double seconds, int nthreads)
 		cpu += a[i].cpu;
 	}
 	return cpu > 0 ? ticks / (rate * cpu) : 0;
+}
+
+/*
+ * The share of `rate` the reference clock delivers on this machine now
+ * (ref_share, one thread spinning 0.1 s of CPU), at most 1; measured once
+ * per rate in a process.  If libmon's perf clock is on meanwhile, the
+ * measuring thread has both and the share comes out low: a lower bound
+ * that uses it is only more lenient.  1 if the kernel refuses the event
+ * (then libmon cannot use the perf clock either).
+ */
+static inline double perf_share_now(unsigned rate)
+{
+	static unsigned rates[8];
+	static double shares[8];
+	static int n;
+	for (int i = 0; i < n; i++)
+		if (rates[i] == rate)
+			return shares[i];
+	struct sigaction cur;
+	if (sigaction(REF_SIGNAL, NULL, &cur) == 0 && cur.sa_handler != ref_on_signal)
+		ref_clock_install();
+	/* Where the queue of pending signals is full (RLIMIT_SIGPENDING), the
+	 * kernel raises SIGIO instead of REF_SIGNAL (fcntl(2), F_SETSIG): a tick
+	 * too, as libmon counts it. */
+	struct sigaction io, io_was;
+	memset(&io, 0, sizeof io);
+	io.sa_handler = ref_on_signal;
+	io.sa_flags = SA_RESTART;
+	sigaction(SIGIO, &io, &io_was);
+	double s = 1;
+	int fd = ref_clock_start(rate);
+	if (fd >= 0) {
+		ref_clock_stop(fd);
+		s = ref_share(rate, 0.1, 1);
+		if (s > 1)
+			s = 1;
+	}
+	sigaction(SIGIO, &io_was, NULL);
+	if (n < 8) {
+		rates[n] = rate;
+		shares[n++] = s;
+	}
+	printf("reference perf clock: %.1f %% of %u Hz delivered now\n", 100 * s, rate);
+	return s;
+}
+
+/*
+ * Lower bound for the ticks a function that used `cpu` seconds should get
+ * at `rate` Hz from `clock`.  Expected mu = rate x cpu for the clocks that
+ * count CPU time; for the perf clock, an hrtimer whose share of the rate
+ * depends on the machine and its load (see the reference clock above),
+ * mu = 0.9 x the share the reference clock delivers now x rate x cpu (0.9:
+ * the share moves with the load between its measurement and the run).  The clocks are
+ * periodic in CPU time; the perf clock fires at the rate itself, but the
+ * thread timer and ITIMER_PROF fire only at the kernel tick (HZ >= 100), one
+ * signal standing for up to w = rate / 100 periods.  Counting each signal
+ * as an independent draw of weight w, the count has variance <= w * mu; we
+ * accept anything above mu - 5 sigma.  Callers run long enough that this is
+ * well above 0.
+ */
+static inline double ticks_lower_bound(int clock, double rate, double cpu)
+{
+	double mu = rate * cpu, w = clock == MON_CLOCK_PERF ? 1 : rate / 100.0;
+	if (clock == MON_CLOCK_PERF && rate >= 1)
+		mu *= 0.9 * perf_share_now((unsigned)rate);
+	if (w < 1)
+		w = 1;
+	return mu - 5 * sqrt(w * mu);
 }
 
 #endif /* PROFIL_COMMON_H */
