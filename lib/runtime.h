@@ -11,6 +11,11 @@
  *               for a thread, the signal handler and its disposition
  *   threads.c   the table of armed threads, pthread_create, fork
  *   exec.c      the exec family: profiling off before the new image
+ *   objects.c   the loaded objects (objects.h)
+ *   util.c      mon_fail, mon_gettid, mon_writable, mon_lock (a leaf)
+ * No two of libmon's files use each other (tests/integ/lib_layers.sh):
+ * where a lower file must reach a higher one, it calls a function it was
+ * given (mon_clock_deliver_to, mon_hooks, mon_sig_route, mon_fd_set_mover).
  */
 #ifndef MON_RUNTIME_H
 #define MON_RUNTIME_H
