@@ -268,6 +268,7 @@ check-sanitize: deps-check
 	    [ -f tests/integ/$$t.sh ] || continue; \
 	    B=build-tsan CC="$(CC) -fsanitize=thread" \
 	        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	        $$(env --default-signal true 2>/dev/null && echo env --default-signal) \
 	        sh tests/integ/$$t.sh >build-tsan/tests/log/$$t.out 2>&1; rc=$$?; \
 	    p=$$(grep -c '^ok ' build-tsan/tests/log/$$t.out); \
 	    f=$$(grep -c '^not ok ' build-tsan/tests/log/$$t.out); \

@@ -152,7 +152,19 @@ static uintptr_t context_pc(const void *ucv)
 #endif
 }
 
-/* The tick handler.  Async-signal-safe; keeps errno. */
+int mon_clock_active;
+int mon_clock_last;
+
+/* Where ticks go (mon_clock_deliver_to). */
+static void (*deliver)(const void *context, uintptr_t pc, uint64_t weight);
+
+void mon_clock_deliver_to(void (*tick)(const void *context, uintptr_t pc, uint64_t weight))
+{
+	__atomic_store_n(&deliver, tick, __ATOMIC_RELEASE);
+}
+
+/* The tick handler: the tick's weight and PC, handed on with the signal
+ * context.  Async-signal-safe; keeps errno. */
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
@@ -166,8 +178,9 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		weight = itimer_weight();	/* ITIMER_PROF's own tick */
 	else if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
 		weight += (unsigned)si->si_overrun;
-	if (weight > 0)
-		mon_tick(context_pc(ucv), weight);
+	void (*tick)(const void *, uintptr_t, uint64_t) = __atomic_load_n(&deliver, __ATOMIC_ACQUIRE);
+	if (weight > 0 && tick != NULL)
+		tick(ucv, context_pc(ucv), weight);
 	errno = saved_errno;
 }
 

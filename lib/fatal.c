@@ -72,6 +72,7 @@ static const int fatal_signals[] = {
 };
 static int snapshot_signo;
 static int installed;		/* the handlers are in place (profiling started) */
+static const struct mon_fatal_calls *calls;	/* monitor.c's, set at install */
 
 /* Per signal: 1 while our handler stands in for the program's SIG_DFL, and
  * the action the program last set (what it is told it has). */
@@ -105,10 +106,11 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 	(void)si;
 	(void)uc;
-	if (mon_started())
-		mon_write_profile(MONOUT_WHY_SIGNAL, sig, MONOUT_F_SIGNAL, 1);
-	else
-		mon_write_wait();	/* a write at exit in another thread */
+	const struct mon_fatal_calls *c = __atomic_load_n(&calls, __ATOMIC_ACQUIRE);
+	if (c != NULL && c->started())
+		c->write_profile(MONOUT_WHY_SIGNAL, sig, MONOUT_F_SIGNAL, 1);
+	else if (c != NULL)
+		c->write_wait();	/* a write at exit in another thread */
 	struct sigaction dfl;
 	memset(&dfl, 0, sizeof dfl);
 	dfl.sa_handler = SIG_DFL;
@@ -126,8 +128,9 @@ static void on_snapshot(int sig, siginfo_t *si, void *uc)
 	int saved_errno = errno;
 	(void)si;
 	(void)uc;
-	if (mon_started())
-		mon_write_profile(MONOUT_WHY_SNAPSHOT, sig, MONOUT_F_SNAPSHOT, 1);
+	const struct mon_fatal_calls *c = __atomic_load_n(&calls, __ATOMIC_ACQUIRE);
+	if (c != NULL && c->started())
+		c->write_profile(MONOUT_WHY_SNAPSHOT, sig, MONOUT_F_SNAPSHOT, 1);
 	errno = saved_errno;
 }
 
@@ -189,7 +192,7 @@ MON_NO_TSAN int mon_fatal_sigaction(int sig, const struct sigaction *act, struct
 }
 
 /* The program's sigaction and signal are lib/sigguard.c's, which hands
- * the signals above to mon_fatal_sigaction. */
+ * the signals above to mon_fatal_sigaction (routed there at install). */
 
 static void install_if_default(int sig)
 {
@@ -204,9 +207,18 @@ static void install_if_default(int sig)
 
 /* ---- exits that skip atexit --------------------------------------------- */
 
+/* Write at an exit that skips atexit: only once profiling was set up
+ * (before, there is nothing to write). */
+static void write_at_exit(void)
+{
+	const struct mon_fatal_calls *c = __atomic_load_n(&calls, __ATOMIC_ACQUIRE);
+	if (c != NULL)
+		c->write_at_exit();
+}
+
 __attribute__((noreturn)) static void exit_now(int status)
 {
-	mon_write_at_exit();
+	write_at_exit();
 	for (;;)
 		syscall(SYS_exit_group, status);
 }
@@ -224,18 +236,20 @@ MON_EXPORT void _Exit(int status)
 static void at_quick_exit_write(void)
 {
 	int saved_errno = errno;
-	mon_write_at_exit();
+	write_at_exit();
 	errno = saved_errno;
 }
 
-void mon_fatal_install(void)
+void mon_fatal_install(const struct mon_fatal_calls *c)
 {
 	static int done;
 	if (done)
 		return;
 	done = 1;
 	int saved_errno = errno;
+	__atomic_store_n(&calls, c, __ATOMIC_RELEASE);
 	resolve();
+	mon_sig_route(mon_fatal_sigaction);
 	snapshot_signo = mon_parse_signal(getenv("MONPROF_SNAPSHOT"));
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
 		install_if_default(fatal_signals[i]);

@@ -187,11 +187,27 @@ MON_NO_TSAN MON_EXPORT void closefrom(int lowfd)
 	errno = saved_errno;
 }
 
+/* Who moves a descriptor of ours that the program wants (threads.c, for
+ * the perf clocks' descriptors); set before the first one is made. */
+static void (*mover)(int fd);
+
+void mon_fd_set_mover(void (*move)(int fd))
+{
+	__atomic_store_n(&mover, move, __ATOMIC_RELEASE);
+}
+
+MON_NO_TSAN static void fd_move(int fd)
+{
+	void (*m)(int) = __atomic_load_n(&mover, __ATOMIC_ACQUIRE);
+	if (m != NULL)
+		m(fd);
+}
+
 /* Move ours away from newfd before the program's dup2/dup3 takes it. */
 MON_NO_TSAN static void make_room(int newfd)
 {
 	if (mon_fd_ours(newfd))
-		mon_threads_fd_move(newfd);
+		fd_move(newfd);
 }
 
 /* dup2(2), dup3(2): same arguments, results and errors; ours do not

@@ -47,7 +47,7 @@
 #include <unistd.h>
 
 #include "monrt.h"
-#include "objhist.h"
+#include "objects.h"
 
 struct image {
 	char *path, *file;

@@ -13,7 +13,11 @@
  *                       The first call starts profiling by itself.
  * libmon defines all of these, so `cc -pg prog.c -lmon` is counted here and
  * not by the C library's profiler (libmon comes before libc in symbol
- * lookup; with libmon.a the linker takes ours first).
+ * lookup; with libmon.a the linker takes ours first).  This file only
+ * counts (mcount, __fentry__ and mon_count); the hooks that start and stop
+ * profiling (__monstartup, _mcleanup, __cyg_profile_func_*) live beside
+ * monitor() in monitor.c, as FreeBSD's gmon.c holds monstartup and
+ * _mcleanup apart from its mcount.c.
  *
  * Counting is exact under threads and signals and never blocks: arcs
  * (frompc, selfpc) live in open-addressed hash tables in memory mapped in
@@ -45,9 +49,15 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <stddef.h>
+
 #include "monrt.h"
 
 #define GPR __attribute__((target("general-regs-only")))
+
+/* Stringify a macro's value, for the assembly below. */
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 #define CLAIMING 1u		/* selfpc mark of an arc cell being keyed */
 #define MAX_PROBES 16
@@ -138,10 +148,16 @@ GPR static struct fntab *fn_table(unsigned i)
 	return &fns[i];
 }
 
+/* hash2's constants: mcount's assembly computes the same hash from these
+ * macros, so that its fast path finds the cells the C code fills. */
+#define HASH2_MUL1 0x9e3779b97f4a7c15
+#define HASH2_MUL2 0xc2b2ae3d27d4eb4f
+#define HASH2_SHIFT 29
+
 GPR static inline uint64_t hash2(uint64_t frompc, uint64_t selfpc)
 {
-	uint64_t h = (frompc ^ (selfpc * 0x9e3779b97f4a7c15ull)) * 0xc2b2ae3d27d4eb4full;
-	return h ^ (h >> 29);
+	uint64_t h = (frompc ^ (selfpc * (uint64_t)HASH2_MUL1)) * (uint64_t)HASH2_MUL2;
+	return h ^ (h >> HASH2_SHIFT);
 }
 
 GPR static inline uint64_t hash1(uint64_t selfpc)
@@ -413,6 +429,24 @@ uint64_t mon_count_lost(void)
  * save the registers that may hold arguments of the instrumented function
  * (and %r10, the static chain of nested functions) and count the arc.
  */
+/* The layouts mcount's fast path below is written for.  An arc cell is
+ * {frompc, selfpc, count} of 8 bytes each (it is the file's record too:
+ * monout_put_arcs streams the tables); the cell's index times 24 is
+ * computed as (i + 2i) * 8; mon_counting is compared as a 32-bit word,
+ * __libc_single_threaded as a byte. */
+#define ARC_FROMPC 0
+#define ARC_SELFPC 8
+#define ARC_COUNT 16
+_Static_assert(offsetof(struct monout_arc, frompc) == ARC_FROMPC, "mcount: arc frompc offset");
+_Static_assert(offsetof(struct monout_arc, selfpc) == ARC_SELFPC, "mcount: arc selfpc offset");
+_Static_assert(offsetof(struct monout_arc, count) == ARC_COUNT, "mcount: arc count offset");
+_Static_assert(sizeof(struct monout_arc) == 3 * 8, "mcount: arc cell is 24 bytes");
+_Static_assert(sizeof(((struct monout_arc *)0)->count) == 8, "mcount: addq on the count");
+_Static_assert(sizeof mon_counting == 4, "mcount: cmpl on mon_counting");
+_Static_assert(sizeof __libc_single_threaded == 1, "mcount: cmpb on __libc_single_threaded");
+_Static_assert(sizeof mon_arc_cell0 == 8, "mcount: movq of mon_arc_cell0");
+_Static_assert(ARC_BITS0 <= 31, "mcount: andl keeps the index in 32 bits");
+
 #if defined(__x86_64__)
 __asm__(".text\n"
 	".globl mcount\n"
@@ -437,27 +471,27 @@ __asm__(".text\n"
 	"	movq mon_arc_cell0(%rip), %rcx\n"
 	"	testq %rcx, %rcx\n"
 	"	jz 2f\n"
-	"	movabsq $0x9e3779b97f4a7c15, %rax\n"
+	"	movabsq $" STR(HASH2_MUL1) ", %rax\n"
 	"	imulq %rsi, %rax\n"
 	"	xorq %rdi, %rax\n"
-	"	movabsq $0xc2b2ae3d27d4eb4f, %rdx\n"
+	"	movabsq $" STR(HASH2_MUL2) ", %rdx\n"
 	"	imulq %rdx, %rax\n"
 	"	movq %rax, %rdx\n"
-	"	shrq $29, %rdx\n"
+	"	shrq $" STR(HASH2_SHIFT) ", %rdx\n"
 	"	xorq %rdx, %rax\n"
-	"	andl $32767, %eax\n"	/* (1 << ARC_BITS0) - 1 */
+	"	andl $((1 << " STR(ARC_BITS0) ") - 1), %eax\n"
 	"	leaq (%rax,%rax,2), %rax\n"
 	"	leaq (%rcx,%rax,8), %rcx\n"
-	"	cmpq %rsi, 8(%rcx)\n"
+	"	cmpq %rsi, " STR(ARC_SELFPC) "(%rcx)\n"
 	"	jne 2f\n"
-	"	cmpq %rdi, (%rcx)\n"
+	"	cmpq %rdi, " STR(ARC_FROMPC) "(%rcx)\n"
 	"	jne 2f\n"
 	"	movq __libc_single_threaded@GOTPCREL(%rip), %rdx\n"
 	"	cmpb $0, (%rdx)\n"
 	"	je 1f\n"
-	"	addq $1, 16(%rcx)\n"	/* one thread: one instruction is enough */
+	"	addq $1, " STR(ARC_COUNT) "(%rcx)\n"	/* one thread: one instruction is enough */
 	"	jmp 3f\n"
-	"1:	lock addq $1, 16(%rcx)\n"
+	"1:	lock addq $1, " STR(ARC_COUNT) "(%rcx)\n"
 	"	jmp 3f\n"
 	/* Slow path: mon_count, with every argument register saved. */
 	"2:	pushq %r8\n"
@@ -507,40 +541,3 @@ __asm__(".text\n"
 #else
 #error "monprof: mcount is written for x86-64 only"
 #endif
-
-/* -finstrument-functions.  The first call starts whole-program profiling
- * (nothing else tells a library that the program is instrumented). */
-MON_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
-{
-	static int tried;
-	if (__builtin_expect(!__atomic_load_n(&tried, __ATOMIC_RELAXED), 0)) {
-		if (!__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
-			int saved_errno = errno;
-			mon_auto_start(0, 0);
-			errno = saved_errno;
-		}
-	}
-	mon_count((uintptr_t)call_site, (uintptr_t)this_fn);
-}
-
-MON_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
-{
-	(void)this_fn;
-	(void)call_site;
-}
-
-/* gcrt1.o (cc -pg) calls __monstartup(text start, etext) before main and
- * registers _mcleanup with atexit. */
-MON_EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
-{
-	int saved_errno = errno;
-	mon_auto_start(lowpc, highpc);
-	errno = saved_errno;
-}
-
-MON_EXPORT void _mcleanup(void)
-{
-	int saved_errno = errno;
-	mon_finish(MONOUT_WHY_EXIT);
-	errno = saved_errno;
-}

@@ -81,16 +81,16 @@ static char *absolute(const char *d)
 	return r;
 }
 
-int mon_file_setup(int mode)
+int mon_file_setup(int mode, const struct mon_file_inherited *inherited)
 {
 	const char *pd = getauxval(AT_SECURE) ? NULL : getenv("PROFDIR");
 	const char *out = getauxval(AT_SECURE) ? NULL : getenv("MONPROF_OUT");
 	/* An image started by a followed exec (follow.c) goes on with the
 	 * decision its process made first: same directory, same form, the
 	 * same process owning the plain name. */
-	pid_t root = getpid();
-	const char *inh_dir = NULL;
-	int inh_with_pid = 0, inh = mon_follow_inherited(&root, &inh_dir, &inh_with_pid);
+	pid_t root = inherited ? inherited->root : getpid();
+	const char *inh_dir = inherited ? inherited->dir : NULL;
+	int inh_with_pid = inherited ? inherited->with_pid : 0, inh = inherited != NULL;
 	if (inh)
 		pd = inh_with_pid ? inh_dir : NULL;
 	else if (pd != NULL && pd[0] == '\0')

@@ -34,6 +34,7 @@
 
 #include "bins.h"
 #include "monrt.h"
+#include "objects.h"
 #include "objhist.h"
 #include "runfacts.h"
 #include "settings.h"
@@ -71,7 +72,7 @@ struct collect {
 	int failed;
 };
 
-static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint8_t **out)
+static void build_id_of(const struct dl_phdr_info *info, struct monout_object *o, uint8_t **out)
 {
 	unsigned char id[64];
 	size_t len = mon_build_id(info, id, sizeof id);
@@ -83,10 +84,10 @@ static void build_id_of(struct dl_phdr_info *info, struct monout_object *o, uint
 	*out = b;
 }
 
-static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
+static int collect_one(const struct mon_object_info *oi, void *arg)
 {
 	struct collect *c = arg;
-	(void)size;
+	const struct dl_phdr_info *info = oi->phdr;
 	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -115,19 +116,11 @@ static int collect_one(struct dl_phdr_info *info, size_t size, void *arg)
 	o->load_bias = info->dlpi_addr;
 	o->text_lo = lo;
 	o->text_hi = hi;
-	char *path;
-	if (c->n == 0) {
+	if (c->n == 0 && oi->main)
 		o->flags = MONOUT_OBJ_MAIN;
-		path = mon_self_exe();
-	} else {
-		const char *name = info->dlpi_name ? info->dlpi_name : "";
-		if (strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
-		    name[0] == '\0')
-			o->flags = MONOUT_OBJ_VDSO;
-		char abs[4096];
-		mon_object_path(info, name, abs, sizeof abs);	/* "./plugin.so": absolute */
-		path = mon_strdup(abs[0] ? abs : "[vdso]");
-	}
+	else if (oi->vdso)
+		o->flags = MONOUT_OBJ_VDSO;
+	char *path = oi->path != NULL ? mon_strdup(oi->path) : NULL;
 	if (path == NULL) {
 		c->failed = 1;
 		return 1;
@@ -155,7 +148,7 @@ static void free_objects(struct monout_object *v, size_t n)
 static void refresh_objects(void)
 {
 	struct collect c = { NULL, 0, 0, 0 };
-	dl_iterate_phdr(collect_one, &c);
+	mon_objects_each(collect_one, &c);
 	if (c.failed || c.n == 0) {
 		free_objects(c.v, c.n);
 		return;
@@ -517,7 +510,9 @@ static int setup(int mode)
 	if (mon_settings_check() < 0)
 		return mon_fail(mode == MON_MODE_AUTO ? ECANCELED : EINVAL);
 	mon_follow_setup();
-	if (mon_file_setup(mode) < 0)
+	struct mon_file_inherited inh;
+	int followed = mon_follow_inherited(&inh.root, &inh.dir, &inh.with_pid);
+	if (mon_file_setup(mode, followed ? &inh : NULL) < 0)
 		return -1;
 	if (mon_count_init() < 0 || mon_facts_init() < 0)
 		return -1;
@@ -528,7 +523,9 @@ static int setup(int mode)
 		at_exit_registered = 1;
 		atexit(at_exit);
 	}
-	mon_fatal_install();
+	static const struct mon_fatal_calls calls = { mon_started, mon_write_profile,
+						       mon_write_wait, mon_write_at_exit };
+	mon_fatal_install(&calls);
 	started = 1;
 	return 0;
 }
@@ -789,4 +786,43 @@ MON_EXPORT int mon_write(void)
 MON_EXPORT const char *mon_outname(void)
 {
 	return started ? mon_file_name() : NULL;
+}
+
+/* ---- the compiler's hooks (the counting itself is in mcount.c) ------- */
+
+/* -finstrument-functions.  The first call starts whole-program profiling
+ * (nothing else tells a library that the program is instrumented). */
+MON_EXPORT void __cyg_profile_func_enter(void *this_fn, void *call_site)
+{
+	static int tried;
+	if (__builtin_expect(!__atomic_load_n(&tried, __ATOMIC_RELAXED), 0)) {
+		if (!__atomic_exchange_n(&tried, 1, __ATOMIC_ACQ_REL)) {
+			int saved_errno = errno;
+			mon_auto_start(0, 0);
+			errno = saved_errno;
+		}
+	}
+	mon_count((uintptr_t)call_site, (uintptr_t)this_fn);
+}
+
+MON_EXPORT void __cyg_profile_func_exit(void *this_fn, void *call_site)
+{
+	(void)this_fn;
+	(void)call_site;
+}
+
+/* gcrt1.o (cc -pg) calls __monstartup(text start, etext) before main and
+ * registers _mcleanup with atexit. */
+MON_EXPORT void __monstartup(unsigned long lowpc, unsigned long highpc)
+{
+	int saved_errno = errno;
+	mon_auto_start(lowpc, highpc);
+	errno = saved_errno;
+}
+
+MON_EXPORT void _mcleanup(void)
+{
+	int saved_errno = errno;
+	mon_finish(MONOUT_WHY_EXIT);
+	errno = saved_errno;
 }

@@ -95,10 +95,18 @@ MON_HIDDEN void mon_write_at_exit(void);
 
 /* ---- monfile.c --------------------------------------------------------- */
 
-/* Decide the output name from PROFDIR (once per process image).
+/* The name decision an image started by a followed exec goes on with
+ * (follow.c's mon_follow_inherited). */
+struct mon_file_inherited {
+	pid_t root;		/* the process owning the plain name */
+	const char *dir;	/* the directory decided */
+	int with_pid;		/* 1 for the PROFDIR form */
+};
+/* Decide the output name from PROFDIR (once per process image), or go on
+ * with inherited (NULL: this image was not started by a followed exec).
  * mode MON_MODE_*.  0, or -1 with errno ECANCELED (PROFDIR set and empty:
  * no profiling) or ENOMEM. */
-MON_HIDDEN int mon_file_setup(int mode);
+MON_HIDDEN int mon_file_setup(int mode, const struct mon_file_inherited *inherited);
 
 /* Name of the file for the calling process (pid-dependent); NULL before
  * setup or when disabled.  Async-signal-safe (fills a buffer made at
@@ -165,10 +173,22 @@ MON_HIDDEN char **mon_follow_env_build(char *const envp[], int kind, int follow_
 
 /* ---- fatal.c ----------------------------------------------------------- */
 
+/* What the handlers call (monitor.c's): started() 1 while a profile is
+ * being taken; write_profile(reason, signo, flags, in_handler) writes it
+ * (async-signal-safe); write_wait() waits for a write in another thread;
+ * write_at_exit() writes it at an exit that skips atexit(3). */
+struct mon_fatal_calls {
+	int (*started)(void);
+	int (*write_profile)(int reason, int signo, uint32_t flags, int in_handler);
+	void (*write_wait)(void);
+	void (*write_at_exit)(void);
+};
 /* Install the fatal-signal and snapshot handlers (where the program's
- * disposition is the default) and the quick_exit(3) handler.  Once per
- * process image. */
-MON_HIDDEN void mon_fatal_install(void);
+ * disposition is the default) and the quick_exit(3) handler, which call
+ * calls (kept: static storage).  Once per process image; sigaction(2)
+ * calls are routed through mon_fatal_sigaction from then on
+ * (mon_sig_route, sigguard.c). */
+MON_HIDDEN void mon_fatal_install(const struct mon_fatal_calls *calls);
 
 /* 1 if sig is one of the signals whose default action ends the process
  * and that fatal.c catches (see its head comment). */

@@ -7,7 +7,8 @@
  * object (dl_iterate_phdr) gets a histogram of its own, of 32-bit bins
  * covering 1 << shift bytes each.  The tick path finds the object by binary
  * search in an immutable, sorted snapshot published through one atomic
- * pointer; objects loaded later (dlopen) make a new snapshot.  Snapshots
+ * pointer; objects loaded later (dlopen) make a new snapshot.  The tick path
+ * is a sink of the sampler (sampler.h), after profil()'s.  Snapshots
  * and histograms are never freed while the process runs: a handler may
  * still hold an old snapshot, and the file writer needs the histograms of
  * objects that were unloaded.  The memory is mmap'ed (zero pages cost
@@ -35,8 +36,10 @@
 
 #include "mon.h"
 #include "monout.h"
+#include "objects.h"
 #include "objhist.h"
 #include "runtime.h"
+#include "sampler.h"
 
 static struct mon_objhist_set *current;	/* published to the tick path */
 static struct mon_objhist **all;	/* every histogram ever made, in order */
@@ -77,11 +80,28 @@ static void *zalloc(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int mon_objhist_tick(uintptr_t pc, uint64_t weight)
+static int charge(const struct mon_objhist_set *set, uintptr_t pc, uint64_t weight);
+
+/* The sink (sampler.h): off until started; a PC in a loaded object's
+ * segment is charged to its bin, any other to the anonymous table; outside
+ * only when that table has no room for it. */
+static int take(const struct mon_sample *s, uint64_t *saturated)
 {
+	(void)saturated;	/* 32-bit bins saturate without counting (objhist.h) */
+	if (!__atomic_load_n(&started, __ATOMIC_ACQUIRE))
+		return MON_SINK_OFF;
 	const struct mon_objhist_set *set = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-	if (set == NULL || !__atomic_load_n(&started, __ATOMIC_ACQUIRE))
-		return -1;
+	if (set == NULL)
+		return MON_SINK_OFF;
+	return charge(set, s->pc, s->weight) ? MON_SINK_TAKEN : MON_SINK_OUTSIDE;
+}
+
+static const struct mon_sink sink = { take, 0 };
+
+/* Charge weight ticks to the histogram holding pc, or the anonymous table:
+ * 1 if done, 0 if neither had room. */
+static int charge(const struct mon_objhist_set *set, uintptr_t pc, uint64_t weight)
+{
 	size_t lo = 0, hi = set->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -107,33 +127,6 @@ int mon_objhist_tick(uintptr_t pc, uint64_t weight)
 	return anon_tick(pc, weight);
 }
 
-size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap)
-{
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type != PT_NOTE)
-			continue;
-		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-		const unsigned char *end = p + ph->p_memsz;
-		while (p + sizeof(ElfW(Nhdr)) <= end) {
-			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
-			size_t namesz = (n->n_namesz + 3) & ~(size_t)3;
-			size_t descsz = (n->n_descsz + 3) & ~(size_t)3;
-			const unsigned char *name = p + sizeof *n, *desc = name + namesz;
-			if (desc + descsz > end)
-				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    memcmp(name, "GNU", 4) == 0) {
-				size_t len = n->n_descsz < cap ? n->n_descsz : cap;
-				memcpy(out, desc, len);
-				return len;
-			}
-			p = desc + descsz;
-		}
-	}
-	return 0;
-}
-
 static int known(uintptr_t lowpc, uintptr_t highpc, const char *path)
 {
 	const struct mon_objhist_set *set = current;
@@ -150,124 +143,14 @@ struct scan {
 	int err;
 };
 
-char *mon_self_exe(void)
-{
-	for (size_t cap = 256;; cap *= 2) {
-		char *b = mon_alloc(cap);
-		if (b == NULL)
-			return NULL;
-		ssize_t n = readlink("/proc/self/exe", b, cap);
-		if (n >= 0 && (size_t)n < cap) {
-			b[n] = '\0';
-			return b;
-		}
-		mon_free(b);
-		if (n < 0)
-			return NULL;
-	}
-}
+static int add_segments(const struct mon_object_info *o, void *arg);
 
-static int add_segments(struct dl_phdr_info *info, const char *name, struct scan *sc);
-static int hexval(const char **p, uint64_t *out);
-
-/* Parse "LO-HI perms offset dev inode   path" of /proc/self/maps (proc(5)):
- * the path when [LO, HI) holds addr, else NULL. */
-static const char *maps_line_path(char *l, uintptr_t addr)
+/* One histogram per executable segment of object o (mon_objects_each). */
+static int add_segments(const struct mon_object_info *o, void *arg)
 {
-	uint64_t lo = 0, hi = 0;
-	const char *c = l;
-	if (!hexval(&c, &lo) || *c++ != '-' || !hexval(&c, &hi) || addr < lo || addr >= hi)
-		return NULL;
-	for (int field = 0; field < 4; field++) {	/* perms offset dev inode */
-		while (*c == ' ')
-			c++;
-		while (*c && *c != ' ')
-			c++;
-	}
-	while (*c == ' ')
-		c++;
-	return *c == '/' ? c : NULL;
-}
-
-int mon_object_path(const struct dl_phdr_info *info, const char *name, char *out, size_t cap)
-{
-	if (cap == 0)
-		return -1;
-	if (name[0] == '/' || name[0] == '\0' || strncmp(name, "linux-", 6) == 0) {
-		size_t n = strnlen(name, cap - 1);
-		memcpy(out, name, n);
-		out[n] = '\0';
-		return 0;
-	}
-	/* A relative name (dlopen("./plugin.so")): the kernel's absolute path
-	 * of the file mapped at the object's first segment. */
-	uintptr_t addr = 0;
-	for (int i = 0; i < info->dlpi_phnum && addr == 0; i++)
-		if (info->dlpi_phdr[i].p_type == PT_LOAD)
-			addr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-	int found = 0;
-	if (fd >= 0) {
-		char buf[4096];
-		size_t fill = 0;
-		for (;;) {
-			ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			fill += (size_t)k;
-			size_t at = 0;
-			for (size_t i = 0; i < fill && !found; i++)
-				if (buf[i] == '\n') {
-					buf[i] = '\0';
-					const char *p = maps_line_path(buf + at, addr);
-					if (p != NULL) {
-						size_t n = strnlen(p, cap - 1);
-						memcpy(out, p, n);
-						out[n] = '\0';
-						found = 1;
-					}
-					at = i + 1;
-				}
-			if (found)
-				break;
-			if (at == 0 && fill == sizeof buf - 1)
-				at = fill;
-			memmove(buf, buf + at, fill - at);
-			fill -= at;
-		}
-		close(fd);
-	}
-	if (!found) {
-		size_t n = strnlen(name, cap - 1);
-		memcpy(out, name, n);
-		out[n] = '\0';
-	}
-	return found ? 0 : -1;
-}
-
-static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	const char *name = info->dlpi_name;
-	char *exe = NULL;
-	char abs[4096];
-	if (name == NULL || name[0] == '\0') {
-		exe = mon_self_exe();
-		name = exe != NULL ? exe : "";
-	} else if (name[0] != '/') {
-		mon_object_path(info, name, abs, sizeof abs);
-		name = abs;
-	}
-	int rc = add_segments(info, name, arg);
-	mon_free(exe);
-	return rc;
-}
-
-/* One histogram per executable segment of the object named name. */
-static int add_segments(struct dl_phdr_info *info, const char *name, struct scan *sc)
-{
+	struct scan *sc = arg;
+	const struct dl_phdr_info *info = o->phdr;
+	const char *name = o->path != NULL ? o->path : "";
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || ph->p_memsz == 0)
@@ -330,7 +213,7 @@ static void sort_by_lowpc(struct mon_objhist **h, size_t n)
 static int refresh(void)
 {
 	struct scan sc = { NULL, 0, 0, 0 };
-	dl_iterate_phdr(add_object, &sc);
+	mon_objects_each(add_segments, &sc);
 	if (sc.err && sc.n == 0) {
 		mon_free(sc.found);
 		return mon_fail(sc.err);
@@ -392,6 +275,7 @@ int mon_objhist_start(unsigned bytes_per_bin)
 		}
 		rc = refresh();
 		if (rc == 0) {
+			mon_sampler_set_sink(MON_SINK_OBJHIST, &sink);
 			__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
 			if (mon_sampling_acquire(MON_USER_OBJHIST) < 0) {
 				__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
@@ -417,10 +301,10 @@ void mon_objhist_stop(void)
 {
 	mon_lock();
 	if (started) {
-		/* The clocks stop first: a tick until then is still charged, and
-		 * one after (a signal pending from a clock just disarmed) finds
-		 * sampling off and is no sample (mon_tick). */
+		/* The clocks stop first, then the histograms: a tick never
+		 * finds them off while a clock runs for them. */
 		mon_sampling_release(MON_USER_OBJHIST);
+		mon_sampler_quiesce();
 		__atomic_store_n(&started, 0, __ATOMIC_RELEASE);
 	}
 	mon_unlock();
@@ -488,25 +372,6 @@ static int any_in(const uint64_t *v, size_t n, uint64_t lo, uint64_t hi)
 	return a < n && v[a] < hi;
 }
 
-static int hexval(const char **p, uint64_t *out)
-{
-	const char *c = *p;
-	uint64_t v = 0;
-	int any = 0;
-	if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))
-		c += 2;
-	for (;; c++, any = 1) {
-		int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10
-			: *c >= 'A' && *c <= 'F' ? *c - 'A' + 10 : -1;
-		if (d < 0)
-			break;
-		v = v * 16 + (uint64_t)d;
-	}
-	*p = c;
-	*out = v;
-	return any;
-}
-
 /* One line of a perf map, "START SIZE name" (hex, hex, the rest): written
  * as a SYMS entry when a sampled PC lies in it. */
 static void perfmap_line(struct monout_writer *w, const char *l, size_t len, const uint64_t *pcs,
@@ -519,10 +384,10 @@ static void perfmap_line(struct monout_writer *w, const char *l, size_t len, con
 	b[len] = '\0';
 	const char *c = b;
 	uint64_t start, size;
-	if (!hexval(&c, &start) || *c != ' ')
+	if (!mon_hexval(&c, &start) || *c != ' ')
 		return;
 	c++;
-	if (!hexval(&c, &size) || *c != ' ' || size == 0)
+	if (!mon_hexval(&c, &size) || *c != ' ' || size == 0)
 		return;
 	c++;
 	if (*c == '\0' || !any_in(pcs, npcs, start, start + size))

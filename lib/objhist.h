@@ -41,22 +41,6 @@ struct mon_objhist_set {
  * Returns 0, or -1/errno (ENOMEM, ENOTSUP: no clock).
  */
 MON_HIDDEN int mon_objhist_start(unsigned bytes_per_bin);
-/* The GNU build ID of a loaded object, read from its PT_NOTE segments in
- * memory: copies at most cap bytes to out and returns the length copied,
- * 0 when the object has none. */
-struct dl_phdr_info;
-MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
-
-/* The absolute path of a loaded object named name (dlpi_name): name itself
- * when absolute (or empty, or the vDSO's), else the path of the file mapped
- * at its first segment (/proc/self/maps).  Into out[0..cap); 0, or -1 when
- * not found (then name is copied).  No allocation. */
-MON_HIDDEN int mon_object_path(const struct dl_phdr_info *info, const char *name, char *out,
-			       size_t cap);
-
-/* The program's own path (/proc/self/exe), malloc'ed; NULL if unknown. */
-MON_HIDDEN char *mon_self_exe(void);
-
 /* Add histograms for objects loaded since (dlopen calls this itself). */
 MON_HIDDEN int mon_objhist_refresh(void);
 /* Stop sampling into the object histograms (their counts stay). */

@@ -3,12 +3,19 @@
  *
  * Nothing here is exported from libmon.so (everything is hidden); tools
  * never include this file.  The components:
+ *   sampler.c   the tick dispatcher (sampler.h): the sinks, the clock users,
+ *               the counters
  *   profil.c    the histogram: the published buffer/offset/scale, the bin
- *               formula, the tick path run by the signal handler, counters
+ *               formula; a sink of the sampler
  *   clock.c     the profiling clocks: choosing one, arming and disarming it
  *               for a thread, the signal handler and its disposition
  *   threads.c   the table of armed threads, pthread_create, fork
  *   exec.c      the exec family: profiling off before the new image
+ *   objects.c   the loaded objects (objects.h)
+ *   util.c      mon_fail, mon_gettid, mon_writable, mon_lock (a leaf)
+ * No two of libmon's files use each other (tests/integ/lib_layers.sh):
+ * where a lower file must reach a higher one, it calls a function it was
+ * given (mon_clock_deliver_to, mon_hooks, mon_sig_route, mon_fd_set_mover).
  */
 #ifndef MON_RUNTIME_H
 #define MON_RUNTIME_H
@@ -32,19 +39,10 @@
  * UINT64_MAX when pc < offset. */
 MON_HIDDEN uint64_t mon_pc_to_bin(uintptr_t pc, uintptr_t offset, unsigned scale);
 
-/* The tick path: charge weight samples to pc.  Async-signal-safe. */
-MON_HIDDEN void mon_tick(uintptr_t pc, uint64_t weight);
-
 /* Saturating add of weight to a 16-bit bin; returns the weight that did not
  * fit (0 when all of it did).  Atomic against concurrent ticks. */
 MON_HIDDEN uint64_t mon_bin_add(unsigned short *bin, uint64_t weight);
 
-/* 1 if the 2 bytes at p can be written now (checked by the kernel, without
- * faulting and without changing them).  Async-signal-safe. */
-MON_HIDDEN int mon_writable(const void *p);
-
-/* Reset the counters (in a fork child). */
-MON_HIDDEN void mon_stats_reset(void);
 
 /* ---- clock.c ----------------------------------------------------------- */
 
@@ -66,6 +64,18 @@ MON_HIDDEN extern struct mon_clock_cfg mon_clock_cfg;
 
 /* Read MONPROF_RATE / MONPROF_CLOCK / MONPROF_SIGNAL once. */
 MON_HIDDEN void mon_clock_configure(void);
+
+/* The clock kind in effect, MON_CLOCK_NONE when off; the last one that
+ * was in effect (still set after profiling stopped, for the file).  Set by
+ * threads.c when it starts and stops the clocks. */
+MON_HIDDEN extern int mon_clock_active;
+MON_HIDDEN extern int mon_clock_last;
+
+/* Where the handler delivers each tick: tick(context, pc, weight), context
+ * the signal's ucontext_t, weight >= 1 samples (sampler.c's dispatcher).
+ * Published atomically; until it is set ticks are ignored. */
+MON_HIDDEN void mon_clock_deliver_to(void (*tick)(const void *context, uintptr_t pc,
+						  uint64_t weight));
 
 /* Install the tick handler on the clock's signal (saving the program's
  * disposition); mon_clock_uninstall puts the program's back, discarding any
@@ -111,34 +121,19 @@ MON_HIDDEN void mon_itimer_thread_started(void);
 /* Start sampling every thread of the process with the best clock that
  * works; returns the clock kind in effect, or -1/errno. */
 MON_HIDDEN int mon_threads_start(void);
-/* The users of the clocks: the clocks run while any user holds them.
- * Called under mon_lock(); acquire returns 0 or -1/errno. */
-#define MON_USER_PROFIL 1	/* profil() is on */
-#define MON_USER_OBJHIST 2	/* whole-process object histograms are on */
-MON_HIDDEN int mon_sampling_acquire(int user);
-MON_HIDDEN void mon_sampling_release(int user);
-MON_HIDDEN int mon_sampling_users(void);
-
 /* Stop sampling in every thread; when this returns no tick is pending. */
 MON_HIDDEN void mon_threads_stop(void);
 /* Number of threads armed now. */
 MON_HIDDEN unsigned mon_threads_armed(void);
 
-/* The lock that serialises profil(), thread arming and fork. */
-MON_HIDDEN void mon_lock(void);
-MON_HIDDEN void mon_unlock(void);
-
 /* pid of the process the runtime state belongs to (changes in a fork child;
  * a vfork child sees its parent's). */
 MON_HIDDEN extern pid_t mon_pid;
 
-/* The clock kind in effect, MON_CLOCK_NONE when off; the last one that
- * was in effect (still set after profiling stopped, for the file). */
-MON_HIDDEN extern int mon_clock_active;
-MON_HIDDEN extern int mon_clock_last;
-
 /* Hooks for the layers above (monitor, file writer); may be NULL. */
 struct mon_hooks {
+	void (*counters_reset)(void);	/* in a fork child, before fork_reset: zero the
+					 * tick counters (sampler.c) */
 	void (*fork_reset)(void);	/* in a fork child, before its clock is armed:
 					 * zero what the child counts (no lock taken) */
 	void (*before_exec)(const char *path);	/* about to exec path: write what must be written */
@@ -153,14 +148,6 @@ struct mon_hooks {
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };
 MON_HIDDEN extern struct mon_hooks mon_hooks;
-
-/* ---- objhist.c: whole-process histograms, one per loaded object -------- */
-
-/* Charge weight ticks to the object histogram holding pc, or to the table
- * of PCs in no object.  Returns 1 if charged, 0 if not (that table full
- * around pc), -1 if the object histograms are not sampling.
- * Async-signal-safe. */
-MON_HIDDEN int mon_objhist_tick(uintptr_t pc, uint64_t weight);
 
 /* ---- exec.c ------------------------------------------------------------ */
 
@@ -185,6 +172,10 @@ MON_HIDDEN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigin
 /* Give sig back: pending instances discarded, the program's disposition
  * (and, for this thread, its mask) set for real. */
 MON_HIDDEN void mon_sig_disown(int sig);
+/* Route the program's sigaction calls through set from now on (fatal.c:
+ * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
+MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,
+					 struct sigaction *old));
 /* The C library's sigaction (what libmon's own sigaction wraps). */
 MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* The calling thread's program-view "tick signal blocked" flag, and
@@ -195,9 +186,6 @@ MON_HIDDEN void mon_sig_thread_started(int inherited_vblocked);
 MON_HIDDEN void mon_sig_fork_child(void);
 /* Add the tick signals in use to mask (for a handler of libmon's own). */
 MON_HIDDEN void mon_sig_add_hidden(sigset_t *mask);
-/* fatal.c: sigaction for the signals whose default it stands in for (the
- * program's view); the C library's for the others. */
-MON_HIDDEN int mon_fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact);
 
 /* ---- fdguard.c: the program's view of its descriptors ------------------ */
 
@@ -215,7 +203,11 @@ MON_HIDDEN int mon_fd_ours(int fd);
 MON_HIDDEN int mon_fd_was_ours(int fd);
 /* 1 if fd is the perf event whose ID is id. */
 MON_HIDDEN int mon_fd_is_event(int fd, uint64_t id);
-/* threads.c: the program wants number fd, one of ours: move ours. */
+/* Who moves ours when the program wants its number (dup2/dup3 onto it):
+ * move(fd) (threads.c's mon_threads_fd_move).  Published atomically. */
+MON_HIDDEN void mon_fd_set_mover(void (*move)(int fd));
+/* threads.c: the program wants number fd, one of ours: move ours.  Called
+ * from the program's dup2/dup3, maybe in a signal handler: no lock. */
 MON_HIDDEN void mon_threads_fd_move(int fd);
 
 /* ---- alloc.c: libmon's own memory (never the program's malloc) -------- */
@@ -232,10 +224,21 @@ MON_HIDDEN char *mon_strdup(const char *s);
 /* In a fork child: the allocator's lock is free. */
 MON_HIDDEN void mon_alloc_fork_child(void);
 
-/* ---- helpers ----------------------------------------------------------- */
+/* ---- util.c: helpers (a leaf) ------------------------------------------ */
 
 /* -1 with errno = e: the one way the library reports an error. */
 MON_HIDDEN int mon_fail(int e);
+
+/* 1 if the 2 bytes at p can be written now (checked by the kernel, without
+ * faulting and without changing them).  Async-signal-safe. */
+MON_HIDDEN int mon_writable(const void *p);
+
+/* The runtime's lock: serialises profil(), the object histograms, the
+ * clock users, thread arming and fork (held across fork by threads.c).
+ * Lock order: monitor.c's lock, then this one (monitor() calls profil()
+ * holding its own); never the other way. */
+MON_HIDDEN void mon_lock(void);
+MON_HIDDEN void mon_unlock(void);
 
 /* The C library declares some of the functions we replace with nonnull
  * arguments; the compiler would then drop our NULL checks.  This hides a

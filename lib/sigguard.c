@@ -179,6 +179,23 @@ MON_NO_TSAN static int is_handler(const struct sigaction *a)
 	       (a->sa_handler != SIG_DFL && a->sa_handler != SIG_IGN);
 }
 
+/* Where the kernel's actions are set: the C library's sigaction, or the
+ * one mon_sig_route gave (fatal.c's view of the signals it stands in for,
+ * which passes the others to mon_real_sigaction). */
+static int (*route)(int, const struct sigaction *, struct sigaction *);
+
+void mon_sig_route(int (*set)(int, const struct sigaction *, struct sigaction *))
+{
+	__atomic_store_n(&route, set, __ATOMIC_RELEASE);
+}
+
+MON_NO_TSAN static int route_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	int (*r)(int, const struct sigaction *, struct sigaction *) =
+		__atomic_load_n(&route, __ATOMIC_ACQUIRE);
+	return r != NULL ? r(sig, act, old) : mon_real_sigaction(sig, act, old);
+}
+
 /* Give sig the action a for real: a handler of the program's gets the
  * hidden tick signals in its mask (recorded in added[sig]).  Under lock. */
 MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigaction *old)
@@ -191,7 +208,7 @@ MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigactio
 				sigaddset(&k.sa_mask, s);
 				sigaddset(&added[sig], s);
 			}
-	return mon_fatal_sigaction(sig, &k, old);	/* fatal.c's view of its signals */
+	return route_sigaction(sig, &k, old);	/* fatal.c's view of its signals */
 }
 
 /* What the program sees of the kernel's action for a signal not owned:
@@ -460,7 +477,7 @@ MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, str
 			added[sig] = was;
 		}
 	} else {
-		rc = mon_fatal_sigaction(sig, NULL, old);
+		rc = route_sigaction(sig, NULL, old);
 		if (rc == 0 && old != NULL)
 			unhide(sig, old);
 	}

@@ -7,7 +7,7 @@
  * process); threads started later arm themselves first thing, because
  * libmon's pthread_create wraps their start routine; a thread disarms its
  * own clock when it exits (a thread-specific-data destructor).  The table
- * below is changed only under `lock`, never from a signal handler.
+ * below is changed only under mon_lock(), never from a signal handler.
  *
  * Where our pthread_create sits matters.  Normally it is the program's
  * first definition (libmon linked into the program, or preloaded by monrun):
@@ -50,31 +50,18 @@ struct slot {
 	struct mon_thread_clock clock;
 };
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct slot *slots;	/* MON_MAX_THREADS entries, allocated once */
 static unsigned armed;		/* slots in use */
 static int thread_kind;		/* per-thread clock kind in effect, or ITIMER */
 pid_t mon_pid;
-int mon_clock_active;
-int mon_clock_last;
 struct mon_hooks mon_hooks;
 
 static pthread_key_t exit_key;
 static int behind;	/* another pthread_create precedes ours (above) */
 /* This thread is inside fork(), between our prepare and parent/child
- * handlers, and holds `lock`. */
+ * handlers, and holds mon_lock(). */
 static __thread int in_fork __attribute__((tls_model("initial-exec")));
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-
-void mon_lock(void)
-{
-	pthread_mutex_lock(&lock);
-}
-
-void mon_unlock(void)
-{
-	pthread_mutex_unlock(&lock);
-}
 
 unsigned mon_threads_armed(void)
 {
@@ -177,6 +164,7 @@ int mon_threads_start(void)
 		if (slots == NULL)
 			return mon_fail(ENOMEM);
 	}
+	mon_fd_set_mover(mon_threads_fd_move);	/* before a descriptor of a clock exists */
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
 	int first = mon_clock_cfg.kind;
@@ -215,31 +203,6 @@ int mon_threads_start(void)
 	 * pending signals) is EAGAIN: the caller may try again.  Anything
 	 * else means no clock is allowed here. */
 	return mon_fail(last_error == EAGAIN ? EAGAIN : ENOTSUP);
-}
-
-static int users;	/* MON_USER_* bits holding the clocks */
-
-int mon_sampling_users(void)
-{
-	return users;
-}
-
-int mon_sampling_acquire(int user)
-{
-	if (users == 0 && mon_threads_start() < 0)
-		return -1;
-	users |= user;
-	return 0;
-}
-
-void mon_sampling_release(int user)
-{
-	int had = users;
-	users &= ~user;
-	if (users == 0)
-		mon_clock_unsampled_end();
-	if (had && users == 0 && mon_clock_active != MON_CLOCK_NONE)
-		mon_threads_stop();
 }
 
 void mon_threads_stop(void)
@@ -296,7 +259,7 @@ static void thread_exit(void *unused)
 	(void)unused;
 	int saved_errno = errno;
 	mon_facts_thread_end();
-	/* In a fork child before our child handler has run, `lock` is still
+	/* In a fork child before our child handler has run, mon_lock() is still
 	 * held and the table is the parent's: nothing here to release, and
 	 * waiting would deadlock a child handler that joins this thread. */
 	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
@@ -463,7 +426,8 @@ static void after_fork_child(void)
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	/* The child's counters and histograms start from zero before its
 	 * clock runs, so that what it counts is what its histograms hold. */
-	mon_stats_reset();
+	if (mon_hooks.counters_reset)
+		mon_hooks.counters_reset();
 	mon_clock_unsampled_reset();
 	if (mon_hooks.fork_reset)
 		mon_hooks.fork_reset();

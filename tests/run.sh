@@ -8,6 +8,11 @@
 #    (0 pass, 77 skip, anything else fail).
 B=${B:-build}
 export B
+# Every test starts with every signal at its default action, whatever this
+# shell inherited (nohup ignores SIGHUP, some CI runners ignore SIGPIPE): the
+# tests check what a program sees of its dispositions and how it ends.
+DFL=
+env --default-signal true 2>/dev/null && DFL="env --default-signal"
 pass=0 fail=0 skip=0
 log=$B/tests/log
 mkdir -p "$log"
@@ -16,7 +21,7 @@ for t in "$B"/tests/unit/*; do
 	n=$(basename "$t")
 	out="$log/unit-$n.out"
 	# cmocka in TAP mode: a plan "1..N", then "ok K - NAME" / "not ok K - NAME".
-	CMOCKA_MESSAGE_OUTPUT=TAP "$t" >"$out" 2>&1
+	CMOCKA_MESSAGE_OUTPUT=TAP $DFL "$t" >"$out" 2>&1
 	rc=$?
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
 	p=$(grep -c '^ok ' "$out")
@@ -36,7 +41,7 @@ for t in tests/integ/*.sh; do
 	[ -f "$t" ] || continue
 	n=$(basename "$t" .sh)
 	out="$log/integ-$n.out"
-	sh "$t" >"$out" 2>&1
+	$DFL sh "$t" >"$out" 2>&1
 	rc=$?
 	p=$(grep -c '^ok ' "$out")
 	f=$(grep -c '^not ok ' "$out")

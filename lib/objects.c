@@ -1,0 +1,196 @@
+/*
+ * objects.c — the loaded objects: one walk of dl_iterate_phdr(3) for every
+ * part of libmon that needs them (the object histograms, objhist.c; the
+ * profile's object list, monitor.c), each object with its resolved path.
+ *
+ * The program is the first object (its dlpi_name is empty): its path is
+ * /proc/self/exe's target.  The vDSO has a name but no file
+ * ("linux-vdso.so.1", "linux-gate.so.1"; "[vdso]" when it has none).  An
+ * object dlopen()ed by a relative name ("./plugin.so") gets the absolute
+ * path of the file mapped at its first segment, from /proc/self/maps
+ * (proc(5)), read through a fixed buffer.  A leaf: uses only alloc.c.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "objects.h"
+#include "runtime.h"
+
+size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+		const unsigned char *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+			size_t namesz = (n->n_namesz + 3) & ~(size_t)3;
+			size_t descsz = (n->n_descsz + 3) & ~(size_t)3;
+			const unsigned char *name = p + sizeof *n, *desc = name + namesz;
+			if (desc + descsz > end)
+				break;
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0) {
+				size_t len = n->n_descsz < cap ? n->n_descsz : cap;
+				memcpy(out, desc, len);
+				return len;
+			}
+			p = desc + descsz;
+		}
+	}
+	return 0;
+}
+
+char *mon_self_exe(void)
+{
+	for (size_t cap = 256;; cap *= 2) {
+		char *b = mon_alloc(cap);
+		if (b == NULL)
+			return NULL;
+		ssize_t n = readlink("/proc/self/exe", b, cap);
+		if (n >= 0 && (size_t)n < cap) {
+			b[n] = '\0';
+			return b;
+		}
+		mon_free(b);
+		if (n < 0)
+			return NULL;
+	}
+}
+
+int mon_hexval(const char **p, uint64_t *out)
+{
+	const char *c = *p;
+	uint64_t v = 0;
+	int any = 0;
+	if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X'))
+		c += 2;
+	for (;; c++, any = 1) {
+		int d = *c >= '0' && *c <= '9' ? *c - '0' : *c >= 'a' && *c <= 'f' ? *c - 'a' + 10
+			: *c >= 'A' && *c <= 'F' ? *c - 'A' + 10 : -1;
+		if (d < 0)
+			break;
+		v = v * 16 + (uint64_t)d;
+	}
+	*p = c;
+	*out = v;
+	return any;
+}
+
+/* Parse "LO-HI perms offset dev inode   path" of /proc/self/maps (proc(5)):
+ * the path when [LO, HI) holds addr, else NULL. */
+static const char *maps_line_path(char *l, uintptr_t addr)
+{
+	uint64_t lo = 0, hi = 0;
+	const char *c = l;
+	if (!mon_hexval(&c, &lo) || *c++ != '-' || !mon_hexval(&c, &hi) || addr < lo || addr >= hi)
+		return NULL;
+	for (int field = 0; field < 4; field++) {	/* perms offset dev inode */
+		while (*c == ' ')
+			c++;
+		while (*c && *c != ' ')
+			c++;
+	}
+	while (*c == ' ')
+		c++;
+	return *c == '/' ? c : NULL;
+}
+
+static int object_path(const struct dl_phdr_info *info, const char *name, char *out, size_t cap)
+{
+	if (cap == 0)
+		return -1;
+	if (name[0] == '/' || name[0] == '\0' || strncmp(name, "linux-", 6) == 0) {
+		size_t n = strnlen(name, cap - 1);
+		memcpy(out, name, n);
+		out[n] = '\0';
+		return 0;
+	}
+	/* A relative name (dlopen("./plugin.so")): the kernel's absolute path
+	 * of the file mapped at the object's first segment. */
+	uintptr_t addr = 0;
+	for (int i = 0; i < info->dlpi_phnum && addr == 0; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD)
+			addr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	int found = 0;
+	if (fd >= 0) {
+		char buf[4096];
+		size_t fill = 0;
+		for (;;) {
+			ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0)
+				break;
+			fill += (size_t)k;
+			size_t at = 0;
+			for (size_t i = 0; i < fill && !found; i++)
+				if (buf[i] == '\n') {
+					buf[i] = '\0';
+					const char *p = maps_line_path(buf + at, addr);
+					if (p != NULL) {
+						size_t n = strnlen(p, cap - 1);
+						memcpy(out, p, n);
+						out[n] = '\0';
+						found = 1;
+					}
+					at = i + 1;
+				}
+			if (found)
+				break;
+			if (at == 0 && fill == sizeof buf - 1)
+				at = fill;
+			memmove(buf, buf + at, fill - at);
+			fill -= at;
+		}
+		close(fd);
+	}
+	if (!found) {
+		size_t n = strnlen(name, cap - 1);
+		memcpy(out, name, n);
+		out[n] = '\0';
+	}
+	return found ? 0 : -1;
+}
+
+struct walk {
+	int (*fn)(const struct mon_object_info *o, void *arg);
+	void *arg;
+	int n;
+};
+
+static int each_one(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct walk *w = arg;
+	struct mon_object_info o = { info, NULL, w->n == 0, 0 };
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+	char *exe = NULL;
+	char abs[4096];
+	w->n++;
+	if (o.main) {
+		exe = mon_self_exe();
+		o.path = exe;
+	} else {
+		o.vdso = strncmp(name, "linux-vdso", 10) == 0 || strncmp(name, "linux-gate", 10) == 0 ||
+			 name[0] == '\0';
+		object_path(info, name, abs, sizeof abs);
+		o.path = abs[0] ? abs : "[vdso]";
+	}
+	int rc = w->fn(&o, w->arg);
+	mon_free(exe);
+	return rc;
+}
+
+int mon_objects_each(int (*fn)(const struct mon_object_info *o, void *arg), void *arg)
+{
+	struct walk w = { fn, arg, 0 };
+	return dl_iterate_phdr(each_one, &w);
+}

@@ -1,0 +1,48 @@
+/*
+ * objects.h — the loaded objects: the one walk of dl_iterate_phdr(3) that
+ * the object histograms (objhist.c) and the profile's object list
+ * (monitor.c) share (private to libmon; see objects.c).
+ */
+#ifndef MON_OBJECTS_H
+#define MON_OBJECTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+struct dl_phdr_info;
+
+/* One loaded object, as the walk gives it to its callback. */
+struct mon_object_info {
+	const struct dl_phdr_info *phdr;	/* dl_iterate_phdr's: program headers,
+						 * load bias (dlpi_addr); valid in the callback */
+	const char *path;	/* the program: /proc/self/exe's target (NULL when
+				 * out of memory); the vDSO: its name ("linux-vdso.so.1",
+				 * "[vdso]" when it has none); others: absolute (a
+				 * relative dlopen name resolved through /proc/self/maps) */
+	int main;		/* the program itself (the first object) */
+	int vdso;		/* the kernel's vDSO (no file) */
+};
+
+/* Call fn(o, arg) for every loaded object, the program first, in
+ * dl_iterate_phdr(3)'s order, under the dynamic linker's lock (fn must not
+ * dlopen).  Stops at the first nonzero return of fn and returns it; 0 when
+ * every object was seen.  Allocates (the program's path), so not
+ * async-signal-safe. */
+MON_HIDDEN int mon_objects_each(int (*fn)(const struct mon_object_info *o, void *arg), void *arg);
+
+/* The GNU build ID of a loaded object, read from its PT_NOTE segments in
+ * memory: copies at most cap bytes to out and returns the length copied,
+ * 0 when the object has none. */
+MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
+
+/* The program's own path (/proc/self/exe), in mon_alloc memory; NULL if
+ * unknown or out of memory. */
+MON_HIDDEN char *mon_self_exe(void);
+
+/* Parse hexadecimal digits at *p (an optional 0x first) into *out; *p moves
+ * past them.  1 if there was at least one digit, else 0. */
+MON_HIDDEN int mon_hexval(const char **p, uint64_t *out);
+
+#endif /* MON_OBJECTS_H */

@@ -1,0 +1,83 @@
+/*
+ * sampler.h — the tick dispatcher (private to libmon; see sampler.c).
+ *
+ * A tick is one signal of a profiling clock, taken by the thread that used
+ * the CPU, at the PC where it was interrupted; it weighs one or more
+ * samples (a sample is one period of the clock, 1/rate CPU-seconds).  The
+ * sampler hands each tick to the sinks registered with it, in slot order,
+ * until one charges it, and keeps the counters of struct mon_stats.
+ */
+#ifndef MON_SAMPLER_H
+#define MON_SAMPLER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mon.h"
+#include "runtime.h"
+
+/* One tick as the sinks see it. */
+struct mon_sample {
+	uintptr_t pc;		/* where the thread was interrupted */
+	uint64_t weight;	/* samples the tick stands for, >= 1 */
+	const void *context;	/* the signal's ucontext_t (the registers at pc), or NULL */
+	pid_t tid;		/* the thread that took it; 0 unless a sink has MON_SINK_TID */
+};
+
+/* What a sink's take() did with a sample. */
+enum {
+	MON_SINK_OFF,		/* the sink is not on: not its sample */
+	MON_SINK_OUTSIDE,	/* on, but pc is outside what it covers: the next sink may take it */
+	MON_SINK_CHANGING,	/* off, but being turned on or off right now: lost unless
+				 * a later sink takes it (or finds it outside: dropped) */
+	MON_SINK_LOST,		/* on, but it cannot charge now (changing, unwritable) */
+	MON_SINK_TAKEN		/* charged; *saturated: the part of the weight that did not fit */
+};
+
+struct mon_sink {
+	/* Called in the signal handler: async-signal-safe, no locks, no
+	 * allocation.  *saturated is 0 on entry. */
+	int (*take)(const struct mon_sample *s, uint64_t *saturated);
+	unsigned flags;		/* MON_SINK_TID: fill mon_sample.tid (a system call) */
+};
+#define MON_SINK_TID 1u
+
+/* The slots, in the order a tick is offered: profil()'s buffer first, then
+ * the whole-process histograms (which take what profil()'s range leaves). */
+#define MON_SINK_PROFIL 0
+#define MON_SINK_OBJHIST 1
+#define MON_SINKS 4
+
+/* The tick path: offer one tick to the sinks and count it.  clock.c's
+ * handler calls it (mon_clock_deliver_to); context is the signal's
+ * ucontext_t, weight >= 1.  Async-signal-safe. */
+MON_HIDDEN void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight);
+
+/* Put sink in slot (0..MON_SINKS-1), replacing what was there (NULL
+ * empties it); published atomically to the handler.  Under mon_lock(). */
+MON_HIDDEN void mon_sampler_set_sink(unsigned slot, const struct mon_sink *sink);
+
+/* The clock users: the clocks run while any user holds them; acquire
+ * starts them (the best clock that works, threads.c) when the first user
+ * comes, release stops them when the last one goes: when it returns no
+ * tick is pending and none will come from them.  Under mon_lock(); acquire
+ * returns 0 or -1/errno (ENOTSUP, EAGAIN, ENOMEM). */
+#define MON_USER_PROFIL 1	/* profil() is on */
+#define MON_USER_OBJHIST 2	/* whole-process object histograms are on */
+MON_HIDDEN int mon_sampling_acquire(int user);
+MON_HIDDEN void mon_sampling_release(int user);
+MON_HIDDEN int mon_sampling_users(void);
+
+/* Wait until no tick is being dispatched (bounded: a thread stopped in the
+ * handler by a debugger must not hang the caller).  After a sink changed
+ * what it writes to, nothing writes to the old place when this returns. */
+MON_HIDDEN void mon_sampler_quiesce(void);
+
+/* The counters and clock state of struct mon_stats: samples, counted,
+ * dropped, saturated, lost, clock, rate_hz, threads (other fields kept). */
+MON_HIDDEN void mon_sampler_stats(struct mon_stats *st);
+
+/* Zero the counters (a fork child, before its clock runs). */
+MON_HIDDEN void mon_sampler_reset(void);
+
+#endif /* MON_SAMPLER_H */

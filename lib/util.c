@@ -1,0 +1,48 @@
+/*
+ * util.c — helpers every runtime file uses (a leaf: it calls no other
+ * file of libmon).
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "runtime.h"
+
+int mon_fail(int e)
+{
+	errno = e;
+	return -1;
+}
+
+pid_t mon_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+int mon_writable(const void *p)
+{
+	static int wake_word;
+	/* FUTEX_WAKE_OP atomically applies "add 0" to the aligned 32-bit word
+	 * holding p (a write access, done by the kernel: EFAULT instead of a
+	 * fault) and wakes nobody (futex(2)).  The word never leaves p's page. */
+	int *word = (int *)((uintptr_t)p & ~(uintptr_t)3);
+	long r = syscall(SYS_futex, &wake_word, FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG, 0,
+			 (void *)0, word, FUTEX_OP(FUTEX_OP_ADD, 0, FUTEX_OP_CMP_EQ, 0));
+	return r >= 0;
+}
+
+/* The runtime's lock (runtime.h: what it serialises, and the lock order). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+void mon_lock(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+void mon_unlock(void)
+{
+	pthread_mutex_unlock(&lock);
+}

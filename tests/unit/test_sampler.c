@@ -1,0 +1,254 @@
+/*
+ * test_sampler.c — unit tests of the tick dispatcher (lib/sampler.c):
+ * which counter a tick lands in for each answer of the sinks, the offer
+ * order, and turning profiling off while the clocks tick (no tick of a
+ * clock being disarmed is lost).
+ *
+ * Links libmon.a, so it can reach the hidden interfaces (sampler.h,
+ * objhist.h).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "mon.h"
+#include "objhist.h"
+#include "runtime.h"
+#include "sampler.h"
+
+static struct mon_stats stats(void)
+{
+	struct mon_stats st;
+	assert_int_equal(mon_getstats(&st, sizeof st), 0);
+	return st;
+}
+
+/* ---- 1. the counters follow the sinks' answers ------------------------- */
+
+/* Two fake sinks in the free slots after the real ones; their answers are
+ * set by the test.  The real sinks are off (nothing started here). */
+static int answer[2];
+static uint64_t answer_saturated[2];
+static int offered[2];
+static struct mon_sample last_sample;
+
+static int fake_take(int k, const struct mon_sample *s, uint64_t *saturated)
+{
+	offered[k]++;
+	last_sample = *s;
+	*saturated = answer_saturated[k];
+	return answer[k];
+}
+static int take_a(const struct mon_sample *s, uint64_t *sat) { return fake_take(0, s, sat); }
+static int take_b(const struct mon_sample *s, uint64_t *sat) { return fake_take(1, s, sat); }
+static const struct mon_sink sink_a = { take_a, 0 }, sink_b = { take_b, MON_SINK_TID };
+
+struct delta {
+	uint64_t samples, counted, dropped, saturated, lost;
+};
+
+/* Tick once with weight 5 and the given answers; the counters' change. */
+static struct delta tick_with(int a, int b, uint64_t sat_a)
+{
+	answer[0] = a;
+	answer[1] = b;
+	answer_saturated[0] = sat_a;
+	answer_saturated[1] = 0;
+	offered[0] = offered[1] = 0;
+	struct mon_stats s0 = stats();
+	mon_sampler_tick(NULL, 0x1234, 5);
+	struct mon_stats s1 = stats();
+	struct delta d = { s1.samples - s0.samples, s1.counted - s0.counted,
+			   s1.dropped - s0.dropped, s1.saturated - s0.saturated, s1.lost - s0.lost };
+	return d;
+}
+
+static void verdicts(void **state)
+{
+	(void)state;
+	mon_lock();
+	mon_sampler_set_sink(2, &sink_a);
+	mon_sampler_set_sink(3, &sink_b);
+	mon_unlock();
+	struct delta d;
+
+	/* No sink on: not a sample at all (neither samples nor lost). */
+	d = tick_with(MON_SINK_OFF, MON_SINK_OFF, 0);
+	assert_true(d.samples == 0 && d.lost == 0 && d.dropped == 0 && d.counted == 0);
+	assert_true(offered[0] == 1 && offered[1] == 1);
+
+	/* Taken by the first: counted, the second is not asked. */
+	d = tick_with(MON_SINK_TAKEN, MON_SINK_TAKEN, 0);
+	assert_true(d.samples == 5 && d.counted == 5 && d.lost == 0 && d.dropped == 0);
+	assert_true(offered[0] == 1 && offered[1] == 0);
+	assert_true(last_sample.pc == 0x1234 && last_sample.weight == 5);
+
+	/* Taken with 2 of 5 over a full bin: 3 counted, 2 saturated. */
+	d = tick_with(MON_SINK_TAKEN, MON_SINK_OFF, 2);
+	assert_true(d.samples == 5 && d.counted == 3 && d.saturated == 2);
+
+	/* Outside the first, taken by the second: counted; the second wants
+	 * the thread, so the sample carries this thread's id. */
+	d = tick_with(MON_SINK_OUTSIDE, MON_SINK_TAKEN, 0);
+	assert_true(d.samples == 5 && d.counted == 5 && d.dropped == 0);
+	assert_true(offered[1] == 1 && last_sample.tid == mon_gettid());
+
+	/* Outside every sink that is on: dropped. */
+	d = tick_with(MON_SINK_OUTSIDE, MON_SINK_OFF, 0);
+	assert_true(d.samples == 5 && d.dropped == 5 && d.lost == 0);
+	d = tick_with(MON_SINK_OFF, MON_SINK_OUTSIDE, 0);
+	assert_true(d.samples == 5 && d.dropped == 5);
+
+	/* Off but changing (profil() being turned on): lost, unless a later
+	 * sink takes it or finds it outside. */
+	d = tick_with(MON_SINK_CHANGING, MON_SINK_OFF, 0);
+	assert_true(d.samples == 5 && d.lost == 5 && d.dropped == 0);
+	d = tick_with(MON_SINK_CHANGING, MON_SINK_TAKEN, 0);
+	assert_true(d.samples == 5 && d.counted == 5 && d.lost == 0);
+	d = tick_with(MON_SINK_CHANGING, MON_SINK_OUTSIDE, 0);
+	assert_true(d.samples == 5 && d.dropped == 5 && d.lost == 0);
+
+	/* Lost (a buffer changing): lost, and the offer ends there. */
+	d = tick_with(MON_SINK_LOST, MON_SINK_TAKEN, 0);
+	assert_true(d.samples == 5 && d.lost == 5 && d.counted == 0);
+	assert_true(offered[1] == 0);
+
+	mon_lock();
+	mon_sampler_set_sink(2, NULL);
+	mon_sampler_set_sink(3, NULL);
+	mon_unlock();
+	d = tick_with(MON_SINK_TAKEN, MON_SINK_TAKEN, 0);
+	assert_true(d.samples == 0 && offered[0] == 0 && offered[1] == 0);
+}
+
+/* ---- 2. turning off while the clocks tick ------------------------------ */
+
+static int spinning;
+static volatile unsigned long spin_sink;
+
+/* Spins until told to stop, reading its CPU clock between rounds (a call
+ * the sanitizers intercept: ThreadSanitizer runs the signal handlers it
+ * deferred there). */
+static void *spinner(void *arg)
+{
+	(void)arg;
+	struct timespec ts;
+	while (__atomic_load_n(&spinning, __ATOMIC_ACQUIRE)) {
+		for (int i = 0; i < 1000; i++)
+			spin_sink += (unsigned long)i;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	}
+	return NULL;
+}
+
+enum { TOGGLES = 2000 };
+
+/* Turn a user on and off TOGGLES times while another thread spins, then
+ * check the counters: not one tick lost (no buffer changed while on), and
+ * samples = counted + dropped + saturated + lost exactly.  Before the fix,
+ * "off" was published before the clocks were disarmed, and every tick in
+ * between counted as lost. */
+static void toggle(int (*on)(void *), void (*off)(void *), void *arg)
+{
+	pthread_t t;
+	__atomic_store_n(&spinning, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_create(&t, NULL, spinner, NULL), 0);
+	struct mon_stats s0 = stats();
+	int started = 0;
+	for (int i = 0; i < TOGGLES; i++) {
+		if (on(arg) < 0) {
+			/* A clock out of resources for now (EAGAIN) may refuse a
+			 * start; no clock at all is a skip. */
+			if (errno == ENOTSUP && started == 0) {
+				__atomic_store_n(&spinning, 0, __ATOMIC_RELEASE);
+				pthread_join(t, NULL);
+				skip();
+			}
+			assert_int_equal(errno, EAGAIN);
+			continue;
+		}
+		started++;
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+		off(arg);
+	}
+	__atomic_store_n(&spinning, 0, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	struct mon_stats s1 = stats();
+	uint64_t samples = s1.samples - s0.samples, counted = s1.counted - s0.counted,
+		 dropped = s1.dropped - s0.dropped, saturated = s1.saturated - s0.saturated,
+		 lost = s1.lost - s0.lost;
+	print_message("clock %s at %u Hz, %d starts: samples %llu = counted %llu + dropped %llu + "
+		      "saturated %llu + lost %llu\n",
+		      mon_clock_name(s0.clock ? s0.clock : mon_clock_last), s1.rate_hz, started,
+		      (unsigned long long)samples, (unsigned long long)counted,
+		      (unsigned long long)dropped, (unsigned long long)saturated,
+		      (unsigned long long)lost);
+	assert_true(s1.clock == MON_CLOCK_NONE && s1.threads == 0);
+	assert_true(started > 0);
+	assert_true(samples > 0);	/* the spinner was sampled: the check is not empty */
+	assert_true(samples == counted + dropped + saturated + lost);
+	assert_true(lost == 0);
+}
+
+/* profil() over the spinner's text (two 64 KiB bins around it). */
+static unsigned short bins[2];
+
+static int profil_on(void *arg)
+{
+	(void)arg;
+	return profil(bins, sizeof bins, (uintptr_t)spinner - 32768, 2);
+}
+
+static void profil_off(void *arg)
+{
+	(void)arg;
+	unsigned short none[1];
+	profil(none, 0, 0, 0);
+}
+
+static void profil_toggle(void **state)
+{
+	(void)state;
+	memset(bins, 0, sizeof bins);
+	struct mon_stats s0 = stats();
+	toggle(profil_on, profil_off, NULL);
+	struct mon_stats s1 = stats();
+	/* What the bins got is what was counted. */
+	assert_true(s1.counted - s0.counted == (uint64_t)bins[0] + bins[1]);
+}
+
+static int objhist_on(void *arg)
+{
+	(void)arg;
+	return mon_objhist_start(4);
+}
+
+static void objhist_off(void *arg)
+{
+	(void)arg;
+	mon_objhist_stop();
+}
+
+static void objhist_toggle(void **state)
+{
+	(void)state;
+	toggle(objhist_on, objhist_off, NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(verdicts),
+		cmocka_unit_test(profil_toggle),
+		cmocka_unit_test(objhist_toggle),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
