@@ -39,7 +39,7 @@ static uint64_t num(const char **p)
 static void put(FILE *f, uint64_t v, int n)	/* little-endian, n bytes */
 {
 	for (int i = 0; i < n; i++)
-		fputc((int)(v >> (8 * i)) & 0xff, f);
+		fputc(i < 8 ? (int)(v >> (8 * i)) & 0xff : 0, f);	/* no shift by 64 or more */
 }
 
 int main(int argc, char **argv)

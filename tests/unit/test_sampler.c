@@ -133,6 +133,13 @@ static void verdicts(void **state)
 static int spinning;
 static volatile unsigned long spin_sink;
 
+static double thread_cpu(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 /* Spins until told to stop, reading its CPU clock between rounds (a call
  * the sanitizers intercept: ThreadSanitizer runs the signal handlers it
  * deferred there). */
@@ -148,7 +155,7 @@ static void *spinner(void *arg)
 	return NULL;
 }
 
-enum { TOGGLES = 2000 };
+enum { TOGGLES = 1000 };
 
 /* Turn a user on and off TOGGLES times while another thread spins, then
  * check the counters: not one tick lost (no buffer changed while on), and
@@ -175,8 +182,15 @@ static void toggle(int (*on)(void *), void (*off)(void *), void *arg)
 			continue;
 		}
 		started++;
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
+		/* On for 1.2 periods of this thread's CPU time: a clock armed
+		 * now fires after one period of CPU, so every window holds a
+		 * sample of this thread whatever the machine's speed or load
+		 * (a fixed sleep held none on a loaded machine). */
+		struct mon_stats now = stats();
+		double until = thread_cpu() + 1.2 / (now.rate_hz ? now.rate_hz : 1000);
+		while (thread_cpu() < until)
+			for (int k = 0; k < 1000; k++)
+				spin_sink += (unsigned long)k;
 		off(arg);
 	}
 	__atomic_store_n(&spinning, 0, __ATOMIC_RELEASE);
