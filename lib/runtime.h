@@ -12,7 +12,7 @@
  *   threads.c   the table of armed threads, pthread_create, fork
  *   exec.c      the exec family: profiling off before the new image
  *   objects.c   the loaded objects (objects.h)
- *   util.c      mon_fail, mon_gettid, mon_writable, mon_lock (a leaf)
+ *   util.c      mon_fail, mon_gettid, mon_writable, mon_fd_each_line, mon_lock (a leaf)
  * No two of libmon's files use each other (tests/integ/lib_layers.sh):
  * where a lower file must reach a higher one, it calls a function it was
  * given (mon_clock_deliver_to, mon_hooks, mon_sig_route, mon_fd_set_mover).
@@ -232,6 +232,15 @@ MON_HIDDEN int mon_fail(int e);
 /* 1 if the 2 bytes at p can be written now (checked by the kernel, without
  * faulting and without changing them).  Async-signal-safe. */
 MON_HIDDEN int mon_writable(const void *p);
+
+/* Call fn(line, len, arg) for each line of fd (read from where it is to
+ * its end through a 4096-byte buffer on the stack): line is NUL-terminated
+ * in place without its newline, len its bytes; a last line without a
+ * newline is passed too; a line of 4096 bytes or more is skipped whole.
+ * Stops at the first nonzero return of fn and returns it; 0 at the end of
+ * the file; -1 with errno when read(2) fails (EINTR is retried).
+ * Async-signal-safe (read and memmove only). */
+MON_HIDDEN int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void *arg);
 
 /* The runtime's lock: serialises profil(), the object histograms, the
  * clock users, thread arming and fork (held across fork by threads.c).
