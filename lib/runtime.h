@@ -94,7 +94,8 @@ MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
  * itimer clock's SIGPROF, which cannot be shared): the process's CPU time
  * since then, in periods of the rate.  Counted in mon_stats.lost.
  * Async-signal-safe.  _end: sampling released (the count stays);
- * _reset: in a fork child. */
+ * _reset: in a fork child (which also forgets the CPU of the parent's rate
+ * check). */
 MON_HIDDEN uint64_t mon_clock_unsampled(void);
 MON_HIDDEN void mon_clock_unsampled_end(void);
 MON_HIDDEN void mon_clock_unsampled_reset(void);
