@@ -4,10 +4,12 @@
  * The clock's signal handler (clock.c) hands every tick here as
  * (context, pc, weight).  The sampler offers it to the registered sinks in
  * slot order (sampler.h): profil()'s buffer (profil.c), then the
- * whole-process object histograms (objhist.c); a third, call stacks, can
- * take a slot of its own.  The first sink that charges the tick, or says
- * it is lost, ends the offer.  The counters of struct mon_stats follow the
- * sinks' answers:
+ * whole-process object histograms (objhist.c).  The first sink that
+ * charges the tick, or says it is lost, ends the offer.  Observers
+ * (MON_SINK_OBSERVE: the call stacks, stacks.c) are left out of the offer
+ * and shown every tick that turned out a sample, after it, so that a stack
+ * is recorded for every sample whichever histogram counted it.  The
+ * counters of struct mon_stats follow the charging sinks' answers:
  *
  *   a sink took it           samples and counted (saturated for the part
  *                            that did not fit a full bin)
@@ -43,6 +45,7 @@
 
 static const struct mon_sink *sinks[MON_SINKS];
 static unsigned want_tid;	/* some sink has MON_SINK_TID */
+static unsigned observers;	/* some sink has MON_SINK_OBSERVE */
 static unsigned inflight;	/* handlers between entry and exit */
 static int users;		/* MON_USER_* bits holding the clocks */
 
@@ -64,7 +67,7 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 	uint64_t saturated = 0;
 	for (unsigned i = 0; i < MON_SINKS && verdict == MON_SINK_OFF; i++) {
 		const struct mon_sink *k = __atomic_load_n(&sinks[i], __ATOMIC_ACQUIRE);
-		if (k == NULL)
+		if (k == NULL || (k->flags & MON_SINK_OBSERVE))
 			continue;
 		int v = k->take(&s, &saturated);
 		if (v == MON_SINK_OUTSIDE)
@@ -96,6 +99,14 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 		ADD(stats.dropped, weight);
 		break;
 	}
+	if (__atomic_load_n(&observers, __ATOMIC_RELAXED)) {
+		for (unsigned i = 0; i < MON_SINKS; i++) {
+			const struct mon_sink *k = __atomic_load_n(&sinks[i], __ATOMIC_ACQUIRE);
+			uint64_t ignored = 0;
+			if (k != NULL && (k->flags & MON_SINK_OBSERVE))
+				(void)k->take(&s, &ignored);
+		}
+	}
 out:
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 }
@@ -105,11 +116,15 @@ void mon_sampler_set_sink(unsigned slot, const struct mon_sink *sink)
 	if (slot >= MON_SINKS)
 		return;
 	__atomic_store_n(&sinks[slot], sink, __ATOMIC_RELEASE);
-	unsigned tid = 0;
-	for (unsigned i = 0; i < MON_SINKS; i++)
+	unsigned tid = 0, obs = 0;
+	for (unsigned i = 0; i < MON_SINKS; i++) {
 		if (sinks[i] != NULL && (sinks[i]->flags & MON_SINK_TID))
 			tid = 1;
+		if (sinks[i] != NULL && (sinks[i]->flags & MON_SINK_OBSERVE))
+			obs = 1;
+	}
 	__atomic_store_n(&want_tid, tid, __ATOMIC_RELAXED);
+	__atomic_store_n(&observers, obs, __ATOMIC_RELAXED);
 }
 
 void mon_sampler_quiesce(void)

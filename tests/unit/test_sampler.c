@@ -128,6 +128,72 @@ static void verdicts(void **state)
 	assert_true(d.samples == 0 && offered[0] == 0 && offered[1] == 0);
 }
 
+/* ---- 1b. an observer sees every sample, and changes no counter ---------- */
+
+static int observed;
+static uint64_t observed_weight;
+static int observe_answer;
+static int observe_take(const struct mon_sample *s, uint64_t *sat)
+{
+	observed++;
+	observed_weight += s->weight;
+	*sat = 3;	/* ignored, like the answer */
+	return observe_answer;
+}
+static const struct mon_sink observer = { observe_take, MON_SINK_OBSERVE };
+
+static void observers(void **state)
+{
+	(void)state;
+	/* The observer in the slot before the fake charging sink: it is
+	 * still not part of the offer. */
+	mon_lock();
+	mon_sampler_set_sink(2, &observer);
+	mon_sampler_set_sink(3, &sink_b);
+	mon_unlock();
+	struct delta d;
+	static const int answers[] = { MON_SINK_OFF, MON_SINK_TAKEN, MON_SINK_OUTSIDE,
+				       MON_SINK_TAKEN, MON_SINK_LOST };
+	for (size_t k = 0; k < sizeof answers / sizeof answers[0]; k++) {
+		observe_answer = answers[k];
+
+		/* Not a sample (no charging sink on): not observed. */
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_OFF, 0);
+		assert_true(d.samples == 0 && observed == 0);
+
+		/* Taken: observed once with the tick's weight, counted as
+		 * before whatever the observer answered. */
+		observed = 0;
+		observed_weight = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_TAKEN, 0);
+		assert_true(d.samples == 5 && d.counted == 5 && d.saturated == 0 && d.lost == 0 &&
+			    d.dropped == 0);
+		assert_true(observed == 1 && observed_weight == 5 && offered[1] == 1);
+
+		/* Dropped (outside every sink on) and lost: samples, observed. */
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_OUTSIDE, 0);
+		assert_true(d.samples == 5 && d.dropped == 5 && d.counted == 0 && observed == 1);
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_LOST, 0);
+		assert_true(d.samples == 5 && d.lost == 5 && observed == 1);
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_CHANGING, 0);
+		assert_true(d.samples == 5 && d.lost == 5 && observed == 1);
+	}
+	/* Removed: not called any more. */
+	mon_lock();
+	mon_sampler_set_sink(2, NULL);
+	mon_unlock();
+	observed = 0;
+	d = tick_with(MON_SINK_OFF, MON_SINK_TAKEN, 0);
+	assert_true(d.counted == 5 && observed == 0);
+	mon_lock();
+	mon_sampler_set_sink(3, NULL);
+	mon_unlock();
+}
+
 /* ---- 2. turning off while the clocks tick ------------------------------ */
 
 static int spinning;
@@ -261,6 +327,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(verdicts),
+		cmocka_unit_test(observers),
 		cmocka_unit_test(profil_toggle),
 		cmocka_unit_test(objhist_toggle),
 	};
