@@ -537,6 +537,29 @@ static int setup(int mode)
 	return 0;
 }
 
+/* Call stacks on, before the clocks (every sample then has its stack).
+ * They cannot start (no memory for the table, the unwinder's tables): the
+ * flat profile goes on, and stderr says so once.  Under lock. */
+static void stacks_on(void)
+{
+	static int told;
+	if (mon_stacks_start() == 0 || told)
+		return;
+	told = 1;
+	int e = errno;
+	static const char lead[] = "monprof: no call stacks in this profile: ";
+	const char *why = strerrordesc_np(e);
+	struct iovec v[3] = {
+		{ (void *)lead, sizeof lead - 1 },
+		{ (void *)(why ? why : "unknown error"), strlen(why ? why : "unknown error") },
+		{ (void *)"\n", 1 },
+	};
+	ssize_t r;
+	do
+		r = writev(STDERR_FILENO, v, 3);
+	while (r < 0 && errno == EINTR);
+}
+
 /* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
 static int start_hist(uintptr_t lo, uintptr_t hi, WORD *bins, size_t nbins, unsigned scale,
 		      int must)
@@ -661,29 +684,6 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	pthread_mutex_unlock(&lock);
 	errno = rc < 0 ? e : saved_errno;
 	return rc;
-}
-
-/* Call stacks on, before the clocks (every sample then has its stack).
- * They cannot start (no memory for the table, the unwinder's tables): the
- * flat profile goes on, and stderr says so once.  Under lock. */
-static void stacks_on(void)
-{
-	static int told;
-	if (mon_stacks_start() == 0 || told)
-		return;
-	told = 1;
-	int e = errno;
-	static const char lead[] = "monprof: no call stacks in this profile: ";
-	const char *why = strerrordesc_np(e);
-	struct iovec v[3] = {
-		{ (void *)lead, sizeof lead - 1 },
-		{ (void *)(why ? why : "unknown error"), strlen(why ? why : "unknown error") },
-		{ (void *)"\n", 1 },
-	};
-	ssize_t r;
-	do
-		r = writev(STDERR_FILENO, v, 3);
-	while (r < 0 && errno == EINTR);
 }
 
 /* Whole-process profiling: a histogram for every loaded object (32-bit
