@@ -376,6 +376,11 @@ void mon_stacks_reset(void)
 		mon_stack_table_reset(t);
 }
 
+const struct mon_stack_table *mon_stacks_table(void)
+{
+	return __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+}
+
 static int put_one(uint64_t count, uint64_t tid, uint32_t flags, const uint64_t *pcs,
 		   uint32_t depth, void *arg)
 {

@@ -91,6 +91,9 @@ MON_HIDDEN void mon_stacks_loaded(void);
 /* Empty the table (fork child, before its clocks run; takes no lock). */
 MON_HIDDEN void mon_stacks_reset(void);
 
+/* The runtime's table (NULL until stacks first started); for tests. */
+MON_HIDDEN const struct mon_stack_table *mon_stacks_table(void);
+
 /* Write the STACKS record (none when stacks were never on).  Async-signal-
  * safe; one writer at a time.  0 or -1/errno of the writer. */
 struct monout_writer;

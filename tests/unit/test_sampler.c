@@ -22,6 +22,7 @@
 #include "objhist.h"
 #include "runtime.h"
 #include "sampler.h"
+#include "stacks.h"
 
 static struct mon_stats stats(void)
 {
@@ -323,6 +324,61 @@ static void objhist_toggle(void **state)
 	toggle(objhist_on, objhist_off, NULL);
 }
 
+/* The call stacks' observer with the object histograms, toggled while the
+ * clocks tick: every sample has its stack (the stacks' counts plus lost
+ * are exactly the samples), and the flat counters are as without it. */
+static uint64_t stack_samples;
+static int count_stack(uint64_t count, uint64_t tid, uint32_t flags, const uint64_t *pcs,
+		       uint32_t depth, void *arg)
+{
+	(void)tid;
+	(void)flags;
+	(void)pcs;
+	(void)depth;
+	(void)arg;
+	stack_samples += count;
+	return 0;
+}
+
+static int stacks_objhist_on(void *arg)
+{
+	(void)arg;
+	if (mon_stacks_start() < 0)
+		return -1;
+	return mon_objhist_start(4);
+}
+
+static void stacks_objhist_off(void *arg)
+{
+	(void)arg;
+	mon_objhist_stop();
+	mon_stacks_stop();
+}
+
+static void stacks_toggle(void **state)
+{
+	(void)state;
+	assert_int_equal(mon_stacks_start(), 0);	/* makes the table */
+	mon_stacks_stop();
+	const struct mon_stack_table *t = mon_stacks_table();
+	assert_non_null(t);
+	stack_samples = 0;
+	mon_stack_table_each(t, count_stack, NULL);
+	uint64_t before = stack_samples + mon_stack_table_lost(t);
+	struct mon_stats s0 = stats();
+	toggle(stacks_objhist_on, stacks_objhist_off, NULL);
+	struct mon_stats s1 = stats();
+	stack_samples = 0;
+	mon_stack_table_each(t, count_stack, NULL);
+	uint64_t after = stack_samples + mon_stack_table_lost(t);
+	print_message("%llu samples, %llu in stacks (%llu lost), %u distinct\n",
+		      (unsigned long long)(s1.samples - s0.samples),
+		      (unsigned long long)(after - before),
+		      (unsigned long long)mon_stack_table_lost(t), mon_stack_table_used(t));
+	assert_true(after - before == s1.samples - s0.samples);
+	assert_true(mon_stack_table_used(t) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +386,7 @@ int main(void)
 		cmocka_unit_test(observers),
 		cmocka_unit_test(profil_toggle),
 		cmocka_unit_test(objhist_toggle),
+		cmocka_unit_test(stacks_toggle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
