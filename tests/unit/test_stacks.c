@@ -230,6 +230,50 @@ static void concurrent(void **state)
 	mon_stack_table_free(t);
 }
 
+/* Every thread inserts the same new stacks in the same order, released
+ * together: they race for the same empty slots, all the time. */
+enum { RACE_STACKS = 20000 };
+static pthread_barrier_t race_start;
+
+static void *race(void *arg)
+{
+	struct worker *w = arg;
+	pthread_barrier_wait(&race_start);
+	for (uintptr_t k = 0; k < RACE_STACKS; k++) {
+		uintptr_t pcs[2] = { 0x500000 + k, 0x600000 };
+		w->counted += (uint64_t)mon_stack_table_add(w->t, 0, 0, pcs, 2, 1);
+		w->inserted++;
+	}
+	return NULL;
+}
+
+static void racing_claims(void **state)
+{
+	(void)state;
+	struct mon_stack_table *t = mon_stack_table_new(RACE_STACKS * 2, 2);
+	assert_non_null(t);
+	pthread_t th[THREADS];
+	struct worker w[THREADS];
+	assert_int_equal(pthread_barrier_init(&race_start, NULL, THREADS), 0);
+	for (unsigned i = 0; i < THREADS; i++) {
+		w[i] = (struct worker){ t, i, 0, 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, race, &w[i]), 0);
+	}
+	uint64_t inserted = 0;
+	for (unsigned i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		inserted += w[i].inserted;
+	}
+	pthread_barrier_destroy(&race_start);
+	struct seen s = seen_of(t);
+	print_message("%u entries for %u stacks inserted by %u threads\n", s.entries,
+		      (unsigned)RACE_STACKS, (unsigned)THREADS);
+	assert_true(mon_stack_table_lost(t) == 0);
+	assert_true(s.samples == inserted);
+	assert_true(s.entries >= RACE_STACKS && s.entries <= RACE_STACKS * THREADS);
+	mon_stack_table_free(t);
+}
+
 /* ---- from signal handlers: a handler's insert interrupts another -------- */
 
 static struct mon_stack_table *sig_table;
@@ -311,6 +355,7 @@ int main(void)
 		cmocka_unit_test(depth_cap),
 		cmocka_unit_test(full),
 		cmocka_unit_test(concurrent),
+		cmocka_unit_test(racing_claims),
 		cmocka_unit_test(in_handlers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
