@@ -42,7 +42,7 @@ struct mon_sink {
 	int (*take)(const struct mon_sample *s, uint64_t *saturated);
 	unsigned flags;		/* MON_SINK_TID, MON_SINK_OBSERVE */
 };
-#define MON_SINK_TID 1u		/* fill mon_sample.tid (a system call) */
+#define MON_SINK_TID 1u		/* fill mon_sample.tid (gettid, once per thread) */
 #define MON_SINK_OBSERVE 2u	/* an observer: offered every tick that is a sample
 				 * (whatever sink charged it, or none: dropped, lost),
 				 * after the charging sinks; its answer is ignored and
@@ -85,7 +85,8 @@ MON_HIDDEN void mon_sampler_quiesce(void);
  * dropped, saturated, lost, clock, rate_hz, threads (other fields kept). */
 MON_HIDDEN void mon_sampler_stats(struct mon_stats *st);
 
-/* Zero the counters (a fork child, before its clock runs). */
+/* Zero the counters (a fork child, before its clock runs); the threads'
+ * ids are asked anew. */
 MON_HIDDEN void mon_sampler_reset(void);
 
 #endif /* MON_SAMPLER_H */

@@ -9,6 +9,10 @@
  *   stacks_paths exec S PROG ARGS...    the phases, then execv(PROG, ...)
  *   stacks_paths _exit S                the phases, then _exit(0)
  *   stacks_paths abort S                the phases, then abort()
+ *   stacks_paths rounds N               fixed work instead of CPU time: each
+ *                                       phase's loop N times (bench/, to
+ *                                       compare the CPU different profilers
+ *                                       add to the same work)
  *
  * The phases, each until the thread used S seconds of CPU:
  *   deep       a recursion 40 calls deep (recurse), spinning at the bottom
@@ -26,6 +30,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+static long rounds;	/* > 0: each phase's loop this many times */
 
 static double cpu(void)
 {
@@ -57,9 +63,10 @@ __attribute__((noinline)) static unsigned long recurse(int depth, unsigned long 
 __attribute__((noinline)) static double deep(double s)
 {
 	double t0 = cpu(), t;
+	long k = 0;
 	do
 		recurse(40, 2000000);
-	while ((t = cpu()) - t0 < s);
+	while ((t = cpu()) - t0 < s || ++k < rounds);
 	return t - t0;
 }
 
@@ -76,11 +83,12 @@ __attribute__((noinline)) static double sort(double s)
 {
 	double t0 = cpu(), t;
 	unsigned seed = 1;
+	long k = 0;
 	do {
 		for (int i = 0; i < NVALUES; i++)
 			values[i] = (int)(seed = seed * 1103515245u + 12345u);
 		qsort(values, NVALUES, sizeof *values, by_value);
-	} while ((t = cpu()) - t0 < s);
+	} while ((t = cpu()) - t0 < s || ++k < rounds);
 	return t - t0;
 }
 
@@ -103,10 +111,11 @@ __attribute__((noinline)) static void hard(void)
 __attribute__((noinline)) static double easy_hard(double s)
 {
 	double t0 = cpu(), t;
+	long k = 0;
 	do {
 		easy();
 		hard();
-	} while ((t = cpu()) - t0 < s);
+	} while ((t = cpu()) - t0 < s || ++k < rounds);
 	return t - t0;
 }
 
@@ -126,6 +135,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	double s = atof(argv[2]);
+	if (!strcmp(argv[1], "rounds")) {
+		rounds = atol(argv[2]);
+		s = 0;
+	}
 	values = malloc(NVALUES * sizeof *values);
 	if (values == NULL)
 		return 1;
