@@ -14,8 +14,11 @@
 # at each RATE: the CPU above plain's, and what it is per sample ("us/sample
 # all": fixed costs included — loading, compiling unwind tables, writing
 # the profile); then the marginal cost of a sample, the slope between the
-# lowest and highest rate: (CPU(hi) - CPU(lo)) / (samples(hi) - samples(lo)),
-# which fixed costs do not enter.  Also the achieved rate of monrun's runs:
+# first two rates (100 and 1000 Hz by default: at most 1000 Hz, where the
+# runtime never lowers the rate, so both runs take the samples asked):
+# (CPU(b) - CPU(a)) / (samples(b) - samples(a)), which fixed costs do not
+# enter.  Above 1000 Hz the rate the runtime set is shown (it lowers a rate
+# whose measured tick cost would exceed a quarter of the CPU).  Also the achieved rate of monrun's runs:
 # samples / the CPU-seconds the program's phases used (their thread CPU as
 # the program printed it: the time the clock ran) / the asked rate.  Not
 # part of make check.
@@ -24,7 +27,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 ROUNDS=${2:-200}
 RUNS=${3:-3}
-RATES=${4:-"1000 2000 4000"}
+RATES=${4:-"100 1000 2000 4000"}
 need_tools linux-perf
 $CC -O2 -fomit-frame-pointer -o "$W/paths" "$ROOT/tests/progs/stacks_paths.c" || die "build paths"
 $CC -O2 -o "$W/rusage" "$BENCH/rusage.c" || die "build rusage"
@@ -44,10 +47,12 @@ echo "== call stacks' cost: stacks_paths rounds $ROUNDS, median of $RUNS runs, C
 for i in $(seq "$RUNS"); do cpu "$W/paths" rounds "$ROUNDS"; done | median >"$W/plain"
 plain=$(cat "$W/plain")
 printf "plain: %.3f CPU-s\n" "$plain"
-printf "%6s %-7s %9s %8s %14s %9s\n" rate config CPU-s samples "us/sample all" achieved
+echo "load average $(cut -d' ' -f1-3 /proc/loadavg) at the start"
+printf "%6s %-7s %9s %8s %14s %9s  %s\n" rate config CPU-s samples "us/sample all" achieved \
+	"rate set (each run)"
 for rate in $RATES; do
 	for cfg in flat stacks perf; do
-		: >"$W/c" && : >"$W/n" && : >"$W/a" && : >"$W/rep"
+		: >"$W/c" && : >"$W/n" && : >"$W/a" && : >"$W/rep" && : >"$W/set"
 		for i in $(seq "$RUNS"); do
 			case $cfg in
 			flat | stacks)
@@ -56,6 +61,7 @@ for rate in $RATES; do
 				    "$ROUNDS" >"$W/out" 2>"$W/ru" || { cat "$W/ru" >&2; exit 1; }
 				c=$(tail -n 1 "$W/ru" | awk '{ printf "%.4f\n", $1 + $2 }')
 				n=$(info "$W/m.out" samples)
+				info "$W/m.out" rate_set >>"$W/set"
 				awk -v n="$n" -v r="$rate" '$1 == "deep" || $1 == "sort" || $1 == "easy_hard" {
 					t += $2 } END { printf "%.4f\n", n / t / r }' "$W/out" >>"$W/a"
 				;;
@@ -72,8 +78,9 @@ for rate in $RATES; do
 		done
 		c=$(median <"$W/c") n=$(median <"$W/n")
 		a=$( [ -s "$W/a" ] && median <"$W/a" || echo -)
-		awk -v r="$rate" -v cfg="$cfg" -v c="$c" -v n="$n" -v p="$plain" -v a="$a" 'BEGIN {
-			printf "%6d %-7s %9.3f %8d %14.2f %9s\n", r, cfg, c, n, (c - p) / n * 1e6, a }'
+		set=$( [ -s "$W/set" ] && sort -n "$W/set" | tr '\n' '/' | sed 's|/$||' || echo -)
+		awk -v r="$rate" -v cfg="$cfg" -v c="$c" -v n="$n" -v p="$plain" -v a="$a" -v set="$set" 'BEGIN {
+			printf "%6d %-7s %9.3f %8d %14.2f %9s  %s\n", r, cfg, c, n, (c - p) / n * 1e6, a, set }'
 		echo "$cfg $c $n" >>"$W/points"
 		if [ -s "$W/rep" ]; then
 			printf "%6s %-7s %9.3f   (perf report: the unwinding perf record left to do)\n" "" \
@@ -81,8 +88,8 @@ for rate in $RATES; do
 		fi
 	done
 done
-echo "marginal CPU per sample, between the lowest and highest rate:"
+echo "marginal CPU per sample, between the first two rates:"
 for cfg in flat stacks perf; do
-	awk -v cfg="$cfg" '$1 == cfg { if (!n++) { c0 = $2; n0 = $3 } c1 = $2; n1 = $3 }
+	awk -v cfg="$cfg" '$1 == cfg { n++; if (n == 1) { c0 = $2; n0 = $3 } if (n == 2) { c1 = $2; n1 = $3 } }
 		END { if (n1 > n0) printf "  %-7s %8.2f us\n", cfg, (c1 - c0) / (n1 - n0) * 1e6 }' "$W/points"
 done
