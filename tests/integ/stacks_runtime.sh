@@ -131,6 +131,15 @@ fi
 whole stacks_exec_first_image "$T/ex.out.exec1" 42
 whole stacks_exec_second_image "$T/ex.out" 42
 
+# The depth asked goes with the exec: both images keep 8 PCs.
+"$MONRUN" -d 8 -o "$T/ex8.out" "$T/paths" exec 0.05 "$T/paths" run 0.05 >/dev/null 2>&1
+d1=$(stacks_of "$T/ex8.out.exec1" | cut -d' ' -f6) d2=$(stacks_of "$T/ex8.out" | cut -d' ' -f6)
+if [ "$d1" = 8 ] && [ "$d2" = 8 ]; then
+	ok stacks_exec_depth_follows
+else
+	not_ok stacks_exec_depth_follows "depths $d1 and $d2"
+fi
+
 # ---- 6. _exit and a fatal signal: written like the flat profile -------------
 "$MONRUN" -o "$T/qe.out" "$T/paths" _exit 0.2 >/dev/null 2>&1
 whole stacks_exit_underscore "$T/qe.out" 42 live
