@@ -14,7 +14,8 @@
 . "$(dirname "$0")/monrun_lib.inc"
 . "$(dirname "$0")/mon_helpers.inc"
 
-if build_plain paths stacks_paths.c -O2 -fomit-frame-pointer && build_dump; then
+if build_plain paths stacks_paths.c -O2 -fomit-frame-pointer && build_dump &&
+    build_plain thr monrun_threads.c -O2 -fomit-frame-pointer -lpthread; then
 	ok stacks_build
 else
 	not_ok stacks_build
@@ -111,6 +112,21 @@ if [ "${1:-}" = 1 ] && [ "${2:-0}" -le 16 ] && [ "${4:-0}" -gt 0 ] && [ "$((${3:
 	ok stacks_table_full_lost
 else
 	not_ok stacks_table_full_lost "stacks: $*, run samples $run"
+fi
+
+# ---- 3b. threads: each thread's stacks hold exactly its samples -----------
+# Four threads at once (their handlers insert concurrently); the THREADS
+# record counts each thread's samples on its own (runfacts.c): the stacks
+# of that thread id must add up to the same number.
+"$MONRUN" -o "$T/thr.out" "$T/thr" 0.8 >/dev/null 2>&1
+"$T/mon_dump" "$T/thr.out" info | awk '$1 == "thread" && $9 > 0 { print $2, $9 }' | sort >"$T/thr.facts"
+"$T/mon_dump" "$T/thr.out" stacktids | sort >"$T/thr.stacks"
+set -- $(stacks_of "$T/thr.out")
+if [ "$(wc -l <"$T/thr.facts")" -ge 4 ] && cmp -s "$T/thr.facts" "$T/thr.stacks" &&
+    [ "${4:-1}" = 0 ] && [ "$((${3:-0}))" = "$(info "$T/thr.out" samples)" ]; then
+	ok stacks_threads_own_samples
+else
+	not_ok stacks_threads_own_samples "THREADS: $(tr '\n' ' ' <"$T/thr.facts"); STACKS: $(tr '\n' ' ' <"$T/thr.stacks"); $*"
 fi
 
 # ---- 4. fork: the child's file has the child's stacks only --------------------

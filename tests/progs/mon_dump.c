@@ -19,6 +19,8 @@
  *                                  program (main), M the deepest stack, K the
  *                                  distinct thread ids, then the first
  *                                  entry's thread id
+ *   mon_dump FILE stacktids        "TID SAMPLES" for each thread in the
+ *                                  STACKS record, the sum of its stacks
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +99,21 @@ int main(int argc, char **argv)
 			printf("hist %llx %llx bins %llu scale %u object %u\n",
 			       (unsigned long long)m.hists[h].lowpc, (unsigned long long)m.hists[h].highpc,
 			       (unsigned long long)m.hists[h].nbins, m.hists[h].scale, m.hists[h].object);
+		goto out;
+	}
+	if (strcmp(what, "stacktids") == 0) {
+		for (size_t i = 0; i < m.nstacks; i++) {
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = m.stacks[j].tid == m.stacks[i].tid;
+			if (seen)
+				continue;
+			uint64_t n = 0;
+			for (size_t j = i; j < m.nstacks; j++)
+				if (m.stacks[j].tid == m.stacks[i].tid)
+					n += m.stacks[j].count;
+			printf("%llu %llu\n", (unsigned long long)m.stacks[i].tid, (unsigned long long)n);
+		}
 		goto out;
 	}
 	if (argc < 5) {
