@@ -156,6 +156,29 @@ else
 	not_ok stacks_exec_depth_follows "depths $d1 and $d2"
 fi
 
+# ---- 5b. the other whole-program modes: monstartup(), -finstrument-functions
+# with -lmon; not monitor() (its histogram is the caller's) -----------------
+if build_prog api stacks_paths.c -O2 -fomit-frame-pointer -DSTACKS_API &&
+    build_prog inst stacks_paths.c -O2 -fomit-frame-pointer -finstrument-functions; then
+	mkdir -p "$T/ms" "$T/mo" "$T/in"
+	(cd "$T/ms" && "$T/api" monstartup 0.2 >/dev/null 2>&1)
+	MAIN=$(sym "$T/api" main)
+	whole stacks_monstartup "$T/ms/mon.out" 42
+	(cd "$T/mo" && "$T/api" monitor 0.05 >/dev/null 2>&1)
+	set -- $(stacks_of "$T/mo/mon.out")
+	if [ -s "$T/mo/mon.out" ] && [ "${1:-}" = 0 ]; then
+		ok stacks_monitor_none
+	else
+		not_ok stacks_monitor_none "stacks: $*"
+	fi
+	(cd "$T/in" && "$T/inst" run 0.2 >/dev/null 2>&1)
+	MAIN=$(sym "$T/inst" main)
+	whole stacks_instrument_functions "$T/in/mon.out" 42
+	MAIN=$(sym "$T/paths" main)
+else
+	not_ok stacks_api_build
+fi
+
 # ---- 6. _exit and a fatal signal: written like the flat profile -------------
 "$MONRUN" -o "$T/qe.out" "$T/paths" _exit 0.2 >/dev/null 2>&1
 whole stacks_exit_underscore "$T/qe.out" 42 live

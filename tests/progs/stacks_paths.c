@@ -21,7 +21,11 @@
  *   easy/hard  work() called 1000 times for short jobs by easy(), once
  *              for a long job by hard()
  * Prints "NAME SECONDS" for each phase (the CPU it used) and "pid PID".
- * An ordinary program: not linked with libmon.
+ * An ordinary program: not linked with libmon.  Built with -DSTACKS_API
+ * and linked with -lmon it also has
+ *   stacks_paths monstartup S           monstartup(text), the phases, exit
+ *   stacks_paths monitor S              monitor() over the text, the phases,
+ *                                       monitor(0)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -30,6 +34,11 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef STACKS_API
+#include <mon.h>
+extern char etext;
+static WORD monbuf[1 << 20];
+#endif
 
 static long rounds;	/* > 0: each phase's loop this many times */
 
@@ -142,7 +151,20 @@ int main(int argc, char **argv)
 	values = malloc(NVALUES * sizeof *values);
 	if (values == NULL)
 		return 1;
+#ifdef STACKS_API
+	if (!strcmp(argv[1], "monstartup") &&
+	    monstartup((int (*)(void))2, (int (*)(void))&etext) != 0) {
+		perror("monstartup");
+		return 1;
+	}
+	if (!strcmp(argv[1], "monitor"))
+		monitor((int (*)(void))2, (int (*)(void))&etext, monbuf, sizeof monbuf / sizeof *monbuf, 64);
+#endif
 	phases(s);
+#ifdef STACKS_API
+	if (!strcmp(argv[1], "monitor"))
+		monitor(0, 0, 0, 0, 0);
+#endif
 	if (!strcmp(argv[1], "fork")) {
 		pid_t pid = fork();
 		if (pid < 0)
