@@ -38,6 +38,7 @@
 #include "objhist.h"
 #include "runfacts.h"
 #include "settings.h"
+#include "unwind.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -482,6 +483,7 @@ static void fork_child(void)
 static void after_dlopen(void)
 {
 	pid_t self = mon_gettid(), none = 0;
+	mon_unwind_refresh();	/* the new objects' unwind tables (lib/unwind.c) */
 	if (__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)) {
 		refresh_objects();
@@ -652,6 +654,10 @@ static int start_whole(void)
 {
 	if (setup(MON_MODE_AUTO) < 0)
 		return -1;
+	/* The unwind tables of the objects loaded now, before the first tick
+	 * (call stacks; lib/unwind.c).  Without them a walk is its PC alone,
+	 * flagged truncated: profiling goes on. */
+	mon_unwind_refresh();
 	if (mon_objhist_start(4) < 0)
 		return -1;
 	whole = 1;

@@ -915,6 +915,29 @@ static int each_object(const struct mon_object_info *o, void *arg)
 	return 0;
 }
 
+/* fork(2) while another thread compiles: the child gets the lock free. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&refresh_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&refresh_lock);
+}
+
+static void fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&refresh_lock, &fresh, sizeof refresh_lock);
+	walkers[0] = walkers[1] = 0;	/* the other threads' walks are not in the child */
+}
+
+__attribute__((constructor)) static void unwind_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 int mon_unwind_refresh(void)
 {
 	int saved_errno = errno;
@@ -1005,7 +1028,10 @@ static void reader_at(struct reader *r, uintptr_t sp)
 	r->lo = r->hi = sp & ~(uintptr_t)(PAGE - 1);
 }
 
-/* Read the 8 bytes at a into *out; 1 if they could be read. */
+/* Read the 8 bytes at a into *out; 1 if they could be read.  Not
+ * instrumented by the sanitizers: the direct reads are of other frames'
+ * stack slots (AddressSanitizer's redzones among them), checked here. */
+__attribute__((no_sanitize("address", "thread")))
 static int rd(struct reader *r, uintptr_t a, uintptr_t *out)
 {
 	if (a >= r->lo && a <= UINTPTR_MAX - 8) {
