@@ -266,7 +266,10 @@ NOINLINE void plt_loop(void)
 }
 
 /* Functions whose rbp holds garbage while they spin: one with CFI (the walk
- * must not care), one without (the frame-pointer fallback reads garbage). */
+ * must not care), one without (the frame-pointer fallback reads garbage).
+ * The garbage looks like a frame pointer (aligned, above rsp) but points
+ * 1 TiB above the stack: unmapped or not even a canonical address, so an
+ * unchecked read would fault. */
 void garbage_cfi(unsigned long n);
 void garbage_nocfi(unsigned long n);
 __asm__(".text\n"
@@ -277,7 +280,9 @@ __asm__(".text\n"
 	"  push %rbp\n"
 	"  .cfi_def_cfa_offset 16\n"
 	"  .cfi_offset %rbp, -16\n"
-	"  movabs $0xdead00000000beef, %rbp\n"
+	"  movabs $0x10000000000, %rax\n"
+	"  lea (%rsp,%rax), %rbp\n"
+	"  and $-16, %rbp\n"
 	"1: dec %rdi\n"
 	"  jnz 1b\n"
 	"  pop %rbp\n"
@@ -290,7 +295,9 @@ __asm__(".text\n"
 	".type garbage_nocfi,@function\n"
 	"garbage_nocfi:\n"
 	"  push %rbp\n"
-	"  movabs $0xdead00000000beef, %rbp\n"
+	"  movabs $0x10000000000, %rax\n"
+	"  lea (%rsp,%rax), %rbp\n"
+	"  and $-16, %rbp\n"
 	"2: dec %rdi\n"
 	"  jnz 2b\n"
 	"  pop %rbp\n"
