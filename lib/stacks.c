@@ -343,9 +343,10 @@ int mon_stacks_start(void)
 	mon_unlock();
 	if (rc < 0)
 		return mon_fail(ENOMEM);
-	/* The loader's lock is taken here (dl_iterate_phdr): outside ours. */
-	if (mon_unwind_refresh() < 0)
-		return -1;
+	/* The loader's lock is taken here (dl_iterate_phdr): outside ours.
+	 * Objects whose tables could not be compiled (ENOMEM) are walked no
+	 * further than their frame: flagged truncated, counted in the record. */
+	mon_unwind_refresh();
 	mon_lock();
 	mon_sampler_set_sink(MON_SINK_STACKS, &sink);
 	__atomic_store_n(&recording, table, __ATOMIC_RELEASE);

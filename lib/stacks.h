@@ -79,9 +79,10 @@ MON_HIDDEN unsigned mon_stacks_table_setting(void);
 /*
  * Start recording a stack for every sample the sampler takes (its observer
  * sink, slot MON_SINK_STACKS): the table is made the first time (its size
- * from the settings), the unwinder's tables compiled (mon_unwind_refresh).
- * Depth 0: nothing, returns 0.  Returns 0 or -1/errno (ENOMEM: profiling
- * goes on without stacks).  Takes mon_lock().
+ * from the settings), the unwinder's tables compiled (mon_unwind_refresh:
+ * an object it has no memory for is walked no further, flagged truncated).
+ * Depth 0: nothing, returns 0.  Returns 0 or -1/errno (ENOMEM: no table;
+ * profiling goes on without stacks).  Takes mon_lock().
  */
 MON_HIDDEN int mon_stacks_start(void);
 /* Stop recording (the table keeps its counts).  Takes mon_lock(). */

@@ -33,10 +33,14 @@
  * Walking (mon_unwind, in the tick handler).  Registers from the ucontext
  * (getcontext(3)'s gregs: REG_RIP, REG_RSP, REG_RBP); per frame: the
  * object (binary search), the row (binary search), the CFA, the return
- * address and the saved rbp.  Reads are checked: the stack above the
- * interrupted rsp is probed page by page with one process_vm_readv(2) on
- * our own pid (it returns EFAULT for unmapped pages, never faults), then
- * read directly; any other address is read with process_vm_readv itself.
+ * address and the saved rbp.  Reads are checked: the thread's own stack,
+ * from the interrupted rsp up to its top (below the thread's descriptor,
+ * or the end of the main thread's "[stack]" mapping), is checked once per
+ * thread, one byte a page with process_vm_readv(2) on our own pid (EFAULT
+ * for an unmapped page, never a fault), kept in TLS, and read directly
+ * from then on; another stack (a coroutine's, an alternate signal stack)
+ * is checked a few pages at a time by each walk; any other address is
+ * read with process_vm_readv itself.
  * A frame whose CFA does not lie above the previous rsp, or a read that
  * fails, ends the walk as truncated.  glibc's __restore_rt (mov $15,%rax;
  * syscall: rt_sigreturn) means the kernel's signal frame is at rsp: its
@@ -49,6 +53,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
@@ -120,6 +125,12 @@ static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 #define RETIRED_MAX 64
 static struct usnap *retired[RETIRED_MAX];	/* snapshots whose walkers did not drain */
 static unsigned nretired;
+static pid_t own_pid;			/* for process_vm_readv: set by refresh and in a fork child */
+static uintptr_t main_stack_top;	/* end of the "[stack]" mapping (proc(5)), or 0 */
+/* This thread's stack as far as a walk verified it: [lo, hi) is mapped and
+ * stays mapped while the thread lives (see reader_at). */
+static __thread uintptr_t tstack_lo __attribute__((tls_model("initial-exec")));
+static __thread uintptr_t tstack_hi __attribute__((tls_model("initial-exec")));
 
 /* ---- reading the CFI (compile time: the object's own loaded bytes) ---- */
 
@@ -915,10 +926,78 @@ static int each_object(const struct mon_object_info *o, void *arg)
 	return 0;
 }
 
+/* fork(2) while another thread compiles: the child gets the lock free. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&refresh_lock);
+}
+
+static void fork_parent(void)
+{
+	pthread_mutex_unlock(&refresh_lock);
+}
+
+static void fork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&refresh_lock, &fresh, sizeof refresh_lock);
+	walkers[0] = walkers[1] = 0;	/* the other threads' walks are not in the child */
+	own_pid = (pid_t)syscall(SYS_getpid);
+}
+
+/* The end of the main thread's stack mapping, "[stack]" in /proc/self/maps
+ * (proc(5)); 0 if not found.  Read with read(2) through a fixed buffer. */
+static uintptr_t find_main_stack_top(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[4096];
+	size_t fill = 0;
+	uintptr_t top = 0;
+	for (;;) {
+		ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		fill += (size_t)k;
+		buf[fill] = '\0';
+		size_t at = 0;
+		for (char *nl; top == 0 && (nl = strchr(buf + at, '\n')) != NULL; at = (size_t)(nl - buf) + 1) {
+			*nl = '\0';
+			const char *l = buf + at;
+			size_t len = strlen(l);
+			if (len > 7 && strcmp(l + len - 7, "[stack]") == 0) {
+				uint64_t lo, hi;
+				const char *c = l;
+				if (mon_hexval(&c, &lo) && *c++ == '-' && mon_hexval(&c, &hi))
+					top = (uintptr_t)hi;
+			}
+		}
+		if (top != 0)
+			break;
+		if (at == 0 && fill == sizeof buf - 1)
+			at = fill;	/* a line longer than the buffer: dropped */
+		memmove(buf, buf + at, fill - at);
+		fill -= at;
+	}
+	close(fd);
+	return top;
+}
+
+__attribute__((constructor)) static void unwind_init(void)
+{
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
 int mon_unwind_refresh(void)
 {
 	int saved_errno = errno;
 	pthread_mutex_lock(&refresh_lock);
+	__atomic_store_n(&own_pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
+	if (main_stack_top == 0)
+		__atomic_store_n(&main_stack_top, find_main_stack_top(), __ATOMIC_RELAXED);
 	struct collect col = { NULL, 0, 0, 0 };
 	mon_objects_each(each_object, &col);
 	struct usnap *s = col.nomem ? NULL : mon_alloc(sizeof *s + col.n * sizeof(struct uobj));
@@ -996,16 +1075,83 @@ static long vm_read(struct reader *r, struct iovec *local, unsigned long nl, str
 		    unsigned long nr)
 {
 	if (r->pid == 0)
+		r->pid = __atomic_load_n(&own_pid, __ATOMIC_RELAXED);
+	if (r->pid == 0)
 		r->pid = (pid_t)syscall(SYS_getpid);
 	return syscall(SYS_process_vm_readv, r->pid, local, nl, remote, nr, 0ul);
 }
 
-static void reader_at(struct reader *r, uintptr_t sp)
+/* 1 if every page of [lo, hi) (page-aligned) can be read: one byte of each,
+ * by process_vm_readv, 1024 pages (IOV_MAX) a call. */
+static int pages_readable(struct reader *r, uintptr_t lo, uintptr_t hi)
 {
-	r->lo = r->hi = sp & ~(uintptr_t)(PAGE - 1);
+	struct iovec remote[256], local;
+	char sink[256];
+	local.iov_base = sink;
+	while (lo < hi) {
+		unsigned n = 0;
+		for (; n < 256 && lo + (uintptr_t)n * PAGE < hi; n++) {
+			remote[n].iov_base = (void *)(lo + (uintptr_t)n * PAGE);
+			remote[n].iov_len = 1;
+		}
+		local.iov_len = n;
+		if (vm_read(r, &local, 1, remote, n) != (long)n)
+			return 0;
+		lo += (uintptr_t)n * PAGE;
+	}
+	return 1;
 }
 
-/* Read the 8 bytes at a into *out; 1 if they could be read. */
+#define THREAD_STACK_MAX (64u << 20)	/* larger distances are not taken for a stack */
+
+/* Start reading at sp.  When sp is in this thread's own stack — below its
+ * descriptor (pthread_self(), which glibc puts at the top of the thread's
+ * stack block, a guard page under it) or below the end of the main
+ * thread's "[stack]" mapping (a guard gap under it) — and every page from
+ * sp's up to that top is mapped, that range stays mapped while the thread
+ * lives: it is kept in TLS and read directly by every later walk of the
+ * thread (checked once, extended downwards as the stack deepens).
+ * Otherwise (a coroutine's stack, an alternate signal stack) the pages are
+ * checked by each walk. */
+static void reader_at(struct reader *r, uintptr_t sp)
+{
+	uintptr_t page = sp & ~(uintptr_t)(PAGE - 1);
+	r->lo = r->hi = page;
+	uintptr_t lo = tstack_lo, hi = tstack_hi;
+	if (hi != 0 && sp >= lo && sp < hi) {
+		r->hi = hi;
+		return;
+	}
+	uintptr_t self = (uintptr_t)pthread_self(), top = 0;
+	uintptr_t mtop = __atomic_load_n(&main_stack_top, __ATOMIC_RELAXED);
+	if (sp < self && self - sp < THREAD_STACK_MAX)
+		top = (self + PAGE) & ~(uintptr_t)(PAGE - 1);
+	else if (sp < mtop && mtop - sp < THREAD_STACK_MAX)
+		top = mtop;
+	if (top == 0)
+		return;
+	if (hi == top && page < lo) {
+		if (!pages_readable(r, page, lo))
+			return;
+		tstack_lo = page;	/* the range only grows: a nested walk may read either */
+	} else if (hi == 0 || hi != top) {
+		if (!pages_readable(r, page, top))
+			return;
+		tstack_hi = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		tstack_lo = page;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		tstack_hi = top;
+	} else {
+		return;
+	}
+	r->hi = top;
+}
+
+/* Read the 8 bytes at a into *out; 1 if they could be read.  Not
+ * instrumented by the sanitizers: the direct reads are of other frames'
+ * stack slots (AddressSanitizer's redzones among them), checked here. */
+__attribute__((no_sanitize("address", "thread")))
 static int rd(struct reader *r, uintptr_t a, uintptr_t *out)
 {
 	if (a >= r->lo && a <= UINTPTR_MAX - 8) {
