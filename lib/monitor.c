@@ -538,7 +538,7 @@ static int setup(int mode)
 }
 
 /* Call stacks on, before the clocks (every sample then has its stack).
- * They cannot start (no memory for the table, the unwinder's tables): the
+ * They cannot start (no memory for the table): the
  * flat profile goes on, and stderr says so once.  Under lock. */
 static void stacks_on(void)
 {
