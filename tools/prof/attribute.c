@@ -570,12 +570,12 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			continue;
 		a->rows[r].ticks += ticks[r];
 		a->rows[r].seconds += ticks[r] / rate;
-		/* The histogram time the stacks do not explain stays a
+		/* The histogram time the stacks explain: the rest stays a
 		 * one-location sample of the model (profile.h). */
-		double rest = leaf ? ticks[r] - leaf[r] : ticks[r];
-		if (rest > 0) {
-			a->rows[r].flat_ticks += rest;
-			a->rows[r].flat_seconds += rest / rate;
+		if (leaf && leaf[r] > 0) {
+			double k = leaf[r] < ticks[r] ? leaf[r] : ticks[r];
+			a->rows[r].stacked_ticks += k;
+			a->rows[r].stacked_seconds += k / rate;
 		}
 	}
 	a->total_ticks += file_ticks;

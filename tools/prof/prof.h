@@ -344,9 +344,10 @@ struct prof_row {
 	double ticks;		/* samples credited (fractional after splits) */
 	double seconds;		/* ticks / rate of their file, summed */
 	uint64_t calls;
-	/* The histogram time no stack explains (= ticks, seconds for files
-	 * without stacks): the model's one-location sample (profile.h). */
-	double flat_ticks, flat_seconds;
+	/* Of ticks (seconds), what call stacks of the same file explain (0
+	 * without stacks): the model's one-location sample of the row holds
+	 * the rest, ticks - stacked_ticks (profile.h). */
+	double stacked_ticks, stacked_seconds;
 };
 
 /* A call stack over rows (attribute.c): frames[first .. first + depth),

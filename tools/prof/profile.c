@@ -90,6 +90,14 @@ static int cmp_arcsample(const void *x, const void *y)
 	return p->from < q->from ? -1 : p->from > q->from;
 }
 
+/* Row w has histogram time its stacks do not explain (a difference of
+ * sums of the same fractions: a rounding error is not time). */
+static int has_rest(const struct prof_row *w)
+{
+	double rest = w->ticks - w->stacked_ticks;
+	return w->stacked_ticks > 0 ? rest > 1e-9 * (w->ticks > 1 ? w->ticks : 1) : rest > 0;
+}
+
 static int cmp_tid(const void *x, const void *y)
 {
 	const struct prof_thread_name *p = x, *q = y;
@@ -259,7 +267,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	 * then the arcs, then the stacks. */
 	size_t nrs = 0;
 	for (size_t r = 0; r < a->nrows; r++)
-		nrs += a->rows[r].flat_ticks > 0 || a->rows[r].calls > 0;
+		nrs += has_rest(&a->rows[r]) || a->rows[r].calls > 0;
 	size_t nstk = a->nframes + 2 * a->nstacks;	/* frames and markers */
 	size_t ns = nrs + narcs + a->nstacks, npool = nrs + 2 * narcs + nstk;
 	p->samples = calloc(ns ? ns : 1, sizeof *p->samples);
@@ -269,14 +277,15 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	size_t *st = p->stackpool;
 	for (size_t r = 0; r < a->nrows; r++) {
 		const struct prof_row *w = &a->rows[r];
-		if (!(w->flat_ticks > 0 || w->calls > 0))
+		double rest = w->ticks - w->stacked_ticks;
+		if (!(has_rest(w) || w->calls > 0))
 			continue;
 		struct prof_sample *s = &p->samples[p->nsamples++];
 		*st = r;
 		s->locations = st++;
 		s->nlocations = 1;
-		s->value[PROF_VAL_SAMPLES] = w->flat_ticks;
-		s->value[PROF_VAL_CPU] = w->flat_seconds;
+		s->value[PROF_VAL_SAMPLES] = has_rest(w) ? rest : 0;
+		s->value[PROF_VAL_CPU] = has_rest(w) ? w->seconds - w->stacked_seconds : 0;
 		s->value[PROF_VAL_CALLS] = (double)w->calls;
 		s->thread = SIZE_MAX;
 	}
