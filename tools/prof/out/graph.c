@@ -134,10 +134,14 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 	size_t nf = p->nfunctions ? p->nfunctions : 1;
 	struct fnode *fn = calloc(nf, sizeof *fn);
 	size_t seqcap = nf, *seq = malloc(seqcap * sizeof *seq), *order = malloc(nf * sizeof *order);
+	size_t *stamp = calloc(nf, sizeof *stamp);	/* the last sample (+1) that counted it */
+	size_t *ine = calloc(nf, sizeof *ine);	/* in an edge */
+	size_t *to_start = calloc(nf + 1, sizeof *to_start), *from_start = calloc(nf + 1, sizeof *from_start);
+	size_t *by_to = NULL;
 	struct edge *e = NULL, *pe = NULL;
 	size_t ne = 0, cap = 0, npe = 0, pcap = 0, *lines = NULL;
 	int rc = -1;
-	if (!fn || !seq || !order)
+	if (!fn || !seq || !order || !stamp || !ine || !to_start || !from_start)
 		goto out;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
@@ -174,26 +178,26 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		fn[seq[0]].flatcalls += s->value[PROF_VAL_CALLS];
 		if (v == 0)
 			continue;
-		/* Inclusive and edges: once per sample each. */
+		/* Inclusive and edges: once per sample each (stamps for the
+		 * functions, sort and merge for the edges). */
 		npe = 0;
 		size_t caller_of_leaf = SIZE_MAX;
 		for (size_t k = 0; k < n; k++) {
-			int dup = 0;
-			for (size_t j = 0; j < k && !dup; j++)
-				dup = seq[j] == seq[k];
-			if (!dup)
+			if (stamp[seq[k]] != i + 1) {
+				stamp[seq[k]] = i + 1;
 				fn[seq[k]].incl += v;
+			}
 			if (k + 1 < n && seq[k + 1] != seq[k]) {
 				if (caller_of_leaf == SIZE_MAX && seq[k] == seq[0])
 					caller_of_leaf = seq[k + 1];
-				int seen = 0;
-				for (size_t j = 0; j < npe && !seen; j++)
-					seen = pe[j].from == seq[k + 1] && pe[j].to == seq[k];
-				if (!seen && push(&pe, &npe, &pcap, (struct edge){ seq[k + 1], seq[k], v, 0, 0, 0 }))
+				if (push(&pe, &npe, &pcap, (struct edge){ seq[k + 1], seq[k], v, 0, 0, 0 }))
 					goto out;
 			}
 		}
+		qsort(pe, npe, sizeof *pe, cmp_edge);
 		for (size_t j = 0; j < npe; j++) {
+			if (j && pe[j].from == pe[j - 1].from && pe[j].to == pe[j - 1].to)
+				continue;
 			if (pe[j].to == seq[0] && pe[j].from == caller_of_leaf)
 				pe[j].self = v;
 			if (push(&e, &ne, &cap, pe[j]))
@@ -219,6 +223,23 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		}
 	}
 	ne = m;
+	/* Edges by caller (e is sorted so) and by callee (by_to). */
+	by_to = malloc((ne ? ne : 1) * sizeof *by_to);
+	if (!by_to)
+		goto out;
+	for (size_t i = 0; i < ne; i++) {
+		from_start[e[i].from + 1]++;
+		to_start[e[i].to + 1]++;
+		ine[e[i].from] = ine[e[i].to] = 1;
+	}
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		from_start[i + 1] += from_start[i];
+		to_start[i + 1] += to_start[i];
+	}
+	for (size_t i = 0, *fill = stamp; i < p->nfunctions; i++)
+		fill[i] = to_start[i];
+	for (size_t i = 0; i < ne; i++)
+		by_to[stamp[e[i].to]++] = i;
 	size_t focus_fn = SIZE_MAX;
 	if (o->callers || o->callees) {
 		focus_fn = prof_function_find(p, o->callers ? o->callers : o->callees);
@@ -230,9 +251,7 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < p->nfunctions; i++) {
-		int in = fn[i].incl > 0 || fn[i].has_calls;
-		for (size_t k = 0; k < ne && !in; k++)
-			in = e[k].from == i || e[k].to == i;
+		int in = fn[i].incl > 0 || fn[i].has_calls || ine[i];
 		if (in && (focus_fn == SIZE_MAX || fn[i].keep))
 			order[n++] = i;
 	}
@@ -254,9 +273,9 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		char idx[32], called[64];
 		/* Callers. */
 		size_t nl = 0;
-		for (size_t k = 0; k < ne; k++)
-			if (e[k].to == f && fn[e[k].from].index)
-				lines[nl++] = k;
+		for (size_t k = to_start[f]; k < to_start[f + 1]; k++)
+			if (fn[e[by_to[k]].from].index)
+				lines[nl++] = by_to[k];
 		qsort(lines, nl, sizeof *lines, cmp_line);
 		if (nl == 0 && focus_fn == SIZE_MAX)
 			fprintf(out, "%52s<spontaneous>\n", "");
@@ -280,8 +299,8 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 			p->functions[f].name, w->index);
 		/* Callees. */
 		nl = 0;
-		for (size_t k = 0; k < ne; k++)
-			if (e[k].from == f && fn[e[k].to].index)
+		for (size_t k = from_start[f]; k < from_start[f + 1]; k++)
+			if (fn[e[k].to].index)
 				lines[nl++] = k;
 		qsort(lines, nl, sizeof *lines, cmp_line);
 		for (size_t k = 0; k < nl; k++) {
@@ -295,6 +314,11 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 	rc = 0;
 out:
 	free(fn);
+	free(stamp);
+	free(ine);
+	free(to_start);
+	free(from_start);
+	free(by_to);
 	free(seq);
 	free(order);
 	free(e);
