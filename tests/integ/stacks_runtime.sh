@@ -28,28 +28,22 @@ stacks_of() {
 	"$T/mon_dump" "$1" stacks $MAIN | awk '{ print $2, $4, $6, $8, $10, $12, $14, $16, $18, $20 }'
 }
 
-# whole NAME FILE [MINDEPTH [LIVE]]: FILE has a STACKS record whose samples
-# plus lost are the run's samples, most of them (99 %) reaching main, and
-# with MINDEPTH, a stack at least that deep (the recursion's 40 frames +
-# main).  LIVE: the file was written with the clock still running (_exit,
-# a fatal signal: the write's own CPU is sampled after the RUN record took
-# the count, as for the histograms), so the stacks may hold up to 2 % (at
-# least 10) more samples than the RUN record, never fewer.
+# whole NAME FILE [MINDEPTH]: FILE has a STACKS record whose samples plus
+# lost are exactly the run's samples (also when written by _exit or a fatal
+# signal with the clocks running: the profile ends where the write begins,
+# mon_sampler_close), most of them (99 %) reaching main, and with MINDEPTH,
+# a stack at least that deep (the recursion's 40 frames + main).
 whole() {
 	if [ ! -s "$2" ]; then
 		not_ok "$1" "no profile $2"
 		return
 	fi
-	live=${4:-0}
 	set -- "$1" "$2" "${3:-0}" $(stacks_of "$2")
 	run=$(info "$2" samples)
 	why=$(awk -v have="$4" -v s="$6" -v lost="$7" -v reach="${10}" -v md="${11}" -v want="$3" \
-	    -v run="$run" -v live="$live" 'BEGIN {
+	    -v run="$run" 'BEGIN {
 		if (have != 1) { print "no STACKS record"; exit }
-		slack = live ? (run / 50 > 10 ? run / 50 : 10) : 0
-		if (s + lost < run || s + lost > run + slack) {
-			printf "stacks %d + lost %d != samples %d (slack %d)", s, lost, run, slack; exit
-		}
+		if (s + lost != run) { printf "stacks %d + lost %d != samples %d", s, lost, run; exit }
 		if (s < 50) { printf "only %d samples in stacks", s; exit }
 		if (reach < 0.99 * s) { printf "%d of %d samples reach main (%.2f %%)", reach, s, 100 * reach / s; exit }
 		if (md < want) { printf "deepest stack %d frames, want >= %d", md, want; exit }
@@ -181,6 +175,6 @@ fi
 
 # ---- 6. _exit and a fatal signal: written like the flat profile -------------
 "$MONRUN" -o "$T/qe.out" "$T/paths" _exit 0.2 >/dev/null 2>&1
-whole stacks_exit_underscore "$T/qe.out" 42 live
+whole stacks_exit_underscore "$T/qe.out" 42
 "$MONRUN" -o "$T/ab.out" "$T/paths" abort 0.2 >/dev/null 2>&1
-whole stacks_fatal_signal "$T/ab.out" 42 live
+whole stacks_fatal_signal "$T/ab.out" 42
