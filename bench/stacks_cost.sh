@@ -21,7 +21,8 @@
 # (their thread CPU as it printed it: the time the clock ran) / the asked
 # rate, with the rate the runtime set (it lowers above 1000 Hz a rate whose
 # measured tick cost would take more than a quarter of the CPU).  Not part
-# of make check.
+# of make check.  Last, bench/stacks_walk.c: the walk and the table's add
+# alone, in the thread's own CPU time, at 10 and 40 frames under main.
 #   sh bench/stacks_cost.sh [BUILD_DIR] [ROUNDS] [RUNS] [RATES]
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -31,6 +32,8 @@ RATES=${4:-"100 1000 4000"}
 need_tools linux-perf
 $CC -O2 -fomit-frame-pointer -o "$W/paths" "$ROOT/tests/progs/stacks_paths.c" || die "build paths"
 $CC -O2 -o "$W/rusage" "$BENCH/rusage.c" || die "build rusage"
+$CC -O2 -fomit-frame-pointer -I"$ROOT/include" -I"$ROOT/lib" -I"$ROOT/format" -o "$W/stacks_walk" \
+	"$BENCH/stacks_walk.c" "$B/lib/libmon.a" -ldl -lpthread -lrt || die "build stacks_walk"
 $CC -O1 -I"$ROOT/format" -o "$W/mon_dump" "$ROOT/tests/progs/mon_dump.c" "$ROOT"/format/*.c ||
 	die "build mon_dump"
 cd "$W" || exit 1
@@ -77,7 +80,7 @@ for rate in $RATES; do
 		a=- set=- own=-
 		if [ "$cfg" != perf ]; then
 			a=$(median "$W/$cfg.$rate.ach")
-			set=$(sort -n "$W/$cfg.$rate.set" | uniq -c | awk '{ printf "%s%sx%s", NR > 1 ? "," : "", $1, $2 }')
+			set=$(sort -n "$W/$cfg.$rate.set" | uniq -c | awk '{ printf "%s%sx%s", (NR > 1 ? "," : ""), $1, $2 }')
 		fi
 		[ "$cfg" = stacks ] && own=$(awk -v c="$c" -v f="$fl" -v n="$n" 'BEGIN { printf "%.2f", (c - f) / n * 1e6 }')
 		awk -v r="$rate" -v cfg="$cfg" -v c="$c" -v n="$n" -v p="$plain" -v a="$a" -v own="$own" \
@@ -88,3 +91,6 @@ for rate in $RATES; do
 	printf "%6s %-7s %9.3f   (perf report: the unwinding perf record left to do)\n" "" "+report" \
 	    "$(least "$W/report.$rate.cpu")"
 done
+echo "the stack sink's own work (bench/stacks_walk.c, thread CPU time, 200000 times each):"
+"$W/stacks_walk" 10 | sed 's/^/  depth 10: /'
+"$W/stacks_walk" 40 | sed 's/^/  depth 40: /'
