@@ -22,8 +22,10 @@
  * depth and PCs with each READY slot on its probe path; equal: an atomic
  * add to the slot's count.  A slot still FILLING is skipped: the same stack
  * may then get a second slot, which the reader adds up (mon.out.5).  No
- * lock, no allocation, no system call but gettid (the sampler's
- * MON_SINK_TID): several threads' handlers insert at once.
+ * lock, no allocation, no system call (the thread's id comes from the
+ * sampler's per-thread cache, MON_SINK_TID): several threads' handlers
+ * insert at once.  Measured (bench/stacks_walk.c): a walk of 45 frames
+ * 0.8 us, the add 0.1 us.
  *
  * Memory: the slots and the pool are anonymous mappings, backed only where
  * a stack was stored; the defaults (16384 stacks of 64 PCs) map
