@@ -651,9 +651,15 @@ restore:
 static const uint8_t restorer[9] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 
 /* One FDE at p (its length field), with the object's text range. */
+struct cie_cache {
+	const uint8_t *at;	/* the CIE last parsed, or NULL */
+	int ok;
+	struct cie cie;
+};
+
 static void do_fde(const uint8_t *p, const uint8_t *limit, const uint8_t *frame_start,
 		   uintptr_t bias, uintptr_t lo, uintptr_t hi, struct rowbuf *b,
-		   const struct objmem *m)
+		   const struct objmem *m, struct cie_cache *cc)
 {
 	struct cur c = { p, limit, 0 };
 	uint64_t len = fixed(&c, 4);
@@ -667,9 +673,13 @@ static void do_fde(const uint8_t *p, const uint8_t *limit, const uint8_t *frame_
 	const uint8_t *ciep = idp - id;
 	if (c.bad || ciep < frame_start || ciep >= limit)
 		return;
-	struct cie ci;
-	if (parse_cie(ciep, limit, &ci, m) < 0)
+	if (cc->at != ciep) {
+		cc->at = ciep;
+		cc->ok = parse_cie(ciep, limit, &cc->cie, m) == 0;
+	}
+	if (!cc->ok)
 		return;
+	struct cie ci = cc->cie;
 	uintptr_t start = encoded(&c, ci.fde_enc, 0, m);
 	uintptr_t range = encoded(&c, ci.fde_enc & 0x0f, 0, m);
 	if (c.bad || range == 0 || start < lo || start >= hi || range > hi - start)
@@ -772,10 +782,16 @@ static size_t squeeze(struct urow *r, size_t n)
 	return k;
 }
 
+/* FNV-1a over 8-byte words (the tail bytewise). */
 static uint64_t fnv(const uint8_t *p, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
+	uint64_t h = 0xcbf29ce484222325ull, w;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0x100000001b3ull;
+	}
+	for (; i < n; i++)
 		h = (h ^ p[i]) * 0x100000001b3ull;
 	return h;
 }
@@ -804,6 +820,13 @@ static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph, ui
 	if (limit == NULL)
 		return;
 	struct rowbuf b = { NULL, 0, 0, 0 };
+	struct cie_cache cc = { NULL, 0, { 0 } };
+	/* About 5 rows an FDE: size the buffer from the header's FDE count. */
+	uintptr_t nfde = encoded(&c, hdr[2], (uintptr_t)hdr, &m);
+	if (!c.bad && nfde > 0 && nfde < (1u << 24)) {
+		b.r = mon_alloc(nfde * 5 * sizeof *b.r);
+		b.cap = b.r ? nfde * 5 : 0;
+	}
 	const uint8_t *start = (const uint8_t *)frame, *p = start;
 	uintptr_t bias = info->dlpi_addr;
 	while ((size_t)(limit - p) >= 4) {
@@ -824,7 +847,7 @@ static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph, ui
 		uint32_t id;
 		memcpy(&id, p + head, 4);
 		if (id != 0)
-			do_fde(p, limit, start, bias, lo, hi, &b, &m);
+			do_fde(p, limit, start, bias, lo, hi, &b, &m, &cc);
 		p += head + len;
 	}
 	if (b.nomem || sort_rows(b.r, b.n) < 0) {
