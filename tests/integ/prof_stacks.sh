@@ -129,6 +129,12 @@ for code in stacks-lost stacks-truncated stacks-depth stacks-jit; do
 	check "json_warning_$code" test $? -eq 0
 done
 
+# -s: the stacks' counts in one line.
+"$PROF" -m s.mon -s >/dev/null 2>sum.err
+grep 'call stacks' sum.err >why
+check summary_stacks test "$(grep '^call stacks' sum.err)" = \
+	"call stacks: 1119 samples with a stack, 50 without (the runtime's table was full), 8 ended early, 4 cut at the depth limit, 2 stopped at JIT code"
+
 # A profile without stacks: no inclusive columns, no stack warnings.
 ./craft plain.mon -o "stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x8000:100 -b 56:7 ||
 	not_ok craft_plain
