@@ -42,7 +42,10 @@
  * gives the flat profile, a row's one-location sample then holds only the
  * histogram time its stacks do not explain (per file: histogram samples
  * minus the stack samples whose leaf is in the row, when positive: stacks
- * lost to a full table, or time the histogram's split gave the row).
+ * lost to a full table, or time the histogram's split gave the row).  So a
+ * row's own time in the flat view is its histogram time, or its stacks'
+ * leaf samples where those are more (a bin split at a function's edge
+ * gave it less than the exact PCs of the stacks say).
  * Inclusive time of a function: the samples of every sample whose stack
  * holds it, each sample once however often recursion repeats it.
  */
