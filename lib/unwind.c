@@ -1105,7 +1105,7 @@ static long vm_read(struct reader *r, struct iovec *local, unsigned long nl, str
 }
 
 /* 1 if every page of [lo, hi) (page-aligned) can be read: one byte of each,
- * by process_vm_readv, 1024 pages (IOV_MAX) a call. */
+ * by process_vm_readv, 256 pages a call. */
 static int pages_readable(struct reader *r, uintptr_t lo, uintptr_t hi)
 {
 	struct iovec remote[256], local;
