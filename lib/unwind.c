@@ -969,42 +969,25 @@ static void fork_child(void)
 }
 
 /* The end of the main thread's stack mapping, "[stack]" in /proc/self/maps
- * (proc(5)); 0 if not found.  Read with read(2) through a fixed buffer. */
+ * (proc(5): "LO-HI perms offset dev inode   path"); 0 if not found. */
+static int stack_line(char *l, size_t len, void *arg)
+{
+	uint64_t lo, hi;
+	const char *c = l;
+	if (len <= 7 || strcmp(l + len - 7, "[stack]") != 0 || !mon_hexval(&c, &lo) || *c++ != '-' ||
+	    !mon_hexval(&c, &hi))
+		return 0;
+	*(uintptr_t *)arg = (uintptr_t)hi;
+	return 1;
+}
+
 static uintptr_t find_main_stack_top(void)
 {
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	char buf[4096];
-	size_t fill = 0;
 	uintptr_t top = 0;
-	for (;;) {
-		ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		fill += (size_t)k;
-		buf[fill] = '\0';
-		size_t at = 0;
-		for (char *nl; top == 0 && (nl = strchr(buf + at, '\n')) != NULL; at = (size_t)(nl - buf) + 1) {
-			*nl = '\0';
-			const char *l = buf + at;
-			size_t len = strlen(l);
-			if (len > 7 && strcmp(l + len - 7, "[stack]") == 0) {
-				uint64_t lo, hi;
-				const char *c = l;
-				if (mon_hexval(&c, &lo) && *c++ == '-' && mon_hexval(&c, &hi))
-					top = (uintptr_t)hi;
-			}
-		}
-		if (top != 0)
-			break;
-		if (at == 0 && fill == sizeof buf - 1)
-			at = fill;	/* a line longer than the buffer: dropped */
-		memmove(buf, buf + at, fill - at);
-		fill -= at;
-	}
+	mon_fd_each_line(fd, stack_line, &top);
 	close(fd);
 	return top;
 }
