@@ -127,6 +127,7 @@ static struct usnap *retired[RETIRED_MAX];	/* snapshots whose walkers did not dr
 static unsigned nretired;
 static pid_t own_pid;			/* for process_vm_readv: set by refresh and in a fork child */
 static uintptr_t main_stack_top;	/* end of the "[stack]" mapping (proc(5)), or 0 */
+static uintptr_t main_self;		/* the main thread's pthread_self(), or 0 */
 /* This thread's stack as far as a walk verified it: [lo, hi) is mapped and
  * stays mapped while the thread lives (see reader_at). */
 static __thread uintptr_t tstack_lo __attribute__((tls_model("initial-exec")));
@@ -995,6 +996,9 @@ static uintptr_t find_main_stack_top(void)
 __attribute__((constructor)) static void unwind_init(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* The main thread's descriptor is not on its stack (see reader_at). */
+	if (syscall(SYS_gettid) == syscall(SYS_getpid))
+		main_self = (uintptr_t)pthread_self();
 }
 
 int mon_unwind_refresh(void)
@@ -1111,9 +1115,11 @@ static int pages_readable(struct reader *r, uintptr_t lo, uintptr_t hi)
 #define THREAD_STACK_MAX (64u << 20)	/* larger distances are not taken for a stack */
 
 /* Start reading at sp.  When sp is in this thread's own stack — below its
- * descriptor (pthread_self(), which glibc puts at the top of the thread's
- * stack block, a guard page under it) or below the end of the main
- * thread's "[stack]" mapping (a guard gap under it) — and every page from
+ * descriptor (pthread_self(), which glibc puts at the top of the stack
+ * block of every thread but the main one, a guard page under it) or below
+ * the end of the main thread's "[stack]" mapping (a guard gap under it;
+ * the main thread's descriptor is elsewhere, among the mappings of the
+ * libraries) — and every page from
  * sp's up to that top is mapped, that range stays mapped while the thread
  * lives: it is kept in TLS and read directly by every later walk of the
  * thread (checked once, extended downwards as the stack deepens).
@@ -1130,7 +1136,7 @@ static void reader_at(struct reader *r, uintptr_t sp)
 	}
 	uintptr_t self = (uintptr_t)pthread_self(), top = 0;
 	uintptr_t mtop = __atomic_load_n(&main_stack_top, __ATOMIC_RELAXED);
-	if (sp < self && self - sp < THREAD_STACK_MAX)
+	if (self != main_self && main_self != 0 && sp < self && self - sp < THREAD_STACK_MAX)
 		top = (self + PAGE) & ~(uintptr_t)(PAGE - 1);
 	else if (sp < mtop && mtop - sp < THREAD_STACK_MAX)
 		top = mtop;
