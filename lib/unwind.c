@@ -127,6 +127,7 @@ static struct usnap *retired[RETIRED_MAX];	/* snapshots whose walkers did not dr
 static unsigned nretired;
 static pid_t own_pid;			/* for process_vm_readv: set by refresh and in a fork child */
 static uintptr_t main_stack_top;	/* end of the "[stack]" mapping (proc(5)), or 0 */
+static uintptr_t main_self;		/* the main thread's pthread_self(), or 0 */
 /* This thread's stack as far as a walk verified it: [lo, hi) is mapped and
  * stays mapped while the thread lives (see reader_at). */
 static __thread uintptr_t tstack_lo __attribute__((tls_model("initial-exec")));
@@ -969,42 +970,25 @@ static void fork_child(void)
 }
 
 /* The end of the main thread's stack mapping, "[stack]" in /proc/self/maps
- * (proc(5)); 0 if not found.  Read with read(2) through a fixed buffer. */
+ * (proc(5): "LO-HI perms offset dev inode   path"); 0 if not found. */
+static int stack_line(char *l, size_t len, void *arg)
+{
+	uint64_t lo, hi;
+	const char *c = l;
+	if (len <= 7 || strcmp(l + len - 7, "[stack]") != 0 || !mon_hexval(&c, &lo) || *c++ != '-' ||
+	    !mon_hexval(&c, &hi))
+		return 0;
+	*(uintptr_t *)arg = (uintptr_t)hi;
+	return 1;
+}
+
 static uintptr_t find_main_stack_top(void)
 {
 	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	char buf[4096];
-	size_t fill = 0;
 	uintptr_t top = 0;
-	for (;;) {
-		ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		fill += (size_t)k;
-		buf[fill] = '\0';
-		size_t at = 0;
-		for (char *nl; top == 0 && (nl = strchr(buf + at, '\n')) != NULL; at = (size_t)(nl - buf) + 1) {
-			*nl = '\0';
-			const char *l = buf + at;
-			size_t len = strlen(l);
-			if (len > 7 && strcmp(l + len - 7, "[stack]") == 0) {
-				uint64_t lo, hi;
-				const char *c = l;
-				if (mon_hexval(&c, &lo) && *c++ == '-' && mon_hexval(&c, &hi))
-					top = (uintptr_t)hi;
-			}
-		}
-		if (top != 0)
-			break;
-		if (at == 0 && fill == sizeof buf - 1)
-			at = fill;	/* a line longer than the buffer: dropped */
-		memmove(buf, buf + at, fill - at);
-		fill -= at;
-	}
+	mon_fd_each_line(fd, stack_line, &top);
 	close(fd);
 	return top;
 }
@@ -1012,6 +996,9 @@ static uintptr_t find_main_stack_top(void)
 __attribute__((constructor)) static void unwind_init(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* The main thread's descriptor is not on its stack (see reader_at). */
+	if (syscall(SYS_gettid) == syscall(SYS_getpid))
+		main_self = (uintptr_t)pthread_self();
 }
 
 int mon_unwind_refresh(void)
@@ -1105,7 +1092,7 @@ static long vm_read(struct reader *r, struct iovec *local, unsigned long nl, str
 }
 
 /* 1 if every page of [lo, hi) (page-aligned) can be read: one byte of each,
- * by process_vm_readv, 1024 pages (IOV_MAX) a call. */
+ * by process_vm_readv, 256 pages a call. */
 static int pages_readable(struct reader *r, uintptr_t lo, uintptr_t hi)
 {
 	struct iovec remote[256], local;
@@ -1128,9 +1115,11 @@ static int pages_readable(struct reader *r, uintptr_t lo, uintptr_t hi)
 #define THREAD_STACK_MAX (64u << 20)	/* larger distances are not taken for a stack */
 
 /* Start reading at sp.  When sp is in this thread's own stack — below its
- * descriptor (pthread_self(), which glibc puts at the top of the thread's
- * stack block, a guard page under it) or below the end of the main
- * thread's "[stack]" mapping (a guard gap under it) — and every page from
+ * descriptor (pthread_self(), which glibc puts at the top of the stack
+ * block of every thread but the main one, a guard page under it) or below
+ * the end of the main thread's "[stack]" mapping (a guard gap under it;
+ * the main thread's descriptor is elsewhere, among the mappings of the
+ * libraries) — and every page from
  * sp's up to that top is mapped, that range stays mapped while the thread
  * lives: it is kept in TLS and read directly by every later walk of the
  * thread (checked once, extended downwards as the stack deepens).
@@ -1147,7 +1136,7 @@ static void reader_at(struct reader *r, uintptr_t sp)
 	}
 	uintptr_t self = (uintptr_t)pthread_self(), top = 0;
 	uintptr_t mtop = __atomic_load_n(&main_stack_top, __ATOMIC_RELAXED);
-	if (sp < self && self - sp < THREAD_STACK_MAX)
+	if (self != main_self && main_self != 0 && sp < self && self - sp < THREAD_STACK_MAX)
 		top = (self + PAGE) & ~(uintptr_t)(PAGE - 1);
 	else if (sp < mtop && mtop - sp < THREAD_STACK_MAX)
 		top = mtop;
