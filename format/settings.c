@@ -10,6 +10,8 @@
  *   MONPROF_SNAPSHOT  a signal: USR1, SIGUSR2, a number, RTMIN+N
  *   MONPROF_OUT       a file name, not empty (monrun -o)
  *   MONPROF_FOLLOW    0 or 1 (monrun -f)
+ *   MONPROF_STACK_DEPTH  PCs kept per call stack, 0..512 (0: no stacks; monrun -d)
+ *   MONPROF_STACK_TABLE  unique call stacks the table holds, 16..4194304
  *   MONPROF_AUTO      a process ID, or ppid:PID (set by monrun and by
  *                     libmon at exec and posix_spawn)
  *   MONPROF_EXEC      libmon's state for a followed exec (lib/follow.c:
@@ -89,6 +91,12 @@ const char *mon_setting_problem(const char *name, const char *v)
 			: "not a signal (USR1, SIGUSR2, a number, RTMIN+N)";
 	if (strcmp(name, "MONPROF_FOLLOW") == 0)
 		return !strcmp(v, "0") || !strcmp(v, "1") ? NULL : "the value is 0 or 1";
+	if (strcmp(name, "MONPROF_STACK_DEPTH") == 0)
+		return decimal(v, 0, MON_SETTING_STACK_DEPTH_MAX) ? NULL
+			: "the stack depth is 0 to 512 PCs (0: no call stacks)";
+	if (strcmp(name, "MONPROF_STACK_TABLE") == 0)
+		return decimal(v, MON_SETTING_STACK_TABLE_MIN, MON_SETTING_STACK_TABLE_MAX) ? NULL
+			: "the stack table holds 16 to 4194304 stacks";
 	if (strcmp(name, "MONPROF_AUTO") == 0)
 		return decimal(v + (strncmp(v, "ppid:", 5) == 0 ? 5 : 0), 1, 0x7fffffff) ? NULL
 			: "not a process ID";
@@ -97,7 +105,7 @@ const char *mon_setting_problem(const char *name, const char *v)
 
 const char *const mon_setting_names[] = { "MONPROF_RATE", "MONPROF_CLOCK", "MONPROF_SIGNAL",
 					   "MONPROF_SNAPSHOT", "MONPROF_FOLLOW", "MONPROF_AUTO",
-					   NULL };
+					   "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE", NULL };
 
 const char *mon_settings_first_problem(const char **name, const char **value)
 {

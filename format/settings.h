@@ -9,6 +9,9 @@
 #define MON_SETTINGS_H
 
 #define MON_SETTING_RATE_MAX 20000
+#define MON_SETTING_STACK_DEPTH_MAX 512		/* MONPROF_STACK_DEPTH */
+#define MON_SETTING_STACK_TABLE_MIN 16		/* MONPROF_STACK_TABLE */
+#define MON_SETTING_STACK_TABLE_MAX 4194304
 
 #if defined(__GNUC__)
 #define MON_SETTINGS_HIDDEN __attribute__((visibility("hidden")))

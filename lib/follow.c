@@ -13,7 +13,8 @@
  *                     ppid:PID for a posix_spawn child (its parent's pid)
  *   MONPROF_FOLLOW    1 if this image profiles its fork children, else 0
  *   MONPROF_OUT       the -o file, absolute
- *   MONPROF_RATE, MONPROF_CLOCK, MONPROF_SIGNAL, MONPROF_SNAPSHOT
+ *   MONPROF_RATE, MONPROF_CLOCK, MONPROF_SIGNAL, MONPROF_SNAPSHOT,
+ *   MONPROF_STACK_DEPTH, MONPROF_STACK_TABLE
  *                     the settings this image started with
  *   MONPROF_EXEC      the state the new image continues: netstrings
  *                     (LEN:BYTES,) holding the root pid (the process whose
@@ -62,13 +63,15 @@ static int image_no = 1;	/* this image's number in its process */
 static struct image *chain;	/* earlier images of this process */
 static size_t nchain;
 static char *self_exe;		/* this image's executable */
-static char *settings[4];	/* "NAME=value" as found at start, NULL if unset */
-static const char *const setting_names[4] = { "MONPROF_RATE", "MONPROF_CLOCK",
-					      "MONPROF_SIGNAL", "MONPROF_SNAPSHOT" };
+static char *settings[6];	/* "NAME=value" as found at start, NULL if unset */
+static const char *const setting_names[6] = { "MONPROF_RATE", "MONPROF_CLOCK",
+					      "MONPROF_SIGNAL", "MONPROF_SNAPSHOT",
+					      "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE" };
 /* Variables we set for the new image (and drop from the one given). */
 static const char *const ours[] = { "MONPROF_AUTO=", "MONPROF_FOLLOW=", "MONPROF_OUT=",
 				    "MONPROF_RATE=", "MONPROF_CLOCK=", "MONPROF_SIGNAL=",
-				    "MONPROF_SNAPSHOT=", "MONPROF_EXEC=", "LD_PRELOAD=" };
+				    "MONPROF_SNAPSHOT=", "MONPROF_STACK_DEPTH=",
+				    "MONPROF_STACK_TABLE=", "MONPROF_EXEC=", "LD_PRELOAD=" };
 
 /* At exec: what this image wrote (for the IMAGES record) and runs next. */
 static char written[PATH_MAX + 64];

@@ -39,6 +39,7 @@
 #include "runfacts.h"
 #include "sampler.h"
 #include "settings.h"
+#include "stacks.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -57,6 +58,7 @@ static struct {
 static WORD *own_bins;		/* monstartup()'s buffer */
 static int whole;		/* whole-process mode: object histograms (objhist.c) */
 static int follow_forks = 1;	/* whole mode: fork children go on profiling */
+static int with_stacks;		/* whole mode or monstartup(): call stacks (stacks.c) */
 
 /* Prepared for the writer. */
 static struct monout_object *objects;
@@ -320,6 +322,8 @@ static int fill(struct monout_writer *w, void *arg)
 		}
 	if (mon_objhist_put_extra(w, vdso, vdso_bias) < 0)
 		return -1;
+	if (mon_stacks_put(w) < 0)
+		return -1;
 	if (mon_count_put(w) < 0)
 		return -1;
 	return mon_follow_put(w);
@@ -462,6 +466,7 @@ static void fork_reset(void)
 		return;
 	mon_count_reset();
 	mon_objhist_reset();
+	mon_stacks_reset();
 	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
 		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 }
@@ -476,6 +481,7 @@ static void fork_child(void)
 		finished = 1;
 		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
 		mon_objhist_stop();
+		mon_stacks_stop();
 		return;
 	}
 }
@@ -485,6 +491,7 @@ static void fork_child(void)
 static void after_dlopen(void)
 {
 	pid_t self = mon_gettid(), none = 0;
+	mon_stacks_loaded();
 	if (__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)) {
 		refresh_objects();
@@ -531,6 +538,29 @@ static int setup(int mode)
 	mon_fatal_install(&calls);
 	started = 1;
 	return 0;
+}
+
+/* Call stacks on, before the clocks (every sample then has its stack).
+ * They cannot start (no memory for the table): the
+ * flat profile goes on, and stderr says so once.  Under lock. */
+static void stacks_on(void)
+{
+	static int told;
+	if (mon_stacks_start() == 0 || told)
+		return;
+	told = 1;
+	int e = errno;
+	static const char lead[] = "monprof: no call stacks in this profile: ";
+	const char *why = strerrordesc_np(e);
+	struct iovec v[3] = {
+		{ (void *)lead, sizeof lead - 1 },
+		{ (void *)(why ? why : "unknown error"), strlen(why ? why : "unknown error") },
+		{ (void *)"\n", 1 },
+	};
+	ssize_t r;
+	do
+		r = writev(STDERR_FILENO, v, 3);
+	while (r < 0 && errno == EINTR);
 }
 
 /* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
@@ -639,7 +669,18 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	if (main_text(&tlo, &thi) == 0 && lo < tlo)
 		lo = tlo;
 	int was_started = started;
-	int rc = lo >= hi ? mon_fail(EINVAL) : start_default(lo, hi, MON_MODE_EXPLICIT, 1);
+	int rc = lo >= hi ? mon_fail(EINVAL) : setup(MON_MODE_EXPLICIT);
+	if (rc == 0) {
+		stacks_on();	/* before the clock: every sample has its stack */
+		rc = start_default(lo, hi, MON_MODE_EXPLICIT, 1);
+		if (rc == 0)
+			with_stacks = 1;
+		else if (!with_stacks) {
+			int e = errno;
+			mon_stacks_stop();
+			errno = e;
+		}
+	}
 	int e = errno;
 	if (rc < 0 && !was_started)
 		started = 0;	/* nothing started: no file at exit */
@@ -655,9 +696,15 @@ static int start_whole(void)
 {
 	if (setup(MON_MODE_AUTO) < 0)
 		return -1;
-	if (mon_objhist_start(4) < 0)
+	stacks_on();
+	if (mon_objhist_start(4) < 0) {
+		int e = errno;
+		mon_stacks_stop();
+		errno = e;
 		return -1;
+	}
 	whole = 1;
+	with_stacks = 1;
 	finished = 0;
 	paused = 0;
 	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
@@ -729,6 +776,8 @@ void mon_finish(int reason)
 		profil_off();
 	if (whole)
 		mon_objhist_stop();
+	if (with_stacks)
+		mon_stacks_stop();
 	pthread_mutex_unlock(&lock);
 	mon_write_profile(reason, 0, 0, 0);
 }
@@ -760,6 +809,8 @@ MON_EXPORT int moncontrol(int mode)
 	}
 	int was = !paused;
 	if (mode && paused) {
+		if (with_stacks)
+			stacks_on();
 		if (hist.bins != NULL)
 			profil(hist.bins, hist.nbins * sizeof(WORD), hist.lowpc, hist.scale);
 		if (whole)
@@ -772,6 +823,8 @@ MON_EXPORT int moncontrol(int mode)
 			profil_off();
 		if (whole)
 			mon_objhist_stop();
+		if (with_stacks)
+			mon_stacks_stop();
 		paused = 1;
 	}
 	pthread_mutex_unlock(&lock);

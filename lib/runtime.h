@@ -12,6 +12,9 @@
  *   threads.c   the table of armed threads, pthread_create, fork
  *   exec.c      the exec family: profiling off before the new image
  *   objects.c   the loaded objects (objects.h)
+ *   unwind.c    the stack unwinder: CFI tables per object, walks from a
+ *               tick's ucontext (unwind.h); uses objects.c, alloc.c, util.c
+ *   stacks.c    the call stacks' table, the sampler's observer (stacks.h)
  *   util.c      mon_fail, mon_gettid, mon_writable, mon_fd_each_line, mon_lock (a leaf)
  * No two of libmon's files use each other (tests/integ/lib_layers.sh):
  * where a lower file must reach a higher one, it calls a function it was

@@ -4,10 +4,12 @@
  * The clock's signal handler (clock.c) hands every tick here as
  * (context, pc, weight).  The sampler offers it to the registered sinks in
  * slot order (sampler.h): profil()'s buffer (profil.c), then the
- * whole-process object histograms (objhist.c); a third, call stacks, can
- * take a slot of its own.  The first sink that charges the tick, or says
- * it is lost, ends the offer.  The counters of struct mon_stats follow the
- * sinks' answers:
+ * whole-process object histograms (objhist.c).  The first sink that
+ * charges the tick, or says it is lost, ends the offer.  Observers
+ * (MON_SINK_OBSERVE: the call stacks, stacks.c) are left out of the offer
+ * and shown every tick that turned out a sample, after it, so that a stack
+ * is recorded for every sample whichever histogram counted it.  The
+ * counters of struct mon_stats follow the charging sinks' answers:
  *
  *   a sink took it           samples and counted (saturated for the part
  *                            that did not fit a full bin)
@@ -43,6 +45,7 @@
 
 static const struct mon_sink *sinks[MON_SINKS];
 static unsigned want_tid;	/* some sink has MON_SINK_TID */
+static unsigned observers;	/* some sink has MON_SINK_OBSERVE */
 static unsigned inflight;	/* handlers between entry and exit */
 static int users;		/* MON_USER_* bits holding the clocks */
 static int closed;		/* the profile ended (mon_sampler_close): ticks count nowhere */
@@ -50,6 +53,26 @@ static int closed;		/* the profile ended (mon_sampler_close): ticks count nowher
 static struct {
 	uint64_t samples, counted, dropped, saturated, lost;
 } stats;
+
+/* The thread's id for MON_SINK_TID, asked of the kernel once per thread:
+ * gettid costs 0.3-1.5 us a call on this VM (a system call), as much as a
+ * whole stack walk.  A fork child's threads are new: mon_sampler_reset
+ * changes the generation, so each asks again (runfacts.c's pattern). */
+static unsigned tid_gen = 1;
+static __thread struct {
+	unsigned gen;
+	pid_t tid;
+} tid_cache __attribute__((tls_model("initial-exec")));
+
+static pid_t cached_tid(void)
+{
+	unsigned g = __atomic_load_n(&tid_gen, __ATOMIC_RELAXED);
+	if (tid_cache.gen != g) {
+		tid_cache.tid = mon_gettid();
+		tid_cache.gen = g;
+	}
+	return tid_cache.tid;
+}
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
@@ -62,12 +85,12 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 		goto out;
 	struct mon_sample s = { pc, weight, context, 0 };
 	if (__atomic_load_n(&want_tid, __ATOMIC_RELAXED))
-		s.tid = mon_gettid();
+		s.tid = cached_tid();
 	int verdict = MON_SINK_OFF, outside = 0, changing = 0;
 	uint64_t saturated = 0;
 	for (unsigned i = 0; i < MON_SINKS && verdict == MON_SINK_OFF; i++) {
 		const struct mon_sink *k = __atomic_load_n(&sinks[i], __ATOMIC_ACQUIRE);
-		if (k == NULL)
+		if (k == NULL || (k->flags & MON_SINK_OBSERVE))
 			continue;
 		int v = k->take(&s, &saturated);
 		if (v == MON_SINK_OUTSIDE)
@@ -99,6 +122,14 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 		ADD(stats.dropped, weight);
 		break;
 	}
+	if (__atomic_load_n(&observers, __ATOMIC_RELAXED)) {
+		for (unsigned i = 0; i < MON_SINKS; i++) {
+			const struct mon_sink *k = __atomic_load_n(&sinks[i], __ATOMIC_ACQUIRE);
+			uint64_t ignored = 0;
+			if (k != NULL && (k->flags & MON_SINK_OBSERVE))
+				(void)k->take(&s, &ignored);
+		}
+	}
 out:
 	__atomic_sub_fetch(&inflight, 1, __ATOMIC_RELEASE);
 }
@@ -108,11 +139,15 @@ void mon_sampler_set_sink(unsigned slot, const struct mon_sink *sink)
 	if (slot >= MON_SINKS)
 		return;
 	__atomic_store_n(&sinks[slot], sink, __ATOMIC_RELEASE);
-	unsigned tid = 0;
-	for (unsigned i = 0; i < MON_SINKS; i++)
+	unsigned tid = 0, obs = 0;
+	for (unsigned i = 0; i < MON_SINKS; i++) {
 		if (sinks[i] != NULL && (sinks[i]->flags & MON_SINK_TID))
 			tid = 1;
+		if (sinks[i] != NULL && (sinks[i]->flags & MON_SINK_OBSERVE))
+			obs = 1;
+	}
 	__atomic_store_n(&want_tid, tid, __ATOMIC_RELAXED);
+	__atomic_store_n(&observers, obs, __ATOMIC_RELAXED);
 }
 
 void mon_sampler_quiesce(void)
@@ -159,6 +194,7 @@ void mon_sampling_release(int user)
 
 void mon_sampler_reset(void)
 {
+	__atomic_add_fetch(&tid_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&closed, 0, __ATOMIC_RELAXED);
 	STORE(stats.samples, 0);
 	STORE(stats.counted, 0);

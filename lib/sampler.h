@@ -5,7 +5,9 @@
  * the CPU, at the PC where it was interrupted; it weighs one or more
  * samples (a sample is one period of the clock, 1/rate CPU-seconds).  The
  * sampler hands each tick to the sinks registered with it, in slot order,
- * until one charges it, and keeps the counters of struct mon_stats.
+ * until one charges it, and keeps the counters of struct mon_stats.  Sinks
+ * flagged MON_SINK_OBSERVE (the call stacks) are not in that offer: each
+ * sees every tick that is a sample, after the charging sinks answered.
  */
 #ifndef MON_SAMPLER_H
 #define MON_SAMPLER_H
@@ -38,14 +40,20 @@ struct mon_sink {
 	/* Called in the signal handler: async-signal-safe, no locks, no
 	 * allocation.  *saturated is 0 on entry. */
 	int (*take)(const struct mon_sample *s, uint64_t *saturated);
-	unsigned flags;		/* MON_SINK_TID: fill mon_sample.tid (a system call) */
+	unsigned flags;		/* MON_SINK_TID, MON_SINK_OBSERVE */
 };
-#define MON_SINK_TID 1u
+#define MON_SINK_TID 1u		/* fill mon_sample.tid (gettid, once per thread) */
+#define MON_SINK_OBSERVE 2u	/* an observer: offered every tick that is a sample
+				 * (whatever sink charged it, or none: dropped, lost),
+				 * after the charging sinks; its answer is ignored and
+				 * no counter depends on it */
 
 /* The slots, in the order a tick is offered: profil()'s buffer first, then
- * the whole-process histograms (which take what profil()'s range leaves). */
+ * the whole-process histograms (which take what profil()'s range leaves);
+ * the call stacks' observer (stacks.c) after them. */
 #define MON_SINK_PROFIL 0
 #define MON_SINK_OBJHIST 1
+#define MON_SINK_STACKS 2
 #define MON_SINKS 4
 
 /* The tick path: offer one tick to the sinks and count it.  clock.c's
@@ -84,7 +92,8 @@ MON_HIDDEN void mon_sampler_stats(struct mon_stats *st);
  * Async-signal-safe; mon_sampler_reset opens it again. */
 MON_HIDDEN void mon_sampler_close(void);
 
-/* Zero the counters (a fork child, before its clock runs). */
+/* Zero the counters (a fork child, before its clock runs); the threads'
+ * ids are asked anew. */
 MON_HIDDEN void mon_sampler_reset(void);
 
 #endif /* MON_SAMPLER_H */

@@ -90,6 +90,9 @@ MONPROF_CLOCK cpu the clock is perf, thread or itimer
 MONPROF_SIGNAL 10 the signal is a real-time signal
 MONPROF_SNAPSHOT NOSUCH not a signal
 MONPROF_FOLLOW yes the value is 0 or 1
+MONPROF_STACK_DEPTH 513 the stack depth is 0 to 512
+MONPROF_STACK_DEPTH -1 the stack depth is 0 to 512
+MONPROF_STACK_TABLE 15 the stack table holds 16 to 4194304
 LIST
 
 # Valid values are taken without a word.

@@ -12,6 +12,15 @@
  *                                  number of distinct callers
  *   mon_dump FILE ticks LO SIZE    histogram ticks in bins that lie wholly
  *                                  inside [LO, LO+SIZE), then the total ticks
+ *   mon_dump FILE stacks LO SIZE   the STACKS record(s): "stacks HAVE entries N
+ *                                  samples S lost L truncated T depth D
+ *                                  reach R maxdepth M threads K tid0 I", R the samples
+ *                                  of stacks with a PC in [LO, LO+SIZE) of the
+ *                                  program (main), M the deepest stack, K the
+ *                                  distinct thread ids, then the first
+ *                                  entry's thread id
+ *   mon_dump FILE stacktids        "TID SAMPLES" for each thread in the
+ *                                  STACKS record, the sum of its stacks
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,6 +102,21 @@ int main(int argc, char **argv)
 			       (unsigned long long)m.hists[h].nbins, m.hists[h].scale, m.hists[h].object);
 		goto out;
 	}
+	if (strcmp(what, "stacktids") == 0) {
+		for (size_t i = 0; i < m.nstacks; i++) {
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = m.stacks[j].tid == m.stacks[i].tid;
+			if (seen)
+				continue;
+			uint64_t n = 0;
+			for (size_t j = i; j < m.nstacks; j++)
+				if (m.stacks[j].tid == m.stacks[i].tid)
+					n += m.stacks[j].count;
+			printf("%llu %llu\n", (unsigned long long)m.stacks[i].tid, (unsigned long long)n);
+		}
+		goto out;
+	}
 	if (argc < 5) {
 		rc = 2;
 		goto out;
@@ -118,6 +142,30 @@ int main(int argc, char **argv)
 				callers++;
 			}
 		printf("%llu %llu\n", (unsigned long long)n, (unsigned long long)callers);
+	} else if (strcmp(what, "stacks") == 0) {
+		uint64_t samples = 0, reach = 0, maxd = 0, threads = 0;
+		for (size_t i = 0; i < m.nstacks; i++) {
+			const struct monout_stack *k = &m.stacks[i];
+			samples += k->count;
+			if (k->depth > maxd)
+				maxd = k->depth;
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = m.stacks[j].tid == k->tid;
+			threads += !seen;
+			for (uint32_t d = 0; d < k->depth; d++)
+				if (k->pcs[d] >= lo && k->pcs[d] < hi) {
+					reach += k->count;
+					break;
+				}
+		}
+		printf("stacks %d entries %zu samples %llu lost %llu truncated %llu depth %u "
+		       "reach %llu maxdepth %llu threads %llu tid0 %llu\n",
+		       m.have_stacks, m.nstacks, (unsigned long long)samples,
+		       (unsigned long long)m.stacks_lost, (unsigned long long)m.stacks_truncated,
+		       m.stack_max_depth, (unsigned long long)reach, (unsigned long long)maxd,
+		       (unsigned long long)threads,
+		       (unsigned long long)(m.nstacks ? m.stacks[0].tid : 0));
 	} else if (strcmp(what, "ticks") == 0) {
 		uint64_t in = 0, all = 0;
 		for (size_t h = 0; h < m.nhists; h++) {

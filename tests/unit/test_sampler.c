@@ -22,6 +22,7 @@
 #include "objhist.h"
 #include "runtime.h"
 #include "sampler.h"
+#include "stacks.h"
 
 static struct mon_stats stats(void)
 {
@@ -126,6 +127,72 @@ static void verdicts(void **state)
 	mon_unlock();
 	d = tick_with(MON_SINK_TAKEN, MON_SINK_TAKEN, 0);
 	assert_true(d.samples == 0 && offered[0] == 0 && offered[1] == 0);
+}
+
+/* ---- 1b. an observer sees every sample, and changes no counter ---------- */
+
+static int observed;
+static uint64_t observed_weight;
+static int observe_answer;
+static int observe_take(const struct mon_sample *s, uint64_t *sat)
+{
+	observed++;
+	observed_weight += s->weight;
+	*sat = 3;	/* ignored, like the answer */
+	return observe_answer;
+}
+static const struct mon_sink observer = { observe_take, MON_SINK_OBSERVE };
+
+static void observers(void **state)
+{
+	(void)state;
+	/* The observer in the slot before the fake charging sink: it is
+	 * still not part of the offer. */
+	mon_lock();
+	mon_sampler_set_sink(2, &observer);
+	mon_sampler_set_sink(3, &sink_b);
+	mon_unlock();
+	struct delta d;
+	static const int answers[] = { MON_SINK_OFF, MON_SINK_TAKEN, MON_SINK_OUTSIDE,
+				       MON_SINK_TAKEN, MON_SINK_LOST };
+	for (size_t k = 0; k < sizeof answers / sizeof answers[0]; k++) {
+		observe_answer = answers[k];
+
+		/* Not a sample (no charging sink on): not observed. */
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_OFF, 0);
+		assert_true(d.samples == 0 && observed == 0);
+
+		/* Taken: observed once with the tick's weight, counted as
+		 * before whatever the observer answered. */
+		observed = 0;
+		observed_weight = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_TAKEN, 0);
+		assert_true(d.samples == 5 && d.counted == 5 && d.saturated == 0 && d.lost == 0 &&
+			    d.dropped == 0);
+		assert_true(observed == 1 && observed_weight == 5 && offered[1] == 1);
+
+		/* Dropped (outside every sink on) and lost: samples, observed. */
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_OUTSIDE, 0);
+		assert_true(d.samples == 5 && d.dropped == 5 && d.counted == 0 && observed == 1);
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_LOST, 0);
+		assert_true(d.samples == 5 && d.lost == 5 && observed == 1);
+		observed = 0;
+		d = tick_with(MON_SINK_OFF, MON_SINK_CHANGING, 0);
+		assert_true(d.samples == 5 && d.lost == 5 && observed == 1);
+	}
+	/* Removed: not called any more. */
+	mon_lock();
+	mon_sampler_set_sink(2, NULL);
+	mon_unlock();
+	observed = 0;
+	d = tick_with(MON_SINK_OFF, MON_SINK_TAKEN, 0);
+	assert_true(d.counted == 5 && observed == 0);
+	mon_lock();
+	mon_sampler_set_sink(3, NULL);
+	mon_unlock();
 }
 
 /* ---- 2. turning off while the clocks tick ------------------------------ */
@@ -257,12 +324,69 @@ static void objhist_toggle(void **state)
 	toggle(objhist_on, objhist_off, NULL);
 }
 
+/* The call stacks' observer with the object histograms, toggled while the
+ * clocks tick: every sample has its stack (the stacks' counts plus lost
+ * are exactly the samples), and the flat counters are as without it. */
+static uint64_t stack_samples;
+static int count_stack(uint64_t count, uint64_t tid, uint32_t flags, const uint64_t *pcs,
+		       uint32_t depth, void *arg)
+{
+	(void)tid;
+	(void)flags;
+	(void)pcs;
+	(void)depth;
+	(void)arg;
+	stack_samples += count;
+	return 0;
+}
+
+static int stacks_objhist_on(void *arg)
+{
+	(void)arg;
+	if (mon_stacks_start() < 0)
+		return -1;
+	return mon_objhist_start(4);
+}
+
+static void stacks_objhist_off(void *arg)
+{
+	(void)arg;
+	mon_objhist_stop();
+	mon_stacks_stop();
+}
+
+static void stacks_toggle(void **state)
+{
+	(void)state;
+	assert_int_equal(mon_stacks_start(), 0);	/* makes the table */
+	mon_stacks_stop();
+	const struct mon_stack_table *t = mon_stacks_table();
+	assert_non_null(t);
+	stack_samples = 0;
+	mon_stack_table_each(t, count_stack, NULL);
+	uint64_t before = stack_samples + mon_stack_table_lost(t);
+	struct mon_stats s0 = stats();
+	toggle(stacks_objhist_on, stacks_objhist_off, NULL);
+	struct mon_stats s1 = stats();
+	stack_samples = 0;
+	mon_stack_table_each(t, count_stack, NULL);
+	uint64_t after = stack_samples + mon_stack_table_lost(t);
+	print_message("%llu samples, %llu in stacks (%llu lost), %u distinct\n",
+		      (unsigned long long)(s1.samples - s0.samples),
+		      (unsigned long long)(after - before),
+		      (unsigned long long)mon_stack_table_lost(t), mon_stack_table_used(t));
+	assert_true(after - before == s1.samples - s0.samples);
+	assert_true(mon_stack_table_used(t) > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(verdicts),
+		cmocka_unit_test(observers),
 		cmocka_unit_test(profil_toggle),
 		cmocka_unit_test(objhist_toggle),
+		cmocka_unit_test(stacks_toggle),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

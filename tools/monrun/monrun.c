@@ -15,6 +15,7 @@
  *   MONPROF_FOLLOW=1     also in forked children, each writing its own file
  *   MONPROF_OUT=FILE     the file to write instead of mon.out / PROFDIR's
  *   MONPROF_RATE, MONPROF_CLOCK   the profiling clock (see profil.3)
+ *   MONPROF_STACK_DEPTH  PCs per call stack (-d; 0: no stacks)
  */
 #include <elf.h>
 #include <err.h>
@@ -38,7 +39,7 @@
 #endif
 
 static const char usage_line[] =
-	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [--] command [args ...]\n";
+	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [--] command [args ...]\n";
 
 #ifndef MONPROF_VERSION
 #define MONPROF_VERSION "unknown"
@@ -51,6 +52,7 @@ static const char help_text[] =
 	"  -r rate     samples per CPU-second, 1 to 20000 (default 1000)\n"
 	"  -o file     write the profile to file\n"
 	"  -c clock    the profiling clock: perf, thread or itimer\n"
+	"  -d depth    PCs kept per call stack, 0 to 512 (default 64; 0: flat profile only)\n"
 	"  --help      this text\n"
 	"  --version   monrun's version\n"
 	"The command's exit status is monrun's.  See monrun(1).\n";
@@ -210,7 +212,7 @@ static char *find_libmon(void)
 
 int main(int argc, char **argv)
 {
-	const char *rate = NULL, *out = NULL, *clock = NULL;
+	const char *rate = NULL, *out = NULL, *clock = NULL, *depth = NULL;
 	int follow = 0, c;
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'H' },
@@ -218,7 +220,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
-	while ((c = getopt_long(argc, argv, "+:fr:o:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:fr:o:c:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = 1;
@@ -238,6 +240,12 @@ int main(int argc, char **argv)
 			if (strcmp(optarg, "perf") && strcmp(optarg, "thread") && strcmp(optarg, "itimer"))
 				errx(2, "-c %s: the clock is perf, thread or itimer", optarg);
 			clock = optarg;
+			break;
+		case 'd':
+			if (mon_setting_problem("MONPROF_STACK_DEPTH", optarg) != NULL || !*optarg)
+				errx(2, "-d %s: the stack depth is 0 to 512 PCs (0: no call stacks)",
+				     optarg);
+			depth = optarg;
 			break;
 		case 'h':
 		case 'H':
@@ -268,7 +276,8 @@ int main(int argc, char **argv)
 	for (size_t i = 0; mon_setting_names[i] != NULL; i++) {
 		const char *n = mon_setting_names[i];
 		if ((rate && !strcmp(n, "MONPROF_RATE")) || (clock && !strcmp(n, "MONPROF_CLOCK")) ||
-		    (follow && !strcmp(n, "MONPROF_FOLLOW")) || !strcmp(n, "MONPROF_AUTO"))
+		    (follow && !strcmp(n, "MONPROF_FOLLOW")) || !strcmp(n, "MONPROF_AUTO") ||
+		    (depth && !strcmp(n, "MONPROF_STACK_DEPTH")))
 			continue;	/* replaced by monrun */
 		const char *v = getenv(n), *why = mon_setting_problem(n, v);
 		if (why != NULL)
@@ -319,7 +328,8 @@ int main(int argc, char **argv)
 	snprintf(pid, sizeof pid, "%ld", (long)getpid());
 	if (setenv("LD_PRELOAD", preload, 1) || setenv("MONPROF_AUTO", pid, 1) ||
 	    (follow && setenv("MONPROF_FOLLOW", "1", 1)) || (out && setenv("MONPROF_OUT", out, 1)) ||
-	    (rate && setenv("MONPROF_RATE", rate, 1)) || (clock && setenv("MONPROF_CLOCK", clock, 1)))
+	    (rate && setenv("MONPROF_RATE", rate, 1)) || (clock && setenv("MONPROF_CLOCK", clock, 1)) ||
+	    (depth && setenv("MONPROF_STACK_DEPTH", depth, 1)))
 		err(1, "setenv");
 	execvp(cmd, argv + optind);
 	err(errno == ENOENT ? 127 : 126, "%s", cmd);

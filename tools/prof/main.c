@@ -1,7 +1,8 @@
 /*
  * main.c — prof(1): the command line, the order of work, the exit status.
  *
- *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv] [prog]
+ *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv|graph|folded]
+ *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [prog]
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -37,7 +38,8 @@
 
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
-	"[--format=text|json|csv] [--no-demangle] [--merge] [prog]\n";
+	"[--format=text|json|csv|graph|folded] [--graph] [--callers=NAME|--callees=NAME] "
+	"[--threads] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -123,6 +125,10 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'v' },
 		{ "no-demangle", no_argument, NULL, 'R' },
 		{ "merge", no_argument, NULL, 'M' },
+		{ "graph", no_argument, NULL, 'G' },
+		{ "callers", required_argument, NULL, 'P' },
+		{ "callees", required_argument, NULL, 'Q' },
+		{ "threads", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -133,6 +139,10 @@ int main(int argc, char **argv)
 		case 'C': o.demangle = 1; break;	/* the default; kept for scripts */
 		case 'R': o.demangle = 0; break;
 		case 'M': merge = 1; break;
+		case 'G': o.renderer = prof_renderer_find("graph"); break;
+		case 'P': o.callers = optarg; o.callees = NULL; break;
+		case 'Q': o.callees = optarg; o.callers = NULL; break;
+		case 'T': o.threads = 1; break;
 		case 'h': o.no_heading = 1; break;
 		case 's': o.summary = 1; break;
 		case 'V': version = 1; break;
@@ -180,7 +190,13 @@ int main(int argc, char **argv)
 			      "  -V           print the version (on standard error, as System V)\n"
 			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
-			      "  --format=    text (default), json or csv; see prof(1)\n"
+			      "  --format=    text (default), json, csv, graph (the call graph) or\n"
+			      "               folded (collapsed stacks, for flame graphs); see prof(1)\n"
+			      "  --graph      the call graph (--format=graph), from the call stacks\n"
+			      "  --callers=NAME  the call graph of NAME and what calls it\n"
+			      "  --callees=NAME  the call graph of NAME and what it calls\n"
+			      "  --threads    a report per thread (flat, json, csv; folded: the thread\n"
+			      "               as the root frame), from the call stacks\n"
 			      "  prog         the program, a path or a name looked for in PATH\n"
 			      "               (default: the one mon.out names)\n",
 			      stdout);
@@ -200,6 +216,13 @@ int main(int argc, char **argv)
 		if (argc == 2)
 			return 0;
 	}
+	if ((o.callers || o.callees) && o.renderer && o.renderer != prof_renderer_find("graph")) {
+		fprintf(stderr, "prof: --callers and --callees focus the call graph: not with "
+			"--format=%s\n", o.renderer->name);
+		usage();
+	}
+	if (o.callers || o.callees)
+		o.renderer = prof_renderer_find("graph");
 	if (argc - optind > 1) {
 		fprintf(stderr, "prof: more than one program given\n");
 		usage();
@@ -270,7 +293,15 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		struct prof_profile p;
 		attr_finish(&a);
-		if (profile_build(&a, o.demangle, &p) < 0 || prof_render(&p, &o, stdout, stderr) < 0) {
+		const char *focus = o.callers ? o.callers : o.callees;
+		if (profile_build(&a, o.demangle, &p) < 0) {
+			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			status = 1;
+		} else if (focus && prof_function_find(&p, focus) == SIZE_MAX) {
+			fprintf(stderr, "prof: --%s=%s: no function of that name in the profile\n",
+				o.callers ? "callers" : "callees", focus);
+			status = 1;
+		} else if (prof_render(&p, &o, stdout, stderr) < 0) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 			status = 1;
 		} else if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -9,8 +9,12 @@
  * them.  Each arc becomes a sample of two locations {callee PC, caller PC}
  * with its count as PROF_VAL_ARC; arcs between the same two PCs (from
  * several files) add up, and a PC gets one location however many arcs
- * name it.  The names are made here, once: demangled when asked, and
- * "[label]+0xSTART", "[label]" or "[unknown]" for code no symbol names.
+ * name it.  Each call stack (STACKS) becomes a sample of its frames' PCs,
+ * leaf first, one location per (row, PC) shared with the arcs', and the
+ * markers "[truncated]" and "[jit]" (functions after the rows) as root
+ * frames of walks that ended early or at JIT code.  The names are made
+ * here, once: demangled when asked, and "[label]+0xSTART", "[label]" or
+ * "[unknown]" for code no symbol names.
  */
 #include "prof.h"
 
@@ -86,8 +90,23 @@ static int cmp_arcsample(const void *x, const void *y)
 	return p->from < q->from ? -1 : p->from > q->from;
 }
 
+/* Row w has histogram time its stacks do not explain (a difference of
+ * sums of the same fractions: a rounding error is not time). */
+static int has_rest(const struct prof_row *w)
+{
+	double rest = w->ticks - w->stacked_ticks;
+	return w->stacked_ticks > 0 ? rest > 1e-9 * (w->ticks > 1 ? w->ticks : 1) : rest > 0;
+}
+
+static int cmp_tid(const void *x, const void *y)
+{
+	const struct prof_thread_name *p = x, *q = y;
+	return p->tid < q->tid ? -1 : p->tid > q->tid;
+}
+
 void profile_free(struct prof_profile *p)
 {
+	free(p->threads);
 	free(p->mappings);
 	free(p->functions);
 	free(p->locations);
@@ -124,8 +143,17 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		char b[4096];
 		pool += strlen(row_name(a, &a->rows[r], demangle, b, sizeof b)) + 1;
 	}
+	/* The markers of stacks: "[truncated]" above a walk that ended early
+	 * (or at the depth limit), "[jit]" above one that stopped at JIT code. */
+	int want_trunc = 0, want_jit = 0;
+	for (size_t i = 0; i < a->nstacks; i++) {
+		want_trunc |= (a->stacks[i].flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH)) != 0;
+		want_jit |= (a->stacks[i].flags & PROF_STACK_JIT) != 0;
+	}
+	size_t nmark = (size_t)want_trunc + (size_t)want_jit;
+	size_t trunc_fn = SIZE_MAX, jit_fn = SIZE_MAX;
 	p->names = malloc(pool ? pool : 1);
-	p->functions = calloc(a->nrows ? a->nrows : 1, sizeof *p->functions);
+	p->functions = calloc(a->nrows + nmark ? a->nrows + nmark : 1, sizeof *p->functions);
 	if (!p->names || !p->functions)
 		goto nomem;
 	char *q = p->names;
@@ -144,9 +172,19 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		q += l;
 	}
 	p->nfunctions = a->nrows;
+	if (want_trunc) {
+		trunc_fn = p->nfunctions++;
+		p->functions[trunc_fn] = (struct prof_function){ .kind = PROF_FN_MARKER,
+			.name = "[truncated]", .mapping = SIZE_MAX };
+	}
+	if (want_jit) {
+		jit_fn = p->nfunctions++;
+		p->functions[jit_fn] = (struct prof_function){ .kind = PROF_FN_MARKER,
+			.name = "[jit]", .mapping = SIZE_MAX };
+	}
 
-	/* The PCs the arcs name, each once. */
-	keys = malloc((a->narcs ? 2 * a->narcs : 1) * sizeof *keys);
+	/* The PCs the arcs and the stacks name, each once. */
+	keys = malloc((2 * a->narcs + a->nframes ? 2 * a->narcs + a->nframes : 1) * sizeof *keys);
 	arcs = malloc((a->narcs ? a->narcs : 1) * sizeof *arcs);
 	if (!keys || !arcs)
 		goto nomem;
@@ -154,6 +192,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		keys[nkeys++] = (struct pckey){ a->arcs[i].to_row, a->arcs[i].selfpc };
 		keys[nkeys++] = (struct pckey){ a->arcs[i].from_row, a->arcs[i].frompc };
 	}
+	for (size_t i = 0; i < a->nframes; i++)
+		keys[nkeys++] = (struct pckey){ a->frames[i].row, a->frames[i].pc };
 	qsort(keys, nkeys, sizeof *keys, cmp_pckey);
 	size_t u = 0;
 	for (size_t i = 0; i < nkeys; i++)
@@ -161,13 +201,22 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			keys[u++] = keys[i];
 	nkeys = u;
 
-	/* Locations: one per row at its start, then one per arc PC. */
-	size_t nloc = a->nrows + nkeys;
+	/* Locations: one per row at its start, then one per arc or stack PC,
+	 * then one per marker. */
+	size_t nloc = a->nrows + nkeys + nmark;
 	p->locations = calloc(nloc ? nloc : 1, sizeof *p->locations);
 	p->linepool = calloc(nloc ? nloc : 1, sizeof *p->linepool);
 	if (!p->locations || !p->linepool)
 		goto nomem;
-	for (size_t i = 0; i < nloc; i++) {
+	for (size_t i = a->nrows + nkeys; i < nloc; i++) {
+		size_t fn = a->nrows + (i - a->nrows - nkeys);
+		p->linepool[i] = (struct prof_line){ fn, 0 };
+		p->locations[i] = (struct prof_location){ .mapping = SIZE_MAX, .address = 0,
+							  .lines = &p->linepool[i], .nlines = 1 };
+	}
+	size_t trunc_loc = trunc_fn == SIZE_MAX ? SIZE_MAX : a->nrows + nkeys + (trunc_fn - a->nrows);
+	size_t jit_loc = jit_fn == SIZE_MAX ? SIZE_MAX : a->nrows + nkeys + (jit_fn - a->nrows);
+	for (size_t i = 0; i < a->nrows + nkeys; i++) {
 		size_t fn = i < a->nrows ? i : keys[i - a->nrows].row;
 		p->linepool[i] = (struct prof_line){ fn, 0 };
 		p->locations[i] = (struct prof_location){
@@ -192,26 +241,53 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			arcs[narcs++] = arcs[i];
 	}
 
-	/* Samples: the rows with time or calls, then the arcs. */
+	/* The threads of the stacks, by tid. */
+	if (a->nstacks) {
+		p->threads = malloc(a->nstacks * sizeof *p->threads);
+		if (!p->threads)
+			goto nomem;
+		for (size_t i = 0; i < a->nstacks; i++) {
+			p->threads[i].tid = a->stacks[i].tid;
+			memcpy(p->threads[i].name, a->stacks[i].thread, sizeof p->threads[i].name);
+		}
+		qsort(p->threads, a->nstacks, sizeof *p->threads, cmp_tid);
+		size_t k = 0;
+		for (size_t i = 0; i < a->nstacks; i++) {
+			if (k && p->threads[k - 1].tid == p->threads[i].tid) {
+				if (!p->threads[k - 1].name[0])
+					p->threads[k - 1] = p->threads[i];
+			} else {
+				p->threads[k++] = p->threads[i];
+			}
+		}
+		p->nthreads = k;
+	}
+
+	/* Samples: the rows with time the stacks do not explain or calls,
+	 * then the arcs, then the stacks. */
 	size_t nrs = 0;
 	for (size_t r = 0; r < a->nrows; r++)
-		nrs += a->rows[r].ticks > 0 || a->rows[r].calls > 0;
-	p->samples = calloc(nrs + narcs ? nrs + narcs : 1, sizeof *p->samples);
-	p->stackpool = malloc((nrs + 2 * narcs ? nrs + 2 * narcs : 1) * sizeof *p->stackpool);
+		nrs += has_rest(&a->rows[r]) || a->rows[r].calls > 0;
+	size_t nstk = a->nframes + 2 * a->nstacks;	/* frames and markers */
+	size_t ns = nrs + narcs + a->nstacks, npool = nrs + 2 * narcs + nstk;
+	p->samples = calloc(ns ? ns : 1, sizeof *p->samples);
+	p->stackpool = malloc((npool ? npool : 1) * sizeof *p->stackpool);
 	if (!p->samples || !p->stackpool)
 		goto nomem;
 	size_t *st = p->stackpool;
 	for (size_t r = 0; r < a->nrows; r++) {
 		const struct prof_row *w = &a->rows[r];
-		if (!(w->ticks > 0 || w->calls > 0))
+		double rest = w->ticks - w->stacked_ticks;
+		if (!(has_rest(w) || w->calls > 0))
 			continue;
 		struct prof_sample *s = &p->samples[p->nsamples++];
 		*st = r;
 		s->locations = st++;
 		s->nlocations = 1;
-		s->value[PROF_VAL_SAMPLES] = w->ticks;
-		s->value[PROF_VAL_CPU] = w->seconds;
+		s->value[PROF_VAL_SAMPLES] = has_rest(w) ? rest : 0;
+		s->value[PROF_VAL_CPU] = has_rest(w) ? w->seconds - w->stacked_seconds : 0;
 		s->value[PROF_VAL_CALLS] = (double)w->calls;
+		s->thread = SIZE_MAX;
 	}
 	for (size_t i = 0; i < narcs; i++) {
 		struct prof_sample *s = &p->samples[p->nsamples++];
@@ -221,6 +297,29 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		s->nlocations = 2;
 		st += 2;
 		s->value[PROF_VAL_ARC] = (double)arcs[i].count;
+		s->thread = SIZE_MAX;
+	}
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct prof_stackrow *w = &a->stacks[i];
+		struct prof_sample *s = &p->samples[p->nsamples++];
+		s->locations = st;
+		for (size_t k = 0; k < w->depth; k++) {
+			const struct prof_frame *fr = &a->frames[w->first + k];
+			*st++ = a->nrows + find_pckey(keys, nkeys, fr->row, fr->pc);
+		}
+		if (w->flags & PROF_STACK_JIT)
+			*st++ = jit_loc;
+		if (w->flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH))
+			*st++ = trunc_loc;
+		s->nlocations = (size_t)(st - s->locations);
+		s->value[PROF_VAL_SAMPLES] = (double)w->count;
+		s->value[PROF_VAL_CPU] = w->seconds;
+		s->stack = 1;
+		s->stack_flags = w->flags;
+		struct prof_thread_name key = { .tid = w->tid };
+		const struct prof_thread_name *t = bsearch(&key, p->threads, p->nthreads,
+							   sizeof *p->threads, cmp_tid);
+		s->thread = t ? (size_t)(t - p->threads) : SIZE_MAX;
 	}
 
 	struct prof_facts *f = &p->facts;
@@ -246,6 +345,12 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	memcpy(f->clock, a->clock, sizeof f->clock);
 	f->cov = a->cov;
 	f->warnings = prof_warnings(&f->nwarnings);
+	f->have_stacks = a->have_stacks;
+	f->stack_samples = a->stack_samples;
+	f->stacks_lost = a->stacks_lost;
+	f->stacks_truncated = a->stacks_truncated;
+	f->stacks_depth = a->stacks_depth;
+	f->stacks_jit = a->stacks_jit;
 	free(keys);
 	free(arcs);
 	return 0;

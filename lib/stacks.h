@@ -1,0 +1,103 @@
+/*
+ * stacks.h — the call stacks of whole-process profiling (private to libmon;
+ * see stacks.c): a bounded, preallocated, lock-free table of unique
+ * (thread, flags, PCs) with a sample count each, filled from the tick path
+ * and written as mon.out's STACKS record.
+ */
+#ifndef MON_STACKS_H
+#define MON_STACKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+#define MON_STACK_DEPTH_DEFAULT 64u	/* MONPROF_STACK_DEPTH unset */
+#define MON_STACK_DEPTH_MAX 512u	/* PCs kept per stack at most */
+#define MON_STACKS_DEFAULT 16384u	/* MONPROF_STACK_TABLE unset: unique stacks */
+#define MON_STACKS_MIN 16u
+#define MON_STACKS_MAX (1u << 22)
+
+/* ---- the table (also used directly by tests/unit/test_stacks.c) ---------- */
+
+struct mon_stack_table;
+
+/*
+ * A table for at most max_stacks unique stacks (MON_STACKS_MIN ..
+ * MON_STACKS_MAX) of at most depth PCs each (1 .. MON_STACK_DEPTH_MAX):
+ * 2 * max_stacks rounded up to a power of two slots of 40 bytes, and a pool
+ * of max_stacks * depth 8-byte PCs, all mapped now (pages are only backed
+ * once touched).  NULL with errno EINVAL or ENOMEM.  Not async-signal-safe.
+ */
+MON_HIDDEN struct mon_stack_table *mon_stack_table_new(unsigned max_stacks, unsigned depth);
+MON_HIDDEN void mon_stack_table_free(struct mon_stack_table *t);
+
+/* The bytes mon_stack_table_new maps for these sizes. */
+MON_HIDDEN size_t mon_stack_table_bytes(unsigned max_stacks, unsigned depth);
+
+/*
+ * Count weight samples for the stack pcs[0..n) (leaf first) of thread tid,
+ * with flags MON_STACK_* (unwind.h).  n is cut to the table's depth (then
+ * MON_STACK_DEPTH is added to flags); n == 0 is a stack of no frame.  An
+ * identical (tid, flags, PCs) already there gets the weight added; else a
+ * free slot is claimed with a compare-and-swap and the PCs copied to the
+ * pool (atomic bump index).  No room (no free slot within the probe limit,
+ * or the pool exhausted): the weight goes to lost.  Returns 1 counted,
+ * 0 lost.  Async-signal-safe and reentrant: no lock, no allocation; any
+ * number of threads at once.  Two threads adding the same new stack at the
+ * same moment may make two entries (a reader adds them up).
+ */
+MON_HIDDEN int mon_stack_table_add(struct mon_stack_table *t, uint64_t tid, unsigned flags,
+				   const uintptr_t *pcs, unsigned n, uint64_t weight);
+
+/* Every entry: fn(count, tid, flags, pcs, depth, arg); a nonzero return
+ * stops and is returned.  Entries being filled at that moment are left out.
+ * Async-signal-safe (reads only). */
+MON_HIDDEN int mon_stack_table_each(const struct mon_stack_table *t,
+				    int (*fn)(uint64_t count, uint64_t tid, uint32_t flags,
+					      const uint64_t *pcs, uint32_t depth, void *arg),
+				    void *arg);
+
+/* Samples with no room; samples of entries flagged MON_STACK_TRUNCATED;
+ * entries in use; the table's depth and capacity. */
+MON_HIDDEN uint64_t mon_stack_table_lost(const struct mon_stack_table *t);
+MON_HIDDEN uint64_t mon_stack_table_truncated(const struct mon_stack_table *t);
+MON_HIDDEN unsigned mon_stack_table_used(const struct mon_stack_table *t);
+MON_HIDDEN unsigned mon_stack_table_depth(const struct mon_stack_table *t);
+MON_HIDDEN unsigned mon_stack_table_capacity(const struct mon_stack_table *t);
+
+/* Empty it (no tick may be adding: a fork child before its clocks run). */
+MON_HIDDEN void mon_stack_table_reset(struct mon_stack_table *t);
+
+/* ---- the runtime's stacks (monitor.c) ------------------------------------ */
+
+/* The depth MONPROF_STACK_DEPTH asks (0 = no stacks), and the table size
+ * MONPROF_STACK_TABLE asks; valid by then (settings.c checked them). */
+MON_HIDDEN unsigned mon_stacks_depth_setting(void);
+MON_HIDDEN unsigned mon_stacks_table_setting(void);
+
+/*
+ * Start recording a stack for every sample the sampler takes (its observer
+ * sink, slot MON_SINK_STACKS): the table is made the first time (its size
+ * from the settings), the unwinder's tables compiled (mon_unwind_refresh:
+ * an object it has no memory for is walked no further, flagged truncated).
+ * Depth 0: nothing, returns 0.  Returns 0 or -1/errno (ENOMEM: no table;
+ * profiling goes on without stacks).  Takes mon_lock().
+ */
+MON_HIDDEN int mon_stacks_start(void);
+/* Stop recording (the table keeps its counts).  Takes mon_lock(). */
+MON_HIDDEN void mon_stacks_stop(void);
+/* Objects were loaded (dlopen): compile their unwind tables. */
+MON_HIDDEN void mon_stacks_loaded(void);
+/* Empty the table (fork child, before its clocks run; takes no lock). */
+MON_HIDDEN void mon_stacks_reset(void);
+
+/* The runtime's table (NULL until stacks first started); for tests. */
+MON_HIDDEN const struct mon_stack_table *mon_stacks_table(void);
+
+/* Write the STACKS record (none when stacks were never on).  Async-signal-
+ * safe; one writer at a time.  0 or -1/errno of the writer. */
+struct monout_writer;
+MON_HIDDEN int mon_stacks_put(struct monout_writer *w);
+
+#endif /* MON_STACKS_H */

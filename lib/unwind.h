@@ -1,0 +1,43 @@
+/*
+ * unwind.h — the runtime's stack unwinder (private to libmon; see
+ * unwind.c): walks a thread's user-space call stack from a signal's
+ * ucontext_t, over tables compiled from each loaded object's CFI
+ * (.eh_frame, located through PT_GNU_EH_FRAME) when the object is loaded.
+ * x86_64 Linux.
+ */
+#ifndef MON_UNWIND_H
+#define MON_UNWIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime.h"
+
+#define MON_STACK_TRUNCATED 1u	/* the walk ended before the outermost frame (unreadable memory,
+				 * no unwind rule, a frame that does not move up the stack) */
+#define MON_STACK_JIT 2u	/* the walk reached code in no loaded object and stopped there */
+#define MON_STACK_DEPTH 4u	/* the walk stopped at the depth limit */
+
+/* Walk the interrupted thread's user-space stack from a signal's ucontext_t.  Writes at most max PCs
+ * to pcs, leaf first; returns how many (>= 1 when context != NULL and max >= 1); *flags gets
+ * MON_STACK_*.  pcs[0] is the interrupted PC.  Every other entry is an address INSIDE the
+ * instruction its frame was executing: the return address minus 1 for a caller, the exact
+ * interrupted PC for a frame a signal interrupted (the walk goes through signal frames).
+ * Async-signal-safe: no locks, no allocation, every memory read checked (never a fault).
+ * Reentrant: several threads may walk at once.  errno is left as it was.  Before the first
+ * mon_unwind_refresh every walk is pcs[0] alone, flagged MON_STACK_TRUNCATED. */
+MON_HIDDEN unsigned mon_unwind(const void *context, uintptr_t *pcs, unsigned max, unsigned *flags);
+
+/* Compile the unwind tables (.eh_frame / .debug_frame CFI) of objects loaded since the last call
+ * and publish them to mon_unwind.  Not async-signal-safe (allocates, takes the loader's lock
+ * through dl_iterate_phdr).  Called when whole-process profiling starts and after dlopen.
+ * Returns 0 or -1/errno (ENOMEM). */
+MON_HIDDEN int mon_unwind_refresh(void);
+
+/* For measurements and tests: the bytes of compiled tables (rows, in mon_alloc memory) kept for
+ * objects whose path contains part (NULL: all), and in *ntables (may be NULL) how many such
+ * tables are kept.  Tables are kept per file (path, build ID, PT_GNU_EH_FRAME): an object
+ * loaded again reuses its table.  Not async-signal-safe. */
+MON_HIDDEN size_t mon_unwind_table_bytes(const char *part, unsigned *ntables);
+
+#endif /* MON_UNWIND_H */
