@@ -7,8 +7,8 @@
 #   deps.sh bench   what `make bench` needs
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
-base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev"
-base_pc="libelf libdw liblzma libdebuginfod"
+base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev"
+base_pc="libelf libdw liblzma libdebuginfod zlib"
 base_cmd="make pkg-config"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"

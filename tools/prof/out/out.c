@@ -12,6 +12,8 @@ const struct prof_renderer prof_renderers[] = {
 	{ "text", prof_render_text },
 	{ "json", prof_render_json },
 	{ "csv", prof_render_csv },
+	{ "pprof", prof_render_pprof },
+	{ "callgrind", prof_render_callgrind },
 	{ NULL, NULL }
 };
 
