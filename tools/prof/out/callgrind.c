@@ -208,9 +208,10 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		fprintf(out, "desc: Profiling clock: %s, %.6g samples per CPU-second\n",
 			fa->clock[0] ? fa->clock : "unknown", fa->rate_hz);
 	fprintf(out, "desc: Data files: %zu\n", fa->nfiles);
-	fputs("positions: line\nevents: Samples CPU_ns\n"
-	      "event: Samples : Samples of the profiling clock\n"
-	      "event: CPU_ns : CPU time (samples / rate) in nanoseconds\n\n", out);
+	/* (No "event:" long names: callgrind_annotate 3.19 takes them for
+	 * malformed lines.) */
+	fputs("# Samples: samples of the profiling clock; CPU_ns: CPU time (samples / rate)\n"
+	      "positions: line\nevents: Samples CPU_ns\n\n", out);
 
 	/* Per function, in the model's order: self costs, then calls out. */
 	int64_t tot_s = 0, tot_ns = 0;
