@@ -221,6 +221,11 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 		   const unsigned char *usedloc, const unsigned char *usedfn)
 {
 	struct pbuf sub = { 0 }, pk = { 0 };
+	uint64_t *lohi = malloc((p->nmappings ? p->nmappings : 1) * 2 * sizeof *lohi);
+	if (!lohi) {
+		m->err = 1;
+		return;
+	}
 	st_intern(t, "");
 
 	/* sample_type = 1: the model's, CPU in nanoseconds. */
@@ -242,24 +247,30 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 
 	/* mapping = 3: id 1, memory_start 2, memory_limit 3, filename 5,
 	 * build_id 6, has_functions 7; the range is what the functions and
-	 * locations of the object span. */
+	 * locations of the object span (one pass over each). */
+	for (size_t i = 0; i < p->nmappings; i++) {
+		lohi[2 * i] = UINT64_MAX;
+		lohi[2 * i + 1] = 0;
+	}
+	for (size_t f = 0; f < p->nfunctions; f++) {
+		const struct prof_function *fn = &p->functions[f];
+		if (fn->mapping >= p->nmappings || fn->kind == PROF_FN_OBJECT)
+			continue;
+		uint64_t *r = &lohi[2 * fn->mapping];
+		r[0] = fn->start < r[0] ? fn->start : r[0];
+		r[1] = fn->start + fn->size > r[1] ? fn->start + fn->size : r[1];
+	}
+	for (size_t l = 0; l < p->nlocations; l++) {
+		const struct prof_location *lc = &p->locations[l];
+		if (lc->mapping >= p->nmappings)
+			continue;
+		uint64_t *r = &lohi[2 * lc->mapping];
+		r[0] = lc->address < r[0] ? lc->address : r[0];
+		r[1] = lc->address + 1 > r[1] ? lc->address + 1 : r[1];
+	}
 	for (size_t i = 0; i < p->nmappings; i++) {
 		const struct prof_mapping *mp = &p->mappings[i];
-		uint64_t lo = UINT64_MAX, hi = 0;
-		for (size_t f = 0; f < p->nfunctions; f++) {
-			const struct prof_function *fn = &p->functions[f];
-			if (fn->mapping != i || fn->kind == PROF_FN_OBJECT)
-				continue;
-			lo = fn->start < lo ? fn->start : lo;
-			hi = fn->start + fn->size > hi ? fn->start + fn->size : hi;
-		}
-		for (size_t l = 0; l < p->nlocations; l++) {
-			const struct prof_location *lc = &p->locations[l];
-			if (lc->mapping != i)
-				continue;
-			lo = lc->address < lo ? lc->address : lo;
-			hi = lc->address + 1 > hi ? lc->address + 1 : hi;
-		}
+		uint64_t lo = lohi[2 * i], hi = lohi[2 * i + 1];
 		if (lo > hi)
 			lo = hi = 0;
 		char hex[2 * 64 + 1] = "";
@@ -273,6 +284,7 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 		pb_uint(&sub, 7, 1);
 		pb_sub(m, 3, &sub);
 	}
+	free(lohi);
 
 	/* location = 4: id 1, mapping_id 2, address 3, line 4 {function_id 1,
 	 * line 2}, innermost first. */
