@@ -193,7 +193,7 @@ if ! command -v go >/dev/null 2>&1; then
 	exit 0
 fi
 export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/go" PPROF_TMPDIR="$T"
-top() { go tool pprof -top -nodecount=1000 "$@" p.pb.gz 2>/dev/null; }
+top() { go tool pprof -top -nodecount=1000 "$@" p.pb.gz 2>>g.err; }
 # Rows of -top: FLAT FLAT% SUM% CUM CUM% NAME.
 cmp_top() {	# $1 file of -top, $2 CSV column, $3 scale of the CSV value, $4 tolerance, $5 flat|cum
 	awk -F, -v col="$2" -v sc="$3" -v tol="$4" -v which="$5" '
@@ -205,7 +205,8 @@ cmp_top() {	# $1 file of -top, $2 CSV column, $3 scale of the CSV value, $4 tole
 }
 top -unit=ns >g.top
 bad=$(cmp_top g.top 6 1e9 1000 flat)
-[ -s g.top ] && [ -z "$bad" ] && ok pprof_go_top_cpu || not_ok pprof_go_top_cpu "$bad"
+[ -s g.top ] && [ ! -s g.err ] && [ -z "$bad" ] && ok pprof_go_top_cpu ||
+	not_ok pprof_go_top_cpu "$bad $(head -c 300 g.err)"
 top -cum -unit=ns >g.cum
 bad=$(cmp_top g.cum 6 1e9 1000 cum)
 [ -s g.cum ] && [ -z "$bad" ] && ok pprof_go_top_cum || not_ok pprof_go_top_cum "$bad"
