@@ -46,9 +46,10 @@ then ok callgrind_annotate_totals
 else not_ok callgrind_annotate_totals "annotate '$tot', prof '$want'"; fi
 
 # Per function: self samples, CPU ns and share as prof's CSV has them.
-# Rows: "S (P%) NS (P%)  ???:NAME [OBJECT]".
+# Rows: "S (P%) NS (P%)  ???:NAME [OBJECT]" (callgrind_annotate adds up
+# functions of one name in two objects, and so does this).
 bad=$(awk -v tot="${tot% *}" '
-	NR == FNR { if (FNR > 1) { s[$1] = int($8 + 0.5); ns[$1] = $6 * 1e9; pc[$1] = $5 }; next }
+	NR == FNR { if (FNR > 1) { s[$1] += int($8 + 0.5); ns[$1] += $6 * 1e9; pc[$1] += $5 }; next }
 	/\?\?\?:/ && !/^ *\./ { line = $0; gsub(/,/, "", line); gsub(/\( +/, "(", line); split(line, f, " ")
 		name = f[5]; sub(/^\?\?\?:/, "", name); seen[name] = 1
 		p = f[2]; gsub(/[(%)]/, "", p)

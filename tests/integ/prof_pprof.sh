@@ -148,10 +148,12 @@ else
 	# Shares: each function's CPU over the total of the one-location
 	# samples is the CSV's percent (6 decimals), and the total is JSON's.
 	tot=$(json_num total_seconds)
-	bad=$(awk -v tot="$tot" 'NR == FNR { if ($1 == "flat") { c[$2] = $4; s += $4 }; next }
-		FNR > 1 && ($1 in c) { d = 100 * c[$1] / s - $5; if (d < 0) d = -d
-			if (d > 1e-4) printf "%s %s%% vs %s%%; ", $1, 100 * c[$1] / s, $5 }
-		END { d = s - tot * 1e9; if (d < 0) d = -d; if (d > 1000) printf "total %s vs %s", s, tot }' \
+	# (Rows of the same name, in two objects, add up on both sides.)
+	bad=$(awk -v tot="$tot" 'NR == FNR { if ($1 == "flat") { c[$2] += $4; s += $4 }; next }
+		FNR > 1 && ($1 in c) { pc[$1] += $5 }
+		END { for (n in pc) { d = 100 * c[n] / s - pc[n]; if (d < 0) d = -d
+				if (d > 1e-4) printf "%s %s%% vs %s%%; ", n, 100 * c[n] / s, pc[n] }
+			d = s - tot * 1e9; if (d < 0) d = -d; if (d > 1000) printf "total %s vs %s", s, tot }' \
 		p.flat FS=, p.csv)
 	[ -z "$bad" ] && ok pprof_protoc_shares || not_ok pprof_protoc_shares "$bad"
 
@@ -186,6 +188,7 @@ fi
 # go tool pprof, where installed (Debian's golang-go is ~450 MB, so CI does
 # not install it): -top by cpu in ns, -top -cum, and -top by calls and
 # arc-calls agree with prof's CSV.
+# (-nodefraction=0: pprof drops nodes under 0.5 % by default.)
 if ! command -v go >/dev/null 2>&1; then
 	for t in top_cpu top_cum top_calls top_arcs; do
 		ok "pprof_go_$t # skip go absent (Debian: golang-go)"
@@ -193,11 +196,11 @@ if ! command -v go >/dev/null 2>&1; then
 	exit 0
 fi
 export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/go" PPROF_TMPDIR="$T"
-top() { go tool pprof -top -nodecount=1000 "$@" p.pb.gz 2>>g.err; }
+top() { go tool pprof -top -nodecount=1000 -nodefraction=0 "$@" p.pb.gz 2>>g.err; }
 # Rows of -top: FLAT FLAT% SUM% CUM CUM% NAME.
 cmp_top() {	# $1 file of -top, $2 CSV column, $3 scale of the CSV value, $4 tolerance, $5 flat|cum
 	awk -F, -v col="$2" -v sc="$3" -v tol="$4" -v which="$5" '
-	NR == FNR { if (FNR > 1) w[$1] = $col * sc; next }
+	NR == FNR { if (FNR > 1) w[$1] += $col * sc; next }
 	$NF in w && NF == 6 { v = (which == "cum" ? $4 : $1); sub(/ns$/, "", v); seen[$NF] = 1
 		d = v - w[$NF]; if (d < 0) d = -d; if (d > tol) printf "%s %s vs %s; ", $NF, v, w[$NF] }
 	END { for (n in w) if (w[n] > tol && !(n in seen)) printf "%s missing; ", n }' \
