@@ -30,7 +30,10 @@
  * repeats the edge.  Today a sample is one location (time) or a {callee,
  * caller} arc (calls, no time), so every inclusive cost is 0 and the header
  * says that it is not known; with stacks (a STACKS record) the same code
- * writes true inclusive costs.  The source file is "???" (as valgrind
+ * writes true inclusive costs.  Open for stacks: an edge seen in stacks but
+ * never counted has calls=0, which the format allows but callgrind_annotate
+ * (3.19) reads as the caller's self cost; edges with neither calls nor cost
+ * are left out.  The source file is "???" (as valgrind
  * writes an unknown file) and the line 0 until the model has lines.
  */
 #include "out.h"
