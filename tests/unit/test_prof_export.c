@@ -7,7 +7,10 @@
  * change when a STACKS record feeds the model: pprof keeps each stack's
  * locations in order; callgrind charges self cost to the leaf, a stack's
  * cost once to each caller->callee edge (recursion counted once), and the
- * arc's count as calls.  Linked with prof's internal archive.
+ * arc's count as calls; the flame graph merges the stacks into a tree
+ * (recursion as frames above frames), sizes, places, names and escapes its
+ * frames, leaves out those under a tenth of a pixel, and draws the reversed
+ * (callers) view.  Linked with prof's internal archive.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,7 +26,8 @@
 #include "out/out.h"
 
 static const unsigned char bid[] = { 0xab, 0xcd, 0x01 };
-static struct prof_mapping maps[] = { { "/bin/prog", "prog", bid, sizeof bid } };
+static struct prof_mapping maps[] = { { "/bin/prog", "prog", bid, sizeof bid, 1 },
+				       { "/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6", NULL, 0, 0 } };
 static struct prof_function fns[] = {
 	{ PROF_FN_FUNC, "main", "main", NULL, 0, 0x1000, 0x100 },
 	{ PROF_FN_FUNC, "a", "a", NULL, 0, 0x1100, 0x100 },
@@ -217,11 +221,113 @@ static void pprof_stacks(void **state)
 	assert_memory_equal(vals[2], v2, sizeof v2);
 }
 
+/* The flame graph of the stacks above: 14 samples over 1180 pixels.
+ * Root first, main -> a -> b (14) -> { b (4) -> b -> b -> b, c (10) },
+ * siblings in name order, so c starts after the 4 samples of b: x = 10 +
+ * 4/14 * 1180.  Levels: the root, then 7 (main a b b b b b), so the
+ * picture is 84 + 8 * 16 + 34 = 246 high and the root's y 196; c is at
+ * depth 4 (y 196 - 64).  Reversed: leaf functions on the root at the top
+ * (y 84), c at depth 1 (y 100), its callers below. */
+static void flame_stacks(void **state)
+{
+	(void)state;
+	size_t n;
+	char *t = render("flame", &n);
+	assert_non_null(strstr(t, "height=\"246\""));
+	assert_non_null(strstr(t, "<g><title>all (14 samples, 100.00%)</title><rect x=\"10.00\" "
+				  "y=\"196\" width=\"1180.00\""));
+	assert_non_null(strstr(t, "<title>main (14 samples, 100.00%)</title><rect x=\"10.00\" "
+				  "y=\"180\" width=\"1180.00\""));
+	assert_non_null(strstr(t, "<title>c (10 samples, 71.43%)</title><rect x=\"347.14\" "
+				  "y=\"132\" width=\"842.86\""));
+	/* The recursion: b on b four levels deep, 4 samples wide. */
+	assert_non_null(strstr(t, "<title>b (4 samples, 28.57%)</title><rect x=\"10.00\" "
+				  "y=\"84\" width=\"337.14\""));
+	/* Not a flat profile: the subtitle says so; the program's colour. */
+	assert_null(strstr(t, "flat profile"));
+	/* The callers' view: c over the root at the top. */
+	char *rev = strstr(t, "<g id=\"callers\" display=\"none\">");
+	assert_non_null(rev);
+	assert_non_null(strstr(rev, "<title>c (10 samples, 71.43%)</title><rect x=\"347.14\" "
+				    "y=\"100\" width=\"842.86\""));
+	assert_non_null(strstr(rev, "<title>a (10 samples, 71.43%)</title><rect x=\"347.14\" "
+				    "y=\"132\""));
+	/* The arc sample has no samples and draws nothing: one main frame in
+	 * each view. */
+	assert_ptr_equal(strstr(strstr(t, "<title>main (") + 1, "<title>main ("),
+			 strstr(rev, "<title>main ("));
+	free(t);
+}
+
+/* Names are escaped for XML, bytes XML cannot hold become '?', a frame
+ * narrower than a tenth of a pixel is left out, a one-location sample is a
+ * one-frame stack (a flat profile, said so, no callers view), and colours
+ * follow the object: the program orange-red (r >= 225), the C library
+ * green. */
+static void flame_flat(void **state)
+{
+	(void)state;
+	static struct prof_function f[] = {
+		{ PROF_FN_FUNC, "op<T>&\"'", NULL, NULL, 0, 0x1000, 0x100 },
+		{ PROF_FN_FUNC, "\x01" "bad" "\xff" "\xc3\xa9", NULL, NULL, 0, 0x1100, 0x100 },
+		{ PROF_FN_FUNC, "tiny", NULL, NULL, 0, 0x1200, 0x100 },
+		{ PROF_FN_FUNC, "memcpy", NULL, NULL, 1, 0x2000, 0x100 },
+	};
+	static struct prof_line l[] = { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 } };
+	static struct prof_location lc[] = {
+		{ 0, 0x1000, &l[0], 1 }, { 0, 0x1100, &l[1], 1 }, { 0, 0x1200, &l[2], 1 },
+		{ 1, 0x2000, &l[3], 1 },
+	};
+	static size_t st[] = { 0, 1, 2, 3 };
+	static struct prof_sample s[4];
+	double v[] = { 60000, 30000, 1, 9999 };
+	for (int i = 0; i < 4; i++) {
+		s[i] = (struct prof_sample){ &st[i], 1, { 0 } };
+		s[i].value[PROF_VAL_SAMPLES] = v[i];
+	}
+	struct prof_profile p;
+	memset(&p, 0, sizeof p);
+	p.sample_types = prof_sample_types;
+	p.mappings = maps;
+	p.nmappings = 2;
+	p.functions = f;
+	p.nfunctions = 4;
+	p.locations = lc;
+	p.nlocations = 4;
+	p.samples = s;
+	p.nsamples = 4;
+	struct prof_opts o = { 0 };
+	char *t = NULL;
+	size_t n;
+	FILE *out = open_memstream(&t, &n);
+	assert_non_null(out);
+	assert_int_equal(prof_render_flame(&p, &o, out), 0);
+	assert_int_equal(fclose(out), 0);
+	assert_non_null(strstr(t, "<title>op&lt;T&gt;&amp;&quot;&apos; (60,000 samples, 60.00%)</title>"));
+	assert_null(strstr(t, "op<T>"));
+	assert_non_null(strstr(t, "<title>?bad?" "\xc3\xa9" " (30,000 samples, 30.00%)</title>"));
+	assert_null(strstr(t, "tiny"));	/* 1/100000 of 1180 px */
+	assert_non_null(strstr(t, "<title>all (100,000 samples, 100.00%)</title>"));
+	assert_non_null(strstr(t, "flat profile"));
+	assert_null(strstr(t, "id=\"callers\""));
+	int r, g, b;
+	const char *m = strstr(t, "<title>memcpy (9,999 samples, 10.00%)</title>");
+	assert_non_null(m);
+	assert_int_equal(sscanf(strstr(m, "fill=\"rgb(") + 10, "%d,%d,%d", &r, &g, &b), 3);
+	assert_true(g > r && g > b);
+	m = strstr(t, "<title>op&lt;");
+	assert_int_equal(sscanf(strstr(m, "fill=\"rgb(") + 10, "%d,%d,%d", &r, &g, &b), 3);
+	assert_true(r >= 225 && b < 80);
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(callgrind_stacks),
 		cmocka_unit_test(pprof_stacks),
+		cmocka_unit_test(flame_stacks),
+		cmocka_unit_test(flame_flat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,6 +58,7 @@ void attr_init(struct prof_attr *a, int locals)
 	memset(a, 0, sizeof *a);
 	a->locals = locals;
 	a->unknown_row = SIZE_MAX;
+	a->main_image = SIZE_MAX;
 }
 
 static size_t new_row(struct prof_attr *a, int kind, size_t image, uint64_t addr, const char *name)
@@ -414,6 +415,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 		}
 		if ((img[i] = image_for(a, d, o, path, err, errlen)) == SIZE_MAX)
 			goto out;
+		if (o->is_main && a->main_image == SIZE_MAX)
+			a->main_image = img[i];
 		nsegs += img_segs(a, img[i])->n;
 	}
 	segs = malloc((nsegs ? nsegs : 1) * sizeof *segs);

@@ -1,7 +1,7 @@
 /*
  * main.c — prof(1): the command line, the order of work, the exit status.
  *
- *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv|pprof|callgrind] [prog]
+ *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv|pprof|callgrind|flame] [prog]
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -37,7 +37,7 @@
 
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
-	"[--format=text|json|csv|pprof|callgrind] [--no-demangle] [--merge] [prog]\n";
+	"[--format=text|json|csv|pprof|callgrind|flame] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -180,8 +180,8 @@ int main(int argc, char **argv)
 			      "  -V           print the version (on standard error, as System V)\n"
 			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
-			      "  --format=    text (default), json, csv, pprof (gzipped profile.proto)\n"
-			      "               or callgrind; see prof(1)\n"
+			      "  --format=    text (default), json, csv, pprof (gzipped profile.proto),\n"
+			      "               callgrind or flame (an SVG flame graph); see prof(1)\n"
 			      "  prog         the program, a path or a name looked for in PATH\n"
 			      "               (default: the one mon.out names)\n",
 			      stdout);

@@ -339,6 +339,7 @@ struct prof_attr {
 	int locals;		/* include STB_LOCAL functions */
 	struct prof_image **images;
 	size_t nimages;
+	size_t main_image;	/* the executable's image, SIZE_MAX: none yet */
 	struct prof_row *rows;
 	size_t nrows;
 	size_t unknown_row;	/* the [unknown] row */

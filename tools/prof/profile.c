@@ -114,7 +114,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	for (size_t i = 0; i < a->nimages; i++) {
 		const struct prof_image *im = a->images[i];
 		p->mappings[i] = (struct prof_mapping){ im->path, im->label, im->build_id,
-							im->build_id_len };
+							im->build_id_len, i == a->main_image };
 	}
 	p->nmappings = a->nimages;
 

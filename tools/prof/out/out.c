@@ -14,6 +14,7 @@ const struct prof_renderer prof_renderers[] = {
 	{ "csv", prof_render_csv },
 	{ "pprof", prof_render_pprof },
 	{ "callgrind", prof_render_callgrind },
+	{ "flame", prof_render_flame },
 	{ NULL, NULL }
 };
 

@@ -74,11 +74,11 @@ void prof_flat_free(struct prof_flat *f);
 /* Kind names of the JSON and CSV "kind" field ("function", "gap", ...). */
 const char *prof_kind_name(int kind);
 
-/* The renderers (text.c, json.c, csv.c, pprof.c, callgrind.c), and the -s
- * summary (summary.c).  pprof and callgrind read every sample (a stack of
- * locations), not the flat view. */
+/* The renderers (text.c, json.c, csv.c, pprof.c, callgrind.c, flame.c),
+ * and the -s summary (summary.c).  pprof, callgrind and flame read every
+ * sample (a stack of locations), not the flat view. */
 prof_render_fn prof_render_text, prof_render_json, prof_render_csv, prof_render_pprof,
-	prof_render_callgrind;
+	prof_render_callgrind, prof_render_flame;
 int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o, FILE *err);
 
 #endif /* PROF_OUT_H */
