@@ -37,7 +37,7 @@
 
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
-	"[--format=text|json|csv|pprof|callgrind|flame] [--no-demangle] [--merge] [prog]\n";
+	"[--format=text|json|csv|pprof|callgrind|flame] [--base=FILE] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -111,10 +111,52 @@ static const char *main_path(const struct prof_data *d)
 	return "an unnamed program";
 }
 
+/* --base: reads the base profile into *ba after checking that it is a
+ * profile of the program the first data file (file0, of first_prog at
+ * first_path) is of: the same build ID where both files record one, else
+ * the same recorded path.  Returns 0, or 1 (the exit status) with one line
+ * on stderr. */
+static int load_base(const char *base, const char *prog, const char *first_prog,
+		     const char *first_path, const char *file0, struct prof_attr *ba)
+{
+	struct prof_data d;
+	char err[512], this_prog[160];
+	if (prof_read(base, prog, &d, err, sizeof err) < 0) {
+		fprintf(stderr, "prof: %s: %s\n", base, err);
+		return 1;
+	}
+	program_of(&d, this_prog, sizeof this_prog);
+	int differ = 0;
+	if (first_prog[0] && this_prog[0]) {
+		/* Build IDs when both have one; else the paths. */
+		int bid0 = strncmp(first_prog, "build ID ", 9) == 0;
+		int bid1 = strncmp(this_prog, "build ID ", 9) == 0;
+		if (bid0 && bid1)
+			differ = strcmp(first_prog, this_prog) != 0;
+		else
+			differ = strcmp(first_path, main_path(&d)) != 0;
+	}
+	if (differ) {
+		fprintf(stderr, "prof: %s: a profile of %s (%s), not of %s (%s) as %s is; "
+			"--base compares two profiles of one program\n", base, main_path(&d),
+			this_prog, first_path, first_prog, file0);
+		prof_data_free(&d);
+		return 1;
+	}
+	int rc = 0;
+	if (attr_add(ba, &d, prog, err, sizeof err) < 0) {
+		fprintf(stderr, "prof: %s: %s\n", base, err);
+		rc = 1;
+	}
+	prof_data_free(&d);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct prof_opts o = { .sort = PROF_SORT_TIME, .demangle = 1 };
 	int sort_seen = 0, radix_seen = 0, scope_seen = 0, locals = 1, version = 0, merge = 0;
+	const char *base_file = NULL;
 	const char **files = NULL;
 	size_t nfiles = 0;
 	static const struct option longopts[] = {
@@ -123,6 +165,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'v' },
 		{ "no-demangle", no_argument, NULL, 'R' },
 		{ "merge", no_argument, NULL, 'M' },
+		{ "base", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -133,6 +176,7 @@ int main(int argc, char **argv)
 		case 'C': o.demangle = 1; break;	/* the default; kept for scripts */
 		case 'R': o.demangle = 0; break;
 		case 'M': merge = 1; break;
+		case 'B': base_file = optarg; break;
 		case 'h': o.no_heading = 1; break;
 		case 's': o.summary = 1; break;
 		case 'V': version = 1; break;
@@ -177,6 +221,8 @@ int main(int argc, char **argv)
 			      "  -C           demangle C++ names (the default)\n"
 			      "  --no-demangle  C++ names as the symbol table spells them\n"
 			      "  --merge      allow summing profiles of different programs\n"
+			      "  --base=FILE  each function's change from the profile FILE (same\n"
+			      "               program): percentage points and seconds; text, json, csv\n"
 			      "  -V           print the version (on standard error, as System V)\n"
 			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
@@ -200,6 +246,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prof: monprof %s\n", MONPROF_VERSION);
 		if (argc == 2)
 			return 0;
+	}
+	if (base_file && !prof_diff_supported(o.renderer)) {
+		fprintf(stderr, "prof: --base works with --format=text, json or csv, not %s\n",
+			o.renderer->name);
+		free(files);
+		return 2;
 	}
 	if (argc - optind > 1) {
 		fprintf(stderr, "prof: more than one program given\n");
@@ -268,6 +320,22 @@ int main(int argc, char **argv)
 		}
 		prof_data_free(&d);
 	}
+	struct prof_attr ba;
+	struct prof_profile bp;
+	attr_init(&ba, locals);
+	memset(&bp, 0, sizeof bp);
+	if (status == 0 && base_file) {
+		status = load_base(base_file, prog, first_prog, first_path, files[0], &ba);
+		if (status == 0) {
+			attr_finish(&ba);
+			if (profile_build(&ba, o.demangle, &bp) < 0) {
+				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+				status = 1;
+			}
+			o.base = &bp;
+			o.base_file = base_file;
+		}
+	}
 	if (status == 0) {
 		struct prof_profile p;
 		attr_finish(&a);
@@ -281,6 +349,8 @@ int main(int argc, char **argv)
 		profile_free(&p);
 	}
 	attr_free(&a);
+	profile_free(&bp);
+	attr_free(&ba);
 	prof_warnings_clear();
 	free(progpath);
 	if (files != deflt)

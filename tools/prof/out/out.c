@@ -47,6 +47,8 @@ int prof_render(const struct prof_profile *p, const struct prof_opts *o, FILE *o
 	const struct prof_renderer *r = o->renderer ? o->renderer : &prof_renderers[0];
 	if (o->summary && prof_render_summary(p, o, err) < 0)
 		return -1;
+	if (o->base)
+		return prof_render_diff(p, o, out);
 	return r->render(p, o, out);
 }
 

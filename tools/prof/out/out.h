@@ -26,6 +26,8 @@ struct prof_opts {
 	int summary;		/* -s */
 	int demangle;		/* -C (the default); --no-demangle clears it */
 	const struct prof_renderer *renderer;	/* NULL: the first, text */
+	const struct prof_profile *base;	/* --base: the profile to compare with, or NULL */
+	const char *base_file;	/* its data file's name, for headings */
 };
 
 /* Writes p as one format on out.  Returns 0, or -1 with errno (ENOMEM). */
@@ -80,5 +82,13 @@ const char *prof_kind_name(int kind);
 prof_render_fn prof_render_text, prof_render_json, prof_render_csv, prof_render_pprof,
 	prof_render_callgrind, prof_render_flame;
 int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o, FILE *err);
+
+/* --base (diff.c): whether renderer r (NULL: text) can show a diff (text,
+ * json, csv), and the diff of p against o->base in o->renderer's format:
+ * every function with samples in either profile, matched by name and
+ * object, its change in percentage points and seconds, largest change
+ * first.  0, or -1 with errno (ENOMEM). */
+int prof_diff_supported(const struct prof_renderer *r);
+prof_render_fn prof_render_diff;
 
 #endif /* PROF_OUT_H */
