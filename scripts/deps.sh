@@ -8,8 +8,10 @@
 # Optional tools (opt: "package:command"), which tests use where present and
 # skip with a message otherwise, are installed on Debian as root and only
 # named elsewhere: for `check`, protoc (protobuf-compiler, 6 MB: decodes
-# --format=pprof) and callgrind_annotate (valgrind, 78 MB: reads
-# --format=callgrind).  golang-go (go tool pprof, about 450 MB) is not
+# --format=pprof), callgrind_annotate (valgrind, 78 MB: reads
+# --format=callgrind), xmllint (libxml2-utils: reads --format=flame's SVG)
+# and chromium (about 250 MB with what it pulls in: renders the flame graph,
+# clicks and searches in it headless; installed cleanly on Debian 12).  golang-go (go tool pprof, about 450 MB) is not
 # installed; tests/integ/prof_pprof.sh uses it where it is.
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
@@ -19,7 +21,7 @@ base_cmd="make pkg-config"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
-       opt="protobuf-compiler:protoc valgrind:callgrind_annotate" ;;
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"
