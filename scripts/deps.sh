@@ -15,8 +15,8 @@
 # installed; tests/integ/prof_pprof.sh uses it where it is.
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
-base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev"
-base_pc="libelf libdw liblzma libdebuginfod zlib"
+base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev"
+base_pc="libelf libdw liblzma libdebuginfod zlib capstone"
 base_cmd="make pkg-config"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"

@@ -29,10 +29,10 @@ static const unsigned char bid[] = { 0xab, 0xcd, 0x01 };
 static struct prof_mapping maps[] = { { "/bin/prog", "prog", bid, sizeof bid, 1 },
 				       { "/lib/x86_64-linux-gnu/libc.so.6", "libc.so.6", NULL, 0, 0 } };
 static struct prof_function fns[] = {
-	{ PROF_FN_FUNC, "main", "main", NULL, 0, 0x1000, 0x100 },
-	{ PROF_FN_FUNC, "a", "a", NULL, 0, 0x1100, 0x100 },
-	{ PROF_FN_FUNC, "b", "b", NULL, 0, 0x1200, 0x100 },
-	{ PROF_FN_FUNC, "c", "c", NULL, 0, 0x1300, 0x100 },
+	{ PROF_FN_FUNC, "main", "main", NULL, 0, 0x1000, 0x100, NULL },
+	{ PROF_FN_FUNC, "a", "a", NULL, 0, 0x1100, 0x100, NULL },
+	{ PROF_FN_FUNC, "b", "b", NULL, 0, 0x1200, 0x100, NULL },
+	{ PROF_FN_FUNC, "c", "c", NULL, 0, 0x1300, 0x100, NULL },
 };
 static struct prof_line lines[] = { { 0, 0 }, { 1, 0 }, { 2, 12 }, { 3, 0 }, { 2, 0 }, { 0, 0 } };
 static struct prof_location locs[] = {
@@ -268,10 +268,10 @@ static void flame_flat(void **state)
 {
 	(void)state;
 	static struct prof_function f[] = {
-		{ PROF_FN_FUNC, "op<T>&\"'", NULL, NULL, 0, 0x1000, 0x100 },
-		{ PROF_FN_FUNC, "\x01" "bad" "\xff" "\xc3\xa9", NULL, NULL, 0, 0x1100, 0x100 },
-		{ PROF_FN_FUNC, "tiny", NULL, NULL, 0, 0x1200, 0x100 },
-		{ PROF_FN_FUNC, "memcpy", NULL, NULL, 1, 0x2000, 0x100 },
+		{ PROF_FN_FUNC, "op<T>&\"'", NULL, NULL, 0, 0x1000, 0x100, NULL },
+		{ PROF_FN_FUNC, "\x01" "bad" "\xff" "\xc3\xa9", NULL, NULL, 0, 0x1100, 0x100, NULL },
+		{ PROF_FN_FUNC, "tiny", NULL, NULL, 0, 0x1200, 0x100, NULL },
+		{ PROF_FN_FUNC, "memcpy", NULL, NULL, 1, 0x2000, 0x100, NULL },
 	};
 	static struct prof_line l[] = { { 0, 0 }, { 1, 0 }, { 2, 0 }, { 3, 0 } };
 	static struct prof_location lc[] = {

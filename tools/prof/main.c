@@ -37,7 +37,7 @@
 
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
-	"[--format=text|json|csv|pprof|callgrind|flame] [--base=FILE] [--no-demangle] [--merge] [prog]\n";
+	"[--format=text|json|csv|pprof|callgrind|flame] [--base=FILE] [--lines] [--annotate=FUNCTION] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -156,7 +156,8 @@ int main(int argc, char **argv)
 {
 	struct prof_opts o = { .sort = PROF_SORT_TIME, .demangle = 1 };
 	int sort_seen = 0, radix_seen = 0, scope_seen = 0, locals = 1, version = 0, merge = 0;
-	const char *base_file = NULL;
+	const char *base_file = NULL, *annotate = NULL;
+	int by_lines = 0;
 	const char **files = NULL;
 	size_t nfiles = 0;
 	static const struct option longopts[] = {
@@ -166,6 +167,8 @@ int main(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, 'R' },
 		{ "merge", no_argument, NULL, 'M' },
 		{ "base", required_argument, NULL, 'B' },
+		{ "lines", no_argument, NULL, 'L' },
+		{ "annotate", required_argument, NULL, 'A' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -177,6 +180,8 @@ int main(int argc, char **argv)
 		case 'R': o.demangle = 0; break;
 		case 'M': merge = 1; break;
 		case 'B': base_file = optarg; break;
+		case 'L': by_lines = 1; break;
+		case 'A': annotate = optarg; break;
 		case 'h': o.no_heading = 1; break;
 		case 's': o.summary = 1; break;
 		case 'V': version = 1; break;
@@ -223,6 +228,10 @@ int main(int argc, char **argv)
 			      "  --merge      allow summing profiles of different programs\n"
 			      "  --base=FILE  each function's change from the profile FILE (same\n"
 			      "               program): percentage points and seconds; text, json, csv\n"
+			      "  --lines      rows are source lines (file.c:123 function), inline frames\n"
+			      "               resolved, in every format (DWARF line tables, libdw)\n"
+			      "  --annotate=FUNCTION  that function's source lines with their samples\n"
+			      "               (its disassembly where the source is missing)\n"
 			      "  -V           print the version (on standard error, as System V)\n"
 			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
@@ -280,6 +289,7 @@ int main(int argc, char **argv)
 
 	struct prof_attr a;
 	attr_init(&a, locals);
+	a.keep_pieces = by_lines || annotate;
 	int status = 0;
 	char first_prog[160] = "", first_path[512] = "";
 	for (size_t i = 0; i < nfiles && status == 0; i++) {
@@ -323,12 +333,14 @@ int main(int argc, char **argv)
 	struct prof_attr ba;
 	struct prof_profile bp;
 	attr_init(&ba, locals);
+	ba.keep_pieces = by_lines;
 	memset(&bp, 0, sizeof bp);
 	if (status == 0 && base_file) {
 		status = load_base(base_file, prog, first_prog, first_path, files[0], &ba);
 		if (status == 0) {
 			attr_finish(&ba);
-			if (profile_build(&ba, o.demangle, &bp) < 0) {
+			if (profile_build(&ba, o.demangle, &bp) < 0 ||
+			    (by_lines && profile_lines(&bp, 1) < 0)) {
 				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 				status = 1;
 			}
@@ -339,8 +351,15 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		struct prof_profile p;
 		attr_finish(&a);
-		if (profile_build(&a, o.demangle, &p) < 0 || prof_render(&p, &o, stdout, stderr) < 0) {
+		int arc = 0;
+		if (profile_build(&a, o.demangle, &p) < 0 ||
+		    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0) ||
+		    (annotate ? (arc = prof_annotate(&p, annotate, stdout)) < 0
+			      : prof_render(&p, &o, stdout, stderr) < 0)) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			status = 1;
+		} else if (arc == 1) {
+			fprintf(stderr, "prof: %s: no function of that name in the profile\n", annotate);
 			status = 1;
 		} else if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "prof: standard output: %s\n", strerror(errno));

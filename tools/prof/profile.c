@@ -86,6 +86,14 @@ static int cmp_arcsample(const void *x, const void *y)
 	return p->from < q->from ? -1 : p->from > q->from;
 }
 
+static int cmp_piece(const void *x, const void *y)
+{
+	const struct prof_piece *p = x, *q = y;
+	if (p->row != q->row)
+		return p->row < q->row ? -1 : 1;
+	return p->vaddr < q->vaddr ? -1 : p->vaddr > q->vaddr;
+}
+
 void profile_free(struct prof_profile *p)
 {
 	free(p->mappings);
@@ -95,6 +103,9 @@ void profile_free(struct prof_profile *p)
 	free(p->names);
 	free(p->stackpool);
 	free(p->linepool);
+	for (size_t i = 0; i < p->nextra; i++)
+		free(p->extra[i]);
+	free(p->extra);
 	memset(p, 0, sizeof *p);
 }
 
@@ -102,7 +113,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 {
 	struct pckey *keys = NULL;
 	struct arcsample *arcs = NULL;
-	size_t nkeys = 0, narcs = 0;
+	struct prof_piece *pcs = NULL;
+	size_t nkeys = 0, narcs = 0, npcs = 0;
 
 	memset(p, 0, sizeof *p);
 	p->sample_types = prof_sample_types;
@@ -161,18 +173,39 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			keys[u++] = keys[i];
 	nkeys = u;
 
-	/* Locations: one per row at its start, then one per arc PC. */
-	size_t nloc = a->nrows + nkeys;
+	/* --lines: where in its row each sample fell, the same address added
+	 * up over files. */
+	if (a->npieces) {
+		if (!(pcs = malloc(a->npieces * sizeof *pcs)))
+			goto nomem;
+		memcpy(pcs, a->pieces, a->npieces * sizeof *pcs);
+		qsort(pcs, a->npieces, sizeof *pcs, cmp_piece);
+		for (size_t i = 0; i < a->npieces; i++) {
+			if (npcs && pcs[npcs - 1].row == pcs[i].row &&
+			    pcs[npcs - 1].vaddr == pcs[i].vaddr) {
+				pcs[npcs - 1].ticks += pcs[i].ticks;
+				pcs[npcs - 1].seconds += pcs[i].seconds;
+			} else {
+				pcs[npcs++] = pcs[i];
+			}
+		}
+	}
+
+	/* Locations: one per row at its start, then one per arc PC, then one
+	 * per piece. */
+	size_t nloc = a->nrows + nkeys + npcs;
 	p->locations = calloc(nloc ? nloc : 1, sizeof *p->locations);
 	p->linepool = calloc(nloc ? nloc : 1, sizeof *p->linepool);
 	if (!p->locations || !p->linepool)
 		goto nomem;
 	for (size_t i = 0; i < nloc; i++) {
-		size_t fn = i < a->nrows ? i : keys[i - a->nrows].row;
+		size_t fn = i < a->nrows ? i : i < a->nrows + nkeys ? keys[i - a->nrows].row
+				       : pcs[i - a->nrows - nkeys].row;
 		p->linepool[i] = (struct prof_line){ fn, 0 };
 		p->locations[i] = (struct prof_location){
 			.mapping = p->functions[fn].mapping,
-			.address = i < a->nrows ? a->rows[i].addr : keys[i - a->nrows].pc,
+			.address = i < a->nrows ? a->rows[i].addr : i < a->nrows + nkeys
+				   ? keys[i - a->nrows].pc : pcs[i - a->nrows - nkeys].vaddr,
 			.lines = &p->linepool[i], .nlines = 1 };
 	}
 	p->nlocations = nloc;
@@ -192,26 +225,45 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			arcs[narcs++] = arcs[i];
 	}
 
-	/* Samples: the rows with time or calls, then the arcs. */
+	/* Samples: the rows with time or calls (with pieces: the calls and
+	 * whatever time no piece holds), then the pieces, then the arcs. */
 	size_t nrs = 0;
 	for (size_t r = 0; r < a->nrows; r++)
 		nrs += a->rows[r].ticks > 0 || a->rows[r].calls > 0;
-	p->samples = calloc(nrs + narcs ? nrs + narcs : 1, sizeof *p->samples);
-	p->stackpool = malloc((nrs + 2 * narcs ? nrs + 2 * narcs : 1) * sizeof *p->stackpool);
+	size_t nsm = nrs + npcs + narcs;
+	p->samples = calloc(nsm ? nsm : 1, sizeof *p->samples);
+	p->stackpool = malloc((nsm + narcs ? nsm + narcs : 1) * sizeof *p->stackpool);
 	if (!p->samples || !p->stackpool)
 		goto nomem;
 	size_t *st = p->stackpool;
-	for (size_t r = 0; r < a->nrows; r++) {
+	for (size_t r = 0, k = 0; r < a->nrows; r++) {
 		const struct prof_row *w = &a->rows[r];
-		if (!(w->ticks > 0 || w->calls > 0))
+		double t = w->ticks, sec = w->seconds;
+		for (; k < npcs && pcs[k].row == r; k++) {
+			t -= pcs[k].ticks;
+			sec -= pcs[k].seconds;
+		}
+		if (npcs && t < 1e-9 * (w->ticks + 1)) {	/* rounding of the shares */
+			t = 0;
+			sec = 0;
+		}
+		if (!(t > 0 || w->calls > 0))
 			continue;
 		struct prof_sample *s = &p->samples[p->nsamples++];
 		*st = r;
 		s->locations = st++;
 		s->nlocations = 1;
-		s->value[PROF_VAL_SAMPLES] = w->ticks;
-		s->value[PROF_VAL_CPU] = w->seconds;
+		s->value[PROF_VAL_SAMPLES] = t;
+		s->value[PROF_VAL_CPU] = sec;
 		s->value[PROF_VAL_CALLS] = (double)w->calls;
+	}
+	for (size_t k = 0; k < npcs; k++) {
+		struct prof_sample *s = &p->samples[p->nsamples++];
+		*st = a->nrows + nkeys + k;
+		s->locations = st++;
+		s->nlocations = 1;
+		s->value[PROF_VAL_SAMPLES] = pcs[k].ticks;
+		s->value[PROF_VAL_CPU] = pcs[k].seconds;
 	}
 	for (size_t i = 0; i < narcs; i++) {
 		struct prof_sample *s = &p->samples[p->nsamples++];
@@ -248,10 +300,12 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	f->warnings = prof_warnings(&f->nwarnings);
 	free(keys);
 	free(arcs);
+	free(pcs);
 	return 0;
 nomem:
 	free(keys);
 	free(arcs);
+	free(pcs);
 	profile_free(p);
 	errno = ENOMEM;
 	return -1;

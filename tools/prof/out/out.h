@@ -89,6 +89,13 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
  * object, its change in percentage points and seconds, largest change
  * first.  0, or -1 with errno (ENOMEM). */
 int prof_diff_supported(const struct prof_renderer *r);
+
+/* --annotate=FUNCTION (annotate.c): FUNCTION's source lines with the
+ * samples at each and their percent of the function's samples, from a
+ * model with lines (profile_lines, not split); its disassembly (Capstone)
+ * where the source cannot be read.  Returns 0; 1 when no function has that
+ * name; -1 with errno (ENOMEM). */
+int prof_annotate(const struct prof_profile *p, const char *name, FILE *out);
 prof_render_fn prof_render_diff;
 
 #endif /* PROF_OUT_H */
