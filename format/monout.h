@@ -34,9 +34,10 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version (MONOUT_MINOR, 3): 1 added sparse
+ *    36  u32   minor        minor version (MONOUT_MINOR, 4): 1 added sparse
  *                           HIST records, 2 added FACTS, THREADS, PCS and
- *                           SYMS, 3 IMAGES; new record types raise it
+ *                           SYMS, 3 IMAGES, 4 STACKS; new record types
+ *                           raise it
  *    40  u8[24] reserved, 0
  *
  *   Then `records` records, each starting at an 8-byte aligned offset:
@@ -122,6 +123,23 @@
  *     bytes, no NULs): path the image's executable, file the profile it
  *     wrote (empty if none).  Exactly one entry has role THIS: the image
  *     this file profiles.
+ *   STACKS (11, minor 4), zero or more: sampled call stacks.  A reader
+ *     adds up the counts of identical (tid, flags, pcs).
+ *
+ *     STACKS (11, minor 4):
+ *       fixed part, 32 bytes:
+ *        0 max depth u32   (PCs the runtime kept per stack, MONPROF_STACK_DEPTH)
+ *        4 reserved u32 0
+ *        8 lost u64        (samples counted in the histograms whose stack the table had no room for)
+ *       16 truncated u64   (samples whose walk ended early: the sum of counts of entries flagged TRUNCATED)
+ *       24 reserved u64 0
+ *       then entries back to back, each 24 + 8*depth bytes:
+ *        0 count u64       (samples: the summed weights of the ticks that had this stack)
+ *        8 tid u64         (the thread; names are in THREADS)
+ *       16 depth u32       (1..max depth)
+ *       20 flags u32       (MONOUT_STACK_TRUNCATED 1, MONOUT_STACK_JIT 2, MONOUT_STACK_DEPTH 4: as MON_STACK_*)
+ *       24 pcs u64[depth]  leaf first; runtime addresses; pcs[0] the interrupted PC, the others an address
+ *                          inside the instruction the frame was executing (return address - 1 for callers)
  */
 #ifndef MONOUT_H
 #define MONOUT_H
@@ -132,7 +150,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
-#define MONOUT_MINOR 3
+#define MONOUT_MINOR 4
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -151,6 +169,7 @@
 #define MONOUT_REC_PCS 8
 #define MONOUT_REC_SYMS 9
 #define MONOUT_REC_IMAGES 10
+#define MONOUT_REC_STACKS 11
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -163,6 +182,15 @@
 #define MONOUT_PC_SIZE 16
 #define MONOUT_SYMS_FIXED 8
 #define MONOUT_SYM_FIXED 20
+#define MONOUT_STACKS_FIXED 32
+#define MONOUT_STACK_FIXED 24	/* an entry without its pcs */
+
+/* STACKS entry flags (the same bits as lib/unwind.h's MON_STACK_*). */
+#define MONOUT_STACK_TRUNCATED 0x1u	/* the walk ended before the outermost frame */
+#define MONOUT_STACK_JIT 0x2u	/* the walk reached code in no loaded object and stopped */
+#define MONOUT_STACK_DEPTH 0x4u	/* the walk stopped at the depth limit */
+/* Deepest stack a STACKS record may hold (MONPROF_STACK_DEPTH's maximum). */
+#define MONOUT_STACK_MAX_DEPTH 512u
 
 /* FACTS flags. */
 #define MONOUT_FACT_SYSTEM 0x1	/* the clock counts system CPU (charged to the
@@ -310,6 +338,16 @@ struct monout_image {
 	const char *file;	/* its profile, "" if none was written */
 };
 
+struct monout_stack {		/* one STACKS entry */
+	uint64_t count;		/* samples that had this stack */
+	uint64_t tid;		/* thread id (THREADS names it) */
+	uint32_t depth;		/* PCs in pcs, 1..MONOUT_STACK_MAX_DEPTH */
+	uint32_t flags;		/* MONOUT_STACK_* */
+	uint64_t *pcs;		/* leaf first: pcs[0] the interrupted PC, the
+				 * others inside the instruction each caller was
+				 * executing (return address - 1) */
+};
+
 /* A whole profile.  The reader sorts and merges: calls by selfpc, arcs by
  * (selfpc, frompc), each key once; entries with a zero count or a zero
  * selfpc (an empty table cell, which the writer leaves out) are dropped. */
@@ -337,6 +375,17 @@ struct monout {
 	struct monout_sym *syms;
 	size_t nimages;		/* 0: the process ran one image (no IMAGES record) */
 	struct monout_image *images;
+	/* STACKS (minor 4).  have_stacks: at least one STACKS record was
+	 * read (or is to be written by monout_write_fd).  The reader merges
+	 * entries of identical (tid, flags, pcs), adding their counts, and
+	 * sorts them by (tid, flags, depth, pcs); lost and truncated are the
+	 * sums over the records, stack_max_depth the largest. */
+	int have_stacks;
+	uint32_t stack_max_depth;	/* PCs kept per stack at most */
+	uint64_t stacks_lost;	/* samples whose stack the table had no room for */
+	uint64_t stacks_truncated;	/* samples whose walk ended early */
+	size_t nstacks;
+	struct monout_stack *stacks;	/* each entry's pcs allocated by the reader */
 };
 
 /* ---- reading (monout_read.c) ------------------------------------------- */
@@ -422,6 +471,23 @@ int monout_syms_open(struct monout_writer *w, uint32_t object);
 int monout_syms_add(struct monout_writer *w, uint64_t start, uint64_t size, const char *name,
 		    uint32_t len);
 int monout_syms_close(struct monout_writer *w);
+/* A STACKS record, streamed like SYMS: open with the fixed part, any
+ * number of entries, close.  monout_stacks_add leaves out an entry of
+ * count 0 or depth 0 (an empty table cell) and writes at most
+ * MONOUT_STACK_MAX_DEPTH of its pcs (leaf first, runtime addresses; a
+ * deeper stack is cut there and flagged MONOUT_STACK_DEPTH); a max_depth
+ * above MONOUT_STACK_MAX_DEPTH is written as that.  The caller reads each
+ * count of a table still filling once, atomically, and passes the value.
+ * Each returns 0 or -1 with errno, as the puts. */
+struct monout_stacks_head {
+	uint32_t max_depth;	/* PCs the runtime kept per stack */
+	uint64_t lost;		/* samples whose stack the table had no room for */
+	uint64_t truncated;	/* samples of entries flagged MONOUT_STACK_TRUNCATED */
+};
+int monout_stacks_open(struct monout_writer *w, const struct monout_stacks_head *h);
+int monout_stacks_add(struct monout_writer *w, uint64_t count, uint64_t tid, uint32_t flags,
+		      const uint64_t *pcs, uint32_t depth);
+int monout_stacks_close(struct monout_writer *w);
 /* The IMAGES record: n entries, one of role MONOUT_IMAGE_THIS. */
 int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n);
 /* Patch in the header; the file is complete when this returns 0. */

@@ -44,6 +44,8 @@ const char *monout_rec_name(uint32_t type)
 		return "SYMS";
 	case MONOUT_REC_IMAGES:
 		return "IMAGES";
+	case MONOUT_REC_STACKS:
+		return "STACKS";
 	}
 	return "unknown";
 }
@@ -180,6 +182,39 @@ static void merge(struct monout *m)
 	}
 }
 
+/* Order of stacks: tid, flags, depth, then the pcs. */
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct monout_stack *x = a, *y = b;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	for (uint32_t i = 0; i < x->depth; i++)
+		if (x->pcs[i] != y->pcs[i])
+			return x->pcs[i] < y->pcs[i] ? -1 : 1;
+	return 0;
+}
+
+static void merge_stacks(struct monout *m)
+{
+	size_t k = 0;
+	if (m->nstacks == 0)
+		return;
+	qsort(m->stacks, m->nstacks, sizeof *m->stacks, cmp_stack);
+	for (size_t i = 0; i < m->nstacks; i++) {
+		if (k && cmp_stack(&m->stacks[k - 1], &m->stacks[i]) == 0) {
+			m->stacks[k - 1].count = sat_add(m->stacks[k - 1].count, m->stacks[i].count);
+			free(m->stacks[i].pcs);
+		} else {
+			m->stacks[k++] = m->stacks[i];
+		}
+	}
+	m->nstacks = k;
+}
+
 void monout_free(struct monout *m)
 {
 	if (m == NULL)
@@ -207,6 +242,9 @@ void monout_free(struct monout *m)
 		free((void *)m->images[i].file);
 	}
 	free(m->images);
+	for (size_t i = 0; i < m->nstacks; i++)
+		free(m->stacks[i].pcs);
+	free(m->stacks);
 	memset(m, 0, sizeof *m);
 }
 
@@ -232,7 +270,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 {
 	struct rd r = { buf, len, 0, err, errlen };
 	size_t cap_obj = 0, cap_hist = 0, cap_calls = 0, cap_arcs = 0;
-	size_t cap_thr = 0, cap_pcs = 0, cap_syms = 0;
+	size_t cap_thr = 0, cap_pcs = 0, cap_syms = 0, cap_stacks = 0;
 	int nrun = 0;
 	memset(m, 0, sizeof *m);
 	if (err != NULL && errlen > 0)
@@ -630,6 +668,53 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				      "expected)", i, off, nthis);
 			break;
 		}
+		case MONOUT_REC_STACKS: {
+			if (rlen < MONOUT_STACKS_FIXED)
+				RFAIL("record %u (STACKS) at offset %zu: %llu bytes, at least %d expected", i,
+				      off, (unsigned long long)rlen, MONOUT_STACKS_FIXED);
+			uint32_t maxd = g32(&r, pl);
+			if (maxd == 0 || maxd > MONOUT_STACK_MAX_DEPTH)
+				RFAIL("record %u (STACKS) at offset %zu: max depth %u out of range 1..%u", i,
+				      off, maxd, MONOUT_STACK_MAX_DEPTH);
+			m->have_stacks = 1;
+			if (maxd > m->stack_max_depth)
+				m->stack_max_depth = maxd;
+			m->stacks_lost = sat_add(m->stacks_lost, g64(&r, pl + 8));
+			m->stacks_truncated = sat_add(m->stacks_truncated, g64(&r, pl + 16));
+			size_t at = pl + MONOUT_STACKS_FIXED;
+			for (size_t e = 0; at < end; e++) {
+				if (end - at < MONOUT_STACK_FIXED)
+					RFAIL("record %u (STACKS) at offset %zu: entry %zu truncated (%zu bytes "
+					      "left, %d needed)", i, off, e, end - at, MONOUT_STACK_FIXED);
+				uint64_t cnt = g64(&r, at);
+				uint32_t depth = g32(&r, at + 16);
+				if (cnt == 0)
+					RFAIL("record %u (STACKS) at offset %zu: entry %zu has a count of 0", i,
+					      off, e);
+				if (depth == 0 || depth > maxd)
+					RFAIL("record %u (STACKS) at offset %zu: entry %zu has depth %u "
+					      "(1..%u expected)", i, off, e, depth, maxd);
+				if ((uint64_t)depth * 8 > end - at - MONOUT_STACK_FIXED)
+					RFAIL("record %u (STACKS) at offset %zu: entry %zu of depth %u runs "
+					      "past the record", i, off, e, depth);
+				if (grow((void **)&m->stacks, &cap_stacks, m->nstacks + 1,
+					 sizeof *m->stacks))
+					NOMEM();
+				uint64_t *v = malloc((size_t)depth * sizeof *v);
+				if (v == NULL)
+					NOMEM();
+				for (uint32_t d = 0; d < depth; d++)
+					v[d] = g64(&r, at + MONOUT_STACK_FIXED + (size_t)d * 8);
+				struct monout_stack *st = &m->stacks[m->nstacks++];
+				st->count = cnt;
+				st->tid = g64(&r, at + 8);
+				st->depth = depth;
+				st->flags = g32(&r, at + 20);
+				st->pcs = v;
+				at += MONOUT_STACK_FIXED + (size_t)depth * 8;
+			}
+			break;
+		}
 		default:
 			/* A newer minor version may add record types, which older
 			 * readers skip; in a file of a minor version this reader
@@ -692,7 +777,15 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				      "for the address %#llx", (unsigned long long)
 				      (m->arcs[i].selfpc >= lim ? m->arcs[i].selfpc : m->arcs[i].frompc));
 	}
+	if (m->addr_size == 4)
+		for (size_t i = 0; i < m->nstacks; i++)
+			for (uint32_t d = 0; d < m->stacks[i].depth; d++)
+				if (m->stacks[i].pcs[d] >= (uint64_t)1 << 32)
+					RFAIL("impossible: 4-byte addresses in the header, but a stack "
+					      "holds the address %#llx",
+					      (unsigned long long)m->stacks[i].pcs[d]);
 	merge(m);
+	merge_stacks(m);
 	return 0;
 fail: {
 	int e = errno;

@@ -395,6 +395,39 @@ int monout_syms_close(struct monout_writer *w)
 	return rec_close(w);
 }
 
+int monout_stacks_open(struct monout_writer *w, const struct monout_stacks_head *h)
+{
+	if (rec_open(w, MONOUT_REC_STACKS) < 0)
+		return -1;
+	w_u32(w, h->max_depth > MONOUT_STACK_MAX_DEPTH ? MONOUT_STACK_MAX_DEPTH : h->max_depth);
+	w_u32(w, 0);
+	w_u64(w, h->lost);
+	w_u64(w, h->truncated);
+	return w_u64(w, 0);
+}
+
+int monout_stacks_add(struct monout_writer *w, uint64_t count, uint64_t tid, uint32_t flags,
+		      const uint64_t *pcs, uint32_t depth)
+{
+	uint64_t k = count;
+	if (k == 0 || depth == 0 || pcs == NULL)
+		return w->error ? w_fail(w, w->error) : 0;
+	if (depth > MONOUT_STACK_MAX_DEPTH) {	/* deeper than any reader takes */
+		depth = MONOUT_STACK_MAX_DEPTH;
+		flags |= MONOUT_STACK_DEPTH;
+	}
+	w_u64(w, k);
+	w_u64(w, tid);
+	w_u32(w, depth);
+	w_u32(w, flags);
+	return w_bytes(w, pcs, (size_t)depth * 8);
+}
+
+int monout_stacks_close(struct monout_writer *w)
+{
+	return rec_close(w);
+}
+
 int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n)
 {
 	if (rec_open(w, MONOUT_REC_IMAGES) < 0)
@@ -474,5 +507,16 @@ int monout_write_fd(int fd, const struct monout *m)
 	}
 	if (m->nimages && monout_put_images(&w, m->images, m->nimages) < 0)
 		return -1;
+	if (m->have_stacks) {
+		struct monout_stacks_head h = { m->stack_max_depth, m->stacks_lost,
+						 m->stacks_truncated };
+		if (monout_stacks_open(&w, &h) < 0)
+			return -1;
+		for (size_t i = 0; i < m->nstacks; i++)
+			monout_stacks_add(&w, m->stacks[i].count, m->stacks[i].tid, m->stacks[i].flags,
+					  m->stacks[i].pcs, m->stacks[i].depth);
+		if (monout_stacks_close(&w) < 0)
+			return -1;
+	}
 	return monout_end(&w);
 }

@@ -55,6 +55,13 @@ static void check_model(const struct monout *m)
 		CHECK(o->path != NULL && strlen(o->path) <= o->path_len);
 	}
 	CHECK(m->run.cmdline == NULL || m->run.cmdline[m->run.cmdline_len] == '\0');
+	CHECK(m->nstacks == 0 || m->have_stacks);
+	for (size_t i = 0; i < m->nstacks; i++) {
+		const struct monout_stack *s = &m->stacks[i];
+		CHECK(s->count != 0 && s->depth >= 1 && s->depth <= m->stack_max_depth);
+		CHECK(m->stack_max_depth <= MONOUT_STACK_MAX_DEPTH && s->pcs != NULL);
+		(void)s->pcs[s->depth - 1];	/* ASan: the whole stack is allocated */
+	}
 	for (size_t i = 0; i < m->nhists; i++) {
 		const struct monout_hist *h = &m->hists[i];
 		CHECK(h->scale >= 2 && h->scale <= 65536 && h->lowpc < h->highpc);
@@ -96,6 +103,16 @@ static int same_model(const struct monout *a, const struct monout *b)
 		if (x->lowpc != y->lowpc || x->highpc != y->highpc || x->nbins != y->nbins ||
 		    x->scale != y->scale || x->bin_bytes != y->bin_bytes ||
 		    (x->nbins && memcmp(x->counts, y->counts, x->nbins * sizeof *x->counts)))
+			return 0;
+	}
+	if (a->have_stacks != b->have_stacks || a->nstacks != b->nstacks ||
+	    a->stacks_lost != b->stacks_lost || a->stacks_truncated != b->stacks_truncated ||
+	    a->stack_max_depth != b->stack_max_depth)
+		return 0;
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct monout_stack *x = &a->stacks[i], *y = &b->stacks[i];
+		if (x->count != y->count || x->tid != y->tid || x->depth != y->depth ||
+		    x->flags != y->flags || memcmp(x->pcs, y->pcs, x->depth * sizeof *x->pcs))
 			return 0;
 	}
 	return (a->ncalls == 0 || memcmp(a->calls, b->calls, a->ncalls * sizeof *a->calls) == 0) &&

@@ -48,6 +48,11 @@ if [ -f "$P/prof_craft.c" ]; then
 		-ldl -lpthread -lrt -lm 2>/dev/null &&
 	./craft "$OUT/monout/craft.mon" -o "/bin/true:0:0x1000:0x2000:1" \
 		-h "0x1000:0x1040:0x8000:16" -b 0:5 -c "0x1009:2" 2>/dev/null || true
+	# Call stacks (STACKS, minor 4) and the threads that name them.
+	./craft "$OUT/monout/stacks.mon" -o "/bin/true:0:0x1000:0x2000:1" \
+		-h "0x1000:0x1040:0x8000:16" -b 0:5 -T 7:main -T 8:worker -K 16:2:1 \
+		-k 3:7:0:0x1004,0x1020,0x1030 -k 1:8:1:0x1008 -k 1:7:2:0x9000,0x1030 \
+		2>/dev/null || true
 fi
 
 # gmon.out from the C library's profiler.

@@ -8,12 +8,18 @@
  *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
  *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
+ *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
+ *                  [-T TID:NAME]...
  *
  * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
  * a bin of the histogram given by the last -h; -A adds an arc (ARCS record).  -4 marks the header as
  * holding 4-byte addresses (whatever the values: for the reader's check of
  * impossible files), with the header checksum remade.  -S writes every
- * histogram sparse (only its non-zero bins), as whole-process profiles are.  Link with libmon.a (the
+ * histogram sparse (only its non-zero bins), as whole-process profiles are.
+ * -k adds a call stack (STACKS record; PCs leaf first, FLAGS as
+ * MONOUT_STACK_*), -K sets the record's fixed part (default max depth 64,
+ * lost 0, truncated: the counts of the -k stacks flagged truncated).  -T
+ * adds a thread (THREADS record) of that name.  Link with libmon.a (the
  * format module's functions are hidden in libmon.so).  Exit 0, or 1 with a
  * message.
  */
@@ -67,7 +73,14 @@ int main(int argc, char **argv)
 	optind = 2;
 	int four = 0;
 	int sparse = 0;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4S")) != -1) {
+	static struct monout_stack stacks[1024];
+	static uint64_t stack_pcs[1024][MONOUT_STACK_MAX_DEPTH];
+	static struct monout_thread threads[256];
+	int head_set = 0;
+	m.stacks = stacks;
+	m.threads = threads;
+	m.stack_max_depth = 64;
+	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -157,10 +170,50 @@ int main(int argc, char **argv)
 			m.run.saturated = num(&p);
 			m.run.lost = num(&p);
 			break;
+		case 'K':
+			m.have_stacks = head_set = 1;
+			m.stack_max_depth = (uint32_t)num(&p);
+			m.stacks_lost = num(&p);
+			m.stacks_truncated = num(&p);
+			break;
+		case 'k': {
+			struct monout_stack *st = &stacks[m.nstacks];
+			if (m.nstacks == sizeof stacks / sizeof stacks[0])
+				return 1;
+			st->count = num(&p);
+			st->tid = num(&p);
+			st->flags = (uint32_t)num(&p);
+			st->pcs = stack_pcs[m.nstacks];
+			st->depth = 0;
+			while (*p && st->depth < MONOUT_STACK_MAX_DEPTH) {
+				char *end;
+				st->pcs[st->depth++] = strtoull(p, &end, 0);
+				if (end == p) {
+					fprintf(stderr, "prof_craft: bad PC at '%s'\n", p);
+					return 1;
+				}
+				p = *end == ',' ? end + 1 : end;
+			}
+			m.have_stacks = 1;
+			m.nstacks++;
+			break;
+		}
+		case 'T': {
+			struct monout_thread *t = &threads[m.nthreads];
+			if (m.nthreads == sizeof threads / sizeof threads[0])
+				return 1;
+			t->tid = num(&p);
+			snprintf(t->name, sizeof t->name, "%s", p);
+			m.nthreads++;
+			break;
+		}
 		default:
 			return 1;
 		}
 	}
+	for (size_t i = 0; !head_set && i < m.nstacks; i++)
+		if (stacks[i].flags & MONOUT_STACK_TRUNCATED)
+			m.stacks_truncated += stacks[i].count;
 	for (size_t i = 0; sparse && i < m.nhists; i++)
 		hists[i].flags |= MONOUT_HIST_SPARSE;
 	int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);

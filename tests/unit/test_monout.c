@@ -279,6 +279,8 @@ static void refresh_crcs(unsigned char *buf, size_t len)
 	for (uint32_t i = 0; i < nrec && off + MONOUT_REC_HEADER_SIZE <= len; i++) {
 		uint64_t rlen;
 		memcpy(&rlen, buf + off + 8, 8);
+		if (rlen > len - off - MONOUT_REC_HEADER_SIZE)
+			break;	/* a length made to run past the file: its records stay */
 		uint32_t crc = monout_crc32(0, buf + off + MONOUT_REC_HEADER_SIZE, (size_t)rlen);
 		memcpy(buf + off + 4, &crc, 4);
 		off += MONOUT_REC_HEADER_SIZE + (((size_t)rlen + 7) & ~(size_t)7);
@@ -471,6 +473,176 @@ static void read_file_errors(void **state)
 /* The file's checksums are IEEE CRC-32 (as zlib's crc32): the standard
  * check value, any split of the input, every length around the 8-byte
  * stride, against a bit-at-a-time reference. */
+/* Write m to a memory image; *len gets its size. */
+static unsigned char *image_of(const struct monout *m, size_t *len)
+{
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	assert_int_equal(monout_write_fd(fileno(f), m), 0);
+	*len = (size_t)lseek(fileno(f), 0, SEEK_END);
+	unsigned char *buf = malloc(*len);
+	assert_non_null(buf);
+	assert_int_equal(pread(fileno(f), buf, *len, 0), (ssize_t)*len);
+	fclose(f);
+	return buf;
+}
+
+/* The STACKS record (minor 4): written by the streamed writer, read back
+ * merged (identical tid, flags and pcs add up; count 0 and depth 0 left
+ * out by the writer), several records summed; every length is checked:
+ * a depth of 0, above the record's max depth or above 512, an entry
+ * running past the record, a count of 0, a max depth out of 1..512 and
+ * a short fixed part are refused by name.  A file of minor 3 (without
+ * STACKS) still reads.  (A reader of minor 3 skips the record as any
+ * type of a newer minor: coverage_records.) */
+static void stacks_record(void **state)
+{
+	(void)state;
+	static const uint64_t a[3] = { 0x1010, 0x2020, 0x3030 }, b[2] = { 0x1014, 0x3030 };
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	m.run.rate_hz = 1000;
+	FILE *f = tmpfile();
+	struct monout_writer w;
+	assert_int_equal(monout_begin(&w, fileno(f), 0), 0);
+	assert_int_equal(monout_put_run(&w, &m.run), 0);
+	struct monout_stacks_head h = { 64, 7, 5 };
+	assert_int_equal(monout_stacks_open(&w, &h), 0);
+	assert_int_equal(monout_stacks_add(&w, 3, 11, 0, a, 3), 0);
+	assert_int_equal(monout_stacks_add(&w, 0, 11, 0, a, 3), 0);	/* empty cell */
+	assert_int_equal(monout_stacks_add(&w, 9, 11, 0, a, 0), 0);	/* empty cell */
+	assert_int_equal(monout_stacks_add(&w, 5, 12, MONOUT_STACK_TRUNCATED, b, 2), 0);
+	assert_int_equal(monout_stacks_add(&w, 4, 11, 0, a, 3), 0);	/* same as the first */
+	assert_int_equal(monout_stacks_add(&w, 2, 11, 0, a, 2), 0);	/* a prefix: not the same */
+	assert_int_equal(monout_stacks_close(&w), 0);
+	h = (struct monout_stacks_head){ 128, 1, 0 };
+	assert_int_equal(monout_stacks_open(&w, &h), 0);
+	assert_int_equal(monout_stacks_add(&w, 1, 11, 0, a, 3), 0);	/* in a second record */
+	assert_int_equal(monout_stacks_add(&w, 6, 11, MONOUT_STACK_JIT, a, 3), 0);
+	assert_int_equal(monout_stacks_close(&w), 0);
+	assert_int_equal(monout_end(&w), 0);
+	size_t len = (size_t)lseek(fileno(f), 0, SEEK_END);
+	unsigned char *buf = malloc(len);
+	assert_int_equal(pread(fileno(f), buf, len, 0), (ssize_t)len);
+	fclose(f);
+	uint32_t minor;
+	memcpy(&minor, buf + 36, 4);
+	assert_int_equal(minor, 4);
+	struct monout r;
+	char err[200];
+	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
+	assert_true(r.have_stacks);
+	assert_int_equal(r.stack_max_depth, 128);
+	assert_int_equal(r.stacks_lost, 8);
+	assert_int_equal(r.stacks_truncated, 5);
+	assert_int_equal(r.nstacks, 4);
+	/* Sorted by tid, flags, depth, pcs. */
+	assert_int_equal(r.stacks[0].tid, 11);
+	assert_int_equal(r.stacks[0].depth, 2);
+	assert_int_equal(r.stacks[0].count, 2);
+	assert_int_equal(r.stacks[1].depth, 3);
+	assert_int_equal(r.stacks[1].count, 8);	/* 3 + 4 + 1 */
+	assert_int_equal(r.stacks[1].flags, 0);
+	assert_memory_equal(r.stacks[1].pcs, a, sizeof a);
+	assert_int_equal(r.stacks[2].flags, MONOUT_STACK_JIT);
+	assert_int_equal(r.stacks[2].count, 6);
+	assert_int_equal(r.stacks[3].tid, 12);
+	assert_int_equal(r.stacks[3].flags, MONOUT_STACK_TRUNCATED);
+	assert_int_equal(r.stacks[3].pcs[0], 0x1014);
+	assert_int_equal(r.stacks[3].pcs[1], 0x3030);
+	/* monout_write_fd writes the model back as one record: same model. */
+	size_t len2;
+	unsigned char *buf2 = image_of(&r, &len2);
+	struct monout r2;
+	assert_int_equal(monout_parse(buf2, len2, &r2, err, sizeof err), 0);
+	assert_int_equal(r2.nstacks, 4);
+	assert_int_equal(r2.stacks_lost, 8);
+	assert_int_equal(r2.stack_max_depth, 128);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(r2.stacks[i].count, r.stacks[i].count);
+		assert_int_equal(r2.stacks[i].depth, r.stacks[i].depth);
+		assert_memory_equal(r2.stacks[i].pcs, r.stacks[i].pcs, r.stacks[i].depth * 8);
+	}
+	monout_free(&r2);
+	free(buf2);
+	monout_free(&r);
+
+	/* Damage, one field at a time, in the first STACKS record (fixed
+	 * part at p, its first entry at e: count 3, tid 11, depth 3). */
+	size_t at = record_at(buf, MONOUT_REC_STACKS), p = at + MONOUT_REC_HEADER_SIZE;
+	size_t e = p + MONOUT_STACKS_FIXED;
+	unsigned char *c = malloc(len);
+	uint32_t v32;
+	uint64_t v64;
+#define DAMAGE(off, val, want)                       \
+	do {                                         \
+		memcpy(c, buf, len);                 \
+		memcpy(c + (off), &(val), sizeof(val)); \
+		refresh_crcs(c, len);                \
+		expect_error(c, len, want);          \
+	} while (0)
+	v32 = 0;
+	DAMAGE(e + 16, v32, "entry 0 has depth 0 (1..64 expected)");
+	v32 = 65;
+	DAMAGE(e + 16, v32, "entry 0 has depth 65 (1..64 expected)");
+	v32 = 3;	/* the last entry (depth 2, at e + 136): 8 bytes more than it has */
+	DAMAGE(e + 136 + 16, v32, "entry 3 of depth 3 runs past the record");
+	v32 = 600;
+	DAMAGE(p, v32, "max depth 600 out of range 1..512");
+	v32 = 0;
+	DAMAGE(p, v32, "max depth 0 out of range 1..512");
+	v64 = 0;
+	DAMAGE(e, v64, "entry 0 has a count of 0");
+	/* A record whose last entry lost its last 8 bytes (length shortened):
+	 * that entry runs past the record. */
+	{
+		uint64_t rlen;
+		memcpy(&rlen, buf + at + 8, 8);
+		memcpy(c, buf, len);
+		uint64_t shorter = rlen - 8;
+		memcpy(c + at + 8, &shorter, 8);
+		/* keep the padding zero and the file walkable: zero the cut bytes */
+		memset(c + at + MONOUT_REC_HEADER_SIZE + shorter, 0, 8);
+		refresh_crcs(c, len);
+		expect_error(c, len, "runs past the record");
+		/* Cut 30 bytes: 10 of the last entry's (40 bytes: depth 2)
+		 * are left, not even its 24-byte head. */
+		shorter = rlen - 30;
+		memcpy(c, buf, len);
+		memcpy(c + at + 8, &shorter, 8);
+		memset(c + at + MONOUT_REC_HEADER_SIZE + shorter, 0, 30);
+		refresh_crcs(c, len);
+		expect_error(c, len, "truncated (10 bytes left, 24 needed)");
+		/* A fixed part of 24 bytes. */
+		uint64_t l24 = 24;
+		memcpy(c, buf, len);
+		memcpy(c + at + 8, &l24, 8);
+		memset(c + at + MONOUT_REC_HEADER_SIZE + 24, 0, rlen - 24);
+		refresh_crcs(c, len);
+		expect_error(c, len, "(STACKS) at offset");
+		expect_error(c, len, "24 bytes, at least 32 expected");
+	}
+	/* A file of minor 3 (before STACKS) still reads: no stacks. */
+	{
+		struct monout o;
+		memset(&o, 0, sizeof o);
+		o.run.rate_hz = 100;
+		size_t n3;
+		unsigned char *b3 = image_of(&o, &n3);
+		uint32_t three = 3;
+		memcpy(b3 + 36, &three, 4);
+		refresh_crcs(b3, n3);
+		assert_int_equal(monout_parse(b3, n3, &r, err, sizeof err), 0);
+		assert_false(r.have_stacks);
+		assert_int_equal(r.nstacks, 0);
+		monout_free(&r);
+		free(b3);
+	}
+#undef DAMAGE
+	free(c);
+	free(buf);
+}
+
 /* Minor 2: FACTS, THREADS, PCS and SYMS round trip and the header says
  * minor 2, so that a reader of minor 1 skips them (it skips a record type it
  * does not know only in a file of a newer minor than its own: checked here
@@ -602,6 +774,7 @@ int main(void)
 		cmocka_unit_test(write_errors),
 		cmocka_unit_test(read_file_errors),
 		cmocka_unit_test(coverage_records),
+		cmocka_unit_test(stacks_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,13 +51,13 @@ static void model(struct prof_profile *p)
 	memset(p, 0, sizeof *p);
 	static struct prof_sample s[3];
 	memset(s, 0, sizeof s);
-	s[0] = (struct prof_sample){ st0, 4, { 0 } };
+	s[0] = (struct prof_sample){ .locations = st0, .nlocations = 4, .stack = 1 };
 	s[0].value[PROF_VAL_SAMPLES] = 10;
 	s[0].value[PROF_VAL_CPU] = 0.1;
-	s[1] = (struct prof_sample){ st1, 7, { 0 } };
+	s[1] = (struct prof_sample){ .locations = st1, .nlocations = 7, .stack = 1 };
 	s[1].value[PROF_VAL_SAMPLES] = 4;
 	s[1].value[PROF_VAL_CPU] = 0.04;
-	s[2] = (struct prof_sample){ st2, 2, { 0 } };
+	s[2] = (struct prof_sample){ .locations = st2, .nlocations = 2 };
 	s[2].value[PROF_VAL_ARC] = 7;
 	p->sample_types = prof_sample_types;
 	p->mappings = maps;
@@ -282,7 +282,7 @@ static void flame_flat(void **state)
 	static struct prof_sample s[4];
 	double v[] = { 60000, 30000, 1, 9999 };
 	for (int i = 0; i < 4; i++) {
-		s[i] = (struct prof_sample){ &st[i], 1, { 0 } };
+		s[i] = (struct prof_sample){ .locations = &st[i], .nlocations = 1 };
 		s[i].value[PROF_VAL_SAMPLES] = v[i];
 	}
 	struct prof_profile p;

@@ -222,14 +222,126 @@ static void model_from_attribution(void **state)
 	profile_free(&p);
 }
 
+/* Call stacks into the model (profile.h): each stack a sample of its
+ * frames leaf first, one location per (function, PC) shared by the stacks
+ * that hold it, the markers [truncated] and [jit] as root frames, the
+ * thread of each; a row's one-location sample keeps only the histogram
+ * time its stacks do not explain, so that the flat view (by leaf) is still
+ * the histogram's; inclusive time counts each sample once per function. */
+static void model_from_stacks(void **state)
+{
+	(void)state;
+	struct prof_image im;
+	memset(&im, 0, sizeof im);
+	im.path = "/x/prog";
+	im.label = "prog";
+	struct prof_image *ims[1] = { &im };
+	struct prof_row rows[3] = {
+		{ .kind = PROF_ROW_FUNC, .image = 0, .addr = 0x1000, .size = 0x10, .name = "f",
+		  .ticks = 10, .seconds = 0.1, .stacked_ticks = 7, .stacked_seconds = 0.07 },
+		{ .kind = PROF_ROW_FUNC, .image = 0, .addr = 0x1010, .size = 0x20, .name = "g" },
+		{ .kind = PROF_ROW_UNKNOWN, .ticks = 1, .seconds = 0.01, .stacked_ticks = 1,
+		  .stacked_seconds = 0.01 },
+	};
+	struct prof_frame frames[6] = { { 0, 0x1004 }, { 1, 0x1017 }, { 0, 0x1004 }, { 1, 0x1017 },
+					{ 2, 0x9000 } };
+	struct prof_stackrow stacks[3] = {
+		{ .count = 6, .seconds = 0.06, .tid = 7, .thread = "main", .first = 0, .depth = 2 },
+		{ .count = 1, .seconds = 0.01, .tid = 8, .flags = PROF_STACK_TRUNCATED, .first = 2,
+		  .depth = 2 },
+		{ .count = 1, .seconds = 0.01, .tid = 8, .flags = PROF_STACK_JIT, .first = 4, .depth = 1 },
+	};
+	struct prof_attr a;
+	attr_init(&a, 1);
+	a.images = ims;
+	a.nimages = 1;
+	a.rows = rows;
+	a.nrows = 3;
+	a.unknown_row = 2;
+	a.total_ticks = 11;
+	a.total_seconds = 0.11;
+	a.rate_hz = 100;
+	a.nfiles = 1;
+	a.have_stacks = 1;
+	a.stacks = stacks;
+	a.nstacks = 3;
+	a.frames = frames;
+	a.nframes = 5;
+	a.stack_samples = 8;
+
+	struct prof_profile p;
+	assert_int_equal(profile_build(&a, 0, &p), 0);
+	assert_true(p.facts.have_stacks);
+	assert_int_equal(p.nfunctions, 5);
+	assert_string_equal(p.functions[3].name, "[truncated]");
+	assert_int_equal(p.functions[3].kind, PROF_FN_MARKER);
+	assert_int_equal(p.functions[3].mapping, SIZE_MAX);
+	assert_string_equal(p.functions[4].name, "[jit]");
+	/* 3 rows, 3 stack PCs (0x1004 and 0x1017 each once), 2 markers. */
+	assert_int_equal(p.nlocations, 8);
+	assert_int_equal(p.nthreads, 2);
+	assert_int_equal(p.threads[0].tid, 7);
+	assert_string_equal(p.threads[0].name, "main");
+	assert_string_equal(p.threads[1].name, "");
+	/* f's residual (10 - 7), then the three stacks; [unknown] has none. */
+	assert_int_equal(p.nsamples, 4);
+	assert_false(p.samples[0].stack);
+	assert_true(p.samples[0].value[PROF_VAL_SAMPLES] == 3);
+	const struct prof_sample *s = &p.samples[1];
+	assert_true(s->stack);
+	assert_int_equal(s->nlocations, 2);
+	assert_int_equal(p.locations[s->locations[0]].address, 0x1004);
+	assert_int_equal(p.locations[s->locations[0]].lines[0].function, 0);
+	assert_int_equal(p.locations[s->locations[1]].address, 0x1017);
+	assert_int_equal(p.locations[s->locations[1]].lines[0].function, 1);
+	assert_true(s->value[PROF_VAL_SAMPLES] == 6 && s->value[PROF_VAL_CPU] == 0.06);
+	assert_int_equal(s->thread, 0);
+	s = &p.samples[2];
+	assert_int_equal(s->nlocations, 3);
+	assert_int_equal(s->locations[0], p.samples[1].locations[0]);	/* shared */
+	assert_int_equal(p.locations[s->locations[2]].lines[0].function, 3);	/* root */
+	assert_int_equal(s->thread, 1);
+	assert_int_equal(s->stack_flags, PROF_STACK_TRUNCATED);
+	s = &p.samples[3];
+	assert_int_equal(s->nlocations, 2);
+	assert_int_equal(p.locations[s->locations[0]].lines[0].function, 2);
+	assert_int_equal(p.locations[s->locations[0]].address, 0x9000);
+	assert_int_equal(p.locations[s->locations[1]].lines[0].function, 4);
+
+	struct prof_opts o = { .sort = PROF_SORT_TIME };
+	struct prof_flat f;
+	assert_int_equal(prof_flat_make(&p, &o, &f), 0);
+	assert_true(f.inclusive);
+	assert_true(f.all[0].samples == 10);	/* the histogram's, by leaf */
+	assert_true(f.all[0].incl_samples == 10);
+	assert_true(f.all[1].samples == 0 && f.all[1].incl_samples == 7);
+	assert_true(f.all[2].samples == 1);
+	/* f, g (inclusive only) and [unknown]; never a marker. */
+	assert_int_equal(f.n, 3);
+	for (size_t i = 0; i < f.n; i++)
+		assert_true(f.order[i] < 3);
+	prof_flat_free(&f);
+	/* One thread: only its stacks. */
+	o.only_thread = 1;
+	o.thread = 1;
+	assert_int_equal(prof_flat_make(&p, &o, &f), 0);
+	assert_true(f.all[0].samples == 1 && f.all[2].samples == 1);
+	assert_true(f.total_seconds == 0.02);
+	prof_flat_free(&f);
+	profile_free(&p);
+}
+
 static void renderer_table(void **state)
 {
 	(void)state;
 	char names[64];
-	assert_string_equal(prof_renderer_names(names, sizeof names), "text, json, csv, pprof, callgrind or flame");
+	assert_string_equal(prof_renderer_names(names, sizeof names),
+			    "text, json, csv, graph, folded, pprof, callgrind or flame");
 	assert_ptr_equal(prof_renderer_find("text"), &prof_renderers[0]);
 	assert_non_null(prof_renderer_find("json"));
 	assert_non_null(prof_renderer_find("csv"));
+	assert_non_null(prof_renderer_find("graph"));
+	assert_non_null(prof_renderer_find("folded"));
 	assert_non_null(prof_renderer_find("pprof"));
 	assert_non_null(prof_renderer_find("callgrind"));
 	assert_non_null(prof_renderer_find("flame"));
@@ -243,6 +355,7 @@ int main(void)
 		cmocka_unit_test(gmon_arcs_kept),
 		cmocka_unit_test(monout_arcs_kept),
 		cmocka_unit_test(model_from_attribution),
+		cmocka_unit_test(model_from_stacks),
 		cmocka_unit_test(renderer_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -415,6 +415,70 @@ static int add_arc(struct prof_attr *a, const struct prof_arcrow *r)
 	return 0;
 }
 
+/* Grows v (elements of sz bytes, *cap of them) to hold need. */
+static int reserve(void **v, size_t *cap, size_t need, size_t sz)
+{
+	if (need <= *cap)
+		return 0;
+	size_t n = *cap ? *cap : 64;
+	while (n < need)
+		n *= 2;
+	void *nv = realloc(*v, n * sz);
+	if (!nv)
+		return -1;
+	*v = nv;
+	*cap = n;
+	return 0;
+}
+
+/* The stacks of one file over the rows: each PC through row_at (a caller's
+ * PC is its return address - 1, inside the call, so it falls in the
+ * calling function), as a link-time PC of its row's image; the thread's
+ * name from THREADS.  leaf[r] += the counts of the stacks whose leaf is in
+ * row r.  0 or -1 (ENOMEM). */
+static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size_t *img,
+		      const struct prof_seg *segs, size_t nsegs, const struct prof_seg *fb,
+		      size_t nfb, double rate, double *leaf)
+{
+	a->have_stacks = 1;
+	a->stacks_lost += d->stacks_lost;
+	for (size_t i = 0; i < d->nstacks; i++) {
+		const struct prof_stack *st = &d->stacks[i];
+		if (reserve((void **)&a->stacks, &a->stacks_cap, a->nstacks + 1, sizeof *a->stacks) ||
+		    reserve((void **)&a->frames, &a->frames_cap, a->nframes + st->depth,
+			    sizeof *a->frames))
+			return -1;
+		struct prof_stackrow *w = &a->stacks[a->nstacks++];
+		memset(w, 0, sizeof *w);
+		w->count = st->count;
+		w->seconds = (double)st->count / rate;
+		w->tid = st->tid;
+		w->flags = st->flags;
+		w->first = a->nframes;
+		w->depth = st->depth;
+		for (size_t t = 0; t < d->nthreads; t++)
+			if (d->threads[t].tid == st->tid) {
+				memcpy(w->thread, d->threads[t].name, sizeof w->thread);
+				w->thread[sizeof w->thread - 1] = '\0';
+				break;
+			}
+		for (uint32_t k = 0; k < st->depth; k++) {
+			size_t row = row_at(a, segs, nsegs, fb, nfb, st->pcs[k]);
+			a->frames[a->nframes++] = (struct prof_frame){
+				row, link_pc(a, d, img, row, st->pcs[k]) };
+		}
+		leaf[a->frames[w->first].row] += (double)st->count;
+		a->stack_samples += (double)st->count;
+		if (st->flags & PROF_STACK_TRUNCATED)
+			a->stacks_truncated += st->count;
+		if (st->flags & PROF_STACK_DEPTH)
+			a->stacks_depth += st->count;
+		if (st->flags & PROF_STACK_JIT)
+			a->stacks_jit += st->count;
+	}
+	return 0;
+}
+
 static int cmp_seg(const void *x, const void *y)
 {
 	const struct prof_seg *a = x, *b = y;
@@ -426,7 +490,7 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 {
 	size_t *img = calloc(d->nobjs ? d->nobjs : 1, sizeof *img);
 	struct prof_seg *segs = NULL, *fb = NULL;
-	double *ticks = NULL;
+	double *ticks = NULL, *leaf = NULL;
 	uint64_t *pbias = NULL;	/* --lines: each image's bias in this file */
 	int rc = -1;
 
@@ -546,11 +610,25 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	if (pctx.nomem)
 		goto nomem;
 	double rate = d->run.rate_hz > 0 ? d->run.rate_hz : 1;
+	/* The call stacks: each frame's row and link-time PC; leaf[r] the
+	 * samples of the stacks whose leaf is in row r. */
+	if (d->have_stacks) {
+		leaf = calloc(a->nrows, sizeof *leaf);
+		if (!leaf || add_stacks(a, d, img, segs, nsegs, fb, nfb, rate, leaf) < 0)
+			goto nomem;
+	}
 	for (size_t r = 0; r < a->nrows; r++) {
 		if (ticks[r] == 0)
 			continue;
 		a->rows[r].ticks += ticks[r];
 		a->rows[r].seconds += ticks[r] / rate;
+		/* The histogram time the stacks explain: the rest stays a
+		 * one-location sample of the model (profile.h). */
+		if (leaf && leaf[r] > 0) {
+			double k = leaf[r] < ticks[r] ? leaf[r] : ticks[r];
+			a->rows[r].stacked_ticks += k;
+			a->rows[r].stacked_seconds += k / rate;
+		}
 	}
 	a->total_ticks += file_ticks;
 	a->total_seconds += file_ticks / rate;
@@ -609,6 +687,7 @@ out:
 	free(segs);
 	free(fb);
 	free(ticks);
+	free(leaf);
 	free(pbias);
 	return rc;
 }
@@ -641,6 +720,37 @@ void attr_finish(struct prof_attr *a)
 			  "histogram was being changed or could not be written",
 			  (unsigned long long)a->lost, pct((double)a->lost, (double)seen),
 			  (unsigned long long)seen);
+	/* Call stacks: what the paths leave out, in plain words. */
+	if (a->have_stacks) {
+		double all = a->stack_samples + (double)a->stacks_lost;
+		if (a->stacks_lost)
+			prof_warn("stacks-lost", "%llu samples (%.1f %% of %.0f) have no call stack: "
+				  "the runtime's stack table was full; their time is in the flat "
+				  "profile but in no path (inclusive times, the call graph and "
+				  "folded stacks leave it out)",
+				  (unsigned long long)a->stacks_lost, pct((double)a->stacks_lost, all),
+				  all);
+		if (a->stacks_truncated)
+			prof_warn("stacks-truncated", "%llu samples (%.1f %% of the %.0f with a stack) "
+				  "have a call stack that ends early (the walk met unreadable memory "
+				  "or code without unwind information): their callers are missing, "
+				  "shown as [truncated]",
+				  (unsigned long long)a->stacks_truncated,
+				  pct((double)a->stacks_truncated, a->stack_samples), a->stack_samples);
+		if (a->stacks_depth)
+			prof_warn("stacks-depth", "%llu samples (%.1f %% of the %.0f with a stack) "
+				  "have a call stack deeper than the runtime kept "
+				  "(MONPROF_STACK_DEPTH): their outermost callers are missing, "
+				  "shown as [truncated]",
+				  (unsigned long long)a->stacks_depth,
+				  pct((double)a->stacks_depth, a->stack_samples), a->stack_samples);
+		if (a->stacks_jit)
+			prof_warn("stacks-jit", "%llu samples (%.1f %% of the %.0f with a stack) "
+				  "reached code in no loaded object (code a JIT compiler made): "
+				  "the walk stopped there, so their callers are missing, shown as [jit]",
+				  (unsigned long long)a->stacks_jit,
+				  pct((double)a->stacks_jit, a->stack_samples), a->stack_samples);
+	}
 	/* Objects whose time is shown by unwind ranges for want of symbols. */
 	for (size_t i = 0; i < a->nimages; i++) {
 		const struct prof_image *im = a->images[i];
@@ -681,6 +791,8 @@ void attr_free(struct prof_attr *a)
 	free(a->rows);
 	free(a->arcs);
 	free(a->pieces);
+	free(a->stacks);
+	free(a->frames);
 	coverage_free(a);
 	memset(a, 0, sizeof *a);
 }

@@ -347,6 +347,28 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		d->arcs[i].count = m->arcs[i].count;
 	}
 	d->narcs = m->narcs;
+	/* The call stacks (STACKS, minor 4): one allocation for the entries
+	 * and their PCs. */
+	if (m->have_stacks) {
+		size_t npcs = 0;
+		for (size_t i = 0; i < m->nstacks; i++)
+			npcs += m->stacks[i].depth;
+		d->have_stacks = 1;
+		d->stacks_lost = m->stacks_lost;
+		d->stacks = malloc((m->nstacks ? m->nstacks : 1) * sizeof *d->stacks +
+				   (npcs ? npcs : 1) * sizeof(uint64_t));
+		if (!d->stacks)
+			goto nomem;
+		uint64_t *pool = (uint64_t *)(void *)(d->stacks + (m->nstacks ? m->nstacks : 1));
+		for (size_t i = 0; i < m->nstacks; i++) {
+			const struct monout_stack *st = &m->stacks[i];
+			memcpy(pool, st->pcs, st->depth * sizeof *pool);
+			d->stacks[i] = (struct prof_stack){ st->count, st->tid, st->flags, st->depth,
+							    pool };
+			pool += st->depth;
+		}
+		d->nstacks = m->nstacks;
+	}
 	return 0;
 nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));

@@ -1,7 +1,9 @@
 /*
  * main.c — prof(1): the command line, the order of work, the exit status.
  *
- *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv|pprof|callgrind|flame] [prog]
+ *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
+ *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [--base=FILE]
+ *        [--lines] [--annotate=FUNCTION] [prog]
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -37,7 +39,9 @@
 
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
-	"[--format=text|json|csv|pprof|callgrind|flame] [--base=FILE] [--lines] [--annotate=FUNCTION] [--no-demangle] [--merge] [prog]\n";
+	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
+	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE] [--lines] "
+	"[--annotate=FUNCTION] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -169,6 +173,10 @@ int main(int argc, char **argv)
 		{ "base", required_argument, NULL, 'B' },
 		{ "lines", no_argument, NULL, 'L' },
 		{ "annotate", required_argument, NULL, 'A' },
+		{ "graph", no_argument, NULL, 'G' },
+		{ "callers", required_argument, NULL, 'P' },
+		{ "callees", required_argument, NULL, 'Q' },
+		{ "threads", no_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -182,6 +190,10 @@ int main(int argc, char **argv)
 		case 'B': base_file = optarg; break;
 		case 'L': by_lines = 1; break;
 		case 'A': annotate = optarg; break;
+		case 'G': o.renderer = prof_renderer_find("graph"); break;
+		case 'P': o.callers = optarg; o.callees = NULL; break;
+		case 'Q': o.callees = optarg; o.callers = NULL; break;
+		case 'T': o.threads = 1; break;
 		case 'h': o.no_heading = 1; break;
 		case 's': o.summary = 1; break;
 		case 'V': version = 1; break;
@@ -235,8 +247,14 @@ int main(int argc, char **argv)
 			      "  -V           print the version (on standard error, as System V)\n"
 			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
-			      "  --format=    text (default), json, csv, pprof (gzipped profile.proto),\n"
+			      "  --format=    text (default), json, csv, graph (the call graph),\n"
+			      "               folded (collapsed stacks), pprof (gzipped profile.proto),\n"
 			      "               callgrind or flame (an SVG flame graph); see prof(1)\n"
+			      "  --graph      the call graph (--format=graph), from the call stacks\n"
+			      "  --callers=NAME  the call graph of NAME and what calls it\n"
+			      "  --callees=NAME  the call graph of NAME and what it calls\n"
+			      "  --threads    a report per thread (flat, json, csv; folded: the thread\n"
+			      "               as the root frame), from the call stacks\n"
 			      "  prog         the program, a path or a name looked for in PATH\n"
 			      "               (default: the one mon.out names)\n",
 			      stdout);
@@ -256,6 +274,13 @@ int main(int argc, char **argv)
 		if (argc == 2)
 			return 0;
 	}
+	if ((o.callers || o.callees) && o.renderer && o.renderer != prof_renderer_find("graph")) {
+		fprintf(stderr, "prof: --callers and --callees focus the call graph: not with "
+			"--format=%s\n", o.renderer->name);
+		usage();
+	}
+	if (o.callers || o.callees)
+		o.renderer = prof_renderer_find("graph");
 	if (base_file && !prof_diff_supported(o.renderer)) {
 		fprintf(stderr, "prof: --base works with --format=text, json or csv, not %s\n",
 			o.renderer->name);
@@ -351,11 +376,18 @@ int main(int argc, char **argv)
 	if (status == 0) {
 		struct prof_profile p;
 		attr_finish(&a);
+		const char *focus = o.callers ? o.callers : o.callees;
 		int arc = 0;
 		if (profile_build(&a, o.demangle, &p) < 0 ||
-		    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0) ||
-		    (annotate ? (arc = prof_annotate(&p, annotate, stdout)) < 0
-			      : prof_render(&p, &o, stdout, stderr) < 0)) {
+		    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0)) {
+			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			status = 1;
+		} else if (focus && prof_function_find(&p, focus) == SIZE_MAX) {
+			fprintf(stderr, "prof: --%s=%s: no function of that name in the profile\n",
+				o.callers ? "callers" : "callees", focus);
+			status = 1;
+		} else if (annotate ? (arc = prof_annotate(&p, annotate, stdout)) < 0
+				    : prof_render(&p, &o, stdout, stderr) < 0) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 			status = 1;
 		} else if (arc == 1) {

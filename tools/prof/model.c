@@ -25,6 +25,7 @@ void prof_data_free(struct prof_data *d)
 	free(d->hists);
 	free(d->counts);
 	free(d->arcs);
+	free(d->stacks);
 	free(d->run.command);
 	free(d->run.images);
 	const char *file = d->file;

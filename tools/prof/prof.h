@@ -139,6 +139,15 @@ struct prof_run {
 	char *images;
 };
 
+/* One sampled call stack (mon.out STACKS). */
+struct prof_stack {
+	uint64_t count;		/* samples */
+	uint64_t tid;
+	uint32_t flags;		/* PROF_STACK_* (MONOUT_STACK_*) */
+	uint32_t depth;		/* >= 1 */
+	uint64_t *pcs;		/* leaf first, runtime PCs (callers: return address - 1) */
+};
+
 struct prof_data {
 	const char *file;	/* the data file's name, for messages */
 	const char *format;	/* "mon.out" or "gmon.out" */
@@ -153,6 +162,10 @@ struct prof_data {
 	size_t narcs;
 	struct prof_thread *threads;
 	size_t nthreads;
+	int have_stacks;	/* the file has STACKS records */
+	uint64_t stacks_lost;	/* samples whose stack the table had no room for */
+	struct prof_stack *stacks;
+	size_t nstacks;
 };
 
 void prof_data_free(struct prof_data *d);
@@ -345,6 +358,26 @@ struct prof_row {
 	double ticks;		/* samples credited (fractional after splits) */
 	double seconds;		/* ticks / rate of their file, summed */
 	uint64_t calls;
+	/* Of ticks (seconds), what call stacks of the same file explain (0
+	 * without stacks): the model's one-location sample of the row holds
+	 * the rest, ticks - stacked_ticks (profile.h). */
+	double stacked_ticks, stacked_seconds;
+};
+
+/* A call stack over rows (attribute.c): frames[first .. first + depth),
+ * leaf first, each a row and a link-time PC. */
+struct prof_frame {
+	size_t row;
+	uint64_t pc;
+};
+
+struct prof_stackrow {
+	uint64_t count;		/* samples */
+	double seconds;		/* count / rate of its file */
+	uint64_t tid;
+	char thread[16];	/* its name in THREADS, "" if none */
+	uint32_t flags;		/* PROF_STACK_* */
+	size_t first, depth;
 };
 
 struct prof_piece {		/* samples of a row at one address (a bin's part) */
@@ -382,9 +415,17 @@ struct prof_attr {
 	struct prof_cov *cov;	/* coverage facts (coverage.c), NULL if none */
 	struct prof_arcrow *arcs;	/* every file's arcs, in file order */
 	size_t narcs;
+	/* Call stacks of every file (STACKS), in file order. */
+	int have_stacks;
+	struct prof_stackrow *stacks;
+	size_t nstacks;
+	struct prof_frame *frames;
+	size_t nframes;
+	double stack_samples;
+	uint64_t stacks_lost, stacks_truncated, stacks_depth, stacks_jit;
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
-	size_t rows_cap, arcs_cap;
+	size_t rows_cap, arcs_cap, stacks_cap, frames_cap;
 };
 
 void attr_init(struct prof_attr *a, int locals);

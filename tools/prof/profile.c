@@ -9,8 +9,12 @@
  * them.  Each arc becomes a sample of two locations {callee PC, caller PC}
  * with its count as PROF_VAL_ARC; arcs between the same two PCs (from
  * several files) add up, and a PC gets one location however many arcs
- * name it.  The names are made here, once: demangled when asked, and
- * "[label]+0xSTART", "[label]" or "[unknown]" for code no symbol names.
+ * name it.  Each call stack (STACKS) becomes a sample of its frames' PCs,
+ * leaf first, one location per (row, PC) shared with the arcs', and the
+ * markers "[truncated]" and "[jit]" (functions after the rows) as root
+ * frames of walks that ended early or at JIT code.  The names are made
+ * here, once: demangled when asked, and "[label]+0xSTART", "[label]" or
+ * "[unknown]" for code no symbol names.
  */
 #include "prof.h"
 
@@ -94,8 +98,23 @@ static int cmp_piece(const void *x, const void *y)
 	return p->vaddr < q->vaddr ? -1 : p->vaddr > q->vaddr;
 }
 
+/* Row w has histogram time its stacks do not explain (a difference of
+ * sums of the same fractions: a rounding error is not time). */
+static int has_rest(const struct prof_row *w)
+{
+	double rest = w->ticks - w->stacked_ticks;
+	return w->stacked_ticks > 0 ? rest > 1e-9 * (w->ticks > 1 ? w->ticks : 1) : rest > 0;
+}
+
+static int cmp_tid(const void *x, const void *y)
+{
+	const struct prof_thread_name *p = x, *q = y;
+	return p->tid < q->tid ? -1 : p->tid > q->tid;
+}
+
 void profile_free(struct prof_profile *p)
 {
+	free(p->threads);
 	free(p->mappings);
 	free(p->functions);
 	free(p->locations);
@@ -136,8 +155,17 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		char b[4096];
 		pool += strlen(row_name(a, &a->rows[r], demangle, b, sizeof b)) + 1;
 	}
+	/* The markers of stacks: "[truncated]" above a walk that ended early
+	 * (or at the depth limit), "[jit]" above one that stopped at JIT code. */
+	int want_trunc = 0, want_jit = 0;
+	for (size_t i = 0; i < a->nstacks; i++) {
+		want_trunc |= (a->stacks[i].flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH)) != 0;
+		want_jit |= (a->stacks[i].flags & PROF_STACK_JIT) != 0;
+	}
+	size_t nmark = (size_t)want_trunc + (size_t)want_jit;
+	size_t trunc_fn = SIZE_MAX, jit_fn = SIZE_MAX;
 	p->names = malloc(pool ? pool : 1);
-	p->functions = calloc(a->nrows ? a->nrows : 1, sizeof *p->functions);
+	p->functions = calloc(a->nrows + nmark ? a->nrows + nmark : 1, sizeof *p->functions);
 	if (!p->names || !p->functions)
 		goto nomem;
 	char *q = p->names;
@@ -156,9 +184,19 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		q += l;
 	}
 	p->nfunctions = a->nrows;
+	if (want_trunc) {
+		trunc_fn = p->nfunctions++;
+		p->functions[trunc_fn] = (struct prof_function){ .kind = PROF_FN_MARKER,
+			.name = "[truncated]", .mapping = SIZE_MAX };
+	}
+	if (want_jit) {
+		jit_fn = p->nfunctions++;
+		p->functions[jit_fn] = (struct prof_function){ .kind = PROF_FN_MARKER,
+			.name = "[jit]", .mapping = SIZE_MAX };
+	}
 
-	/* The PCs the arcs name, each once. */
-	keys = malloc((a->narcs ? 2 * a->narcs : 1) * sizeof *keys);
+	/* The PCs the arcs and the stacks name, each once. */
+	keys = malloc((2 * a->narcs + a->nframes ? 2 * a->narcs + a->nframes : 1) * sizeof *keys);
 	arcs = malloc((a->narcs ? a->narcs : 1) * sizeof *arcs);
 	if (!keys || !arcs)
 		goto nomem;
@@ -166,6 +204,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		keys[nkeys++] = (struct pckey){ a->arcs[i].to_row, a->arcs[i].selfpc };
 		keys[nkeys++] = (struct pckey){ a->arcs[i].from_row, a->arcs[i].frompc };
 	}
+	for (size_t i = 0; i < a->nframes; i++)
+		keys[nkeys++] = (struct pckey){ a->frames[i].row, a->frames[i].pc };
 	qsort(keys, nkeys, sizeof *keys, cmp_pckey);
 	size_t u = 0;
 	for (size_t i = 0; i < nkeys; i++)
@@ -173,8 +213,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			keys[u++] = keys[i];
 	nkeys = u;
 
-	/* --lines: where in its row each sample fell, the same address added
-	 * up over files. */
+	/* --lines: where in its row each sample of the histograms fell, the
+	 * same address added up over files. */
 	if (a->npieces) {
 		if (!(pcs = malloc(a->npieces * sizeof *pcs)))
 			goto nomem;
@@ -191,21 +231,34 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		}
 	}
 
-	/* Locations: one per row at its start, then one per arc PC, then one
-	 * per piece. */
-	size_t nloc = a->nrows + nkeys + npcs;
+	/* Locations: one per row at its start, then one per arc or stack PC,
+	 * then one per marker, then one per piece. */
+	size_t nmloc = a->nrows + nkeys + nmark, nloc = nmloc + npcs;
 	p->locations = calloc(nloc ? nloc : 1, sizeof *p->locations);
 	p->linepool = calloc(nloc ? nloc : 1, sizeof *p->linepool);
 	if (!p->locations || !p->linepool)
 		goto nomem;
-	for (size_t i = 0; i < nloc; i++) {
-		size_t fn = i < a->nrows ? i : i < a->nrows + nkeys ? keys[i - a->nrows].row
-				       : pcs[i - a->nrows - nkeys].row;
+	for (size_t i = a->nrows + nkeys; i < nmloc; i++) {
+		size_t fn = a->nrows + (i - a->nrows - nkeys);
+		p->linepool[i] = (struct prof_line){ fn, 0 };
+		p->locations[i] = (struct prof_location){ .mapping = SIZE_MAX, .address = 0,
+							  .lines = &p->linepool[i], .nlines = 1 };
+	}
+	for (size_t i = nmloc; i < nloc; i++) {
+		size_t fn = pcs[i - nmloc].row;
+		p->linepool[i] = (struct prof_line){ fn, 0 };
+		p->locations[i] = (struct prof_location){ .mapping = p->functions[fn].mapping,
+							  .address = pcs[i - nmloc].vaddr,
+							  .lines = &p->linepool[i], .nlines = 1 };
+	}
+	size_t trunc_loc = trunc_fn == SIZE_MAX ? SIZE_MAX : a->nrows + nkeys + (trunc_fn - a->nrows);
+	size_t jit_loc = jit_fn == SIZE_MAX ? SIZE_MAX : a->nrows + nkeys + (jit_fn - a->nrows);
+	for (size_t i = 0; i < a->nrows + nkeys; i++) {
+		size_t fn = i < a->nrows ? i : keys[i - a->nrows].row;
 		p->linepool[i] = (struct prof_line){ fn, 0 };
 		p->locations[i] = (struct prof_location){
 			.mapping = p->functions[fn].mapping,
-			.address = i < a->nrows ? a->rows[i].addr : i < a->nrows + nkeys
-				   ? keys[i - a->nrows].pc : pcs[i - a->nrows - nkeys].vaddr,
+			.address = i < a->nrows ? a->rows[i].addr : keys[i - a->nrows].pc,
 			.lines = &p->linepool[i], .nlines = 1 };
 	}
 	p->nlocations = nloc;
@@ -225,45 +278,78 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			arcs[narcs++] = arcs[i];
 	}
 
-	/* Samples: the rows with time or calls (with pieces: the calls and
-	 * whatever time no piece holds), then the pieces, then the arcs. */
+	/* The threads of the stacks, by tid. */
+	if (a->nstacks) {
+		p->threads = malloc(a->nstacks * sizeof *p->threads);
+		if (!p->threads)
+			goto nomem;
+		for (size_t i = 0; i < a->nstacks; i++) {
+			p->threads[i].tid = a->stacks[i].tid;
+			memcpy(p->threads[i].name, a->stacks[i].thread, sizeof p->threads[i].name);
+		}
+		qsort(p->threads, a->nstacks, sizeof *p->threads, cmp_tid);
+		size_t k = 0;
+		for (size_t i = 0; i < a->nstacks; i++) {
+			if (k && p->threads[k - 1].tid == p->threads[i].tid) {
+				if (!p->threads[k - 1].name[0])
+					p->threads[k - 1] = p->threads[i];
+			} else {
+				p->threads[k++] = p->threads[i];
+			}
+		}
+		p->nthreads = k;
+	}
+
+	/* Samples: the rows with time the stacks do not explain or calls,
+	 * then the arcs, then the stacks. */
 	size_t nrs = 0;
 	for (size_t r = 0; r < a->nrows; r++)
-		nrs += a->rows[r].ticks > 0 || a->rows[r].calls > 0;
-	size_t nsm = nrs + npcs + narcs;
-	p->samples = calloc(nsm ? nsm : 1, sizeof *p->samples);
-	p->stackpool = malloc((nsm + narcs ? nsm + narcs : 1) * sizeof *p->stackpool);
+		nrs += has_rest(&a->rows[r]) || a->rows[r].calls > 0;
+	size_t nstk = a->nframes + 2 * a->nstacks;	/* frames and markers */
+	size_t ns = nrs + narcs + a->nstacks + npcs, npool = nrs + 2 * narcs + nstk + npcs;
+	p->samples = calloc(ns ? ns : 1, sizeof *p->samples);
+	p->stackpool = malloc((npool ? npool : 1) * sizeof *p->stackpool);
 	if (!p->samples || !p->stackpool)
 		goto nomem;
 	size_t *st = p->stackpool;
 	for (size_t r = 0, k = 0; r < a->nrows; r++) {
 		const struct prof_row *w = &a->rows[r];
-		double t = w->ticks, sec = w->seconds;
+		double rest = has_rest(w) ? w->ticks - w->stacked_ticks : 0;
+		double rsec = has_rest(w) ? w->seconds - w->stacked_seconds : 0;
+		/* With pieces (--lines), the rest where it fell: each piece's
+		 * share of the row's histogram time, scaled to the part no
+		 * stack explains; the row's own sample keeps the calls. */
+		double frac = w->ticks > 0 ? rest / w->ticks : 0;
+		size_t k0 = k;
 		for (; k < npcs && pcs[k].row == r; k++) {
-			t -= pcs[k].ticks;
-			sec -= pcs[k].seconds;
+			rest -= pcs[k].ticks * frac;
+			rsec -= pcs[k].seconds * frac;
 		}
-		if (npcs && t < 1e-9 * (w->ticks + 1)) {	/* rounding of the shares */
-			t = 0;
-			sec = 0;
+		if (k > k0 && rest < 1e-9 * (w->ticks + 1)) {	/* rounding of the shares */
+			rest = 0;
+			rsec = 0;
 		}
-		if (!(t > 0 || w->calls > 0))
+		for (size_t j = k0; j < k; j++) {
+			if (!(pcs[j].ticks * frac > 0))
+				continue;
+			struct prof_sample *s = &p->samples[p->nsamples++];
+			*st = nmloc + j;
+			s->locations = st++;
+			s->nlocations = 1;
+			s->value[PROF_VAL_SAMPLES] = pcs[j].ticks * frac;
+			s->value[PROF_VAL_CPU] = pcs[j].seconds * frac;
+			s->thread = SIZE_MAX;
+		}
+		if (!(rest > 0 || w->calls > 0))
 			continue;
 		struct prof_sample *s = &p->samples[p->nsamples++];
 		*st = r;
 		s->locations = st++;
 		s->nlocations = 1;
-		s->value[PROF_VAL_SAMPLES] = t;
-		s->value[PROF_VAL_CPU] = sec;
+		s->value[PROF_VAL_SAMPLES] = rest > 0 ? rest : 0;
+		s->value[PROF_VAL_CPU] = rest > 0 ? rsec : 0;
 		s->value[PROF_VAL_CALLS] = (double)w->calls;
-	}
-	for (size_t k = 0; k < npcs; k++) {
-		struct prof_sample *s = &p->samples[p->nsamples++];
-		*st = a->nrows + nkeys + k;
-		s->locations = st++;
-		s->nlocations = 1;
-		s->value[PROF_VAL_SAMPLES] = pcs[k].ticks;
-		s->value[PROF_VAL_CPU] = pcs[k].seconds;
+		s->thread = SIZE_MAX;
 	}
 	for (size_t i = 0; i < narcs; i++) {
 		struct prof_sample *s = &p->samples[p->nsamples++];
@@ -273,6 +359,29 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		s->nlocations = 2;
 		st += 2;
 		s->value[PROF_VAL_ARC] = (double)arcs[i].count;
+		s->thread = SIZE_MAX;
+	}
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct prof_stackrow *w = &a->stacks[i];
+		struct prof_sample *s = &p->samples[p->nsamples++];
+		s->locations = st;
+		for (size_t k = 0; k < w->depth; k++) {
+			const struct prof_frame *fr = &a->frames[w->first + k];
+			*st++ = a->nrows + find_pckey(keys, nkeys, fr->row, fr->pc);
+		}
+		if (w->flags & PROF_STACK_JIT)
+			*st++ = jit_loc;
+		if (w->flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH))
+			*st++ = trunc_loc;
+		s->nlocations = (size_t)(st - s->locations);
+		s->value[PROF_VAL_SAMPLES] = (double)w->count;
+		s->value[PROF_VAL_CPU] = w->seconds;
+		s->stack = 1;
+		s->stack_flags = w->flags;
+		struct prof_thread_name key = { .tid = w->tid };
+		const struct prof_thread_name *t = bsearch(&key, p->threads, p->nthreads,
+							   sizeof *p->threads, cmp_tid);
+		s->thread = t ? (size_t)(t - p->threads) : SIZE_MAX;
 	}
 
 	struct prof_facts *f = &p->facts;
@@ -298,6 +407,12 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	memcpy(f->clock, a->clock, sizeof f->clock);
 	f->cov = a->cov;
 	f->warnings = prof_warnings(&f->nwarnings);
+	f->have_stacks = a->have_stacks;
+	f->stack_samples = a->stack_samples;
+	f->stacks_lost = a->stacks_lost;
+	f->stacks_truncated = a->stacks_truncated;
+	f->stacks_depth = a->stacks_depth;
+	f->stacks_jit = a->stacks_jit;
 	free(keys);
 	free(arcs);
 	free(pcs);

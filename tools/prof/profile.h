@@ -30,6 +30,21 @@
  *                     ARCS, gmon.out CG_ARC).  Kept apart from PROF_VAL_CALLS
  *                     so that a flat view adding up samples by leaf counts
  *                     each call once.
+ *
+ * Call stacks (mon.out STACKS records).  Each distinct sampled stack of a
+ * thread is a sample (stack set) whose locations are its frames, leaf
+ * first, one location per PC (the leaf at the interrupted PC, a caller at
+ * its return address - 1, inside the call instruction), with
+ * PROF_VAL_SAMPLES its count and PROF_VAL_CPU count / rate.  A walk that
+ * ended early gets a root frame "[truncated]" above its last frame, one
+ * that stopped at code in no object "[jit]" (both functions of kind
+ * PROF_FN_MARKER, no mapping).  So that adding up samples by leaf still
+ * gives the flat profile, a row's one-location sample then holds only the
+ * histogram time its stacks do not explain (per file: histogram samples
+ * minus the stack samples whose leaf is in the row, when positive: stacks
+ * lost to a full table, or time the histogram's split gave the row).
+ * Inclusive time of a function: the samples of every sample whose stack
+ * holds it, each sample once however often recursion repeats it.
  */
 #ifndef PROF_PROFILE_H
 #define PROF_PROFILE_H
@@ -51,7 +66,8 @@ extern const struct prof_sample_type prof_sample_types[PROF_NVAL];
  * FUNC a symbol's function; UNWIND code no symbol names, one FDE range of
  * the object's unwind table; GAP other code no symbol covers; OBJECT a
  * whole object whose file could not be read; UNKNOWN code in no object. */
-enum prof_fnkind { PROF_FN_FUNC, PROF_FN_GAP, PROF_FN_OBJECT, PROF_FN_UNKNOWN, PROF_FN_UNWIND };
+enum prof_fnkind { PROF_FN_FUNC, PROF_FN_GAP, PROF_FN_OBJECT, PROF_FN_UNKNOWN, PROF_FN_UNWIND,
+		   PROF_FN_MARKER };	/* MARKER: "[truncated]", "[jit]" (no mapping) */
 
 struct prof_mapping {		/* one object (ELF file) of the profiled process */
 	const char *path;	/* the file read (the program named to prof, or as recorded) */
@@ -91,6 +107,19 @@ struct prof_sample {
 	size_t *locations;	/* indexes in locations, leaf first */
 	size_t nlocations;	/* >= 1 */
 	double value[PROF_NVAL];
+	int stack;		/* 1: a sampled call stack (STACKS); 0: a histogram row,
+				 * call count or arc */
+	size_t thread;		/* stack: index in threads (SIZE_MAX: none) */
+	uint32_t stack_flags;	/* stack: the walk's PROF_STACK_* (mon.out's flags) */
+};
+
+#define PROF_STACK_TRUNCATED 1u	/* the walk ended before the outermost frame */
+#define PROF_STACK_JIT 2u	/* it reached code in no object and stopped there */
+#define PROF_STACK_DEPTH 4u	/* it stopped at the depth limit */
+
+struct prof_thread_name {	/* a thread stacks were sampled in */
+	uint64_t tid;
+	char name[16];		/* from THREADS, "" when not listed */
 };
 
 /* Facts of the whole run (all files), for headers and the -s summary. */
@@ -109,6 +138,11 @@ struct prof_facts {
 	const struct prof_cov *cov;	/* coverage facts (coverage.c), or NULL */
 	const struct prof_warning *warnings;	/* every warning given, in order */
 	size_t nwarnings;
+	/* Call stacks (a file with STACKS records). */
+	int have_stacks;
+	double stack_samples;	/* summed counts of the stacks */
+	uint64_t stacks_lost;	/* samples whose stack the runtime's table could not keep */
+	uint64_t stacks_truncated, stacks_depth, stacks_jit;	/* samples of such walks */
 };
 
 struct prof_profile {
@@ -122,6 +156,8 @@ struct prof_profile {
 	struct prof_sample *samples;
 	size_t nsamples;
 	struct prof_facts facts;
+	struct prof_thread_name *threads;	/* of the stack samples, by tid */
+	size_t nthreads;
 	/* private to profile.c */
 	char *names;
 	size_t *stackpool;

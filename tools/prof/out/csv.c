@@ -1,7 +1,10 @@
 /*
  * csv.c — the flat profile as CSV ("csv"; columns in prof(1), FORMATS): a
  * header line, then the rows in the order the text report has them.
- * Fields with a comma, quote or line break are quoted (RFC 4180).
+ * Fields with a comma, quote or line break are quoted (RFC 4180).  With
+ * call stacks two columns follow: inclusive_percent, inclusive_seconds;
+ * with --threads also a "thread" column (NAME-TID; empty on the rows of the
+ * whole run), each thread's flat view after the whole run's.
  */
 #include "out.h"
 
@@ -22,14 +25,13 @@ static void csv_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-int prof_render_csv(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+static int csv_rows(const struct prof_profile *p, const struct prof_opts *o, const char *thread,
+		    FILE *out)
 {
 	struct prof_flat f;
 	if (prof_flat_make(p, o, &f) < 0)
 		return -1;
-	double total = p->facts.total_seconds, cum = 0;
-	fputs("name,kind,object,address,percent,seconds,cumsecs,ticks,calls,msec_per_call,"
-	      "size,version\n", out);
+	double total = f.total_seconds, cum = 0;
 	for (size_t i = 0; i < f.n; i++) {
 		const struct prof_flat_row *w = &f.all[f.order[i]];
 		const struct prof_function *fn = &p->functions[w->function];
@@ -54,8 +56,36 @@ int prof_render_csv(const struct prof_profile *p, const struct prof_opts *o, FIL
 		fputc(',', out);
 		if (fn->version)
 			csv_str(out, fn->version);
+		if (f.inclusive)
+			fprintf(out, ",%.6f,%.6f", total > 0 ? 100.0 * w->incl_seconds / total : 0.0,
+				w->incl_seconds);
+		if (thread) {
+			fputc(',', out);
+			csv_str(out, thread);
+		}
 		fputc('\n', out);
 	}
 	prof_flat_free(&f);
+	return 0;
+}
+
+int prof_render_csv(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+{
+	int threads = o->threads && p->facts.have_stacks;
+	fputs("name,kind,object,address,percent,seconds,cumsecs,ticks,calls,msec_per_call,"
+	      "size,version", out);
+	if (p->facts.have_stacks)
+		fputs(",inclusive_percent,inclusive_seconds", out);
+	fputs(threads ? ",thread\n" : "\n", out);
+	if (csv_rows(p, o, threads ? "" : NULL, out) < 0)
+		return -1;
+	struct prof_opts t = *o;
+	t.only_thread = 1;
+	for (size_t i = 0; threads && i < p->nthreads; i++) {
+		char label[64];
+		t.thread = i;
+		if (csv_rows(p, &t, prof_thread_label(p, i, label, sizeof label), out) < 0)
+			return -1;
+	}
 	return 0;
 }

@@ -2,7 +2,11 @@
  * json.c — the flat profile as one JSON object ("json"; schema
  * "monprof-prof-flat" version 1, in prof(1), FORMATS): the run's facts, the
  * warnings given, and the rows in the order the text report has them, with
- * full precision (%.15g).
+ * full precision (%.15g).  With call stacks each row also has
+ * "inclusive_ticks", "inclusive_seconds" and "inclusive_percent", and the
+ * object a "stacks" member (samples with a stack, lost, truncated,
+ * depth_limited, jit); with --threads a "threads" array, one flat view
+ * ({tid, name, rows}) per thread of the stacks.
  */
 #include "out.h"
 
@@ -22,36 +26,14 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+/* The rows of one flat view (all samples, or one thread's) as an array. */
+static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	const struct prof_facts *a = &p->facts;
 	struct prof_flat f;
 	if (prof_flat_make(p, o, &f) < 0)
 		return -1;
-	double total = a->total_seconds, cum = 0;
-	fprintf(out, "{\"schema\":\"monprof-prof-flat\",\"version\":1,");
-	fprintf(out, "\"rate_hz\":%.15g,\"total_ticks\":%.15g,\"total_seconds\":%.15g,",
-		a->rate_hz, a->total_samples, a->total_seconds);
-	fprintf(out, "\"files\":%zu,\"call_counts_used\":%llu,", a->nfiles,
-		(unsigned long long)a->cells_used);
-	if (a->have_stats)
-		fprintf(out, "\"samples\":%llu,\"dropped\":%llu,\"saturated\":%llu,"
-			"\"lost\":%llu,", (unsigned long long)a->samples,
-			(unsigned long long)a->dropped, (unsigned long long)a->saturated,
-			(unsigned long long)a->lost);
-	if (a->have_cpu)
-		fprintf(out, "\"user_seconds\":%.6f,\"system_seconds\":%.6f,", a->user_s, a->sys_s);
-	fputs("\"clock\":", out);
-	json_str(out, a->clock[0] ? a->clock : "unknown");
-	fputs(",\"warnings\":[", out);
-	for (size_t i = 0; i < a->nwarnings; i++) {
-		fputs(i ? ",{\"code\":" : "{\"code\":", out);
-		json_str(out, a->warnings[i].code);
-		fputs(",\"message\":", out);
-		json_str(out, a->warnings[i].text);
-		fputc('}', out);
-	}
-	fputs("],\"rows\":[", out);
+	double total = f.total_seconds, cum = 0;
+	fputc('[', out);
 	for (size_t i = 0; i < f.n; i++) {
 		const struct prof_flat_row *w = &f.all[f.order[i]];
 		const struct prof_function *fn = &p->functions[w->function];
@@ -87,11 +69,69 @@ int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FI
 			total > 0 ? 100.0 * w->seconds / total : 0.0, w->seconds, cum,
 			w->samples, (unsigned long long)w->calls);
 		if (w->calls)
-			fprintf(out, "%.15g}", 1000.0 * w->seconds / (double)w->calls);
+			fprintf(out, "%.15g", 1000.0 * w->seconds / (double)w->calls);
 		else
-			fputs("null}", out);
+			fputs("null", out);
+		if (f.inclusive)
+			fprintf(out, ",\"inclusive_ticks\":%.15g,\"inclusive_seconds\":%.15g,"
+				"\"inclusive_percent\":%.15g", w->incl_samples, w->incl_seconds,
+				total > 0 ? 100.0 * w->incl_seconds / total : 0.0);
+		fputc('}', out);
 	}
-	fputs("\n]}\n", out);
+	fputs("\n]", out);
 	prof_flat_free(&f);
+	return 0;
+}
+
+int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+{
+	const struct prof_facts *a = &p->facts;
+	fprintf(out, "{\"schema\":\"monprof-prof-flat\",\"version\":1,");
+	fprintf(out, "\"rate_hz\":%.15g,\"total_ticks\":%.15g,\"total_seconds\":%.15g,",
+		a->rate_hz, a->total_samples, a->total_seconds);
+	fprintf(out, "\"files\":%zu,\"call_counts_used\":%llu,", a->nfiles,
+		(unsigned long long)a->cells_used);
+	if (a->have_stats)
+		fprintf(out, "\"samples\":%llu,\"dropped\":%llu,\"saturated\":%llu,"
+			"\"lost\":%llu,", (unsigned long long)a->samples,
+			(unsigned long long)a->dropped, (unsigned long long)a->saturated,
+			(unsigned long long)a->lost);
+	if (a->have_cpu)
+		fprintf(out, "\"user_seconds\":%.6f,\"system_seconds\":%.6f,", a->user_s, a->sys_s);
+	fputs("\"clock\":", out);
+	json_str(out, a->clock[0] ? a->clock : "unknown");
+	fputs(",\"warnings\":[", out);
+	for (size_t i = 0; i < a->nwarnings; i++) {
+		fputs(i ? ",{\"code\":" : "{\"code\":", out);
+		json_str(out, a->warnings[i].code);
+		fputs(",\"message\":", out);
+		json_str(out, a->warnings[i].text);
+		fputc('}', out);
+	}
+	fputs("],\"rows\":", out);
+	if (json_rows(p, o, out) < 0)
+		return -1;
+	if (a->have_stacks)
+		fprintf(out, ",\n\"stacks\":{\"samples\":%.15g,\"lost\":%llu,\"truncated\":%llu,"
+			"\"depth_limited\":%llu,\"jit\":%llu}", a->stack_samples,
+			(unsigned long long)a->stacks_lost, (unsigned long long)a->stacks_truncated,
+			(unsigned long long)a->stacks_depth, (unsigned long long)a->stacks_jit);
+	if (o->threads && a->have_stacks) {
+		struct prof_opts t = *o;
+		t.only_thread = 1;
+		fputs(",\n\"threads\":[", out);
+		for (size_t i = 0; i < p->nthreads; i++) {
+			fprintf(out, "%s{\"tid\":%llu,\"name\":", i ? ",\n" : "\n",
+				(unsigned long long)p->threads[i].tid);
+			json_str(out, p->threads[i].name);
+			fputs(",\"rows\":", out);
+			t.thread = i;
+			if (json_rows(p, &t, out) < 0)
+				return -1;
+			fputc('}', out);
+		}
+		fputs("\n]", out);
+	}
+	fputs("}\n", out);
 	return 0;
 }

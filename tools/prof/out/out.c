@@ -12,6 +12,8 @@ const struct prof_renderer prof_renderers[] = {
 	{ "text", prof_render_text },
 	{ "json", prof_render_json },
 	{ "csv", prof_render_csv },
+	{ "graph", prof_render_graph },
+	{ "folded", prof_render_folded },
 	{ "pprof", prof_render_pprof },
 	{ "callgrind", prof_render_callgrind },
 	{ "flame", prof_render_flame },
@@ -59,6 +61,7 @@ const char *prof_kind_name(int k)
 	case PROF_FN_GAP: return "gap";
 	case PROF_FN_UNWIND: return "unwind";
 	case PROF_FN_OBJECT: return "object";
+	case PROF_FN_MARKER: return "marker";
 	default: return "unknown";
 	}
 }
@@ -124,30 +127,78 @@ static int cmp_rows(const void *xa, const void *ya)
 	return c;
 }
 
+const char *prof_thread_label(const struct prof_profile *p, size_t t, char *buf, size_t len)
+{
+	if (t >= p->nthreads)
+		snprintf(buf, len, "[no thread]");
+	else
+		snprintf(buf, len, "%s-%llu", p->threads[t].name[0] ? p->threads[t].name : "thread",
+			 (unsigned long long)p->threads[t].tid);
+	return buf;
+}
+
+size_t prof_function_find(const struct prof_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->nfunctions; i++)
+		if (strcmp(p->functions[i].name, name) == 0)
+			return i;
+	for (size_t i = 0; i < p->nfunctions; i++)
+		if (p->functions[i].system_name && strcmp(p->functions[i].system_name, name) == 0)
+			return i;
+	return SIZE_MAX;
+}
+
 int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f)
 {
 	size_t nf = p->nfunctions ? p->nfunctions : 1;
 	f->all = calloc(nf, sizeof *f->all);
 	f->order = malloc(nf * sizeof *f->order);
+	size_t *seen = malloc(nf * sizeof *seen);	/* the last sample that counted it */
 	f->n = 0;
-	if (!f->all || !f->order) {
+	f->inclusive = p->facts.have_stacks;
+	f->total_seconds = o->only_thread ? 0 : p->facts.total_seconds;
+	if (!f->all || !f->order || !seen) {
+		free(seen);
 		prof_flat_free(f);
 		errno = ENOMEM;
 		return -1;
 	}
-	for (size_t i = 0; i < p->nfunctions; i++)
+	for (size_t i = 0; i < p->nfunctions; i++) {
 		f->all[i].function = i;
+		seen[i] = SIZE_MAX;
+	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
+		if (o->only_thread && (!s->stack || s->thread != o->thread))
+			continue;
 		const struct prof_location *leaf = &p->locations[s->locations[0]];
 		struct prof_flat_row *r = &f->all[leaf->lines[0].function];
 		r->samples += s->value[PROF_VAL_SAMPLES];
 		r->seconds += s->value[PROF_VAL_CPU];
 		r->calls += (uint64_t)s->value[PROF_VAL_CALLS];
+		if (o->only_thread)
+			f->total_seconds += s->value[PROF_VAL_CPU];
+		/* Inclusive: once per sample for each function of its stack. */
+		for (size_t k = 0; k < s->nlocations; k++) {
+			const struct prof_location *l = &p->locations[s->locations[k]];
+			for (size_t j = 0; j < l->nlines; j++) {
+				size_t fn = l->lines[j].function;
+				if (seen[fn] == i)
+					continue;
+				seen[fn] = i;
+				f->all[fn].incl_samples += s->value[PROF_VAL_SAMPLES];
+				f->all[fn].incl_seconds += s->value[PROF_VAL_CPU];
+			}
+		}
 	}
+	free(seen);
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		const struct prof_flat_row *r = &f->all[i];
-		if (r->samples > 0 || r->calls > 0 || (o->zero && p->functions[i].kind == PROF_FN_FUNC))
+		int kind = p->functions[i].kind;
+		if (kind == PROF_FN_MARKER)
+			continue;
+		if (r->samples > 0 || r->calls > 0 || (f->inclusive && r->incl_samples > 0) ||
+		    (o->zero && kind == PROF_FN_FUNC))
 			f->order[f->n++] = i;
 	}
 	struct sortctx c = { p, f, o->sort };

@@ -25,6 +25,13 @@ struct prof_opts {
 	int no_heading;		/* -h */
 	int summary;		/* -s */
 	int demangle;		/* -C (the default); --no-demangle clears it */
+	int threads;		/* --threads: a report per thread (stacks) */
+	const char *callers;	/* --callers=NAME: the call graph of NAME's callers */
+	const char *callees;	/* --callees=NAME: the call graph of NAME's callees */
+	/* Set by a renderer for prof_flat_make: only the stack samples of
+	 * thread `thread` (an index in p->threads). */
+	int only_thread;
+	size_t thread;
 	const struct prof_renderer *renderer;	/* NULL: the first, text */
 	const struct prof_profile *base;	/* --base: the profile to compare with, or NULL */
 	const char *base_file;	/* its data file's name, for headings */
@@ -58,29 +65,45 @@ struct prof_flat_row {
 	size_t function;	/* index in p->functions */
 	double samples, seconds;
 	uint64_t calls;
+	/* Inclusive: the samples (seconds) of every sample whose stack holds
+	 * the function, each sample counted once even under recursion. */
+	double incl_samples, incl_seconds;
 };
 
 struct prof_flat {
 	struct prof_flat_row *all;	/* one per function, by index */
 	size_t *order;			/* the rows shown, in the order asked */
 	size_t n;
+	int inclusive;		/* the profile has stacks: show inclusive time */
+	double total_seconds;	/* what %Time is of: all the histograms' time,
+				 * or a thread's stack samples' (o->only_thread) */
 };
 
 /* Adds up p's samples by their leaf location's innermost function, and
- * orders the functions with time or calls (with -z also every function
- * of kind FUNC) as o->sort asks, ties by name, then address.  0 or -1
- * (ENOMEM). */
+ * each sample once to every function of its stack (inclusive), and orders
+ * the functions with time or calls (with stacks also those with inclusive
+ * time; with -z also every function of kind FUNC; never the markers) as
+ * o->sort asks, ties by name, then address.  With o->only_thread, only
+ * that thread's stack samples count.  0 or -1 (ENOMEM). */
 int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f);
 void prof_flat_free(struct prof_flat *f);
 
 /* Kind names of the JSON and CSV "kind" field ("function", "gap", ...). */
 const char *prof_kind_name(int kind);
 
-/* The renderers (text.c, json.c, csv.c, pprof.c, callgrind.c, flame.c),
- * and the -s summary (summary.c).  pprof, callgrind and flame read every
- * sample (a stack of locations), not the flat view. */
-prof_render_fn prof_render_text, prof_render_json, prof_render_csv, prof_render_pprof,
-	prof_render_callgrind, prof_render_flame;
+/* The renderers (text.c, json.c, csv.c, graph, folded, pprof.c,
+ * callgrind.c, flame.c), and the -s summary (summary.c).  pprof,
+ * callgrind and flame read every sample (a stack of locations), not the
+ * flat view. */
+prof_render_fn prof_render_text, prof_render_json, prof_render_csv, prof_render_graph,
+	prof_render_folded, prof_render_pprof, prof_render_callgrind, prof_render_flame;
+
+/* "name-tid" of thread t of p (name "thread" when THREADS did not name
+ * it) into buf. */
+const char *prof_thread_label(const struct prof_profile *p, size_t t, char *buf, size_t len);
+
+/* The function whose printed (or symbol) name is name, or SIZE_MAX. */
+size_t prof_function_find(const struct prof_profile *p, const char *name);
 int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o, FILE *err);
 
 /* --base (diff.c): whether renderer r (NULL: text) can show a diff (text,

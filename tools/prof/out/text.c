@@ -17,6 +17,12 @@
  * the address (the ELF symbol value, octal or hex) first, under " Address ".
  * %Time is relative to all samples in the histograms, including those shown
  * as [object]+0xoffset and [unknown], so the column adds up to 100.
+ *
+ * With call stacks (a STACKS record) two columns follow Cumsecs, "%6.1f%9.2f":
+ * %Incl and InclSecs, the inclusive time (the function and everything it
+ * called, each sample once); functions with inclusive time only (main) are
+ * listed too.  With --threads, one such table per thread of the stacks,
+ * under "Thread NAME-TID: S samples", %Time of that thread's samples.
  */
 #include "out.h"
 
@@ -26,12 +32,12 @@ static int call_digits(uint64_t calls)
 	return calls < 10 ? 0 : calls < 100 ? 1 : calls < 1000 ? 2 : calls < 10000 ? 3 : 4;
 }
 
-int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+static int text_table(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
 	struct prof_flat f;
 	if (prof_flat_make(p, o, &f) < 0)
 		return -1;
-	double total = p->facts.total_seconds, cum = 0;
+	double total = f.total_seconds, cum = 0;
 	/* System V's #Calls field is 8 wide; a count of 8 digits or more
 	 * would run into Cumsecs, so the column widens for every row. */
 	int cw = 8;
@@ -43,7 +49,8 @@ int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FI
 	if (!o->no_heading) {
 		if (o->addr_radix)
 			fputs(" Address ", out);
-		fprintf(out, " %%Time CPUsecs Cumsecs%*s   msec/call  Name\n", cw, "#Calls");
+		fprintf(out, " %%Time CPUsecs Cumsecs%s%*s   msec/call  Name\n",
+			f.inclusive ? " %Incl InclSecs" : "", cw, "#Calls");
 	}
 	for (size_t i = 0; i < f.n; i++) {
 		const struct prof_flat_row *w = &f.all[f.order[i]];
@@ -55,6 +62,9 @@ int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FI
 			fprintf(out, "%8llx ", (unsigned long long)fn->start);
 		fprintf(out, "%6.1f%8.2f%8.2f", total > 0 ? 100.0 * w->seconds / total : 0.0,
 			w->seconds, cum);
+		if (f.inclusive)
+			fprintf(out, "%6.1f%9.2f", total > 0 ? 100.0 * w->incl_seconds / total : 0.0,
+				w->incl_seconds);
 		if (w->calls > 0) {
 			int d = call_digits(w->calls);
 			fprintf(out, "%*llu%#*.*f%*s", cw, (unsigned long long)w->calls, 8 + d, d,
@@ -65,5 +75,26 @@ int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FI
 		fprintf(out, "%s\n", fn->name);
 	}
 	prof_flat_free(&f);
+	return 0;
+}
+
+int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+{
+	if (!o->threads || !p->facts.have_stacks)
+		return text_table(p, o, out);
+	struct prof_opts t = *o;
+	t.only_thread = 1;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		char label[64];
+		double n = 0;
+		for (size_t k = 0; k < p->nsamples; k++)
+			if (p->samples[k].stack && p->samples[k].thread == i)
+				n += p->samples[k].value[PROF_VAL_SAMPLES];
+		fprintf(out, "%sThread %s: %.0f samples\n", i ? "\n" : "",
+			prof_thread_label(p, i, label, sizeof label), n);
+		t.thread = i;
+		if (text_table(p, &t, out) < 0)
+			return -1;
+	}
 	return 0;
 }

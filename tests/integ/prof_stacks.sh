@@ -1,0 +1,140 @@
+#!/bin/sh
+# prof on call stacks (mon.out STACKS records), on a crafted profile whose
+# every number is known (prof_lib.inc's stacks_inputs): inclusive time,
+# counted once per sample under recursion; the call graph charging work()
+# to the caller that made it work (stacks), with the exact call counts of
+# the arcs beside; the focus on callers and callees; folded stacks, exact;
+# the split by thread; the warnings about lost, truncated, depth-limited and
+# JIT stacks; and a profile without stacks left as it was.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+cd "$T" || exit 1
+command -v as >/dev/null && command -v ld >/dev/null || { echo "SKIP no as/ld"; exit 77; }
+build_prog_static craft prof_craft.c -I"$ROOT/format" || { not_ok craft_build; exit 1; }
+stacks_inputs || { not_ok stacks_inputs; exit 1; }
+
+# check NAME CONDITION-CMD... : ok when the command succeeds.
+check() {
+	name=$1; shift
+	if "$@"; then ok "$name"; else not_ok "$name" "$(head -c 600 "$T/why" 2>/dev/null)"; fi
+}
+
+"$PROF" -m s.mon --format=csv >flat.csv 2>flat.err || not_ok csv_run "exit $?"
+# Inclusive time: the last two columns; rec recursed 3 deep in 40 samples:
+# 40 samples, not 120; main holds everything under it once.
+incl() { awk -F, -v n="$1" '$1 == n { print $14; exit }' flat.csv; }
+selfs() { awk -F, -v n="$1" '$1 == n { print $6; exit }' flat.csv; }
+head -1 flat.csv | grep -q ',inclusive_percent,inclusive_seconds$' >why 2>&1
+check csv_inclusive_columns test $? -eq 0
+echo "rec $(incl rec) main $(incl main) hard $(incl hard) _start $(incl _start)" >why
+# rec: 40 samples at 1000 Hz; main: 900+100+20+10+5+40+4 = 1079; hard: 900+10+8+4 = 922;
+# _start: everything of thread 100 that reached it (1075) and worker's 30.
+check inclusive_recursion_once test "$(incl rec)" = 0.040000
+check inclusive_main test "$(incl main)" = 1.079000
+check inclusive_hard test "$(incl hard)" = 0.922000
+check inclusive_start_listed test "$(incl _start)" = 1.105000
+echo "work self $(selfs work)" >why
+check self_is_flat_profile test "$(selfs work)" = 1.062000
+"$PROF" -m s.mon --format=json >flat.json 2>/dev/null
+grep -q '"name":"rec".*"inclusive_ticks":40,' flat.json >why 2>&1
+check json_inclusive test $? -eq 0
+
+# The call graph: work's entry.  The stacks charge hard with 0.91 s of
+# work's time (900 + 8 + 4 samples) and easy with 0.10; the arcs say that
+# easy made 1000 of the 1001 calls, hard 1.
+"$PROF" -m s.mon --graph >graph.txt 2>/dev/null || not_ok graph_run "exit $?"
+awk '/^\[[0-9]+\]/ && $NF ~ /^\[/ && $(NF-1) == "work" { p = 1 } p' graph.txt >/dev/null
+work_entry() { awk '/^---/ { if (hit) exit; blk = ""; next } { blk = blk $0 "\n" }
+	/^\[[0-9]+\] .* work \[[0-9]+\]$/ { hit = 1 } END { printf "%s", blk }' graph.txt; }
+work_entry >why
+work_entry | grep -Eq '^ +0\.91 +0\.00 +1/1001 +hard \[[0-9]+\]$'
+check graph_hard_charged_by_stacks test $? -eq 0
+work_entry | grep -Eq '^ +0\.10 +0\.00 +1000/1001 +easy \[[0-9]+\]$'
+check graph_easy_calls_from_arcs test $? -eq 0
+work_entry | grep -Eq '^\[[0-9]+\] +90\.8 +1\.06 +0\.00 +1001 +work \[[0-9]+\]$'
+check graph_work_line test $? -eq 0
+# hard's callers line comes first: more time, though fewer calls.
+test "$(work_entry | grep -E 'hard|easy' | head -1 | awk '{ print $4 }')" = hard
+check graph_callers_by_time test $? -eq 0
+grep -Eq '^\[[0-9]+\] +3\.4 +0\.04 +0\.00 +1\+2 +rec \[[0-9]+\]$' graph.txt >why 2>&1
+check graph_recursion test $? -eq 0
+
+# Focus.  --callers=work: work and what reaches it, nothing else.
+"$PROF" -m s.mon --callers=work >callers.txt 2>/dev/null
+names() { grep -E '^\[[0-9]+\]' "$1" | awk '{ print $(NF-1) }' | sort | tr '\n' ' '; }
+names callers.txt >why
+check focus_callers test "$(names callers.txt)" = "[truncated] _start easy hard main work "
+"$PROF" -m s.mon --callees=main >callees.txt 2>/dev/null
+names callees.txt >why
+check focus_callees test "$(names callees.txt)" = "easy hard main rec work "
+grep -q 'worker\|_start' callees.txt
+check focus_callees_no_callers test $? -ne 0
+# (the warnings about the stacks come first: checked below)
+"$PROF" -m s.mon --callers=nosuch >nosuch.out 2>nosuch.err
+echo "exit $? $(tail -1 nosuch.err)" >why
+check focus_unknown_name test "$(cat why)" = \
+	"exit 1 prof: --callers=nosuch: no function of that name in the profile"
+check focus_unknown_name_no_output test ! -s nosuch.out
+"$PROF" -m s.mon --callers=work --format=json >nojson.out 2>nojson.err
+echo "exit $? $(head -1 nojson.err)" >why
+check focus_not_json test "$(cat why)" = \
+	"exit 2 prof: --callers and --callees focus the call graph: not with --format=json"
+
+# Folded stacks, exact (flamegraph.pl's input).
+"$PROF" -m s.mon --format=folded >folded.txt 2>/dev/null
+cat >want.txt <<'EOF'
+[jit];[unknown] 2
+[truncated];hard;work 8
+[truncated];main;hard;work 4
+_start;main 5
+_start;main;easy 20
+_start;main;easy;work 100
+_start;main;hard 10
+_start;main;hard;work 900
+_start;main;rec;rec;rec 40
+_start;worker 30
+EOF
+diff want.txt folded.txt >why 2>&1
+check folded_exact test $? -eq 0
+
+# By thread: flat tables under "Thread NAME-TID", and the thread as the
+# folded root frame.
+"$PROF" -m s.mon --threads >threads.txt 2>/dev/null
+grep '^Thread' threads.txt >why
+check threads_headings test "$(grep '^Thread' threads.txt | tr '\n' '|')" = \
+	"Thread main-100: 1087 samples|Thread worker-101: 32 samples|"
+awk '/^Thread worker/ { w = 1 } w && $NF == "work" { bad = 1 } END { exit bad }' threads.txt
+check threads_worker_has_no_work test $? -eq 0
+"$PROF" -m s.mon --format=folded --threads >tfolded.txt 2>/dev/null
+grep -c '' tfolded.txt >why
+check threads_folded_root test "$(grep -c '^worker-101;' tfolded.txt) $(grep -c '^main-100;' tfolded.txt)" = "2 8"
+"$PROF" -m s.mon --format=csv --threads >tflat.csv 2>/dev/null
+# (thread is the 15th column: 12, then the 2 inclusive ones)
+tcol() { awk -F, -v t="$2" -v n="$1" '$1 == n && $15 == t { print $6 }' tflat.csv; }
+echo "work in main-100: $(tcol work main-100); worker in worker-101: $(tcol worker worker-101)" >why
+check threads_csv test "$(tcol work main-100) $(tcol worker worker-101) $(tcol work worker-101)" = \
+	"1.012000 0.030000 "
+
+# Warnings, by default, in plain words, with their shares.
+grep -q '50 samples (4.3 % of 1169) have no call stack' flat.err
+check warn_stacks_lost test $? -eq 0
+grep -q '8 samples (0.7 % of the 1119 with a stack) have a call stack that ends early' flat.err
+check warn_stacks_truncated test $? -eq 0
+grep -q '4 samples (0.4 % of the 1119 with a stack) have a call stack deeper' flat.err
+check warn_stacks_depth test $? -eq 0
+grep -q '2 samples (0.2 % of the 1119 with a stack) reached code in no loaded object' flat.err
+check warn_stacks_jit test $? -eq 0
+cat flat.err >why
+for code in stacks-lost stacks-truncated stacks-depth stacks-jit; do
+	grep -q "\"code\":\"$code\"" flat.json
+	check "json_warning_$code" test $? -eq 0
+done
+
+# A profile without stacks: no inclusive columns, no stack warnings.
+./craft plain.mon -o "stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x8000:100 -b 56:7 ||
+	not_ok craft_plain
+"$PROF" -m plain.mon >plain.txt 2>plain.err
+head -1 plain.txt >why
+check no_stacks_no_inclusive test "$(head -1 plain.txt)" = \
+	" %Time CPUsecs Cumsecs  #Calls   msec/call  Name"
+check no_stacks_no_warning test ! -s plain.err
