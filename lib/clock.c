@@ -292,6 +292,7 @@ void mon_clock_unsampled_end(void)
 
 void mon_clock_unsampled_reset(void)
 {
+	check_usec = 0;		/* a fork child: the parent's rate check is not its CPU */
 	__atomic_store_n(&unsampled_ticks, 0, __ATOMIC_RELAXED);
 	if (unsampled_open)
 		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);

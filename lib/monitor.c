@@ -37,6 +37,7 @@
 #include "objects.h"
 #include "objhist.h"
 #include "runfacts.h"
+#include "sampler.h"
 #include "settings.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
@@ -340,6 +341,8 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	}
 	if (!in_handler)
 		refresh_objects();
+	else if (reason == MONOUT_WHY_EXIT || reason == MONOUT_WHY_SIGNAL)
+		mon_sampler_close();	/* _exit or a fatal signal: the clocks still run */
 	mon_count_sync();
 	struct fill_ctx ctx = { reason, signo };
 	int rc = mon_file_write(flags, fill, &ctx, 0);

@@ -102,6 +102,27 @@ static const char *maps_line_path(char *l, uintptr_t addr)
 	return *c == '/' ? c : NULL;
 }
 
+struct path_find {
+	uintptr_t addr;
+	char *out;
+	size_t cap;
+};
+
+/* mon_fd_each_line's callback: 1 (stop) once the line of the mapping
+ * holding f->addr gave its path. */
+static int maps_line_find(char *line, size_t len, void *arg)
+{
+	(void)len;
+	struct path_find *f = arg;
+	const char *p = maps_line_path(line, f->addr);
+	if (p == NULL)
+		return 0;
+	size_t n = strnlen(p, f->cap - 1);
+	memcpy(f->out, p, n);
+	f->out[n] = '\0';
+	return 1;
+}
+
 static int object_path(const struct dl_phdr_info *info, const char *name, char *out, size_t cap)
 {
 	if (cap == 0)
@@ -118,38 +139,11 @@ static int object_path(const struct dl_phdr_info *info, const char *name, char *
 	for (int i = 0; i < info->dlpi_phnum && addr == 0; i++)
 		if (info->dlpi_phdr[i].p_type == PT_LOAD)
 			addr = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	struct path_find find = { addr, out, cap };
 	int found = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		char buf[4096];
-		size_t fill = 0;
-		for (;;) {
-			ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			fill += (size_t)k;
-			size_t at = 0;
-			for (size_t i = 0; i < fill && !found; i++)
-				if (buf[i] == '\n') {
-					buf[i] = '\0';
-					const char *p = maps_line_path(buf + at, addr);
-					if (p != NULL) {
-						size_t n = strnlen(p, cap - 1);
-						memcpy(out, p, n);
-						out[n] = '\0';
-						found = 1;
-					}
-					at = i + 1;
-				}
-			if (found)
-				break;
-			if (at == 0 && fill == sizeof buf - 1)
-				at = fill;
-			memmove(buf, buf + at, fill - at);
-			fill -= at;
-		}
+		found = mon_fd_each_line(fd, maps_line_find, &find) > 0;
 		close(fd);
 	}
 	if (!found) {

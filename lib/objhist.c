@@ -372,27 +372,30 @@ static int any_in(const uint64_t *v, size_t n, uint64_t lo, uint64_t hi)
 	return a < n && v[a] < hi;
 }
 
+struct perfmap {
+	struct monout_writer *w;
+	const uint64_t *pcs;	/* the sampled anonymous PCs, sorted */
+	size_t npcs;
+};
+
 /* One line of a perf map, "START SIZE name" (hex, hex, the rest): written
- * as a SYMS entry when a sampled PC lies in it. */
-static void perfmap_line(struct monout_writer *w, const char *l, size_t len, const uint64_t *pcs,
-			 size_t npcs)
+ * as a SYMS entry when a sampled PC lies in it.  mon_fd_each_line's
+ * callback: always 0 (go on). */
+static int perfmap_line(char *l, size_t len, void *arg)
 {
-	char b[512];
-	if (len >= sizeof b)
-		len = sizeof b - 1;
-	memcpy(b, l, len);
-	b[len] = '\0';
-	const char *c = b;
+	(void)len;
+	const struct perfmap *pm = arg;
+	const char *c = l;
 	uint64_t start, size;
 	if (!mon_hexval(&c, &start) || *c != ' ')
-		return;
+		return 0;
 	c++;
 	if (!mon_hexval(&c, &size) || *c != ' ' || size == 0)
-		return;
+		return 0;
 	c++;
-	if (*c == '\0' || !any_in(pcs, npcs, start, start + size))
-		return;
-	monout_syms_add(w, start, size, c, (uint32_t)strlen(c));
+	if (*c != '\0' && any_in(pm->pcs, pm->npcs, start, start + size))
+		monout_syms_add(pm->w, start, size, c, (uint32_t)strlen(c));
+	return 0;
 }
 
 /* /tmp/perf-PID.map, read through a fixed buffer. */
@@ -409,29 +412,9 @@ static void perfmap_put(struct monout_writer *w, const uint64_t *pcs, size_t npc
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
+	struct perfmap pm = { w, pcs, npcs };
 	if (monout_syms_open(w, MONOUT_NO_OBJECT) == 0) {
-		char buf[4096];
-		size_t fill = 0;
-		for (;;) {
-			ssize_t k = read(fd, buf + fill, sizeof buf - fill);
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0)
-				break;
-			fill += (size_t)k;
-			size_t at = 0;
-			for (size_t i = 0; i < fill; i++)
-				if (buf[i] == '\n') {
-					perfmap_line(w, buf + at, i - at, pcs, npcs);
-					at = i + 1;
-				}
-			if (at == 0 && fill == sizeof buf)
-				at = fill;	/* a line longer than the buffer: skipped */
-			memmove(buf, buf + at, fill - at);
-			fill -= at;
-		}
-		if (fill)
-			perfmap_line(w, buf, fill, pcs, npcs);
+		mon_fd_each_line(fd, perfmap_line, &pm);
 		monout_syms_close(w);
 	}
 	close(fd);

@@ -12,7 +12,7 @@
  *   threads.c   the table of armed threads, pthread_create, fork
  *   exec.c      the exec family: profiling off before the new image
  *   objects.c   the loaded objects (objects.h)
- *   util.c      mon_fail, mon_gettid, mon_writable, mon_lock (a leaf)
+ *   util.c      mon_fail, mon_gettid, mon_writable, mon_fd_each_line, mon_lock (a leaf)
  * No two of libmon's files use each other (tests/integ/lib_layers.sh):
  * where a lower file must reach a higher one, it calls a function it was
  * given (mon_clock_deliver_to, mon_hooks, mon_sig_route, mon_fd_set_mover).
@@ -94,7 +94,8 @@ MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
  * itimer clock's SIGPROF, which cannot be shared): the process's CPU time
  * since then, in periods of the rate.  Counted in mon_stats.lost.
  * Async-signal-safe.  _end: sampling released (the count stays);
- * _reset: in a fork child. */
+ * _reset: in a fork child (which also forgets the CPU of the parent's rate
+ * check). */
 MON_HIDDEN uint64_t mon_clock_unsampled(void);
 MON_HIDDEN void mon_clock_unsampled_end(void);
 MON_HIDDEN void mon_clock_unsampled_reset(void);
@@ -232,6 +233,15 @@ MON_HIDDEN int mon_fail(int e);
 /* 1 if the 2 bytes at p can be written now (checked by the kernel, without
  * faulting and without changing them).  Async-signal-safe. */
 MON_HIDDEN int mon_writable(const void *p);
+
+/* Call fn(line, len, arg) for each line of fd (read from where it is to
+ * its end through a 4096-byte buffer on the stack): line is NUL-terminated
+ * in place without its newline, len its bytes; a last line without a
+ * newline is passed too; a line of 4096 bytes or more is skipped whole.
+ * Stops at the first nonzero return of fn and returns it; 0 at the end of
+ * the file; -1 with errno when read(2) fails (EINTR is retried).
+ * Async-signal-safe (read and memmove only). */
+MON_HIDDEN int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void *arg);
 
 /* The runtime's lock: serialises profil(), the object histograms, the
  * clock users, thread arming and fork (held across fork by threads.c).

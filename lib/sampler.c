@@ -45,6 +45,7 @@ static const struct mon_sink *sinks[MON_SINKS];
 static unsigned want_tid;	/* some sink has MON_SINK_TID */
 static unsigned inflight;	/* handlers between entry and exit */
 static int users;		/* MON_USER_* bits holding the clocks */
+static int closed;		/* the profile ended (mon_sampler_close): ticks count nowhere */
 
 static struct {
 	uint64_t samples, counted, dropped, saturated, lost;
@@ -57,6 +58,8 @@ static struct {
 void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 {
 	__atomic_add_fetch(&inflight, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&closed, __ATOMIC_SEQ_CST))
+		goto out;
 	struct mon_sample s = { pc, weight, context, 0 };
 	if (__atomic_load_n(&want_tid, __ATOMIC_RELAXED))
 		s.tid = mon_gettid();
@@ -123,6 +126,12 @@ void mon_sampler_quiesce(void)
 	}
 }
 
+void mon_sampler_close(void)
+{
+	__atomic_store_n(&closed, 1, __ATOMIC_SEQ_CST);
+	mon_sampler_quiesce();
+}
+
 int mon_sampling_users(void)
 {
 	return users;
@@ -150,6 +159,7 @@ void mon_sampling_release(int user)
 
 void mon_sampler_reset(void)
 {
+	__atomic_store_n(&closed, 0, __ATOMIC_RELAXED);
 	STORE(stats.samples, 0);
 	STORE(stats.counted, 0);
 	STORE(stats.dropped, 0);

@@ -77,6 +77,13 @@ MON_HIDDEN void mon_sampler_quiesce(void);
  * dropped, saturated, lost, clock, rate_hz, threads (other fields kept). */
 MON_HIDDEN void mon_sampler_stats(struct mon_stats *st);
 
+/* The profile ends here, in a process about to end (_exit, a fatal
+ * signal) whose clocks may still run: from now on a tick counts nowhere,
+ * and when this returns no tick is being counted (mon_sampler_quiesce's
+ * bound), so the counters read after it are what the histograms hold.
+ * Async-signal-safe; mon_sampler_reset opens it again. */
+MON_HIDDEN void mon_sampler_close(void);
+
 /* Zero the counters (a fork child, before its clock runs). */
 MON_HIDDEN void mon_sampler_reset(void);
 

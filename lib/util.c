@@ -3,6 +3,7 @@
  * file of libmon).
  */
 #include <errno.h>
+#include <string.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -32,6 +33,44 @@ int mon_writable(const void *p)
 	long r = syscall(SYS_futex, &wake_word, FUTEX_WAKE_OP | FUTEX_PRIVATE_FLAG, 0,
 			 (void *)0, word, FUTEX_OP(FUTEX_OP_ADD, 0, FUTEX_OP_CMP_EQ, 0));
 	return r >= 0;
+}
+
+int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void *arg)
+{
+	char buf[4096];
+	size_t fill = 0;
+	int skip = 0;		/* inside a line longer than buf: dropped up to its newline */
+	for (;;) {
+		ssize_t k = read(fd, buf + fill, sizeof buf - 1 - fill);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		fill += (size_t)k;
+		size_t at = 0;
+		for (size_t i = 0; i < fill; i++) {
+			if (buf[i] != '\n')
+				continue;
+			buf[i] = '\0';
+			int r = skip ? 0 : fn(buf + at, i - at, arg);
+			skip = 0;
+			if (r != 0)
+				return r;
+			at = i + 1;
+		}
+		if (at == 0 && fill == sizeof buf - 1) {
+			skip = 1;
+			at = fill;
+		}
+		memmove(buf, buf + at, fill - at);
+		fill -= at;
+	}
+	if (fill == 0 || skip)
+		return 0;
+	buf[fill] = '\0';
+	return fn(buf, fill, arg);
 }
 
 /* The runtime's lock (runtime.h: what it serialises, and the lock order). */

@@ -68,9 +68,10 @@ int main(int argc, char **argv)
 		       (unsigned long long)m.run.saturated, m.npcs, m.nsyms);
 		if (m.have_facts)
 			printf("elapsed_usec %llu\nrate_asked %u\nrate_set %u\ntick_cost_ns %u\n"
-			       "fact_flags %u\nthreads %zu\n",
+			       "fact_flags %u\nthreads %zu\ncpu_before_usec %llu\ncheck_usec %u\n",
 			       (unsigned long long)m.facts.elapsed_usec, m.facts.rate_asked,
-			       m.facts.rate_set, m.facts.tick_cost_ns, m.facts.flags, m.nthreads);
+			       m.facts.rate_set, m.facts.tick_cost_ns, m.facts.flags, m.nthreads,
+			       (unsigned long long)m.facts.cpu_before_usec, m.facts.check_usec);
 		for (size_t i = 0; i < m.nthreads; i++)
 			printf("thread %llu %s user_usec %llu sys_usec %llu samples %llu flags %u\n",
 			       (unsigned long long)m.threads[i].tid,
