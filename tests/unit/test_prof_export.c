@@ -6,8 +6,8 @@
  * count).  So the writers are known to take stacks as they are, with no
  * change when a STACKS record feeds the model: pprof keeps each stack's
  * locations in order; callgrind charges self cost to the leaf, a stack's
- * cost once to each caller->callee edge (recursion counted once), and the
- * arc's count as calls; the flame graph merges the stacks into a tree
+ * cost once to the call into each function's outermost frame (recursion
+ * counted once), and the arc's count as calls; the flame graph merges the stacks into a tree
  * (recursion as frames above frames), sizes, places, names and escapes its
  * frames, leaves out those under a tenth of a pixel, and draws the reversed
  * (callers) view.  Linked with prof's internal archive.
@@ -93,16 +93,18 @@ static void callgrind_stacks(void **state)
 	/* main calls a: the arc's 7 calls, and the cost of both stacks. */
 	assert_non_null(strstr(t, "fn=(1) main\ncob=(1)\ncfi=(1)\ncfn=(2) a\ncalls=7 0\n"
 				  "0 14 140000000\n"));
-	/* a calls b (at b's line 12): both stacks' cost; no call counted. */
-	assert_non_null(strstr(t, "fn=(2)\ncob=(1)\ncfi=(1)\ncfn=(3) b\ncalls=0 12\n"
+	/* a calls b (at b's line 12): both stacks' cost, on the call into
+	 * b's outermost frame; no call counted, so calls=1 (calls=0 would
+	 * make callgrind_annotate take the cost for a's own). */
+	assert_non_null(strstr(t, "fn=(2)\ncob=(1)\ncfi=(1)\ncfn=(3) b\ncalls=1 12\n"
 				  "0 14 140000000\n"));
-	/* b: self cost at line 12; then, by line, b's two recursive edges
-	 * (line 0 -> 12, 12 -> 0), each charged the 4 samples once although
-	 * each is twice in the stack; then b -> c with the 10 samples. */
-	assert_non_null(strstr(t, "fn=(3)\n12 4 40000000\ncob=(1)\ncfi=(1)\ncfn=(3)\n"
-				  "calls=0 12\n0 4 40000000\ncob=(1)\ncfi=(1)\ncfn=(3)\n"
-				  "calls=0 0\n12 4 40000000\ncob=(1)\ncfi=(1)\ncfn=(4) c\n"
-				  "calls=0 0\n12 10 100000000\n"));
+	/* b: self cost at line 12; b's recursive calls cost nothing (b's
+	 * samples are on the call into its outermost frame already) and,
+	 * counted by no arc, are left out; then b -> c with the 10 samples.
+	 * So the calls into each function add up to its inclusive cost
+	 * (main 14, a 14, b 14, c 10), which callgrind_annotate shows. */
+	assert_non_null(strstr(t, "fn=(3)\n12 4 40000000\ncob=(1)\ncfi=(1)\ncfn=(4) c\n"
+				  "calls=1 0\n12 10 100000000\n"));
 	assert_non_null(strstr(t, "fn=(4)\n0 10 100000000\n"));
 	assert_non_null(strstr(t, "\ntotals: 14 140000000\n"));
 	assert_non_null(strstr(t, "ob=(1) /bin/prog\n"));

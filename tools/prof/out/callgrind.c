@@ -30,10 +30,13 @@
  * repeats the edge.  Today a sample is one location (time) or a {callee,
  * caller} arc (calls, no time), so every inclusive cost is 0 and the header
  * says that it is not known; with stacks (a STACKS record) the same code
- * writes true inclusive costs.  Open for stacks: an edge seen in stacks but
- * never counted has calls=0, which the format allows but callgrind_annotate
- * (3.19) reads as the caller's self cost; edges with neither calls nor cost
- * are left out.  The source file is "???" (as valgrind
+ * writes true inclusive costs: each stack's cost once on the call out of
+ * each function it holds (the innermost frame's; none for the leaf's
+ * function), so that self plus calls, which callgrind_annotate
+ * --inclusive=yes adds, is prof's inclusive time, recursion included.  An
+ * edge seen in stacks but never counted is written calls=1 (callgrind_
+ * annotate 3.19 reads the cost after calls=0 as the caller's self cost);
+ * edges with neither calls nor cost are left out.  The source file is "???" (as valgrind
  * writes an unknown file) and the line 0 until the model has lines.
  */
 #include "out.h"
@@ -111,7 +114,7 @@ static void put_fn(FILE *out, const char *key, const struct prof_profile *p, siz
 {
 	fprintf(out, "%s=(%zu)", key, f + 1);
 	if (!nm->fn[f + 1]) {
-		fprintf(out, " %s", p->functions[f].name);
+		fprintf(out, " %s", f == p->nfunctions ? "[no call stack]" : p->functions[f].name);
 		nm->fn[f + 1] = 1;
 	}
 	fputc('\n', out);
@@ -130,13 +133,13 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		size_t n = 0;
 		for (size_t j = 0; j < p->samples[i].nlocations; j++)
 			n += p->locations[p->samples[i].locations[j]].nlines;
-		nframes += n > 1 ? n - 1 : 0;
+		nframes += n;	/* edges, and one from [no call stack] */
 		maxframes = n > maxframes ? n : maxframes;
 	}
 	struct cost *self = malloc((p->nsamples ? p->nsamples : 1) * sizeof *self);
 	struct edge *edges = malloc((nframes ? nframes : 1) * sizeof *edges);
-	struct frame *fr = malloc((maxframes ? maxframes : 1) * sizeof *fr);
-	struct names nm = { calloc(p->nmappings + 2, 1), calloc(p->nfunctions + 1, 1), 0 };
+	struct frame *fr = malloc((maxframes + 1) * sizeof *fr);
+	struct names nm = { calloc(p->nmappings + 2, 1), calloc(p->nfunctions + 2, 1), 0 };
 	if (!self || !edges || !fr || !nm.ob || !nm.fn) {
 		free(self), free(edges), free(fr), free(nm.ob), free(nm.fn);
 		errno = ENOMEM;
@@ -155,12 +158,26 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 				fr[n++] = (struct frame){ lc->lines[k].function, lc->lines[k].line };
 		}
 		double sv = s->value[PROF_VAL_SAMPLES], ns = s->value[PROF_VAL_CPU] * 1e9;
+		/* With stacks, time no stack explains is called from
+		 * "[no call stack]": its callers are not known, and the calls
+		 * into the function still add up to its inclusive time. */
+		if (p->facts.have_stacks && !s->stack && n == 1 && (sv > 0 || ns > 0))
+			fr[n++] = (struct frame){ p->nfunctions, 0 };
 		if (sv > 0 || ns > 0)
 			self[nself++] = (struct cost){ fr[0].fn, fr[0].line, sv, ns };
 		size_t first = nedges;
 		for (size_t j = 0; j + 1 < n; j++) {
+			/* The stack's cost goes to one call into each function
+			 * it holds but the root: the call into its outermost
+			 * frame, so that the costs of the calls into a function
+			 * add up to its inclusive cost under recursion too
+			 * (callgrind_annotate --inclusive=yes adds them so). */
+			int charged = 1;
+			for (size_t k = j + 1; k < n && charged; k++)
+				charged = fr[k].fn != fr[j].fn;
 			struct edge e = { fr[j + 1].fn, fr[j].fn, fr[j + 1].line, fr[j].line,
-					  j == 0 ? s->value[PROF_VAL_ARC] : 0, sv, ns };
+					  j == 0 ? s->value[PROF_VAL_ARC] : 0, charged ? sv : 0,
+					  charged ? ns : 0 };
 			/* Recursion: an edge already in this stack costs once. */
 			size_t d = first;
 			while (d < nedges && cmp_edge(&edges[d], &e) != 0)
@@ -199,10 +216,17 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 	const struct prof_facts *fa = &p->facts;
 	fputs("# callgrind format\nversion: 1\ncreator: monprof prof\n", out);
 	fputs("# Written by prof --format=callgrind.  Self costs are prof's flat profile.\n"
-	      "# The calls= lines are the call counts of the arcs (caller to callee); the\n"
-	      "# inclusive cost of those calls is NOT KNOWN without call stacks, so it is\n"
-	      "# written as 0: inclusive views (callgrind_annotate --inclusive=yes,\n"
-	      "# KCachegrind's Incl.) understate every caller.\n", out);
+	      "# The calls= lines are the call counts of the arcs (caller to callee).\n", out);
+	if (fa->have_stacks)
+		fputs("# The inclusive cost of each call is from the call stacks: each stack's\n"
+		      "# samples once on the call out of each function in it, so self plus calls\n"
+		      "# is prof's inclusive time.  A call seen in stacks but never counted is\n"
+		      "# written calls=1 (its count is not known; callgrind_annotate would read\n"
+		      "# the cost after calls=0 as the caller's self cost).\n", out);
+	else
+		fputs("# The inclusive cost of those calls is NOT KNOWN without call stacks, so it\n"
+		      "# is written as 0: inclusive views (callgrind_annotate --inclusive=yes,\n"
+		      "# KCachegrind's Incl.) understate every caller.\n", out);
 	for (size_t i = 0; i < fa->nwarnings; i++)
 		fprintf(out, "# warning: %s\n", fa->warnings[i].text);
 	if (p->nmappings)
@@ -223,7 +247,7 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		size_t f = a < nself ? self[a].fn : SIZE_MAX;
 		if (b < nedges && edges[b].fn < f)
 			f = edges[b].fn;
-		put_ob(out, "ob", p, p->functions[f].mapping, &nm);
+		put_ob(out, "ob", p, f == p->nfunctions ? SIZE_MAX : p->functions[f].mapping, &nm);
 		put_fl(out, "fl", &nm);
 		put_fn(out, "fn", p, f, &nm);
 		for (; a < nself && self[a].fn == f; a++) {
@@ -237,12 +261,13 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 			const struct edge *e = &edges[b];
 			if (rounded(e->calls) == 0 && rounded(e->s) == 0 && rounded(e->ns) == 0)
 				continue;	/* nothing to say */
-			put_ob(out, "cob", p, p->functions[e->cfn].mapping, &nm);
+			put_ob(out, "cob", p, e->cfn == p->nfunctions ? SIZE_MAX : p->functions[e->cfn].mapping, &nm);
 			put_fl(out, "cfi", &nm);
 			put_fn(out, "cfn", p, e->cfn, &nm);
-			fprintf(out, "calls=%lld %lld\n", (long long)rounded(e->calls),
-				(long long)e->cline);
-			int64_t s = rounded(e->s), ns = rounded(e->ns);
+			int64_t s = rounded(e->s), ns = rounded(e->ns), calls = rounded(e->calls);
+			if (calls == 0 && (s || ns))
+				calls = 1;	/* seen in stacks, not counted */
+			fprintf(out, "calls=%lld %lld\n", (long long)calls, (long long)e->cline);
 			if (s || ns)
 				fprintf(out, "%lld %lld %lld\n", (long long)e->line, (long long)s,
 					(long long)ns);

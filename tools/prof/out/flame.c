@@ -64,6 +64,14 @@
 #define FLAME_TOP 84		/* title, subtitle, legend and buttons */
 #define FLAME_BOTTOM 34		/* details and the search result */
 
+/* The frame under samples no stack explains, in a file with stacks. */
+#define FN_NOSTACK (SIZE_MAX - 1)
+
+static const char *fn_name(const struct prof_profile *p, size_t fn)
+{
+	return fn == SIZE_MAX ? "all" : fn == FN_NOSTACK ? "[no call stack]" : p->functions[fn].name;
+}
+
 enum objclass { OC_PROGRAM, OC_LIBC, OC_LIBRARY, OC_SYSTEM, OC_UNKNOWN, OC_NCLASS };
 
 static const char *const class_names[OC_NCLASS] = {
@@ -168,6 +176,14 @@ static int tree_build(const struct prof_profile *p, int reversed, struct tree *t
 			continue;
 		t->n[0].value += v;
 		size_t at = 0;
+		/* With stacks, a histogram row's time no stack explains has
+		 * no known callers: under "[no call stack]". */
+		int nostack = p->facts.have_stacks && !s->stack;
+		if (nostack && !reversed) {
+			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
+				return -1;
+			t->n[at].value += v;
+		}
 		for (size_t j = 0; j < s->nlocations; j++) {
 			size_t li = reversed ? j : s->nlocations - 1 - j;
 			const struct prof_location *l = &p->locations[s->locations[li]];
@@ -177,6 +193,11 @@ static int tree_build(const struct prof_profile *p, int reversed, struct tree *t
 					return -1;
 				t->n[at].value += v;
 			}
+		}
+		if (nostack && reversed) {
+			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
+				return -1;
+			t->n[at].value += v;
 		}
 	}
 	return 0;
@@ -276,7 +297,7 @@ static int starts(const char *s, const char *prefix)
 
 static int object_class(const struct prof_profile *p, size_t fn)
 {
-	if (fn == SIZE_MAX)
+	if (fn == SIZE_MAX || fn == FN_NOSTACK)
 		return OC_UNKNOWN;
 	const struct prof_function *f = &p->functions[fn];
 	if (f->kind == PROF_FN_UNKNOWN || f->mapping >= p->nmappings)
@@ -331,7 +352,7 @@ static const struct tree *sort_t;
 static int cmp_children(const void *x, const void *y)
 {
 	const struct node *a = &sort_t->n[*(const size_t *)x], *b = &sort_t->n[*(const size_t *)y];
-	int c = strcmp(sort_p->functions[a->fn].name, sort_p->functions[b->fn].name);
+	int c = strcmp(fn_name(sort_p, a->fn), fn_name(sort_p, b->fn));
 	if (c)
 		return c;
 	return a->fn < b->fn ? -1 : a->fn > b->fn;
@@ -340,7 +361,7 @@ static int cmp_children(const void *x, const void *y)
 static void put_frame(FILE *out, const struct layout *L, size_t ni, double x)
 {
 	const struct node *nd = &L->t->n[ni];
-	const char *name = nd->fn == SIZE_MAX ? "all" : L->p->functions[nd->fn].name;
+	const char *name = fn_name(L->p, nd->fn);
 	double w = nd->value * L->scale;
 	double y = L->reversed ? L->y0 + (double)nd->depth * FLAME_FRAMEH
 			       : L->y0 - (double)nd->depth * FLAME_FRAMEH;
