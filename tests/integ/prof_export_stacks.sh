@@ -66,3 +66,31 @@ deep=$(awk -F';' '{ n = split($0, a, ";"); if (n > m) m = n } END { print m }' f
 top=$(awk -F'|' 'NR == 1 || $3 < m { m = $3 } END { print m }' frames.txt)
 [ -z "$bad" ] && [ "$top" -eq $((root - 16 * deep)) ] && grep -q '<g id="callers" display="none">' f.svg &&
 	ok flame_stacks_agree || not_ok flame_stacks_agree "$bad; top $top root $root deep $deep"
+
+# Size: 10 000 distinct stacks 12 deep (10 files of 1 000, summed), most
+# under a tenth of a pixel: the file keeps at most 16 000 frames (about
+# 2 MB), says how narrow the frames it left out were (and that the callers'
+# view is left out when it does not fit), and is
+# still well-formed; pprof, callgrind and flame all write it.
+ms=
+for k in 0 1 2 3 4 5 6 7 8 9; do
+	args=$(awk -v seed=$k 'BEGIN { srand(seed + 1); split("401008 401020 401060 4010a0 4010e0 401120 401130", f, " ")
+		for (i = 0; i < 1000; i++) { s = "0x" f[1 + int(rand() * 7)]
+			for (d = 1; d < 12; d++) s = s ",0x" f[1 + int(rand() * 7)]
+			printf " -k %d:100:0:%s", 1 + int(rand() * 5), s } }')
+	./craft big$k.mon -o "stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x8000:100 \
+		-b 56:3000 -T 100:main $args || { not_ok flame_size_bounded "craft big$k.mon"; exit 1; }
+	ms="$ms -m big$k.mon"
+done
+n=$("$PROF" $ms --format=folded 2>/dev/null | wc -l)
+"$PROF" $ms --format=flame >big.svg 2>/dev/null
+rc=$?
+frames=$(grep -c '^<g><title>' big.svg)
+size=$(wc -c <big.svg)
+wf=ok
+command -v xmllint >/dev/null 2>&1 && { xmllint --noout big.svg 2>/dev/null || wf=bad; }
+[ $rc -eq 0 ] && [ "$n" -ge 9900 ] && [ "$frames" -le 16000 ] && [ "$frames" -ge 1000 ] &&
+	[ "$size" -le 2097152 ] && [ $wf = ok ] &&
+	grep -q 'frames under [0-9.]* px left out' big.svg &&
+	{ grep -q "no callers' view" big.svg || grep -q '<g id="callers"' big.svg; } &&
+	ok flame_size_bounded || not_ok flame_size_bounded "$n stacks: exit $rc, $frames frames, $size bytes, xml $wf"

@@ -123,7 +123,10 @@ EOF
 # mid NAME: a pixel of the frame (its middle, 2 rows below its top edge: no
 # label there), from frames.txt; fill NAME: its colour in the SVG
 mid() { awk -F'|' -v f="$1" '$1 == f { printf "%d,%d", $4 + $6 / 2, $5 + 2 }' frames.txt; }
-fill() { sed -n "s/.*<title>$1 ([^<]*<\/title><rect [^>]*fill=\"rgb(\([0-9,]*\))\".*/\1/p" f.svg | head -n 1; }
+fill() {	# the fill, #rrggbb in the SVG, as r,g,b
+	h=$(sed -n "s/.*<title>$1 ([^<]*<\/title><rect [^>]*fill=\"#\([0-9a-f]*\)\".*/\1/p" f.svg | head -n 1)
+	[ -n "$h" ] && printf '%d,%d,%d' "0x$(echo $h | cut -c1-2)" "0x$(echo $h | cut -c3-4)" "0x$(echo $h | cut -c5-6)"
+}
 near() {	# two r,g,b within 3 per channel (the renderer's rounding)
 	awk -v a="$1" -v b="$2" 'BEGIN { split(a, p, ","); split(b, q, ","); if (a == "" || b == "") exit 1
 		for (i = 1; i <= 3; i++) { d = p[i] - q[i]; if (d < -3 || d > 3) exit 1 } }'

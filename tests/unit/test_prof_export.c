@@ -312,13 +312,13 @@ static void flame_flat(void **state)
 	assert_non_null(strstr(t, "<title>all (100,000 samples, 100.00%)</title>"));
 	assert_non_null(strstr(t, "flat profile"));
 	assert_null(strstr(t, "id=\"callers\""));
-	int r, g, b;
+	unsigned r, g, b;
 	const char *m = strstr(t, "<title>memcpy (9,999 samples, 10.00%)</title>");
 	assert_non_null(m);
-	assert_int_equal(sscanf(strstr(m, "fill=\"rgb(") + 10, "%d,%d,%d", &r, &g, &b), 3);
+	assert_int_equal(sscanf(strstr(m, "fill=\"#") + 7, "%2x%2x%2x", &r, &g, &b), 3);
 	assert_true(g > r && g > b);
 	m = strstr(t, "<title>op&lt;");
-	assert_int_equal(sscanf(strstr(m, "fill=\"rgb(") + 10, "%d,%d,%d", &r, &g, &b), 3);
+	assert_int_equal(sscanf(strstr(m, "fill=\"#") + 7, "%2x%2x%2x", &r, &g, &b), 3);
 	assert_true(r >= 225 && b < 80);
 	free(t);
 }

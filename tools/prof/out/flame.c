@@ -22,7 +22,9 @@
  * two decimals), a <rect> and, where it fits, a <text> label.  Frames
  * narrower than FLAME_MINWIDTH pixels are left out with everything above
  * them (flamegraph.pl's --minwidth), which bounds the file's size by the
- * picture's width rather than by the number of stacks.
+ * picture's width rather than by the number of stacks; past FLAME_BUDGET
+ * frames, wider ones too (0.2 .. 5 px) and then the callers' view, as the
+ * subtitle says.
  *
  * Colours say which object a frame's code is in: the program (oranges),
  * the C library (greens), other libraries (blues), the kernel, the vDSO and
@@ -61,6 +63,7 @@
 #define FLAME_FONT 12		/* font size, pixels */
 #define FLAME_CHARW (FLAME_FONT * 0.59)	/* a character's mean width */
 #define FLAME_MINWIDTH 0.1	/* pixels: narrower frames are left out */
+#define FLAME_BUDGET 16000	/* frames in the file, both views (about 1.8 MB) */
 #define FLAME_TOP 84		/* title, subtitle, legend and buttons */
 #define FLAME_BOTTOM 34		/* details and the search result */
 
@@ -344,6 +347,7 @@ struct layout {
 	double total, scale;	/* pixels per sample */
 	int reversed;		/* icicle: root at the top */
 	double y0;		/* root's y */
+	double minw;		/* pixels: narrower frames are left out */
 };
 
 static const struct prof_profile *sort_p;
@@ -375,7 +379,7 @@ static void put_frame(FILE *out, const struct layout *L, size_t ni, double x)
 	fputs(" (", out);
 	put_count(out, nd->value);
 	fprintf(out, " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
-		"height=\"%d\" fill=\"rgb(%d,%d,%d)\"/>", 100.0 * nd->value / L->total,
+		"height=\"%d\" fill=\"#%02x%02x%02x\"/>", 100.0 * nd->value / L->total,
 		FLAME_XPAD + x * L->scale, y, w, FLAME_FRAMEH - 1, r, g, b);
 	long n = label_chars(w);
 	if (n >= 3) {
@@ -431,7 +435,7 @@ static int put_tree(FILE *out, const struct layout *L)
 			cx += t->n[kids[k]].value;
 		for (size_t k = nk; k-- > 0;) {
 			cx -= t->n[kids[k]].value;
-			if (t->n[kids[k]].value * L->scale < FLAME_MINWIDTH)
+			if (t->n[kids[k]].value * L->scale < L->minw)
 				continue;
 			stack[sp] = kids[k];
 			xs[sp++] = cx;
@@ -449,13 +453,23 @@ nomem:
 	return -1;
 }
 
-static size_t max_depth(const struct tree *t, double scale)
+static size_t max_depth(const struct tree *t, double scale, double minw)
 {
 	size_t d = 0;
 	for (size_t i = 0; i < t->len; i++)
-		if (t->n[i].value * scale >= FLAME_MINWIDTH && t->n[i].depth > d)
+		if (t->n[i].value * scale >= minw && t->n[i].depth > d)
 			d = t->n[i].depth;
 	return d;
+}
+
+/* Frames at least minw wide (a node's ancestors are as wide or wider, so
+ * these are exactly the frames written). */
+static size_t frames_at(const struct tree *t, double scale, double minw)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->len; i++)
+		n += t->n[i].value * scale >= minw;
+	return n;
 }
 
 static const char script[] =
@@ -586,11 +600,26 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	}
 	double total = t.n[0].value;
 	double scale = total > 0 ? (FLAME_WIDTH - 2.0 * FLAME_XPAD) / total : 0;
-	size_t depth = max_depth(&t, scale);
+	/* The size: frames under a tenth of a pixel are left out (as
+	 * flamegraph.pl's minwidth); when even so there would be more than
+	 * FLAME_BUDGET frames, the narrowest wider ones too, and the callers'
+	 * view when it does not fit beside: the subtitle says so. */
+	static const double widths[] = { FLAME_MINWIDTH, 0.2, 0.5, 1, 2, 5 };
+	double minw = FLAME_MINWIDTH;
+	for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		minw = widths[i];
+		if (frames_at(&t, scale, minw) <= FLAME_BUDGET)
+			break;
+	}
+	size_t depth = max_depth(&t, scale, minw);
 	/* One level (a flat file, or nothing but leaves): the reversed view
 	 * would be the same picture. */
-	int flat = depth <= 1, callers = !flat && total > 0;
-	size_t rdepth = callers ? max_depth(&rt, scale) : 0;
+	int flat = depth <= 1, callers = !flat && total > 0, callers_cut = 0;
+	if (callers && frames_at(&t, scale, minw) + frames_at(&rt, scale, minw) > FLAME_BUDGET) {
+		callers = 0;
+		callers_cut = 1;
+	}
+	size_t rdepth = callers ? max_depth(&rt, scale, minw) : 0;
 	size_t levels = (depth > rdepth ? depth : rdepth) + 1;
 	int height = FLAME_TOP + (int)levels * FLAME_FRAMEH + FLAME_BOTTOM;
 
@@ -627,6 +656,10 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	fputs(flat ? "); flat profile: the data hold no call stacks, so each frame is one "
 		     "function's own samples" : "); callers below, callees above, width: samples",
 	      out);
+	if (minw > FLAME_MINWIDTH)
+		fprintf(out, "; frames under %g px left out", minw);
+	if (callers_cut)
+		fputs("; no callers' view (too many frames)", out);
 	fputs("</text>\n", out);
 	if (p->facts.nwarnings) {
 		fprintf(out, "<text class=\"s\" x=\"%d\" y=\"58\" text-anchor=\"middle\" "
@@ -660,7 +693,7 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 
 	int rc = 0;
 	struct layout L = { p, &t, total > 0 ? total : 1, scale, 0,
-			    (double)(height - FLAME_BOTTOM - FLAME_FRAMEH) };
+			    (double)(height - FLAME_BOTTOM - FLAME_FRAMEH), minw };
 	fputs("<g id=\"flame\">\n", out);
 	if (total > 0)
 		rc = put_tree(out, &L);
@@ -669,7 +702,7 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 			"nothing to draw</text>\n", FLAME_WIDTH / 2, FLAME_TOP + FLAME_FRAMEH);
 	fputs("</g>\n", out);
 	if (rc == 0 && callers) {
-		struct layout R = { p, &rt, total, scale, 1, (double)FLAME_TOP };
+		struct layout R = { p, &rt, total, scale, 1, (double)FLAME_TOP, minw };
 		fputs("<g id=\"callers\" display=\"none\">\n", out);
 		rc = put_tree(out, &R);
 		fputs("</g>\n", out);
