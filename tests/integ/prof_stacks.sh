@@ -43,7 +43,6 @@ check json_inclusive test $? -eq 0
 # work's time (900 + 8 + 4 samples) and easy with 0.10; the arcs say that
 # easy made 1000 of the 1001 calls, hard 1.
 "$PROF" -m s.mon --graph >graph.txt 2>/dev/null || not_ok graph_run "exit $?"
-awk '/^\[[0-9]+\]/ && $NF ~ /^\[/ && $(NF-1) == "work" { p = 1 } p' graph.txt >/dev/null
 work_entry() { awk '/^---/ { if (hit) exit; blk = ""; next } { blk = blk $0 "\n" }
 	/^\[[0-9]+\] .* work \[[0-9]+\]$/ { hit = 1 } END { printf "%s", blk }' graph.txt; }
 work_entry >why
@@ -116,6 +115,7 @@ check threads_csv test "$(tcol work main-100) $(tcol worker worker-101) $(tcol w
 	"1.012000 0.030000 "
 
 # Warnings, by default, in plain words, with their shares.
+cat flat.err >why
 grep -q '50 samples (4.3 % of 1169) have no call stack' flat.err
 check warn_stacks_lost test $? -eq 0
 grep -q '8 samples (0.7 % of the 1119 with a stack) have a call stack that ends early' flat.err
@@ -124,11 +124,16 @@ grep -q '4 samples (0.4 % of the 1119 with a stack) have a call stack deeper' fl
 check warn_stacks_depth test $? -eq 0
 grep -q '2 samples (0.2 % of the 1119 with a stack) reached code in no loaded object' flat.err
 check warn_stacks_jit test $? -eq 0
-cat flat.err >why
 for code in stacks-lost stacks-truncated stacks-depth stacks-jit; do
 	grep -q "\"code\":\"$code\"" flat.json
 	check "json_warning_$code" test $? -eq 0
 done
+
+# -s: the stacks' counts in one line.
+"$PROF" -m s.mon -s >/dev/null 2>sum.err
+grep 'call stacks' sum.err >why
+check summary_stacks test "$(grep '^call stacks' sum.err)" = \
+	"call stacks: 1119 samples with a stack, 50 without (the runtime's table was full), 8 ended early, 4 cut at the depth limit, 2 stopped at JIT code"
 
 # A profile without stacks: no inclusive columns, no stack warnings.
 ./craft plain.mon -o "stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x8000:100 -b 56:7 ||

@@ -57,6 +57,12 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
 			(unsigned long long)a->saturated, (unsigned long long)a->lost);
 	fprintf(e, "%.0f samples in the histograms = %.2f CPU seconds (samples / rate)\n",
 		a->total_samples, a->total_seconds);
+	if (a->have_stacks)
+		fprintf(e, "call stacks: %.0f samples with a stack, %llu without (the runtime's "
+			"table was full), %llu ended early, %llu cut at the depth limit, %llu "
+			"stopped at JIT code\n", a->stack_samples, (unsigned long long)a->stacks_lost,
+			(unsigned long long)a->stacks_truncated, (unsigned long long)a->stacks_depth,
+			(unsigned long long)a->stacks_jit);
 	if (a->have_cpu)
 		fprintf(e, "run: %.2f s user CPU, %.2f s system CPU\n", a->user_s, a->sys_s);
 	coverage_summary(a->cov, a->rate_hz, e);
@@ -64,7 +70,11 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
 		fprintf(e, "%zu data files summed\n", a->nfiles);
 	fputs("columns: %Time share of all samples; CPUsecs CPU seconds sampled there; "
 	      "Cumsecs running sum of CPUsecs; #Calls call count; msec/call CPU "
-	      "milliseconds per call\n", e);
+	      "milliseconds per call", e);
+	if (a->have_stacks)
+		fputs("; %Incl, InclSecs inclusive time: the function and all it called, "
+		      "from the call stacks", e);
+	fputc('\n', e);
 	fflush(e);
 	return 0;
 }
