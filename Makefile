@@ -76,9 +76,10 @@ $(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 
 # ---- tools ----------------------------------------------------------------
 # prof reads ELF and DWARF (elfutils), MiniDebugInfo (liblzma) and, when the
-# package is there, asks debuginfod servers (elfutils' libdebuginfod).
+# package is there, asks debuginfod servers (elfutils' libdebuginfod); zlib
+# gzips --format=pprof.
 HAVE_DEBUGINFOD := $(shell $(PKGCONFIG) --exists libdebuginfod 2>/dev/null && echo 1)
-ELF_PKGS   = libelf libdw liblzma $(if $(HAVE_DEBUGINFOD),libdebuginfod)
+ELF_PKGS   = libelf libdw liblzma zlib capstone $(if $(HAVE_DEBUGINFOD),libdebuginfod)
 ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags $(ELF_PKGS) 2>/dev/null) \
              $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
 ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null)

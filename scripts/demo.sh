@@ -22,3 +22,6 @@ echo "== prof -s ./sqlite_driver   (the 25 busiest functions, then -s's summary)
 head -n 26 report.txt
 echo "== summary (prof -s, on standard error; the whole report is in $D/report.txt)"
 cat summary.txt
+echo "== prof --format=flame ./sqlite_driver   (an SVG flame graph: open it in a browser)"
+../bin/prof --format=flame ./sqlite_driver >flame.svg 2>/dev/null
+echo "flame graph: $(pwd)/flame.svg ($(wc -c <flame.svg) bytes)"

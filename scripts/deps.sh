@@ -5,14 +5,23 @@
 #   deps.sh check   what `make check` needs
 #   deps.sh build   what `make` and `make demo` need
 #   deps.sh bench   what `make bench` needs
+# Optional tools (opt: "package:command"), which tests use where present and
+# skip with a message otherwise, are installed on Debian as root and only
+# named elsewhere: for `check`, protoc (protobuf-compiler, 6 MB: decodes
+# --format=pprof), callgrind_annotate (valgrind, 78 MB: reads
+# --format=callgrind), xmllint (libxml2-utils: reads --format=flame's SVG)
+# and chromium (about 250 MB with what it pulls in: renders the flame graph,
+# clicks and searches in it headless; installed cleanly on Debian 12).  golang-go (go tool pprof, about 450 MB) is not
+# installed; tests/integ/prof_pprof.sh uses it where it is.
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
-base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev"
-base_pc="libelf libdw liblzma libdebuginfod"
+base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev"
+base_pc="libelf libdw liblzma libdebuginfod zlib capstone"
 base_cmd="make pkg-config"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
-       pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz" ;;
+       pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"
@@ -32,10 +41,20 @@ for c in $cmds; do
 	command -v "$c" >/dev/null 2>&1 || missing_cmd="$missing_cmd $c"
 done
 command -v "${CC:-cc}" >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing_cmd="$missing_cmd cc"
-[ -z "$missing_pc$missing_cmd" ] && exit 0
+missing_opt=
+for o in ${opt:-}; do
+	command -v "${o#*:}" >/dev/null 2>&1 || missing_opt="$missing_opt ${o%%:*}"
+done
+[ -z "$missing_pc$missing_cmd$missing_opt" ] && exit 0
+say_opt() {
+	[ -n "$missing_opt" ] &&
+		echo "deps: optional, tests that need them skip:$missing_opt (Debian names)" >&2
+	exit 0
+}
 
 # 2. Not there by pkg-config: without dpkg, say what is missing.
 if ! command -v dpkg-query >/dev/null 2>&1; then
+	[ -z "$missing_pc$missing_cmd" ] && say_opt
 	echo "deps: missing${missing_pc:+ pkg-config modules:$missing_pc}${missing_pc:+${missing_cmd:+;}}${missing_cmd:+ commands:$missing_cmd}" >&2
 	echo "  install them with your system's package manager (Debian names:$pkgs)" >&2
 	exit 1
@@ -46,13 +65,15 @@ missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then
+	missing="$missing$missing_opt"
+	[ -z "$missing" ] && exit 0
 	echo "deps: installing$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq >&2
 	apt-get install -y -qq --no-install-recommends $missing >&2
 else
+	[ -z "$missing" ] && say_opt
 	echo "deps: missing Debian packages; run:" >&2
 	echo "  sudo apt-get install -y$missing" >&2
 	exit 1

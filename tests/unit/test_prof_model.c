@@ -335,12 +335,16 @@ static void renderer_table(void **state)
 {
 	(void)state;
 	char names[64];
-	assert_string_equal(prof_renderer_names(names, sizeof names), "text, json, csv, graph or folded");
+	assert_string_equal(prof_renderer_names(names, sizeof names),
+			    "text, json, csv, graph, folded, pprof, callgrind or flame");
 	assert_ptr_equal(prof_renderer_find("text"), &prof_renderers[0]);
 	assert_non_null(prof_renderer_find("json"));
 	assert_non_null(prof_renderer_find("csv"));
 	assert_non_null(prof_renderer_find("graph"));
 	assert_non_null(prof_renderer_find("folded"));
+	assert_non_null(prof_renderer_find("pprof"));
+	assert_non_null(prof_renderer_find("callgrind"));
+	assert_non_null(prof_renderer_find("flame"));
 	assert_null(prof_renderer_find("xml"));
 }
 

@@ -53,11 +53,44 @@ static struct imgsegs *img_segs(const struct prof_attr *a, size_t i)
 	return &a->isegs[i];
 }
 
+/* --lines: the pieces of one file, runtime PCs made ELF vaddrs with the
+ * bias its image had in that file. */
+struct piece_ctx {
+	struct prof_attr *a;
+	const uint64_t *bias;	/* by image index; UINT64_MAX: not in this file */
+	double rate;
+	int nomem;
+};
+
+static void take_piece(void *arg, size_t row, uint64_t pc, double t)
+{
+	struct piece_ctx *c = arg;
+	struct prof_attr *a = c->a;
+	if (c->nomem || !(t > 0))
+		return;
+	const struct prof_row *r = &a->rows[row];
+	uint64_t v = pc;
+	if (r->kind != PROF_ROW_UNKNOWN && r->image < a->nimages && c->bias[r->image] != UINT64_MAX)
+		v = pc - c->bias[r->image];
+	if (a->npieces == a->pieces_cap) {
+		size_t cap = a->pieces_cap ? a->pieces_cap * 2 : 256;
+		struct prof_piece *np = realloc(a->pieces, cap * sizeof *np);
+		if (!np) {
+			c->nomem = 1;
+			return;
+		}
+		a->pieces = np;
+		a->pieces_cap = cap;
+	}
+	a->pieces[a->npieces++] = (struct prof_piece){ row, v, t, t / c->rate };
+}
+
 void attr_init(struct prof_attr *a, int locals)
 {
 	memset(a, 0, sizeof *a);
 	a->locals = locals;
 	a->unknown_row = SIZE_MAX;
+	a->main_image = SIZE_MAX;
 }
 
 static size_t new_row(struct prof_attr *a, int kind, size_t image, uint64_t addr, const char *name)
@@ -458,6 +491,7 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	size_t *img = calloc(d->nobjs ? d->nobjs : 1, sizeof *img);
 	struct prof_seg *segs = NULL, *fb = NULL;
 	double *ticks = NULL, *leaf = NULL;
+	uint64_t *pbias = NULL;	/* --lines: each image's bias in this file */
 	int rc = -1;
 
 	if (!img)
@@ -478,6 +512,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 		}
 		if ((img[i] = image_for(a, d, o, path, err, errlen)) == SIZE_MAX)
 			goto out;
+		if (o->is_main && a->main_image == SIZE_MAX)
+			a->main_image = img[i];
 		nsegs += img_segs(a, img[i])->n;
 	}
 	segs = malloc((nsegs ? nsegs : 1) * sizeof *segs);
@@ -521,6 +557,19 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	if (!ticks)
 		goto nomem;
 	double file_ticks = 0;
+	struct piece_ctx pctx = { a, NULL, d->run.rate_hz > 0 ? d->run.rate_hz : 1, 0 };
+	struct prof_piece_sink psink = { take_piece, &pctx }, *ps = NULL;
+	if (a->keep_pieces) {
+		pbias = malloc((a->nimages ? a->nimages : 1) * sizeof *pbias);
+		if (!pbias)
+			goto nomem;
+		for (size_t i = 0; i < a->nimages; i++)
+			pbias[i] = UINT64_MAX;
+		for (size_t i = 0; i < d->nobjs; i++)
+			pbias[img[i]] = d->objs[i].bias;
+		pctx.bias = pbias;
+		ps = &psink;
+	}
 	for (size_t h = 0; h < d->nhists; h++) {
 		const struct prof_hist *hi = &d->hists[h];
 		if (hi->has_object && hi->object < d->nobjs) {
@@ -538,11 +587,12 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 								      s->v[k].hi + o->bias, s->v[k].row };
 			qsort(os, on, sizeof *os, cmp_seg);
 			ofb = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
-			file_ticks += binmap_spread(hi, os, on, &ofb, o->text_hi > o->text_lo, a->unknown_row,
-						    ticks);
+			file_ticks += binmap_spread_pieces(hi, os, on, &ofb, o->text_hi > o->text_lo,
+							   a->unknown_row, ticks, ps);
 			free(os);
 		} else {
-			file_ticks += binmap_spread(hi, segs, nsegs, fb, nfb, a->unknown_row, ticks);
+			file_ticks += binmap_spread_pieces(hi, segs, nsegs, fb, nfb, a->unknown_row,
+							   ticks, ps);
 		}
 		/* The scale, or for gmon.out's uniform bins the profil(2) scale
 		 * that gives bins of the same width (4 bytes: 0x8000). */
@@ -557,6 +607,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 		if (sc > a->scale_max)
 			a->scale_max = sc;
 	}
+	if (pctx.nomem)
+		goto nomem;
 	double rate = d->run.rate_hz > 0 ? d->run.rate_hz : 1;
 	/* The call stacks: each frame's row and link-time PC; leaf[r] the
 	 * samples of the stacks whose leaf is in row r. */
@@ -636,6 +688,7 @@ out:
 	free(fb);
 	free(ticks);
 	free(leaf);
+	free(pbias);
 	return rc;
 }
 
@@ -737,6 +790,7 @@ void attr_free(struct prof_attr *a)
 	free(a->isegs);
 	free(a->rows);
 	free(a->arcs);
+	free(a->pieces);
 	free(a->stacks);
 	free(a->frames);
 	coverage_free(a);

@@ -56,6 +56,16 @@ static size_t fallback_row(const struct prof_seg *fb, size_t nfb, uint64_t pc, s
 	return k == SIZE_MAX ? unknown : fb[k].row;
 }
 
+/* Where each share went, for --lines (NULL: not asked). */
+static const struct prof_piece_sink *sink;
+
+static void credit(double *ticks, size_t row, uint64_t pc, double t)
+{
+	ticks[row] += t;
+	if (sink)
+		sink->piece(sink->arg, row, pc, t);
+}
+
 /* Bytes of [lo, hi) inside the fallback ranges; with ticks, also gives
  * each range's row share * its bytes. */
 static uint64_t fb_bytes(const struct prof_seg *fb, size_t nfb, uint64_t lo, uint64_t hi,
@@ -78,7 +88,7 @@ static uint64_t fb_bytes(const struct prof_seg *fb, size_t nfb, uint64_t lo, uin
 			continue;
 		n += b - a;
 		if (ticks)
-			ticks[fb[k].row] += share * (double)(b - a);
+			credit(ticks, fb[k].row, a, share * (double)(b - a));
 	}
 	return n;
 }
@@ -87,6 +97,14 @@ double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, siz
 		     const struct prof_seg *fallback, size_t nfallback, size_t unknown_row,
 		     double *ticks)
 {
+	return binmap_spread_pieces(h, segs, nsegs, fallback, nfallback, unknown_row, ticks, NULL);
+}
+
+double binmap_spread_pieces(const struct prof_hist *h, const struct prof_seg *segs, size_t nsegs,
+			    const struct prof_seg *fallback, size_t nfallback, size_t unknown_row,
+			    double *ticks, const struct prof_piece_sink *pieces)
+{
+	sink = pieces;
 	double total = 0;
 	size_t k = 0;
 	size_t n = h->idx ? h->nnz : h->nbins;
@@ -106,9 +124,10 @@ double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, siz
 			k++;
 		if (b1 <= b0) {		/* an empty span (more bins than units): a point */
 			if (k < nsegs && segs[k].lo <= b0)
-				ticks[segs[k].row] += (double)c;
+				credit(ticks, segs[k].row, b0, (double)c);
 			else
-				ticks[fallback_row(fallback, nfallback, b0, unknown_row)] += (double)c;
+				credit(ticks, fallback_row(fallback, nfallback, b0, unknown_row), b0,
+				       (double)c);
 			continue;
 		}
 		/* Which bytes of the bin could have been sampled: those of a
@@ -128,7 +147,7 @@ double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, siz
 		}
 		other += fb_bytes(fallback, nfallback, p, b1, NULL, 0);
 		if (covered + other == 0) {	/* no known code at all */
-			ticks[unknown_row] += (double)c;
+			credit(ticks, unknown_row, b0, (double)c);
 			continue;
 		}
 		double share = (double)c / (double)(covered + other);
@@ -139,11 +158,12 @@ double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, siz
 			if (hi <= lo)
 				continue;
 			fb_bytes(fallback, nfallback, p, lo, ticks, share);
-			ticks[segs[j].row] += share * (double)(hi - lo);
+			credit(ticks, segs[j].row, lo, share * (double)(hi - lo));
 			if (hi > p)
 				p = hi;
 		}
 		fb_bytes(fallback, nfallback, p, b1, ticks, share);
 	}
+	sink = NULL;
 	return total;
 }

@@ -1,8 +1,9 @@
 /*
  * main.c — prof(1): the command line, the order of work, the exit status.
  *
- *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=text|json|csv|graph|folded]
- *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [prog]
+ *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
+ *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [--base=FILE]
+ *        [--lines] [--annotate=FUNCTION] [prog]
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -38,8 +39,9 @@
 
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
-	"[--format=text|json|csv|graph|folded] [--graph] [--callers=NAME|--callees=NAME] "
-	"[--threads] [--no-demangle] [--merge] [prog]\n";
+	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
+	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE] [--lines] "
+	"[--annotate=FUNCTION] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -113,10 +115,53 @@ static const char *main_path(const struct prof_data *d)
 	return "an unnamed program";
 }
 
+/* --base: reads the base profile into *ba after checking that it is a
+ * profile of the program the first data file (file0, of first_prog at
+ * first_path) is of: the same build ID where both files record one, else
+ * the same recorded path.  Returns 0, or 1 (the exit status) with one line
+ * on stderr. */
+static int load_base(const char *base, const char *prog, const char *first_prog,
+		     const char *first_path, const char *file0, struct prof_attr *ba)
+{
+	struct prof_data d;
+	char err[512], this_prog[160];
+	if (prof_read(base, prog, &d, err, sizeof err) < 0) {
+		fprintf(stderr, "prof: %s: %s\n", base, err);
+		return 1;
+	}
+	program_of(&d, this_prog, sizeof this_prog);
+	int differ = 0;
+	if (first_prog[0] && this_prog[0]) {
+		/* Build IDs when both have one; else the paths. */
+		int bid0 = strncmp(first_prog, "build ID ", 9) == 0;
+		int bid1 = strncmp(this_prog, "build ID ", 9) == 0;
+		if (bid0 && bid1)
+			differ = strcmp(first_prog, this_prog) != 0;
+		else
+			differ = strcmp(first_path, main_path(&d)) != 0;
+	}
+	if (differ) {
+		fprintf(stderr, "prof: %s: a profile of %s (%s), not of %s (%s) as %s is; "
+			"--base compares two profiles of one program\n", base, main_path(&d),
+			this_prog, first_path, first_prog, file0);
+		prof_data_free(&d);
+		return 1;
+	}
+	int rc = 0;
+	if (attr_add(ba, &d, prog, err, sizeof err) < 0) {
+		fprintf(stderr, "prof: %s: %s\n", base, err);
+		rc = 1;
+	}
+	prof_data_free(&d);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct prof_opts o = { .sort = PROF_SORT_TIME, .demangle = 1 };
 	int sort_seen = 0, radix_seen = 0, scope_seen = 0, locals = 1, version = 0, merge = 0;
+	const char *base_file = NULL, *annotate = NULL;
+	int by_lines = 0;
 	const char **files = NULL;
 	size_t nfiles = 0;
 	static const struct option longopts[] = {
@@ -125,6 +170,9 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'v' },
 		{ "no-demangle", no_argument, NULL, 'R' },
 		{ "merge", no_argument, NULL, 'M' },
+		{ "base", required_argument, NULL, 'B' },
+		{ "lines", no_argument, NULL, 'L' },
+		{ "annotate", required_argument, NULL, 'A' },
 		{ "graph", no_argument, NULL, 'G' },
 		{ "callers", required_argument, NULL, 'P' },
 		{ "callees", required_argument, NULL, 'Q' },
@@ -139,6 +187,9 @@ int main(int argc, char **argv)
 		case 'C': o.demangle = 1; break;	/* the default; kept for scripts */
 		case 'R': o.demangle = 0; break;
 		case 'M': merge = 1; break;
+		case 'B': base_file = optarg; break;
+		case 'L': by_lines = 1; break;
+		case 'A': annotate = optarg; break;
 		case 'G': o.renderer = prof_renderer_find("graph"); break;
 		case 'P': o.callers = optarg; o.callees = NULL; break;
 		case 'Q': o.callees = optarg; o.callers = NULL; break;
@@ -187,11 +238,18 @@ int main(int argc, char **argv)
 			      "  -C           demangle C++ names (the default)\n"
 			      "  --no-demangle  C++ names as the symbol table spells them\n"
 			      "  --merge      allow summing profiles of different programs\n"
+			      "  --base=FILE  each function's change from the profile FILE (same\n"
+			      "               program): percentage points and seconds; text, json, csv\n"
+			      "  --lines      rows are source lines (file.c:123 function), inline frames\n"
+			      "               resolved, in every format (DWARF line tables, libdw)\n"
+			      "  --annotate=FUNCTION  that function's source lines with their samples\n"
+			      "               (its disassembly where the source is missing)\n"
 			      "  -V           print the version (on standard error, as System V)\n"
 			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
-			      "  --format=    text (default), json, csv, graph (the call graph) or\n"
-			      "               folded (collapsed stacks, for flame graphs); see prof(1)\n"
+			      "  --format=    text (default), json, csv, graph (the call graph),\n"
+			      "               folded (collapsed stacks), pprof (gzipped profile.proto),\n"
+			      "               callgrind or flame (an SVG flame graph); see prof(1)\n"
 			      "  --graph      the call graph (--format=graph), from the call stacks\n"
 			      "  --callers=NAME  the call graph of NAME and what calls it\n"
 			      "  --callees=NAME  the call graph of NAME and what it calls\n"
@@ -223,6 +281,12 @@ int main(int argc, char **argv)
 	}
 	if (o.callers || o.callees)
 		o.renderer = prof_renderer_find("graph");
+	if (base_file && !prof_diff_supported(o.renderer)) {
+		fprintf(stderr, "prof: --base works with --format=text, json or csv, not %s\n",
+			o.renderer->name);
+		free(files);
+		return 2;
+	}
 	if (argc - optind > 1) {
 		fprintf(stderr, "prof: more than one program given\n");
 		usage();
@@ -250,6 +314,7 @@ int main(int argc, char **argv)
 
 	struct prof_attr a;
 	attr_init(&a, locals);
+	a.keep_pieces = by_lines || annotate;
 	int status = 0;
 	char first_prog[160] = "", first_path[512] = "";
 	for (size_t i = 0; i < nfiles && status == 0; i++) {
@@ -290,19 +355,43 @@ int main(int argc, char **argv)
 		}
 		prof_data_free(&d);
 	}
+	struct prof_attr ba;
+	struct prof_profile bp;
+	attr_init(&ba, locals);
+	ba.keep_pieces = by_lines;
+	memset(&bp, 0, sizeof bp);
+	if (status == 0 && base_file) {
+		status = load_base(base_file, prog, first_prog, first_path, files[0], &ba);
+		if (status == 0) {
+			attr_finish(&ba);
+			if (profile_build(&ba, o.demangle, &bp) < 0 ||
+			    (by_lines && profile_lines(&bp, 1) < 0)) {
+				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+				status = 1;
+			}
+			o.base = &bp;
+			o.base_file = base_file;
+		}
+	}
 	if (status == 0) {
 		struct prof_profile p;
 		attr_finish(&a);
 		const char *focus = o.callers ? o.callers : o.callees;
-		if (profile_build(&a, o.demangle, &p) < 0) {
+		int arc = 0;
+		if (profile_build(&a, o.demangle, &p) < 0 ||
+		    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0)) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 			status = 1;
 		} else if (focus && prof_function_find(&p, focus) == SIZE_MAX) {
 			fprintf(stderr, "prof: --%s=%s: no function of that name in the profile\n",
 				o.callers ? "callers" : "callees", focus);
 			status = 1;
-		} else if (prof_render(&p, &o, stdout, stderr) < 0) {
+		} else if (annotate ? (arc = prof_annotate(&p, annotate, stdout)) < 0
+				    : prof_render(&p, &o, stdout, stderr) < 0) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			status = 1;
+		} else if (arc == 1) {
+			fprintf(stderr, "prof: %s: no function of that name in the profile\n", annotate);
 			status = 1;
 		} else if (fflush(stdout) != 0 || ferror(stdout)) {
 			fprintf(stderr, "prof: standard output: %s\n", strerror(errno));
@@ -311,6 +400,8 @@ int main(int argc, char **argv)
 		profile_free(&p);
 	}
 	attr_free(&a);
+	profile_free(&bp);
+	attr_free(&ba);
 	prof_warnings_clear();
 	free(progpath);
 	if (files != deflt)

@@ -314,6 +314,20 @@ double binmap_spread(const struct prof_hist *h, const struct prof_seg *segs, siz
 		     const struct prof_seg *fallback, size_t nfallback, size_t unknown_row,
 		     double *ticks);
 
+/* Where binmap_spread_pieces reports each share it gives: piece(arg, row,
+ * pc, ticks), pc the runtime address of the first byte of the part of a
+ * bin the share stands for (the bin's start for a bin given whole). */
+struct prof_piece_sink {
+	void (*piece)(void *arg, size_t row, uint64_t pc, double ticks);
+	void *arg;
+};
+
+/* binmap_spread that also reports every share to pieces (NULL: none), for
+ * prof --lines: where inside a function its samples fell, to the bin. */
+double binmap_spread_pieces(const struct prof_hist *h, const struct prof_seg *segs, size_t nsegs,
+			    const struct prof_seg *fallback, size_t nfallback, size_t unknown_row,
+			    double *ticks, const struct prof_piece_sink *pieces);
+
 /* Index of the segment containing pc, or SIZE_MAX. */
 size_t binmap_find(const struct prof_seg *segs, size_t nsegs, uint64_t pc);
 
@@ -366,12 +380,22 @@ struct prof_stackrow {
 	size_t first, depth;
 };
 
+struct prof_piece {		/* samples of a row at one address (a bin's part) */
+	size_t row;
+	uint64_t vaddr;		/* ELF vaddr of the row's image; runtime PC for [unknown] */
+	double ticks, seconds;
+};
+
 /* Attribution over any number of profiles: rows are keyed by object image
  * and address, so runs with different load addresses (ASLR) add up. */
 struct prof_attr {
 	int locals;		/* include STB_LOCAL functions */
 	struct prof_image **images;
 	size_t nimages;
+	size_t main_image;	/* the executable's image, SIZE_MAX: none yet */
+	int keep_pieces;	/* --lines: keep where in each row its samples fell */
+	struct prof_piece *pieces;	/* then: (row, ELF vaddr, ticks, seconds) */
+	size_t npieces, pieces_cap;
 	struct prof_row *rows;
 	size_t nrows;
 	size_t unknown_row;	/* the [unknown] row */

@@ -90,6 +90,14 @@ static int cmp_arcsample(const void *x, const void *y)
 	return p->from < q->from ? -1 : p->from > q->from;
 }
 
+static int cmp_piece(const void *x, const void *y)
+{
+	const struct prof_piece *p = x, *q = y;
+	if (p->row != q->row)
+		return p->row < q->row ? -1 : 1;
+	return p->vaddr < q->vaddr ? -1 : p->vaddr > q->vaddr;
+}
+
 /* Row w has histogram time its stacks do not explain (a difference of
  * sums of the same fractions: a rounding error is not time). */
 static int has_rest(const struct prof_row *w)
@@ -114,6 +122,9 @@ void profile_free(struct prof_profile *p)
 	free(p->names);
 	free(p->stackpool);
 	free(p->linepool);
+	for (size_t i = 0; i < p->nextra; i++)
+		free(p->extra[i]);
+	free(p->extra);
 	memset(p, 0, sizeof *p);
 }
 
@@ -121,7 +132,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 {
 	struct pckey *keys = NULL;
 	struct arcsample *arcs = NULL;
-	size_t nkeys = 0, narcs = 0;
+	struct prof_piece *pcs = NULL;
+	size_t nkeys = 0, narcs = 0, npcs = 0;
 
 	memset(p, 0, sizeof *p);
 	p->sample_types = prof_sample_types;
@@ -133,7 +145,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	for (size_t i = 0; i < a->nimages; i++) {
 		const struct prof_image *im = a->images[i];
 		p->mappings[i] = (struct prof_mapping){ im->path, im->label, im->build_id,
-							im->build_id_len };
+							im->build_id_len, i == a->main_image };
 	}
 	p->nmappings = a->nimages;
 
@@ -201,17 +213,42 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			keys[u++] = keys[i];
 	nkeys = u;
 
+	/* --lines: where in its row each sample of the histograms fell, the
+	 * same address added up over files. */
+	if (a->npieces) {
+		if (!(pcs = malloc(a->npieces * sizeof *pcs)))
+			goto nomem;
+		memcpy(pcs, a->pieces, a->npieces * sizeof *pcs);
+		qsort(pcs, a->npieces, sizeof *pcs, cmp_piece);
+		for (size_t i = 0; i < a->npieces; i++) {
+			if (npcs && pcs[npcs - 1].row == pcs[i].row &&
+			    pcs[npcs - 1].vaddr == pcs[i].vaddr) {
+				pcs[npcs - 1].ticks += pcs[i].ticks;
+				pcs[npcs - 1].seconds += pcs[i].seconds;
+			} else {
+				pcs[npcs++] = pcs[i];
+			}
+		}
+	}
+
 	/* Locations: one per row at its start, then one per arc or stack PC,
-	 * then one per marker. */
-	size_t nloc = a->nrows + nkeys + nmark;
+	 * then one per marker, then one per piece. */
+	size_t nmloc = a->nrows + nkeys + nmark, nloc = nmloc + npcs;
 	p->locations = calloc(nloc ? nloc : 1, sizeof *p->locations);
 	p->linepool = calloc(nloc ? nloc : 1, sizeof *p->linepool);
 	if (!p->locations || !p->linepool)
 		goto nomem;
-	for (size_t i = a->nrows + nkeys; i < nloc; i++) {
+	for (size_t i = a->nrows + nkeys; i < nmloc; i++) {
 		size_t fn = a->nrows + (i - a->nrows - nkeys);
 		p->linepool[i] = (struct prof_line){ fn, 0 };
 		p->locations[i] = (struct prof_location){ .mapping = SIZE_MAX, .address = 0,
+							  .lines = &p->linepool[i], .nlines = 1 };
+	}
+	for (size_t i = nmloc; i < nloc; i++) {
+		size_t fn = pcs[i - nmloc].row;
+		p->linepool[i] = (struct prof_line){ fn, 0 };
+		p->locations[i] = (struct prof_location){ .mapping = p->functions[fn].mapping,
+							  .address = pcs[i - nmloc].vaddr,
 							  .lines = &p->linepool[i], .nlines = 1 };
 	}
 	size_t trunc_loc = trunc_fn == SIZE_MAX ? SIZE_MAX : a->nrows + nkeys + (trunc_fn - a->nrows);
@@ -269,23 +306,48 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	for (size_t r = 0; r < a->nrows; r++)
 		nrs += has_rest(&a->rows[r]) || a->rows[r].calls > 0;
 	size_t nstk = a->nframes + 2 * a->nstacks;	/* frames and markers */
-	size_t ns = nrs + narcs + a->nstacks, npool = nrs + 2 * narcs + nstk;
+	size_t ns = nrs + narcs + a->nstacks + npcs, npool = nrs + 2 * narcs + nstk + npcs;
 	p->samples = calloc(ns ? ns : 1, sizeof *p->samples);
 	p->stackpool = malloc((npool ? npool : 1) * sizeof *p->stackpool);
 	if (!p->samples || !p->stackpool)
 		goto nomem;
 	size_t *st = p->stackpool;
-	for (size_t r = 0; r < a->nrows; r++) {
+	for (size_t r = 0, k = 0; r < a->nrows; r++) {
 		const struct prof_row *w = &a->rows[r];
-		double rest = w->ticks - w->stacked_ticks;
-		if (!(has_rest(w) || w->calls > 0))
+		double rest = has_rest(w) ? w->ticks - w->stacked_ticks : 0;
+		double rsec = has_rest(w) ? w->seconds - w->stacked_seconds : 0;
+		/* With pieces (--lines), the rest where it fell: each piece's
+		 * share of the row's histogram time, scaled to the part no
+		 * stack explains; the row's own sample keeps the calls. */
+		double frac = w->ticks > 0 ? rest / w->ticks : 0;
+		size_t k0 = k;
+		for (; k < npcs && pcs[k].row == r; k++) {
+			rest -= pcs[k].ticks * frac;
+			rsec -= pcs[k].seconds * frac;
+		}
+		if (k > k0 && rest < 1e-9 * (w->ticks + 1)) {	/* rounding of the shares */
+			rest = 0;
+			rsec = 0;
+		}
+		for (size_t j = k0; j < k; j++) {
+			if (!(pcs[j].ticks * frac > 0))
+				continue;
+			struct prof_sample *s = &p->samples[p->nsamples++];
+			*st = nmloc + j;
+			s->locations = st++;
+			s->nlocations = 1;
+			s->value[PROF_VAL_SAMPLES] = pcs[j].ticks * frac;
+			s->value[PROF_VAL_CPU] = pcs[j].seconds * frac;
+			s->thread = SIZE_MAX;
+		}
+		if (!(rest > 0 || w->calls > 0))
 			continue;
 		struct prof_sample *s = &p->samples[p->nsamples++];
 		*st = r;
 		s->locations = st++;
 		s->nlocations = 1;
-		s->value[PROF_VAL_SAMPLES] = has_rest(w) ? rest : 0;
-		s->value[PROF_VAL_CPU] = has_rest(w) ? w->seconds - w->stacked_seconds : 0;
+		s->value[PROF_VAL_SAMPLES] = rest > 0 ? rest : 0;
+		s->value[PROF_VAL_CPU] = rest > 0 ? rsec : 0;
 		s->value[PROF_VAL_CALLS] = (double)w->calls;
 		s->thread = SIZE_MAX;
 	}
@@ -353,10 +415,12 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	f->stacks_jit = a->stacks_jit;
 	free(keys);
 	free(arcs);
+	free(pcs);
 	return 0;
 nomem:
 	free(keys);
 	free(arcs);
+	free(pcs);
 	profile_free(p);
 	errno = ENOMEM;
 	return -1;

@@ -77,6 +77,7 @@ struct prof_mapping {		/* one object (ELF file) of the profiled process */
 	const char *label;	/* short name, for "[label]+0xoff" */
 	const unsigned char *build_id;
 	size_t build_id_len;	/* 0: none known */
+	int is_main;		/* the executable itself (of the first file that names one) */
 };
 
 struct prof_function {
@@ -87,6 +88,9 @@ struct prof_function {
 	const char *version;	/* FUNC: its symbol version ("GLIBC_2.3"), or NULL */
 	size_t mapping;		/* index in mappings; SIZE_MAX for UNKNOWN */
 	uint64_t start, size;	/* FUNC/GAP/UNWIND: ELF vaddr and bytes it owns; else 0 */
+	const char *filename;	/* its source file as DWARF names it (absolute when the
+				 * compilation directory is known), or NULL (lines.c
+				 * fills it for --lines and --annotate) */
 };
 
 struct prof_line {
@@ -161,8 +165,18 @@ struct prof_profile {
 	char *names;
 	size_t *stackpool;
 	struct prof_line *linepool;
+	char **extra;		/* strings lines.c added */
+	size_t nextra;
 };
 
 void profile_free(struct prof_profile *p);
+
+/* lines.c: gives every location in an object the source lines its address
+ * has in the object's DWARF (libdw), innermost inline frame first, adding
+ * the functions that were only inlined, and each function its source file.
+ * split (prof --lines): then every (function, line) becomes a function of
+ * its own named "file.c:123 function".  Locations DWARF does not cover are
+ * left as they are.  Returns 0, or -1 with errno (ENOMEM). */
+int profile_lines(struct prof_profile *p, int split);
 
 #endif /* PROF_PROFILE_H */

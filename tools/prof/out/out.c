@@ -14,6 +14,9 @@ const struct prof_renderer prof_renderers[] = {
 	{ "csv", prof_render_csv },
 	{ "graph", prof_render_graph },
 	{ "folded", prof_render_folded },
+	{ "pprof", prof_render_pprof },
+	{ "callgrind", prof_render_callgrind },
+	{ "flame", prof_render_flame },
 	{ NULL, NULL }
 };
 
@@ -46,6 +49,8 @@ int prof_render(const struct prof_profile *p, const struct prof_opts *o, FILE *o
 	const struct prof_renderer *r = o->renderer ? o->renderer : &prof_renderers[0];
 	if (o->summary && prof_render_summary(p, o, err) < 0)
 		return -1;
+	if (o->base)
+		return prof_render_diff(p, o, out);
 	return r->render(p, o, out);
 }
 

@@ -33,6 +33,8 @@ struct prof_opts {
 	int only_thread;
 	size_t thread;
 	const struct prof_renderer *renderer;	/* NULL: the first, text */
+	const struct prof_profile *base;	/* --base: the profile to compare with, or NULL */
+	const char *base_file;	/* its data file's name, for headings */
 };
 
 /* Writes p as one format on out.  Returns 0, or -1 with errno (ENOMEM). */
@@ -89,9 +91,12 @@ void prof_flat_free(struct prof_flat *f);
 /* Kind names of the JSON and CSV "kind" field ("function", "gap", ...). */
 const char *prof_kind_name(int kind);
 
-/* The renderers (text.c, json.c, csv.c), and the -s summary (summary.c). */
+/* The renderers (text.c, json.c, csv.c, graph, folded, pprof.c,
+ * callgrind.c, flame.c), and the -s summary (summary.c).  pprof,
+ * callgrind and flame read every sample (a stack of locations), not the
+ * flat view. */
 prof_render_fn prof_render_text, prof_render_json, prof_render_csv, prof_render_graph,
-	prof_render_folded;
+	prof_render_folded, prof_render_pprof, prof_render_callgrind, prof_render_flame;
 
 /* "name-tid" of thread t of p (name "thread" when THREADS did not name
  * it) into buf. */
@@ -100,5 +105,20 @@ const char *prof_thread_label(const struct prof_profile *p, size_t t, char *buf,
 /* The function whose printed (or symbol) name is name, or SIZE_MAX. */
 size_t prof_function_find(const struct prof_profile *p, const char *name);
 int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o, FILE *err);
+
+/* --base (diff.c): whether renderer r (NULL: text) can show a diff (text,
+ * json, csv), and the diff of p against o->base in o->renderer's format:
+ * every function with samples in either profile, matched by name and
+ * object, its change in percentage points and seconds, largest change
+ * first.  0, or -1 with errno (ENOMEM). */
+int prof_diff_supported(const struct prof_renderer *r);
+
+/* --annotate=FUNCTION (annotate.c): FUNCTION's source lines with the
+ * samples at each and their percent of the function's samples, from a
+ * model with lines (profile_lines, not split); its disassembly (Capstone)
+ * where the source cannot be read.  Returns 0; 1 when no function has that
+ * name; -1 with errno (ENOMEM). */
+int prof_annotate(const struct prof_profile *p, const char *name, FILE *out);
+prof_render_fn prof_render_diff;
 
 #endif /* PROF_OUT_H */

@@ -1,0 +1,77 @@
+#!/bin/sh
+# prof --format=callgrind: callgrind's format, read by Valgrind's
+# callgrind_annotate without a complaint; its totals and each function's
+# self cost (samples, CPU ns, share) agree with prof's CSV; the arcs are its
+# calls (caller > callee, with the counts), across objects (name
+# compression of ob/fn ids resolved); the header says inclusive costs are
+# not known, and each calls= line's inclusive cost is 0.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+cd "$T" || exit 1
+H=37 S=23 L=41 UNIT=2000000
+build_prog mw prof_work.c -pg || { not_ok callgrind_build; exit 1; }
+./mw $H $S $L $UNIT >/dev/null
+[ -s mon.out ] || { not_ok callgrind_mon_out "no mon.out written"; exit 1; }
+"$PROF" --format=csv ./mw >p.csv 2>/dev/null
+"$PROF" --format=callgrind ./mw >cg.out 2>cg.err
+rc=$?
+
+# The file itself: the format's first line, the header's caveat, and a
+# calls= line followed by a cost line of the position alone (inclusive 0).
+if [ $rc -eq 0 ] && [ ! -s cg.err ] && [ "$(head -n 1 cg.out)" = "# callgrind format" ] &&
+   grep -q '^events: Samples CPU_ns$' cg.out && grep -q 'inclusive cost.*NOT KNOWN' cg.out &&
+   awk '/^calls=/ { c++; getline; if ($0 != "0") bad++ } END { exit !(c >= 3 && !bad) }' cg.out
+then ok callgrind_file
+else not_ok callgrind_file "exit $rc; $(head -c 200 cg.err)"; fi
+
+if ! command -v callgrind_annotate >/dev/null 2>&1; then
+	for t in clean totals self calls; do
+		ok "callgrind_annotate_$t # skip callgrind_annotate absent (Debian: valgrind)"
+	done
+	exit 0
+fi
+
+callgrind_annotate --threshold=100 cg.out >a.out 2>a.err
+rc=$?
+[ $rc -eq 0 ] && [ ! -s a.err ] && ok callgrind_annotate_clean ||
+	not_ok callgrind_annotate_clean "exit $rc: $(head -c 300 a.err)"
+
+# PROGRAM TOTALS: the samples of all rows (CSV ticks, rounded per row) and
+# their CPU (CSV seconds, 6 decimals: within 1 us a row).
+tot=$(sed -n 's/^\([0-9,]*\) ([0-9.]*%) \([0-9,]*\) ([0-9.]*%) *PROGRAM TOTALS$/\1 \2/p' a.out | tr -d ,)
+want=$(awk -F, 'NR > 1 { s += int($8 + 0.5); ns += $6 * 1e9; n++ } END { printf "%d %.0f %d", s, ns, n }' p.csv)
+if awk -v g="$tot" -v w="$want" 'BEGIN { split(g, a); split(w, b); d = a[2] - b[2]; if (d < 0) d = -d
+   exit !(g != "" && a[1] == b[1] && d <= 1000 * b[3]) }'
+then ok callgrind_annotate_totals
+else not_ok callgrind_annotate_totals "annotate '$tot', prof '$want'"; fi
+
+# Per function: self samples, CPU ns and share as prof's CSV has them.
+# Rows: "S (P%) NS (P%)  ???:NAME [OBJECT]" (callgrind_annotate adds up
+# functions of one name in two objects, and so does this).
+bad=$(awk -v tot="${tot% *}" '
+	NR == FNR { if (FNR > 1) { s[$1] += int($8 + 0.5); ns[$1] += $6 * 1e9; pc[$1] += $5 }; next }
+	/\?\?\?:/ && !/^ *\./ { line = $0; gsub(/,/, "", line); gsub(/\( +/, "(", line); split(line, f, " ")
+		name = f[5]; sub(/^\?\?\?:/, "", name); seen[name] = 1
+		p = f[2]; gsub(/[(%)]/, "", p)
+		d = f[3] - ns[name]; if (d < 0) d = -d; e = p - pc[name]; if (e < 0) e = -e
+		if (f[1] != s[name] || d > 1000 || e > 0.01)
+			printf "%s: %s %s %s%% vs %s %s %s%%; ", name, f[1], f[3], p, s[name], ns[name], pc[name] }
+	END { for (n in s) if (s[n] > 0 && !(n in seen)) printf "%s missing; ", n }' \
+	FS=, p.csv FS=' ' a.out)
+[ -z "$bad" ] && grep -q '???:heavy' a.out && ok callgrind_annotate_self ||
+	not_ok callgrind_annotate_self "$bad"
+
+# Calls: main calls each worker as often as the arcs say, and the C
+# library's __libc_start_call_main calls main once (another object).
+callgrind_annotate --tree=calling --threshold=100 cg.out >t.out 2>/dev/null
+if awk -v h=$H -v s=$S -v l=$L '
+	/\* +\?\?\?:main / { inmain = 1; next } /\*/ { inmain = 0 }
+	/^$/ { inmain = 0 }
+	inmain && /> +\?\?\?:heavy \(/ { ok += index($0, "(" h "x)") > 0 }
+	inmain && /> +\?\?\?:hidden \(/ { ok += index($0, "(" s "x)") > 0 }
+	inmain && /> +\?\?\?:light \(/ { ok += index($0, "(" l "x)") > 0 }
+	/\* +\?\?\?:__libc_start_call_main \[.*libc/ { inlibc = 1; next }
+	inlibc && /> +\?\?\?:main \(1x\) \[.*mw\]/ { ok++; inlibc = 0 }
+	END { exit !(ok == 4) }' t.out
+then ok callgrind_annotate_calls
+else not_ok callgrind_annotate_calls "$(grep -E '[<>*] ' t.out | head -n 12 | tr '\n' ';')"; fi

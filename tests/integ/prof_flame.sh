@@ -1,0 +1,173 @@
+#!/bin/sh
+# prof --format=flame: one self-contained SVG (well-formed XML as xmllint
+# reads it; no outside script, style or link); each frame's <title> reads
+# "NAME (N samples, P%)" with N and P as prof's CSV has them and its width
+# in proportion to N; a flat-only file (no stacks) is one level of frames
+# over the root, and the picture says so.  In a real browser (headless
+# Chromium, where installed): the picture renders (a screenshot shows each
+# frame in its colour where the SVG puts it), a click on a frame zooms (the
+# frame fills the width, the others hide: seen in the DOM after the click
+# and in a screenshot), and a search reports the share of the samples it
+# matched.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+cd "$T" || exit 1
+H=37 S=23 L=41 UNIT=2000000
+build_prog mw prof_work.c -pg || { not_ok flame_build; exit 1; }
+./mw $H $S $L $UNIT >/dev/null
+[ -s mon.out ] || { not_ok flame_mon_out "no mon.out written"; exit 1; }
+"$PROF" --format=csv ./mw >p.csv 2>/dev/null
+"$PROF" --format=flame ./mw >f.svg 2>f.err
+rc=$?
+
+if [ $rc -eq 0 ] && [ ! -s f.err ] && [ "$(head -c 5 f.svg)" = "<?xml" ] &&
+   grep -q '^</svg>$' f.svg
+then ok flame_file
+else not_ok flame_file "exit $rc; $(head -c 200 f.err)"; fi
+
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout f.svg 2>x.err && [ ! -s x.err ] && ok flame_xmllint ||
+		not_ok flame_xmllint "$(head -c 300 x.err)"
+else
+	ok "flame_xmllint # skip xmllint absent (Debian: libxml2-utils)"
+fi
+
+# Self-contained: no reference to anything outside the file (the only URIs
+# are the SVG namespace's, which names and fetches nothing).
+if ! grep -Eq 'href|src=|url\(|@import' f.svg &&
+   [ "$(grep -Eo '[a-z]+://[^"'\'' ]*' f.svg | sort -u)" = "http://www.w3.org/2000/svg" ]
+then ok flame_self_contained
+else not_ok flame_self_contained "$(grep -Eo '(href|src=|url\(|@import|[a-z]+://)[^ ]{0,40}' f.svg | head -n 3)"; fi
+
+# Titles and widths against the CSV: each row with samples has a frame
+# titled "NAME (TICKS samples, PCT%)" (flamegraph.pl's words: thousands
+# separated by commas, two decimals of percent) whose width is
+# TICKS / TOTAL * 1180 pixels (to the file's 2 decimals); the root is "all"
+# with every sample.  A flat file: every function frame on one level, just
+# above the root, and the subtitle says there are no stacks.
+grep -o '<title>[^<]*</title><rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' f.svg |
+	sed 's/<title>\(.*\) (\([0-9,.]*\) samples, \([0-9.]*\)%)<\/title><rect x="\([0-9.]*\)" y="\([0-9]*\)" width="\([0-9.]*\)"/\1|\2|\3|\4|\5|\6/' |
+	tr -d , >frames.txt
+bad=$(awk -F'|' '
+	NR == FNR { split($0, c, ","); if (FNR > 1 && c[8] + 0 > 0) { t[c[1]] = c[8]; p[c[1]] = c[5]; tot += c[8] }; next }
+	{ n[$1] = $2; pc[$1] = $3; w[$1] = $6; y[$1] = $5 }
+	END {
+		if (n["all"] + 0 != tot || pc["all"] != "100.00") printf "all: %s vs %s; ", n["all"], tot
+		for (f in t) {
+			want = sprintf("%.2f", p[f]); ww = t[f] / tot * 1180
+			d = w[f] - ww; if (d < 0) d = -d
+			if (!(f in n) || n[f] + 0 != t[f] + 0 || pc[f] != want || d > 0.006)
+				printf "%s: %s samples %s%% %s px vs %s %s %.3f; ", f, n[f], pc[f], w[f], t[f], want, ww
+			if (y[f] != y["all"] - 16) printf "%s: y %s, not one level above the root; ", f, y[f]
+		}
+	}' p.csv frames.txt)
+nf=$(wc -l <frames.txt)
+nrows=$(awk -F, 'NR > 1 && $8 + 0 > 0' p.csv | wc -l)
+[ -z "$bad" ] && [ "$nf" -eq $((nrows + 1)) ] && [ "$nrows" -ge 3 ] && ok flame_titles_widths ||
+	not_ok flame_titles_widths "$bad; $nf frames, $nrows rows"
+grep -q 'flat profile: the data hold no call stacks' f.svg && ! grep -q 'id="callers"' f.svg &&
+	ok flame_flat_said || not_ok flame_flat_said
+
+# ---- in a browser ----------------------------------------------------------
+CHROME=
+for c in chromium chromium-browser google-chrome; do
+	command -v $c >/dev/null 2>&1 && { CHROME=$c; break; }
+done
+if [ -z "$CHROME" ] || ! command -v python3 >/dev/null 2>&1; then
+	for t in render click_dom click_picture search; do
+		ok "flame_chromium_$t # skip chromium or python3 absent (Debian: chromium, python3)"
+	done
+	exit 0
+fi
+# A private profile directory (runs in parallel do not share one); as root
+# Chromium needs --no-sandbox.
+chrome() {
+	timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$T/chrome" --force-device-scale-factor=1 --hide-scrollbars "$@" \
+		2>>chrome.err
+}
+height=$(sed -n 's/.*<svg [^>]* height="\([0-9]*\)".*/\1/p' f.svg)
+
+# The pixel at (x, y) of a PNG Chromium wrote: 8-bit RGB or RGBA, not
+# interlaced; decoded with zlib and the five filters (PNG spec, 9.2).
+cat >px.py <<'EOF'
+import sys, zlib, struct
+def load(path):
+    d = open(path, 'rb').read()
+    assert d[:8] == b'\x89PNG\r\n\x1a\n'
+    i, idat = 8, b''
+    while i < len(d):
+        n, t = struct.unpack('>I4s', d[i:i + 8]); body = d[i + 8:i + 8 + n]; i += 12 + n
+        if t == b'IHDR': w, h, depth, ctype, _, _, lace = struct.unpack('>IIBBBBB', body)
+        elif t == b'IDAT': idat += body
+    assert depth == 8 and ctype in (2, 6) and lace == 0
+    bpp = 3 if ctype == 2 else 4
+    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for x in range(stride):
+            a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
+            if f == 1: line[x] = (line[x] + a) & 255
+            elif f == 2: line[x] = (line[x] + b) & 255
+            elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(line); prev = line
+    return w, h, bpp, rows
+w, h, bpp, rows = load(sys.argv[1])
+for xy in sys.argv[2:]:
+    x, y = map(int, xy.split(','))
+    print('%d,%d,%d' % tuple(rows[y][x * bpp:x * bpp + 3]))
+EOF
+# mid NAME: a pixel of the frame (its middle, 2 rows below its top edge: no
+# label there), from frames.txt; fill NAME: its colour in the SVG
+mid() { awk -F'|' -v f="$1" '$1 == f { printf "%d,%d", $4 + $6 / 2, $5 + 2 }' frames.txt; }
+fill() {	# the fill, #rrggbb in the SVG, as r,g,b
+	h=$(sed -n "s/.*<title>$1 ([^<]*<\/title><rect [^>]*fill=\"#\([0-9a-f]*\)\".*/\1/p" f.svg | head -n 1)
+	[ -n "$h" ] && printf '%d,%d,%d' "0x$(echo $h | cut -c1-2)" "0x$(echo $h | cut -c3-4)" "0x$(echo $h | cut -c5-6)"
+}
+near() {	# two r,g,b within 3 per channel (the renderer's rounding)
+	awk -v a="$1" -v b="$2" 'BEGIN { split(a, p, ","); split(b, q, ","); if (a == "" || b == "") exit 1
+		for (i = 1; i <= 3; i++) { d = p[i] - q[i]; if (d < -3 || d > 3) exit 1 } }'
+}
+
+chrome --screenshot="$T/shot.png" --window-size=1200,"$height" "file://$T/f.svg" >/dev/null
+got=$(python3 px.py shot.png "$(mid heavy)" "$(mid hidden)" "$(mid light)" 2>&1 | tr '\n' ' ')
+want="$(fill heavy) $(fill hidden) $(fill light) "
+set -- $got
+if [ -s shot.png ] && near "$1" "$(fill heavy)" && near "$2" "$(fill hidden)" && near "$3" "$(fill light)"
+then ok flame_chromium_render
+else not_ok flame_chromium_render "pixels '$got', fills '$want'; $(tail -c 200 chrome.err)"; fi
+
+# A click on hidden (dispatched as a mouse event by the page's own
+# #click= handler): hidden fills the width, heavy and light hide, the
+# root spans the width faded, Reset Zoom shows.
+chrome --dump-dom "file://$T/f.svg#click=hidden" >dom.txt
+if grep -q '<g><title>hidden ([^<]*</title><rect x="10.00" y="[0-9]*" width="1180.00"' dom.txt &&
+   grep -q '<g display="none"><title>heavy (' dom.txt &&
+   grep -q '<g display="none"><title>light (' dom.txt &&
+   grep -q '<g opacity="0.6"><title>all (' dom.txt &&
+   grep -q '<text id="unzoom" class="b" x="10" y="24">Reset Zoom' dom.txt
+then ok flame_chromium_click_dom
+else not_ok flame_chromium_click_dom "$(grep -o '<g[^>]*><title>[^<]*</title><rect [^>]*>' dom.txt | head -n 4 | tr '\n' ' ')"; fi
+
+# The same click in a picture: hidden's colour now at the left edge and the
+# middle of its row, where heavy was.
+chrome --screenshot="$T/zoom.png" --window-size=1200,"$height" "file://$T/f.svg#click=hidden" >/dev/null
+y=$(awk -F'|' '$1 == "hidden" { print $5 + 2 }' frames.txt)
+got=$(python3 px.py zoom.png "20,$y" "600,$y" "1180,$y" 2>&1 | tr '\n' ' ')
+set -- $got
+if near "$1" "$(fill hidden)" && near "$2" "$(fill hidden)" && near "$3" "$(fill hidden)" &&
+   ! near "$1" "$(fill heavy)"
+then ok flame_chromium_click_picture
+else not_ok flame_chromium_click_picture "pixels '$got', hidden '$(fill hidden)'"; fi
+
+# Search ^h: heavy and hidden, their share as the CSV adds it up.
+chrome --dump-dom "file://$T/f.svg#search=%5Eh" >search.txt
+m=$(sed -n 's/.*<text id="matched"[^>]*>Matched: \([0-9.]*\)%<.*/\1/p' search.txt)
+want=$(awk -F, '$1 == "heavy" || $1 == "hidden" { s += $5 } END { printf "%.2f", s }' p.csv)
+n=$(grep -c 'fill="rgb(230,0,230)"' search.txt)
+awk -v m="$m" -v w="$want" 'BEGIN { d = m - w; exit !(m != "" && d <= 0.011 && d >= -0.011) }' &&
+	[ "$n" -eq 2 ] && ok flame_chromium_search ||
+	not_ok flame_chromium_search "matched '$m'%, CSV $want%, $n frames painted"

@@ -1,0 +1,78 @@
+#!/bin/sh
+# prof --lines and --annotate, from the program's DWARF (libdw):
+#  - rows are source lines, "file.c:123 function"; a sample in inlined code
+#    names the inlined function and its line (prof_work.c's chain() is
+#    always_inline: its loop line holds nearly all samples, under chain's
+#    name, not under heavy/hidden/light), and the samples add up to the
+#    flat profile's;
+#  - every format: the flame graph's frames are lines too, the inlined
+#    chain one level above the line of heavy that called it;
+#  - --annotate=heavy: heavy's source (found through DWARF's compilation
+#    directory: the program is built from a relative path in the scratch
+#    directory), its samples at the line of the call to chain, adding up to
+#    heavy's row of the flat profile, percents adding up to 100;
+#  - the source gone: the disassembly (Capstone), the same samples over
+#    heavy's instructions;
+#  - a function the profile does not have: exit 1, one line.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+cd "$T" || exit 1
+cp "$ROOT/tests/progs/prof_work.c" . || exit 1
+build_prog mw ./prof_work.c -pg || { not_ok lines_build; exit 1; }
+./mw 37 23 41 2000000 >/dev/null
+[ -s mon.out ] || { not_ok lines_mon_out "no mon.out written"; exit 1; }
+loop=$(grep -n '6364136223846793005UL' prof_work.c | cut -d: -f1)
+call=$(grep -n 'sink += chain(3 \* unit);' prof_work.c | cut -d: -f1)
+"$PROF" --format=csv ./mw >flat.csv 2>/dev/null
+"$PROF" --lines --format=csv ./mw >lines.csv 2>l.err
+rc=$?
+
+# Rows of the program: all "prof_work.c:N name"; the loop line is chain's
+# and holds at least 90 % of heavy + hidden + light; totals agree.
+bad=$(awk -F, -v loop="$loop" '
+	FILENAME == "flat.csv" { if (FNR > 1) { tf += $8; if ($1 ~ /^(heavy|hidden|light)$/) w += $8 }; next }
+	FNR > 1 { tl += $8
+		if ($3 == "./mw" && $1 !~ /^prof_work\.c:[0-9]+ [A-Za-z_]+$/) printf "row %s; ", $1
+		if ($1 == "prof_work.c:" loop " chain") c = $8
+		if ($1 ~ /^prof_work\.c:[0-9]+ (heavy|hidden|light)$/ && $8 > 0.1 * w) printf "%s has %s; ", $1, $8 }
+	END { if (c < 0.9 * w) printf "chain at %s: %s of %s; ", loop, c, w
+		d = tl - tf; if (d < 0) d = -d; if (d > 0.01) printf "totals %s vs %s; ", tl, tf }' flat.csv lines.csv)
+[ $rc -eq 0 ] && [ ! -s l.err ] && [ -z "$bad" ] && ok lines_rows_inlined ||
+	not_ok lines_rows_inlined "exit $rc; $bad $(head -c 200 l.err)"
+
+# The flame graph of the same: frames "prof_work.c:LOOP chain" stand on
+# "prof_work.c:CALL heavy", 16 pixels above it, as wide.
+"$PROF" --lines --format=flame ./mw >f.svg 2>/dev/null
+h=$(sed -n "s/.*<title>prof_work\.c:$call heavy ([^<]*<\/title><rect x=\"\([0-9.]*\)\" y=\"\([0-9]*\)\" width=\"\([0-9.]*\)\".*/\1 \2 \3/p" f.svg | head -n 1)
+c=$(sed -n "s/.*<title>prof_work\.c:$loop chain ([^<]*<\/title><rect x=\"\([0-9.]*\)\" y=\"\([0-9]*\)\" width=\"\([0-9.]*\)\".*/\1 \2 \3/p" f.svg | head -n 1)
+awk -v h="$h" -v c="$c" 'BEGIN { split(h, a, " "); split(c, b, " ")
+	exit !(h != "" && a[1] == b[1] && b[2] == a[2] - 16 && (a[3] - b[3]) / a[3] < 0.1) }' &&
+	ok lines_flame || not_ok lines_flame "heavy '$h', chain '$c'"
+
+# --annotate=heavy with the source.
+"$PROF" --annotate=heavy ./mw >a.txt 2>a.err
+rc=$?
+want=$(csv_field flat.csv heavy 8)
+if [ $rc -eq 0 ] && [ ! -s a.err ] &&
+   head -n 1 a.txt | grep -q "^heavy: [0-9.]* samples, .*; source $T/prof_work.c$" &&
+   awk -v want="$want" -v call="$call" 'NR == 1 { n = $2 + 0 } NR > 2 && $1 != "." { s += $1; p += $2 + 0; if ($3 == call) at = $1 }
+	END { d = n - want; e = s - want; f = p - 100
+		exit !(d * d < 1e-4 && e * e < 1e-4 && f * f < 0.01 && at >= 0.9 * want) }' a.txt &&
+   grep -q "^ *[0-9.]* *[0-9.]*% *$call  	sink += chain(3 \* unit);$" a.txt
+then ok annotate_source
+else not_ok annotate_source "exit $rc; heavy $want; $(head -n 12 a.txt | tr '\n' '|')"; fi
+
+# Without the source: the disassembly, the same samples over instructions.
+mv prof_work.c prof_work.c.gone
+"$PROF" --annotate=heavy ./mw >d.txt 2>d.err
+rc=$?
+if [ $rc -eq 0 ] && head -n 1 d.txt | grep -q '(not found)$' &&
+   sed -n 2p d.txt | grep -q 'disassembly: no source' &&
+   grep -Eq '^ +\. +\. +[0-9a-f]+:  (push|endbr64|mov|sub) ' d.txt &&
+   awk -v want="$want" 'NR > 2 && $1 != "." { s += $1; n++ } END { e = s - want; exit !(n >= 1 && e * e < 1e-4) }' d.txt
+then ok annotate_disassembly
+else not_ok annotate_disassembly "exit $rc; $(head -n 6 d.txt | tr '\n' '|') $(head -c 200 d.err)"; fi
+mv prof_work.c.gone prof_work.c
+
+one_line_error annotate_unknown 1 "^prof: nosuch: no function of that name in the profile$" \
+	"$PROF" --annotate=nosuch ./mw

@@ -1,0 +1,282 @@
+/*
+ * callgrind.c — the model in callgrind's format ("callgrind"), the text
+ * format Valgrind's callgrind writes and callgrind_annotate and KCachegrind
+ * read (Valgrind's manual, "Callgrind Format Specification", version 1).
+ *
+ *   # callgrind format
+ *   version: 1
+ *   creator: monprof prof
+ *   positions: line
+ *   events: Samples CPU_ns
+ *   ob=(1) /path/prog             object (mapping), name compression:
+ *   fl=(1) ???                    "(id) name" the first time, "(id)" after
+ *   fn=(2) heavy
+ *   0 60 600000000                self cost at line 0 (not known)
+ *   cob=(1)
+ *   cfi=(1)
+ *   cfn=(3) light
+ *   calls=41 0                    calls from heavy into light, and the
+ *   0                             inclusive cost of those calls: not known
+ *   ...
+ *   totals: 100 1000000000
+ *
+ * Events: Samples, profiling-clock samples, rounded to integers per line
+ * (System V's split makes fractional ones); CPU_ns, the samples over the
+ * rate, in nanoseconds.  Self costs come from each sample's leaf (so they
+ * are prof's flat profile); calls lines from the frames of each sample's
+ * stack, caller above callee: the count is the sample's arc-calls value on
+ * its first (leaf) edge, and the inclusive cost the sample's samples and
+ * CPU on every edge of its stack, once per sample however often recursion
+ * repeats the edge.  Today a sample is one location (time) or a {callee,
+ * caller} arc (calls, no time), so every inclusive cost is 0 and the header
+ * says that it is not known; with stacks (a STACKS record) the same code
+ * writes true inclusive costs: each stack's cost once on the call out of
+ * each function it holds (the innermost frame's; none for the leaf's
+ * function), so that self plus calls, which callgrind_annotate
+ * --inclusive=yes adds, is prof's inclusive time, recursion included.  An
+ * edge seen in stacks but never counted is written calls=1 (callgrind_
+ * annotate 3.19 reads the cost after calls=0 as the caller's self cost);
+ * edges with neither calls nor cost are left out.  The source file is "???" (as valgrind
+ * writes an unknown file) and the line 0 until the model has lines.
+ */
+#include "out.h"
+
+#include "prof.h"	/* struct prof_warning */
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cost {			/* a self cost at one position of one function */
+	size_t fn;
+	int64_t line;
+	double s, ns;
+};
+
+struct edge {			/* calls from one position into one function */
+	size_t fn, cfn;
+	int64_t line, cline;
+	double calls, s, ns;
+};
+
+static int cmp_cost(const void *x, const void *y)
+{
+	const struct cost *p = x, *q = y;
+	if (p->fn != q->fn)
+		return p->fn < q->fn ? -1 : 1;
+	return p->line < q->line ? -1 : p->line > q->line;
+}
+
+static int cmp_edge(const void *x, const void *y)
+{
+	const struct edge *p = x, *q = y;
+	if (p->fn != q->fn)
+		return p->fn < q->fn ? -1 : 1;
+	if (p->line != q->line)
+		return p->line < q->line ? -1 : 1;
+	if (p->cfn != q->cfn)
+		return p->cfn < q->cfn ? -1 : 1;
+	return p->cline < q->cline ? -1 : p->cline > q->cline;
+}
+
+struct frame {
+	size_t fn;
+	int64_t line;
+};
+
+/* The names written so far, for name compression: one flag per id. */
+struct names {
+	unsigned char *ob, *fn;
+	int fl;
+};
+
+static void put_ob(FILE *out, const char *key, const struct prof_profile *p, size_t m,
+		   struct names *nm)
+{
+	size_t id = m == SIZE_MAX ? p->nmappings + 1 : m + 1;
+	fprintf(out, "%s=(%zu)", key, id);
+	if (!nm->ob[id]) {
+		fprintf(out, " %s", m == SIZE_MAX ? "???" : p->mappings[m].path);
+		nm->ob[id] = 1;
+	}
+	fputc('\n', out);
+}
+
+static void put_fl(FILE *out, const char *key, struct names *nm)
+{
+	fprintf(out, nm->fl ? "%s=(1)\n" : "%s=(1) ???\n", key);
+	nm->fl = 1;
+}
+
+static void put_fn(FILE *out, const char *key, const struct prof_profile *p, size_t f,
+		   struct names *nm)
+{
+	fprintf(out, "%s=(%zu)", key, f + 1);
+	if (!nm->fn[f + 1]) {
+		fprintf(out, " %s", f == p->nfunctions ? "[no call stack]" : p->functions[f].name);
+		nm->fn[f + 1] = 1;
+	}
+	fputc('\n', out);
+}
+
+static int64_t rounded(double v)
+{
+	return v > 0 ? (int64_t)llround(v) : 0;
+}
+
+int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+{
+	(void)o;
+	size_t nframes = 0, maxframes = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		size_t n = 0;
+		for (size_t j = 0; j < p->samples[i].nlocations; j++)
+			n += p->locations[p->samples[i].locations[j]].nlines;
+		nframes += n;	/* edges, and one from [no call stack] */
+		maxframes = n > maxframes ? n : maxframes;
+	}
+	struct cost *self = malloc((p->nsamples ? p->nsamples : 1) * sizeof *self);
+	struct edge *edges = malloc((nframes ? nframes : 1) * sizeof *edges);
+	struct frame *fr = malloc((maxframes + 1) * sizeof *fr);
+	struct names nm = { calloc(p->nmappings + 2, 1), calloc(p->nfunctions + 2, 1), 0 };
+	if (!self || !edges || !fr || !nm.ob || !nm.fn) {
+		free(self), free(edges), free(fr), free(nm.ob), free(nm.fn);
+		errno = ENOMEM;
+		return -1;
+	}
+
+	/* Each sample: its frames, leaf first (a location's lines innermost
+	 * first); the self cost at the leaf; an edge per pair of frames. */
+	size_t nself = 0, nedges = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		size_t n = 0;
+		for (size_t j = 0; j < s->nlocations; j++) {
+			const struct prof_location *lc = &p->locations[s->locations[j]];
+			for (size_t k = 0; k < lc->nlines; k++)
+				fr[n++] = (struct frame){ lc->lines[k].function, lc->lines[k].line };
+		}
+		double sv = s->value[PROF_VAL_SAMPLES], ns = s->value[PROF_VAL_CPU] * 1e9;
+		/* With stacks, time no stack explains is called from
+		 * "[no call stack]": its callers are not known, and the calls
+		 * into the function still add up to its inclusive time. */
+		if (p->facts.have_stacks && !s->stack && n == 1 && (sv > 0 || ns > 0))
+			fr[n++] = (struct frame){ p->nfunctions, 0 };
+		if (sv > 0 || ns > 0)
+			self[nself++] = (struct cost){ fr[0].fn, fr[0].line, sv, ns };
+		size_t first = nedges;
+		for (size_t j = 0; j + 1 < n; j++) {
+			/* The stack's cost goes to one call into each function
+			 * it holds but the root: the call into its outermost
+			 * frame, so that the costs of the calls into a function
+			 * add up to its inclusive cost under recursion too
+			 * (callgrind_annotate --inclusive=yes adds them so). */
+			int charged = 1;
+			for (size_t k = j + 1; k < n && charged; k++)
+				charged = fr[k].fn != fr[j].fn;
+			struct edge e = { fr[j + 1].fn, fr[j].fn, fr[j + 1].line, fr[j].line,
+					  j == 0 ? s->value[PROF_VAL_ARC] : 0, charged ? sv : 0,
+					  charged ? ns : 0 };
+			/* Recursion: an edge already in this stack costs once. */
+			size_t d = first;
+			while (d < nedges && cmp_edge(&edges[d], &e) != 0)
+				d++;
+			if (d < nedges)
+				edges[d].calls += e.calls;
+			else
+				edges[nedges++] = e;
+		}
+	}
+	qsort(self, nself, sizeof *self, cmp_cost);
+	qsort(edges, nedges, sizeof *edges, cmp_edge);
+	size_t u = 0;
+	for (size_t i = 0; i < nself; i++) {
+		if (u && cmp_cost(&self[u - 1], &self[i]) == 0) {
+			self[u - 1].s += self[i].s;
+			self[u - 1].ns += self[i].ns;
+		} else {
+			self[u++] = self[i];
+		}
+	}
+	nself = u;
+	u = 0;
+	for (size_t i = 0; i < nedges; i++) {
+		if (u && cmp_edge(&edges[u - 1], &edges[i]) == 0) {
+			edges[u - 1].calls += edges[i].calls;
+			edges[u - 1].s += edges[i].s;
+			edges[u - 1].ns += edges[i].ns;
+		} else {
+			edges[u++] = edges[i];
+		}
+	}
+	nedges = u;
+
+	/* Header. */
+	const struct prof_facts *fa = &p->facts;
+	fputs("# callgrind format\nversion: 1\ncreator: monprof prof\n", out);
+	fputs("# Written by prof --format=callgrind.  Self costs are prof's flat profile.\n"
+	      "# The calls= lines are the call counts of the arcs (caller to callee).\n", out);
+	if (fa->have_stacks)
+		fputs("# The inclusive cost of each call is from the call stacks: each stack's\n"
+		      "# samples once on the call out of each function in it, so self plus calls\n"
+		      "# is prof's inclusive time.  A call seen in stacks but never counted is\n"
+		      "# written calls=1 (its count is not known; callgrind_annotate would read\n"
+		      "# the cost after calls=0 as the caller's self cost).\n", out);
+	else
+		fputs("# The inclusive cost of those calls is NOT KNOWN without call stacks, so it\n"
+		      "# is written as 0: inclusive views (callgrind_annotate --inclusive=yes,\n"
+		      "# KCachegrind's Incl.) understate every caller.\n", out);
+	for (size_t i = 0; i < fa->nwarnings; i++)
+		fprintf(out, "# warning: %s\n", fa->warnings[i].text);
+	if (p->nmappings)
+		fprintf(out, "cmd: %s\n", p->mappings[0].path);
+	if (fa->rate_hz > 0)
+		fprintf(out, "desc: Profiling clock: %s, %.6g samples per CPU-second\n",
+			fa->clock[0] ? fa->clock : "unknown", fa->rate_hz);
+	fprintf(out, "desc: Data files: %zu\n", fa->nfiles);
+	/* (No "event:" long names: callgrind_annotate 3.19 takes them for
+	 * malformed lines.) */
+	fputs("# Samples: samples of the profiling clock; CPU_ns: CPU time (samples / rate)\n"
+	      "positions: line\nevents: Samples CPU_ns\n\n", out);
+
+	/* Per function, in the model's order: self costs, then calls out. */
+	int64_t tot_s = 0, tot_ns = 0;
+	size_t a = 0, b = 0;
+	while (a < nself || b < nedges) {
+		size_t f = a < nself ? self[a].fn : SIZE_MAX;
+		if (b < nedges && edges[b].fn < f)
+			f = edges[b].fn;
+		put_ob(out, "ob", p, f == p->nfunctions ? SIZE_MAX : p->functions[f].mapping, &nm);
+		put_fl(out, "fl", &nm);
+		put_fn(out, "fn", p, f, &nm);
+		for (; a < nself && self[a].fn == f; a++) {
+			int64_t s = rounded(self[a].s), ns = rounded(self[a].ns);
+			fprintf(out, "%lld %lld %lld\n", (long long)self[a].line, (long long)s,
+				(long long)ns);
+			tot_s += s;
+			tot_ns += ns;
+		}
+		for (; b < nedges && edges[b].fn == f; b++) {
+			const struct edge *e = &edges[b];
+			if (rounded(e->calls) == 0 && rounded(e->s) == 0 && rounded(e->ns) == 0)
+				continue;	/* nothing to say */
+			put_ob(out, "cob", p, e->cfn == p->nfunctions ? SIZE_MAX : p->functions[e->cfn].mapping, &nm);
+			put_fl(out, "cfi", &nm);
+			put_fn(out, "cfn", p, e->cfn, &nm);
+			int64_t s = rounded(e->s), ns = rounded(e->ns), calls = rounded(e->calls);
+			if (calls == 0 && (s || ns))
+				calls = 1;	/* seen in stacks, not counted */
+			fprintf(out, "calls=%lld %lld\n", (long long)calls, (long long)e->cline);
+			if (s || ns)
+				fprintf(out, "%lld %lld %lld\n", (long long)e->line, (long long)s,
+					(long long)ns);
+			else
+				fprintf(out, "%lld\n", (long long)e->line);
+		}
+		fputc('\n', out);
+	}
+	fprintf(out, "totals: %lld %lld\n", (long long)tot_s, (long long)tot_ns);
+	free(self), free(edges), free(fr), free(nm.ob), free(nm.fn);
+	return 0;
+}

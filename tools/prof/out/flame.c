@@ -1,0 +1,714 @@
+/*
+ * flame.c — the model as a flame graph ("flame"): one self-contained SVG
+ * 1.1 document (no network, no outside script or style), after Brendan
+ * Gregg's flame graphs (flamegraph.pl, "The Flame Graph", CACM 59(6),
+ * 2016), readable in any browser and as a still picture.
+ *
+ * Each of the model's samples is a stack (its locations leaf first, each
+ * location's lines innermost first, so inline frames are frames); the
+ * stacks are merged into a tree from the root (all samples, at the bottom)
+ * to the leaves, and every node is a rectangle whose width is its samples
+ * (PROF_VAL_SAMPLES, over every sample whose stack passes through it),
+ * whose height is one frame, and whose level is its depth; siblings are in
+ * name order, as flamegraph.pl's sorted stacks put them.  A sample of a
+ * flat-only file (no STACKS record) is a one-location stack, so its graph is
+ * the root and one level of functions, each as wide as its own samples: the
+ * subtitle says so.  Samples that count calls only (arcs, call counts) have
+ * no samples and draw nothing.
+ *
+ * Each frame is a <g> holding <title>NAME (N samples, P%)</title> (the
+ * tooltip, worded as flamegraph.pl words it: N with thousands separators, to
+ * two decimals when System V's split made it fractional; P of all samples,
+ * two decimals), a <rect> and, where it fits, a <text> label.  Frames
+ * narrower than FLAME_MINWIDTH pixels are left out with everything above
+ * them (flamegraph.pl's --minwidth), which bounds the file's size by the
+ * picture's width rather than by the number of stacks; past FLAME_BUDGET
+ * frames, wider ones too (0.2 .. 5 px) and then the callers' view, as the
+ * subtitle says.
+ *
+ * Colours say which object a frame's code is in: the program (oranges),
+ * the C library (greens), other libraries (blues), the kernel, the vDSO and
+ * other system code (purples), unknown or anonymous code (greys); within a
+ * family the shade comes from a hash of the name, so a function keeps its
+ * colour across graphs.  A legend says so.
+ *
+ * The inline script (ECMAScript, in CDATA): click a frame to zoom (it fills
+ * the width, frames above it scale with it, its callers below span the width
+ * half-faded, the rest hide); "Reset Zoom" undoes it; "Search" (or Ctrl-F)
+ * asks for a regular expression, paints the matching frames magenta and
+ * prints the share of all samples they cover (overlapping frames counted
+ * once); Escape clears it.  "Callers" flips the picture to the reversed
+ * view: the same frames as an icicle of callers, each leaf function at the
+ * top with the functions that called it below (drawn from a second tree of
+ * the stacks read root last).  The document's fragment drives the same code
+ * for links and tests: #click=NAME dispatches a click on the widest frame
+ * named NAME, #search=REGEX searches, #callers shows the reversed view.
+ *
+ * XML: names are escaped (& < > " '); bytes that cannot be in an XML 1.0
+ * document (control characters, malformed UTF-8) are written as '?'.
+ */
+#include "out.h"
+
+#include "prof.h"	/* struct prof_warning */
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FLAME_WIDTH 1200	/* pixels */
+#define FLAME_XPAD 10
+#define FLAME_FRAMEH 16		/* one frame's height */
+#define FLAME_FONT 12		/* font size, pixels */
+#define FLAME_CHARW (FLAME_FONT * 0.59)	/* a character's mean width */
+#define FLAME_MINWIDTH 0.1	/* pixels: narrower frames are left out */
+#define FLAME_BUDGET 16000	/* frames in the file, both views (about 1.8 MB) */
+#define FLAME_TOP 84		/* title, subtitle, legend and buttons */
+#define FLAME_BOTTOM 34		/* details and the search result */
+
+/* The frame under samples no stack explains, in a file with stacks. */
+#define FN_NOSTACK (SIZE_MAX - 1)
+
+static const char *fn_name(const struct prof_profile *p, size_t fn)
+{
+	return fn == SIZE_MAX ? "all" : fn == FN_NOSTACK ? "[no call stack]" : p->functions[fn].name;
+}
+
+enum objclass { OC_PROGRAM, OC_LIBC, OC_LIBRARY, OC_SYSTEM, OC_UNKNOWN, OC_NCLASS };
+
+static const char *const class_names[OC_NCLASS] = {
+	"program", "C library", "other libraries", "kernel, vDSO, system", "unknown"
+};
+
+struct node {
+	size_t fn;		/* function; SIZE_MAX for the root */
+	size_t parent, child, next;	/* SIZE_MAX: none */
+	size_t depth;
+	double value;		/* samples */
+};
+
+struct tree {
+	struct node *n;
+	size_t len, cap;
+	size_t *hash;		/* open addressing on (parent, fn): node index or SIZE_MAX */
+	size_t hcap;
+};
+
+static size_t hkey(size_t parent, size_t fn, size_t cap)
+{
+	uint64_t h = (uint64_t)parent * 0x9E3779B97F4A7C15ull ^ ((uint64_t)fn + 0x632BE59BD9B4E019ull);
+	h ^= h >> 29;
+	h *= 0xBF58476D1CE4E5B9ull;
+	h ^= h >> 32;
+	return (size_t)(h & (cap - 1));
+}
+
+static int tree_grow(struct tree *t)
+{
+	size_t cap = t->hcap ? t->hcap * 2 : 1024;
+	size_t *h = malloc(cap * sizeof *h);
+	if (!h)
+		return -1;
+	for (size_t i = 0; i < cap; i++)
+		h[i] = SIZE_MAX;
+	for (size_t i = 1; i < t->len; i++) {
+		size_t k = hkey(t->n[i].parent, t->n[i].fn, cap);
+		while (h[k] != SIZE_MAX)
+			k = (k + 1) & (cap - 1);
+		h[k] = i;
+	}
+	free(t->hash);
+	t->hash = h;
+	t->hcap = cap;
+	return 0;
+}
+
+/* The child of parent for function fn, made if new; SIZE_MAX without memory. */
+static size_t tree_child(struct tree *t, size_t parent, size_t fn)
+{
+	if ((t->len + 1) * 2 > t->hcap && tree_grow(t) < 0)
+		return SIZE_MAX;
+	size_t k = hkey(parent, fn, t->hcap);
+	for (; t->hash[k] != SIZE_MAX; k = (k + 1) & (t->hcap - 1)) {
+		const struct node *c = &t->n[t->hash[k]];
+		if (c->parent == parent && c->fn == fn)
+			return t->hash[k];
+	}
+	if (t->len == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct node *nn = realloc(t->n, cap * sizeof *nn);
+		if (!nn)
+			return SIZE_MAX;
+		t->n = nn;
+		t->cap = cap;
+	}
+	size_t i = t->len++;
+	t->n[i] = (struct node){ fn, parent, SIZE_MAX, t->n[parent].child,
+				 t->n[parent].depth + 1, 0 };
+	t->n[parent].child = i;
+	t->hash[k] = i;
+	return i;
+}
+
+static void tree_free(struct tree *t)
+{
+	free(t->n);
+	free(t->hash);
+	memset(t, 0, sizeof *t);
+}
+
+/* Adds every sample's stack to t: root first (reversed = 0: the outermost
+ * caller next to the root, as a flame graph stands) or leaf first
+ * (reversed = 1: the callers' view).  Returns 0, or -1 (ENOMEM). */
+static int tree_build(const struct prof_profile *p, int reversed, struct tree *t)
+{
+	memset(t, 0, sizeof *t);
+	t->n = malloc(1024 * sizeof *t->n);
+	if (!t->n)
+		return -1;
+	t->cap = 1024;
+	t->len = 1;
+	t->n[0] = (struct node){ SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0 };
+	if (tree_grow(t) < 0)
+		return -1;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		double v = s->value[PROF_VAL_SAMPLES];
+		if (!(v > 0))
+			continue;
+		t->n[0].value += v;
+		size_t at = 0;
+		/* With stacks, a histogram row's time no stack explains has
+		 * no known callers: under "[no call stack]". */
+		int nostack = p->facts.have_stacks && !s->stack;
+		if (nostack && !reversed) {
+			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
+				return -1;
+			t->n[at].value += v;
+		}
+		for (size_t j = 0; j < s->nlocations; j++) {
+			size_t li = reversed ? j : s->nlocations - 1 - j;
+			const struct prof_location *l = &p->locations[s->locations[li]];
+			for (size_t k = 0; k < l->nlines; k++) {
+				size_t ki = reversed ? k : l->nlines - 1 - k;
+				if ((at = tree_child(t, at, l->lines[ki].function)) == SIZE_MAX)
+					return -1;
+				t->n[at].value += v;
+			}
+		}
+		if (nostack && reversed) {
+			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
+				return -1;
+			t->n[at].value += v;
+		}
+	}
+	return 0;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if malformed. */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0];
+	size_t n;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF)
+		n = 2;
+	else if (c >= 0xE0 && c <= 0xEF)
+		n = 3;
+	else if (c >= 0xF0 && c <= 0xF4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	if (c == 0xE0 && s[1] < 0xA0)
+		return 0;
+	if (c == 0xED && s[1] >= 0xA0)	/* UTF-16 surrogates */
+		return 0;
+	if (c == 0xF0 && s[1] < 0x90)
+		return 0;
+	if (c == 0xF4 && s[1] >= 0x90)
+		return 0;
+	return n;
+}
+
+/* Writes at most maxch characters of s (SIZE_MAX: all) as XML character
+ * data or attribute text; returns the characters written. */
+static size_t put_xml(FILE *out, const char *str, size_t maxch)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t ch = 0;
+	while (*s && ch < maxch) {
+		size_t n = utf8_len(s);
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			if (n == 0 || (*s < 0x20 && *s != '\t'))
+				fputc('?', out);
+			else
+				fwrite(s, 1, n, out);
+		}
+		s += n ? n : 1;
+		ch++;
+	}
+	return ch;
+}
+
+static size_t utf8_chars(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t ch = 0;
+	while (*s) {
+		size_t n = utf8_len(s);
+		s += n ? n : 1;
+		ch++;
+	}
+	return ch;
+}
+
+/* flamegraph.pl's count: thousands separated by commas; two decimals when
+ * fractional. */
+static void put_count(FILE *out, double v)
+{
+	double r = floor(v + 0.5);
+	int whole = fabs(v - r) < 0.005;
+	char buf[64], sep[96];
+	snprintf(buf, sizeof buf, whole ? "%.0f" : "%.2f", whole ? r : v);
+	size_t dot = strcspn(buf, "."), o = 0;
+	for (size_t i = 0; buf[i]; i++) {
+		if (i > 0 && i < dot && (dot - i) % 3 == 0)
+			sep[o++] = ',';
+		sep[o++] = buf[i];
+	}
+	sep[o] = '\0';
+	fputs(sep, out);
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static int object_class(const struct prof_profile *p, size_t fn)
+{
+	if (fn == SIZE_MAX || fn == FN_NOSTACK)
+		return OC_UNKNOWN;
+	const struct prof_function *f = &p->functions[fn];
+	if (f->kind == PROF_FN_UNKNOWN || f->mapping >= p->nmappings)
+		return OC_UNKNOWN;
+	const struct prof_mapping *m = &p->mappings[f->mapping];
+	if (m->is_main)
+		return OC_PROGRAM;
+	const char *path = m->path ? m->path : "", *b = strrchr(path, '/');
+	b = b ? b + 1 : path;
+	if (starts(b, "[vdso") || starts(b, "[vsyscall") || starts(b, "[kernel") ||
+	    starts(b, "linux-vdso") || starts(b, "linux-gate") || starts(b, "vmlinux"))
+		return OC_SYSTEM;
+	if (b[0] == '[')	/* [anon], [anonymous]: code of no file */
+		return OC_UNKNOWN;
+	if (starts(b, "libc.so") || starts(b, "libc-"))
+		return OC_LIBC;
+	return OC_LIBRARY;
+}
+
+static void colour(int cls, const char *name, int *r, int *g, int *b)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	for (const unsigned char *s = (const unsigned char *)name; *s; s++)
+		h = (h ^ *s) * 16777619u;
+	double v = (double)(h % 1000) / 999.0, w = (double)((h >> 10) % 1000) / 999.0;
+	switch (cls) {
+	case OC_PROGRAM: *r = 225 + (int)(25 * w); *g = 90 + (int)(110 * v); *b = 40 + (int)(30 * w); break;
+	case OC_LIBC: *r = 80 + (int)(70 * v); *g = 180 + (int)(50 * w); *b = 70 + (int)(50 * v); break;
+	case OC_LIBRARY: *r = 70 + (int)(60 * v); *g = 150 + (int)(60 * w); *b = 215 + (int)(35 * v); break;
+	case OC_SYSTEM: *r = 165 + (int)(50 * v); *g = 110 + (int)(50 * w); *b = 215 + (int)(30 * v); break;
+	default: *r = *g = *b = 175 + (int)(40 * v); break;
+	}
+}
+
+/* Characters of a label that fit w pixels (the script's rule too). */
+static long label_chars(double w)
+{
+	return (long)floor((w - 6) / FLAME_CHARW);
+}
+
+struct layout {
+	const struct prof_profile *p;
+	const struct tree *t;
+	double total, scale;	/* pixels per sample */
+	int reversed;		/* icicle: root at the top */
+	double y0;		/* root's y */
+	double minw;		/* pixels: narrower frames are left out */
+};
+
+static const struct prof_profile *sort_p;
+static const struct tree *sort_t;
+
+static int cmp_children(const void *x, const void *y)
+{
+	const struct node *a = &sort_t->n[*(const size_t *)x], *b = &sort_t->n[*(const size_t *)y];
+	int c = strcmp(fn_name(sort_p, a->fn), fn_name(sort_p, b->fn));
+	if (c)
+		return c;
+	return a->fn < b->fn ? -1 : a->fn > b->fn;
+}
+
+static void put_frame(FILE *out, const struct layout *L, size_t ni, double x)
+{
+	const struct node *nd = &L->t->n[ni];
+	const char *name = fn_name(L->p, nd->fn);
+	double w = nd->value * L->scale;
+	double y = L->reversed ? L->y0 + (double)nd->depth * FLAME_FRAMEH
+			       : L->y0 - (double)nd->depth * FLAME_FRAMEH;
+	int r, g, b;
+	if (nd->fn == SIZE_MAX)
+		r = g = b = 200;
+	else
+		colour(object_class(L->p, nd->fn), name, &r, &g, &b);
+	fputs("<g><title>", out);
+	put_xml(out, name, SIZE_MAX);
+	fputs(" (", out);
+	put_count(out, nd->value);
+	fprintf(out, " samples, %.2f%%)</title><rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" "
+		"height=\"%d\" fill=\"#%02x%02x%02x\"/>", 100.0 * nd->value / L->total,
+		FLAME_XPAD + x * L->scale, y, w, FLAME_FRAMEH - 1, r, g, b);
+	long n = label_chars(w);
+	if (n >= 3) {
+		fprintf(out, "<text x=\"%.2f\" y=\"%.1f\">", FLAME_XPAD + x * L->scale + 3,
+			y + FLAME_FRAMEH - 4.5);
+		if ((size_t)n >= utf8_chars(name)) {
+			put_xml(out, name, SIZE_MAX);
+		} else {
+			put_xml(out, name, (size_t)n - 2);
+			fputs("..", out);
+		}
+		fputs("</text>", out);
+	}
+	fputs("</g>\n", out);
+}
+
+/* Writes the frames of L->t at least FLAME_MINWIDTH wide, depth first.
+ * Returns 0, or -1 (ENOMEM). */
+static int put_tree(FILE *out, const struct layout *L)
+{
+	const struct tree *t = L->t;
+	size_t *stack = malloc(t->len * sizeof *stack), *kids = NULL;
+	double *xs = malloc(t->len * sizeof *xs);
+	size_t kcap = 0;
+	if (!stack || !xs)
+		goto nomem;
+	size_t sp = 0;
+	stack[sp] = 0;
+	xs[sp++] = 0;
+	sort_p = L->p;
+	sort_t = t;
+	while (sp) {
+		sp--;
+		size_t ni = stack[sp];
+		double x = xs[sp];
+		put_frame(out, L, ni, x);
+		size_t nk = 0;
+		for (size_t c = t->n[ni].child; c != SIZE_MAX; c = t->n[c].next) {
+			if (nk == kcap) {
+				size_t cap = kcap ? kcap * 2 : 64;
+				size_t *nkids = realloc(kids, cap * sizeof *nkids);
+				if (!nkids)
+					goto nomem;
+				kids = nkids;
+				kcap = cap;
+			}
+			kids[nk++] = c;
+		}
+		qsort(kids, nk, sizeof *kids, cmp_children);
+		/* Pushed last to first, so that the first is written first. */
+		double cx = x;
+		for (size_t k = 0; k < nk; k++)
+			cx += t->n[kids[k]].value;
+		for (size_t k = nk; k-- > 0;) {
+			cx -= t->n[kids[k]].value;
+			if (t->n[kids[k]].value * L->scale < L->minw)
+				continue;
+			stack[sp] = kids[k];
+			xs[sp++] = cx;
+		}
+	}
+	free(stack);
+	free(xs);
+	free(kids);
+	return 0;
+nomem:
+	free(stack);
+	free(xs);
+	free(kids);
+	errno = ENOMEM;
+	return -1;
+}
+
+static size_t max_depth(const struct tree *t, double scale, double minw)
+{
+	size_t d = 0;
+	for (size_t i = 0; i < t->len; i++)
+		if (t->n[i].value * scale >= minw && t->n[i].depth > d)
+			d = t->n[i].depth;
+	return d;
+}
+
+/* Frames at least minw wide (a node's ancestors are as wide or wider, so
+ * these are exactly the frames written). */
+static size_t frames_at(const struct tree *t, double scale, double minw)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < t->len; i++)
+		n += t->n[i].value * scale >= minw;
+	return n;
+}
+
+static const char script[] =
+"\"use strict\";\n"
+"var W, XP, FH, CW, frames = [], views = {}, view = 'flame', zoomed = null, term = null;\n"
+"function $(id) { return document.getElementById(id); }\n"
+"function init() {\n"
+"  var svg = document.documentElement;\n"
+"  W = +svg.getAttribute('width'); XP = +svg.getAttribute('data-xpad');\n"
+"  FH = +svg.getAttribute('data-frameh'); CW = +svg.getAttribute('data-charw');\n"
+"  ['flame', 'callers'].forEach(function (v) {\n"
+"    var box = $(v); if (!box) return;\n"
+"    var gs = box.getElementsByTagName('g'), list = [];\n"
+"    for (var i = 0; i < gs.length; i++) {\n"
+"      var g = gs[i], r = g.getElementsByTagName('rect')[0];\n"
+"      var t = g.getElementsByTagName('title')[0].textContent;\n"
+"      var f = { g: g, r: r, ox: +r.getAttribute('x'), ow: +r.getAttribute('width'),\n"
+"                y: +r.getAttribute('y'), fill: r.getAttribute('fill'), title: t,\n"
+"                name: t.substring(0, t.lastIndexOf(' (')),\n"
+"                text: g.getElementsByTagName('text')[0] || null };\n"
+"      list.push(f);\n"
+"      g.addEventListener('click', zoom.bind(null, f));\n"
+"      g.addEventListener('mouseover', function (f) { $('details').textContent = f.title; }.bind(null, f));\n"
+"      g.addEventListener('mouseout', function () { $('details').textContent = ' '; });\n"
+"    }\n"
+"    views[v] = { box: box, frames: list, reversed: v == 'callers' };\n"
+"  });\n"
+"  frames = views.flame.frames;\n"
+"  $('unzoom').addEventListener('click', unzoom);\n"
+"  $('search').addEventListener('click', ask);\n"
+"  if ($('flip')) $('flip').addEventListener('click', function () { show(view == 'flame' ? 'callers' : 'flame'); });\n"
+"  document.addEventListener('keydown', function (e) {\n"
+"    if ((e.ctrlKey || e.metaKey) && e.key == 'f') { e.preventDefault(); ask(); }\n"
+"    else if (e.key == 'Escape') search(null);\n"
+"  });\n"
+"  fragment();\n"
+"}\n"
+"function fragment() {\n"
+"  var parts = location.hash.substring(1).split('&');\n"
+"  for (var i = 0; i < parts.length; i++) {\n"
+"    var eq = parts[i].indexOf('='), k = eq < 0 ? parts[i] : parts[i].substring(0, eq);\n"
+"    var v = eq < 0 ? '' : decodeURIComponent(parts[i].substring(eq + 1));\n"
+"    if (k == 'callers' && views.callers) show('callers');\n"
+"    else if (k == 'search') search(v);\n"
+"    else if (k == 'click') {\n"
+"      var best = null;\n"
+"      frames.forEach(function (f) { if (f.name == v && (!best || f.ow > best.ow)) best = f; });\n"
+"      if (best) best.g.dispatchEvent(new MouseEvent('click', { bubbles: true }));\n"
+"    }\n"
+"  }\n"
+"}\n"
+"function show(v) {\n"
+"  unzoom();\n"
+"  views[view].box.setAttribute('display', 'none');\n"
+"  view = v; frames = views[v].frames;\n"
+"  views[v].box.removeAttribute('display');\n"
+"  $('flip').textContent = v == 'flame' ? 'Callers' : 'Callees';\n"
+"  search(term);\n"
+"}\n"
+"function label(f, x, w) {\n"
+"  var n = Math.floor((w - 6) / CW);\n"
+"  if (n < 3) { if (f.text) f.text.textContent = ''; return; }\n"
+"  if (!f.text) {\n"
+"    f.text = document.createElementNS('http://www.w3.org/2000/svg', 'text');\n"
+"    f.text.setAttribute('y', f.y + FH - 4.5); f.g.appendChild(f.text);\n"
+"  }\n"
+"  f.text.setAttribute('x', (x + 3).toFixed(2));\n"
+"  f.text.textContent = f.name.length <= n ? f.name : f.name.substring(0, n - 2) + '..';\n"
+"}\n"
+"function place(f, x, w, faded) {\n"
+"  f.g.removeAttribute('display');\n"
+"  if (faded) f.g.setAttribute('opacity', '0.6'); else f.g.removeAttribute('opacity');\n"
+"  f.r.setAttribute('x', x.toFixed(2)); f.r.setAttribute('width', w.toFixed(2));\n"
+"  label(f, x, w);\n"
+"}\n"
+"function zoom(z) {\n"
+"  var tol = 0.02, scale = (W - 2 * XP) / z.ow, rev = views[view].reversed;\n"
+"  frames.forEach(function (f) {\n"
+"    var below = rev ? f.y < z.y : f.y > z.y;\n"
+"    if (below) {\n"
+"      if (f.ox <= z.ox + tol && f.ox + f.ow >= z.ox + z.ow - tol) place(f, XP, W - 2 * XP, true);\n"
+"      else f.g.setAttribute('display', 'none');\n"
+"    } else if (f.ox >= z.ox - tol && f.ox + f.ow <= z.ox + z.ow + tol) {\n"
+"      place(f, XP + (f.ox - z.ox) * scale, f.ow * scale, false);\n"
+"    } else f.g.setAttribute('display', 'none');\n"
+"  });\n"
+"  zoomed = z; $('unzoom').removeAttribute('display');\n"
+"}\n"
+"function unzoom() {\n"
+"  frames.forEach(function (f) { place(f, f.ox, f.ow, false); });\n"
+"  zoomed = null; $('unzoom').setAttribute('display', 'none');\n"
+"}\n"
+"function search(t) {\n"
+"  var re = null;\n"
+"  if (t) { try { re = new RegExp(t); } catch (e) { $('matched').textContent = 'not a regular expression: ' + t; return; } }\n"
+"  var spans = [];\n"
+"  frames.forEach(function (f) {\n"
+"    if (re && re.test(f.name)) { f.r.setAttribute('fill', 'rgb(230,0,230)'); spans.push([f.ox, f.ox + f.ow]); }\n"
+"    else f.r.setAttribute('fill', f.fill);\n"
+"  });\n"
+"  term = re ? t : null;\n"
+"  $('search').textContent = re ? 'Reset Search' : 'Search';\n"
+"  if (!re) { $('matched').textContent = ''; return; }\n"
+"  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
+"  var sum = 0, end = -1;\n"
+"  spans.forEach(function (s) {\n"
+"    if (s[0] >= end) { sum += s[1] - s[0]; end = s[1]; }\n"
+"    else if (s[1] > end) { sum += s[1] - end; end = s[1]; }\n"
+"  });\n"
+"  $('matched').textContent = 'Matched: ' + (100 * sum / (W - 2 * XP)).toFixed(2) + '%';\n"
+"}\n"
+"function ask() {\n"
+"  if (term) { search(null); return; }\n"
+"  var t = prompt('Search for (a regular expression)', '');\n"
+"  if (t) search(t);\n"
+"}\n";
+
+int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
+{
+	(void)o;
+	struct tree t, rt;
+	memset(&rt, 0, sizeof rt);
+	if (tree_build(p, 0, &t) < 0 || tree_build(p, 1, &rt) < 0) {
+		tree_free(&t);
+		tree_free(&rt);
+		errno = ENOMEM;
+		return -1;
+	}
+	double total = t.n[0].value;
+	double scale = total > 0 ? (FLAME_WIDTH - 2.0 * FLAME_XPAD) / total : 0;
+	/* The size: frames under a tenth of a pixel are left out (as
+	 * flamegraph.pl's minwidth); when even so there would be more than
+	 * FLAME_BUDGET frames, the narrowest wider ones too, and the callers'
+	 * view when it does not fit beside: the subtitle says so. */
+	static const double widths[] = { FLAME_MINWIDTH, 0.2, 0.5, 1, 2, 5 };
+	double minw = FLAME_MINWIDTH;
+	for (size_t i = 0; i < sizeof widths / sizeof widths[0]; i++) {
+		minw = widths[i];
+		if (frames_at(&t, scale, minw) <= FLAME_BUDGET)
+			break;
+	}
+	size_t depth = max_depth(&t, scale, minw);
+	/* One level (a flat file, or nothing but leaves): the reversed view
+	 * would be the same picture. */
+	int flat = depth <= 1, callers = !flat && total > 0, callers_cut = 0;
+	if (callers && frames_at(&t, scale, minw) + frames_at(&rt, scale, minw) > FLAME_BUDGET) {
+		callers = 0;
+		callers_cut = 1;
+	}
+	size_t rdepth = callers ? max_depth(&rt, scale, minw) : 0;
+	size_t levels = (depth > rdepth ? depth : rdepth) + 1;
+	int height = FLAME_TOP + (int)levels * FLAME_FRAMEH + FLAME_BOTTOM;
+
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" data-xpad=\"%d\" data-frameh=\"%d\" "
+		"data-charw=\"%.2f\" onload=\"init()\">\n", FLAME_WIDTH, height, FLAME_WIDTH,
+		height, FLAME_XPAD, FLAME_FRAMEH, FLAME_CHARW);
+	fprintf(out, "<style>text { font-family: Verdana, sans-serif; font-size: %dpx; "
+		"fill: #000; } #flame g, #callers g, .b { cursor: pointer; } "
+		"#flame g:hover rect, #callers g:hover rect { stroke: #000; stroke-width: 0.5; } "
+		".b { fill: #336; } .s { fill: #555; }</style>\n", FLAME_FONT);
+	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", script);
+	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f6f6f0\"/>\n", out);
+
+	/* Title: the program; subtitle: what the picture holds. */
+	const char *prog = NULL;
+	for (size_t i = 0; i < p->nmappings; i++)
+		if (p->mappings[i].is_main)
+			prog = p->mappings[i].path;
+	fprintf(out, "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">"
+		"Flame graph", FLAME_WIDTH / 2);
+	if (prog) {
+		fputs(" of ", out);
+		put_xml(out, prog, SIZE_MAX);
+	}
+	fputs("</text>\n", out);
+	fprintf(out, "<text class=\"s\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", FLAME_WIDTH / 2);
+	put_count(out, total);
+	fprintf(out, " samples (%.3f s of CPU", p->facts.total_seconds);
+	if (p->facts.rate_hz > 0)
+		fprintf(out, " at %.0f Hz%s", p->facts.rate_hz,
+			p->facts.rates_differ ? " in the first file, other rates in others" : "");
+	fputs(flat ? "); flat profile: the data hold no call stacks, so each frame is one "
+		     "function's own samples" : "); callers below, callees above, width: samples",
+	      out);
+	if (minw > FLAME_MINWIDTH)
+		fprintf(out, "; frames under %g px left out", minw);
+	if (callers_cut)
+		fputs("; no callers' view (too many frames)", out);
+	fputs("</text>\n", out);
+	if (p->facts.nwarnings) {
+		fprintf(out, "<text class=\"s\" x=\"%d\" y=\"58\" text-anchor=\"middle\" "
+			"fill=\"#a00\">warning: ", FLAME_WIDTH / 2);
+		put_xml(out, p->facts.warnings[0].text, 150);
+		if (p->facts.nwarnings > 1)
+			fprintf(out, " (and %zu more: see prof's standard error)",
+				p->facts.nwarnings - 1);
+		fputs("</text>\n", out);
+	}
+	/* Legend: the object classes. */
+	for (int c = 0, x = FLAME_XPAD; c < OC_NCLASS; c++) {
+		int r, g, b;
+		colour(c, "legend", &r, &g, &b);
+		fprintf(out, "<rect x=\"%d\" y=\"66\" width=\"10\" height=\"10\" "
+			"fill=\"rgb(%d,%d,%d)\"/><text x=\"%d\" y=\"75\">%s</text>\n", x, r, g, b,
+			x + 14, class_names[c]);
+		x += 14 + (int)(strlen(class_names[c]) * FLAME_CHARW) + 20;
+	}
+	fprintf(out, "<text id=\"unzoom\" class=\"b\" x=\"%d\" y=\"24\" display=\"none\">"
+		"Reset Zoom</text>\n", FLAME_XPAD);
+	fprintf(out, "<text id=\"search\" class=\"b\" x=\"%d\" y=\"24\" text-anchor=\"end\">"
+		"Search</text>\n", FLAME_WIDTH - FLAME_XPAD);
+	if (callers)
+		fprintf(out, "<text id=\"flip\" class=\"b\" x=\"%d\" y=\"75\" text-anchor=\"end\">"
+			"Callers</text>\n", FLAME_WIDTH - FLAME_XPAD);
+	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", FLAME_XPAD,
+		height - 12);
+	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
+		FLAME_WIDTH - FLAME_XPAD, height - 12);
+
+	int rc = 0;
+	struct layout L = { p, &t, total > 0 ? total : 1, scale, 0,
+			    (double)(height - FLAME_BOTTOM - FLAME_FRAMEH), minw };
+	fputs("<g id=\"flame\">\n", out);
+	if (total > 0)
+		rc = put_tree(out, &L);
+	else
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples: "
+			"nothing to draw</text>\n", FLAME_WIDTH / 2, FLAME_TOP + FLAME_FRAMEH);
+	fputs("</g>\n", out);
+	if (rc == 0 && callers) {
+		struct layout R = { p, &rt, total, scale, 1, (double)FLAME_TOP, minw };
+		fputs("<g id=\"callers\" display=\"none\">\n", out);
+		rc = put_tree(out, &R);
+		fputs("</g>\n", out);
+	}
+	fputs("</svg>\n", out);
+	tree_free(&t);
+	tree_free(&rt);
+	return rc;
+}
