@@ -11,8 +11,8 @@
 # --format=pprof), callgrind_annotate (valgrind, 78 MB: reads
 # --format=callgrind), xmllint (libxml2-utils: reads --format=flame's SVG)
 # and chromium (about 250 MB with what it pulls in: renders the flame graph,
-# clicks and searches in it headless; installed cleanly on Debian 12).  golang-go (go tool pprof, about 450 MB) is not
-# installed; tests/integ/prof_pprof.sh uses it where it is.
+# clicks and searches in it headless; installed cleanly on Debian 12) and
+# golang-go (about 450 MB: `go tool pprof` reads --format=pprof).
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
 base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev"
@@ -21,7 +21,7 @@ base_cmd="make pkg-config"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
-       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3" ;;
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"
