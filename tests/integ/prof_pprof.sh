@@ -185,8 +185,8 @@ else
 	else not_ok pprof_protoc_comments "warning '$w'"; fi
 fi
 
-# go tool pprof, where installed (Debian's golang-go is ~450 MB, so CI does
-# not install it): -top by cpu in ns, -top -cum, and -top by calls and
+# go tool pprof, where installed (Debian's golang-go; scripts/deps.sh
+# installs it for CI): -top by cpu in ns, -top -cum, and -top by calls and
 # arc-calls agree with prof's CSV.
 # (-nodefraction=0: pprof drops nodes under 0.5 % by default.)
 if ! command -v go >/dev/null 2>&1; then
