@@ -1,7 +1,8 @@
 #!/bin/sh
 # make demo: the main job.  Profile real software nobody here wrote — SQLite,
 # through demo/sqlite_driver.c linked against the distribution's libsqlite3.a —
-# with monrun (no recompiling, no -lmon), then print prof's report.
+# with monrun (no recompiling, no -lmon), then print prof's report, the
+# call-graph entry of its busiest function, and write its flame graph.
 #   scripts/demo.sh BUILD_DIR [ROWS]
 set -e
 B=${1:-build}
@@ -22,6 +23,13 @@ echo "== prof -s ./sqlite_driver   (the 25 busiest functions, then -s's summary)
 head -n 26 report.txt
 echo "== summary (prof -s, on standard error; the whole report is in $D/report.txt)"
 cat summary.txt
+top=$(awk 'NR == 2 { print $NF }' report.txt)
+echo "== prof --graph ./sqlite_driver: the busiest function's entry (the call graph of the sampled stacks, in gprof's layout: callers above, callees below)"
+../bin/prof --graph ./sqlite_driver 2>/dev/null >graph.txt
+# The header and the busiest function's entry: its callers above it, its
+# callees below (the whole graph is in graph.txt).
+awk -v f="$top" 'NR == 1 { print; next } /^-+$/ { if (keep) printf "%s", b; b = ""; keep = 0; next }
+	{ b = b $0 "\n"; if ($0 ~ /^\[[0-9]+\]/ && index($0, " " f " [")) keep = 1 }' graph.txt
 echo "== prof --format=flame ./sqlite_driver   (an SVG flame graph: open it in a browser)"
 ../bin/prof --format=flame ./sqlite_driver >flame.svg 2>/dev/null
 echo "flame graph: $(pwd)/flame.svg ($(wc -c <flame.svg) bytes)"
