@@ -11,7 +11,7 @@
  * the number of real-time signals pending for it (blocked, so never
  * delivered: a profiler's ticks piling up would show here), and
  * "worker_view_blocked 1" if pthread_sigmask says SIGRTMAX-6 is blocked,
- * as the worker asked (the program's view must be kept).
+ * as the worker asked (the program's view must be kept), and "pid N".
  */
 #include <pthread.h>
 #include <signal.h>
@@ -57,5 +57,6 @@ int main(int argc, char **argv)
 	pthread_join(t, NULL);
 	printf("worker_spin %.6f\nmain_spin %.6f\n", worker_used, m);
 	printf("worker_pending %d\nworker_view_blocked %d\n", pending, view_blocked);
+	printf("pid %d\n", (int)getpid());
 	return 0;
 }
