@@ -6,7 +6,10 @@
 #   perf record --all-user --call-graph dwarf -F RATE -e cpu-clock -- monrun -r RATE ./sqlite_driver ROWS
 # perf's inclusive share of a function is its "Children" column (samples
 # whose stack holds it, once each); monprof's is the same count over the
-# stacks of `prof --format=folded`.  Functions are matched by name.
+# stacks of `prof --format=folded`.  Functions are matched by name; perf's
+# frames marked "(inlined)" (from the DWARF of the debug files it reads) are
+# listed apart: prof's stacks name the symbol a PC is in (inline frames are
+# --lines' business).
 #   sh bench/stacks_vs_perf.sh [BUILD_DIR] [ROWS] [TOP] [RATE]
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -43,6 +46,7 @@ awk -F'\t' -v top="$TOP" '
 		for (j = 1; j <= n && shown < top; j++) {
 			x = order[j]
 			if (x ~ /^0x/ || x == "[unknown]") continue
+			if (x ~ / \(inlined\)$/) { inl = inl " " x; continue }
 			shown++
 			p = total > 0 ? 100 * incl[x] / total : 0
 			d = p - perf[x]; if (d < 0) d = -d; if (d > worst) worst = d
@@ -50,5 +54,6 @@ awk -F'\t' -v top="$TOP" '
 		}
 		printf "largest difference %.2f pp over %d functions (goal <= 2.5): %s\n", worst, shown,
 			(worst <= 2.5 ? "met" : "NOT met")
+		if (inl != "") printf "left out (perf'"'"'s inline frames):%s\n", inl
 	}' perf.txt folded.txt
 "$PROF" -s -m M ./sqlite_driver 2>&1 >/dev/null | grep -E '^(samples|call stacks)' | sed 's/^/monprof: /'
