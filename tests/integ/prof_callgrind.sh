@@ -3,26 +3,45 @@
 # callgrind_annotate without a complaint; its totals and each function's
 # self cost (samples, CPU ns, share) agree with prof's CSV; the arcs are its
 # calls (caller > callee, with the counts), across objects (name
-# compression of ob/fn ids resolved); the header says inclusive costs are
-# not known, and each calls= line's inclusive cost is 0.
+# compression of ob/fn ids resolved).  Twice (export_modes): on a real
+# profile with the runtime's call stacks, where the header says inclusive
+# costs come from the stacks, each calls= line carries the callee's
+# inclusive cost through that call, and callgrind_annotate --inclusive=yes
+# gives each function prof's inclusive seconds; and on a flat-only one
+# (MONPROF_STACK_DEPTH=0), where the header says inclusive costs are not
+# known and each calls= line's inclusive cost is 0.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
+export_modes
 cd "$T" || exit 1
 H=37 S=23 L=41 UNIT=2000000
 build_prog mw prof_work.c -pg || { not_ok callgrind_build; exit 1; }
-./mw $H $S $L $UNIT >/dev/null
+mode_run ./mw $H $S $L $UNIT >/dev/null
 [ -s mon.out ] || { not_ok callgrind_mon_out "no mon.out written"; exit 1; }
 "$PROF" --format=csv ./mw >p.csv 2>/dev/null
+stacks_said p.csv || { not_ok callgrind_stacks_mode "$EXPORT_MODE: $(head -n 1 p.csv)"; exit 1; }
 "$PROF" --format=callgrind ./mw >cg.out 2>cg.err
 rc=$?
 
-# The file itself: the format's first line, the header's caveat, and a
-# calls= line followed by a cost line of the position alone (inclusive 0).
+# The file itself: the format's first line, the header's words on
+# inclusive costs, and calls= lines each followed by a cost line: the
+# position alone (inclusive 0) without stacks; with stacks, main's calls
+# into heavy, hidden and light carry at least one sample each (the
+# workers' time is all under main), none more than the whole run.
+if [ "$EXPORT_MODE" = stacks ]; then
+	hdr='inclusive cost of each call is from the call stacks'
+	calls_ok='/^calls=/ { c++; getline; if (NF != 3 || $2 < 0 || $2 > tot) bad++; else if ($2 >= 1) pos++ }
+		END { exit !(c >= 3 && !bad && pos >= 3) }'
+else
+	hdr='inclusive cost.*NOT KNOWN'
+	calls_ok='/^calls=/ { c++; getline; if ($0 != "0") bad++ } END { exit !(c >= 3 && !bad) }'
+fi
+tot=$(awk -F, 'NR > 1 { s += $8 } END { printf "%.0f", s }' p.csv)
 if [ $rc -eq 0 ] && [ ! -s cg.err ] && [ "$(head -n 1 cg.out)" = "# callgrind format" ] &&
-   grep -q '^events: Samples CPU_ns$' cg.out && grep -q 'inclusive cost.*NOT KNOWN' cg.out &&
-   awk '/^calls=/ { c++; getline; if ($0 != "0") bad++ } END { exit !(c >= 3 && !bad) }' cg.out
+   grep -q '^events: Samples CPU_ns$' cg.out && grep -q "$hdr" cg.out &&
+   awk -v tot="$tot" "$calls_ok" cg.out
 then ok callgrind_file
-else not_ok callgrind_file "exit $rc; $(head -c 200 cg.err)"; fi
+else not_ok callgrind_file "exit $rc; $(grep -c '^calls=' cg.out) calls; $(grep -A1 '^calls=' cg.out | tr '\n' ' ' | head -c 300) $(head -c 200 cg.err)"; fi
 
 if ! command -v callgrind_annotate >/dev/null 2>&1; then
 	for t in clean totals self calls; do
@@ -75,3 +94,24 @@ if awk -v h=$H -v s=$S -v l=$L '
 	END { exit !(ok == 4) }' t.out
 then ok callgrind_annotate_calls
 else not_ok callgrind_annotate_calls "$(grep -E '[<>*] ' t.out | head -n 12 | tr '\n' ';')"; fi
+
+# With stacks: --inclusive=yes gives each function prof's inclusive
+# samples and CPU (CSV inclusive_seconds, 6 decimals, within 1 us a row of
+# the same name); main's inclusive time holds heavy's, hidden's and
+# light's own (main calls them all).
+if [ "$EXPORT_MODE" = stacks ]; then
+	callgrind_annotate --inclusive=yes --threshold=100 cg.out >i.out 2>i.err
+	bad=$(awk '
+		NR == FNR { if (FNR > 1) { ns[$1] += $14 * 1e9; k[$1]++ }; next }
+		/\?\?\?:/ && !/^ *\./ { line = $0; gsub(/,/, "", line); gsub(/\( +/, "(", line); split(line, f, " ")
+			name = f[5]; sub(/^\?\?\?:/, "", name); if (!(name in ns)) next; seen[name] = 1
+			d = f[3] - ns[name]; if (d < 0) d = -d
+			if (d > 1000 * k[name]) printf "%s: %s vs %s; ", name, f[3], ns[name] }
+		END { for (n in ns) if (ns[n] > 0 && !(n in seen)) printf "%s missing; ", n }' \
+		FS=, p.csv FS=' ' i.out)
+	m=$(csv_field p.csv main 14)
+	[ -s i.out ] && [ ! -s i.err ] && [ -z "$bad" ] && grep -q '???:main' i.out &&
+		awk -v m="$m" -F, '$1 ~ /^(heavy|hidden|light)$/ { s += $6 } END { exit !(s > 0 && m >= s - 1e-6) }' p.csv &&
+		ok callgrind_annotate_inclusive ||
+		not_ok callgrind_annotate_inclusive "$bad main $m $(head -c 200 i.err)"
+fi

@@ -9,14 +9,21 @@
 # frame fills the width, the others hide: seen in the DOM after the click
 # and in a screenshot), and a search reports the share of the samples it
 # matched.
+# Twice (export_modes): on a real profile with the runtime's call stacks
+# (frames stand on their callers: heavy, hidden and light on main; each
+# function's frames add up to its own and its inclusive samples in the
+# CSV; the callers' view is there) and on a flat-only one
+# (MONPROF_STACK_DEPTH=0).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
+export_modes
 cd "$T" || exit 1
 H=37 S=23 L=41 UNIT=2000000
 build_prog mw prof_work.c -pg || { not_ok flame_build; exit 1; }
-./mw $H $S $L $UNIT >/dev/null
+mode_run ./mw $H $S $L $UNIT >/dev/null
 [ -s mon.out ] || { not_ok flame_mon_out "no mon.out written"; exit 1; }
 "$PROF" --format=csv ./mw >p.csv 2>/dev/null
+stacks_said p.csv || { not_ok flame_stacks_mode "$EXPORT_MODE: $(head -n 1 p.csv)"; exit 1; }
 "$PROF" --format=flame ./mw >f.svg 2>f.err
 rc=$?
 
@@ -39,34 +46,74 @@ if ! grep -Eq 'href|src=|url\(|@import' f.svg &&
 then ok flame_self_contained
 else not_ok flame_self_contained "$(grep -Eo '(href|src=|url\(|@import|[a-z]+://)[^ ]{0,40}' f.svg | head -n 3)"; fi
 
-# Titles and widths against the CSV: each row with samples has a frame
-# titled "NAME (TICKS samples, PCT%)" (flamegraph.pl's words: thousands
-# separated by commas, two decimals of percent) whose width is
-# TICKS / TOTAL * 1180 pixels (to the file's 2 decimals); the root is "all"
-# with every sample.  A flat file: every function frame on one level, just
-# above the root, and the subtitle says there are no stacks.
-grep -o '<title>[^<]*</title><rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' f.svg |
+# Titles and widths against the CSV, in the callees' view (the callers'
+# view, with stacks, is after <g id="callers">): the root is "all" with
+# every sample (the CSV's ticks added up); each frame is titled "NAME
+# (N samples, PCT%)" (flamegraph.pl's words: thousands separated by
+# commas, two decimals of percent, N over the root's samples) and is
+# N / all * 1180 pixels wide (to the file's 2 decimals).  Each row with
+# samples: its frames' own samples (a frame's less the frames standing
+# on it) add up to its CSV ticks.  A flat file: every function frame on
+# one level, just above the root, its percent the CSV's, and the subtitle
+# says there are no stacks.  With stacks: a function's frames add up to its inclusive
+# samples (CSV inclusive_seconds times the rate; no recursion here),
+# heavy, hidden and light stand on main, the subtitle does not say flat
+# and the callers' view is there.
+sed '/<g id="callers"/,$d' f.svg |
+	grep -o '<title>[^<]*</title><rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' |
 	sed 's/<title>\(.*\) (\([0-9,.]*\) samples, \([0-9.]*\)%)<\/title><rect x="\([0-9.]*\)" y="\([0-9]*\)" width="\([0-9.]*\)"/\1|\2|\3|\4|\5|\6/' |
 	tr -d , >frames.txt
-bad=$(awk -F'|' '
-	NR == FNR { split($0, c, ","); if (FNR > 1 && c[8] + 0 > 0) { t[c[1]] = c[8]; p[c[1]] = c[5]; tot += c[8] }; next }
-	{ n[$1] = $2; pc[$1] = $3; w[$1] = $6; y[$1] = $5 }
+bad=$(awk -F'|' -v mode="$EXPORT_MODE" '
+	NR == FNR { split($0, c, ","); if (FNR > 1 && c[6] > 0 && !r) r = c[8] / c[6]
+		if (FNR > 1 && c[8] + 0 > 0) { t[c[1]] += c[8]; p[c[1]] = c[5]; tot += c[8] }
+		if (FNR > 1 && c[14] != "") inc[c[1]] += c[14]
+		next }
+	{ k++; N[k] = $1; S[k] = $2; P[k] = $3; X[k] = $4; Y[k] = $5; W[k] = $6; if ($1 == "all") root = k }
 	END {
-		if (n["all"] + 0 != tot || pc["all"] != "100.00") printf "all: %s vs %s; ", n["all"], tot
-		for (f in t) {
-			want = sprintf("%.2f", p[f]); ww = t[f] / tot * 1180
-			d = w[f] - ww; if (d < 0) d = -d
-			if (!(f in n) || n[f] + 0 != t[f] + 0 || pc[f] != want || d > 0.006)
-				printf "%s: %s samples %s%% %s px vs %s %s %.3f; ", f, n[f], pc[f], w[f], t[f], want, ww
-			if (y[f] != y["all"] - 16) printf "%s: y %s, not one level above the root; ", f, y[f]
+		if (!root || S[root] + 0 != tot || P[root] != "100.00") printf "all: %s vs %s; ", S[root], tot
+		for (i = 1; i <= k; i++) {
+			own = S[i]
+			for (j = 1; j <= k; j++)
+				if (Y[j] == Y[i] - 16 && X[j] >= X[i] - 0.01 && X[j] + W[j] <= X[i] + W[i] + 0.01) own -= S[j]
+			self[N[i]] += own; all[N[i]] += S[i]; nfr[N[i]]++; yy[N[i]] = Y[i]
+			ww = S[i] / tot * 1180; d = W[i] - ww; if (d < 0) d = -d
+			want = sprintf("%.2f", 100 * S[i] / tot)
+			if (P[i] != want || d > 0.006)
+				printf "%s: %s samples %s%% %s px vs %s%% %.3f px; ", N[i], S[i], P[i], W[i], want, ww
 		}
-	}' p.csv frames.txt)
+		for (f in t) {
+			d = self[f] - t[f]; if (d < 0) d = -d
+			if (!(f in nfr) || d > 0.01 * nfr[f]) printf "%s: own %s vs %s; ", f, self[f], t[f]
+			if (mode == "flat" && nfr[f] == 1 && sprintf("%.2f", p[f]) != sprintf("%.2f", 100 * self[f] / tot))
+				printf "%s: %.2f%% in the CSV; ", f, p[f]
+			if (mode == "flat" && yy[f] != Y[root] - 16) printf "%s: y %s, not one level above the root; ", f, yy[f]
+		}
+		if (mode == "stacks") for (f in inc) if (inc[f] > 0) {
+			d = all[f] - inc[f] * r; if (d < 0) d = -d
+			if (d > 0.01 * (nfr[f] + 1)) printf "%s: frames %s vs inclusive %s; ", f, all[f], inc[f] * r
+		}
+	}' p.csv frames.txt || echo "awk failed")
+on_main() {	# a frame of $1 standing on a frame of main
+	awk -F'|' -v f="$1" '$1 == "main" { k++; x[k] = $4; y[k] = $5; w[k] = $6; next }
+	$1 == f { a[++n] = $4 " " $5 " " $6 }
+	END { for (i = 1; i <= n; i++) { split(a[i], b, " ")
+		for (j = 1; j <= k; j++) if (b[2] == y[j] - 16 && b[1] >= x[j] - 0.01 && b[1] + b[3] <= x[j] + w[j] + 0.01) exit 0 }
+		exit 1 }' frames.txt
+}
 nf=$(wc -l <frames.txt)
 nrows=$(awk -F, 'NR > 1 && $8 + 0 > 0' p.csv | wc -l)
-[ -z "$bad" ] && [ "$nf" -eq $((nrows + 1)) ] && [ "$nrows" -ge 3 ] && ok flame_titles_widths ||
+if [ "$EXPORT_MODE" = flat ]; then
+	[ "$nf" -eq $((nrows + 1)) ] || bad="$bad $nf frames for $nrows rows;"
+else
+	for f in heavy hidden light; do on_main $f || bad="$bad $f not on main;"; done
+fi
+[ -z "$bad" ] && [ "$nrows" -ge 3 ] && ok flame_titles_widths ||
 	not_ok flame_titles_widths "$bad; $nf frames, $nrows rows"
-grep -q 'flat profile: the data hold no call stacks' f.svg && ! grep -q 'id="callers"' f.svg &&
-	ok flame_flat_said || not_ok flame_flat_said
+if [ "$EXPORT_MODE" = flat ]; then
+	grep -q 'flat profile: the data hold no call stacks' f.svg && ! grep -q 'id="callers"' f.svg
+else
+	! grep -q 'flat profile' f.svg && grep -q 'id="callers"' f.svg
+fi && ok flame_flat_said || not_ok flame_flat_said "$EXPORT_MODE"
 
 # ---- in a browser ----------------------------------------------------------
 CHROME=
@@ -122,7 +169,9 @@ for xy in sys.argv[2:]:
 EOF
 # mid NAME: a pixel of the frame (its middle, 2 rows below its top edge: no
 # label there), from frames.txt; fill NAME: its colour in the SVG
-mid() { awk -F'|' -v f="$1" '$1 == f { printf "%d,%d", $4 + $6 / 2, $5 + 2 }' frames.txt; }
+# (the widest frame of NAME, where it has several)
+mid() { awk -F'|' -v f="$1" '$1 == f && $6 > w { w = $6; m = sprintf("%d,%d", $4 + $6 / 2, $5 + 2) }
+	END { printf "%s", m }' frames.txt; }
 fill() {	# the fill, #rrggbb in the SVG, as r,g,b
 	h=$(sed -n "s/.*<title>$1 ([^<]*<\/title><rect [^>]*fill=\"#\([0-9a-f]*\)\".*/\1/p" f.svg | head -n 1)
 	[ -n "$h" ] && printf '%d,%d,%d' "0x$(echo $h | cut -c1-2)" "0x$(echo $h | cut -c3-4)" "0x$(echo $h | cut -c5-6)"
@@ -155,7 +204,7 @@ else not_ok flame_chromium_click_dom "$(grep -o '<g[^>]*><title>[^<]*</title><re
 # The same click in a picture: hidden's colour now at the left edge and the
 # middle of its row, where heavy was.
 chrome --screenshot="$T/zoom.png" --window-size=1200,"$height" "file://$T/f.svg#click=hidden" >/dev/null
-y=$(awk -F'|' '$1 == "hidden" { print $5 + 2 }' frames.txt)
+y=$(awk -F'|' '$1 == "hidden" && $6 > w { w = $6; y = $5 + 2 } END { print y }' frames.txt)
 got=$(python3 px.py zoom.png "20,$y" "600,$y" "1180,$y" 2>&1 | tr '\n' ' ')
 set -- $got
 if near "$1" "$(fill hidden)" && near "$2" "$(fill hidden)" && near "$3" "$(fill hidden)" &&
@@ -163,11 +212,15 @@ if near "$1" "$(fill hidden)" && near "$2" "$(fill hidden)" && near "$3" "$(fill
 then ok flame_chromium_click_picture
 else not_ok flame_chromium_click_picture "pixels '$got', hidden '$(fill hidden)'"; fi
 
-# Search ^h: heavy and hidden, their share as the CSV adds it up.
+# Search ^h: heavy and hidden (nothing else begins with h), their share
+# of the samples as the CSV adds them up (their ticks over all the rows'
+# ticks: with stacks, a leaf's samples are all under it), every frame of
+# theirs in the callees' view painted.
 chrome --dump-dom "file://$T/f.svg#search=%5Eh" >search.txt
 m=$(sed -n 's/.*<text id="matched"[^>]*>Matched: \([0-9.]*\)%<.*/\1/p' search.txt)
-want=$(awk -F, '$1 == "heavy" || $1 == "hidden" { s += $5 } END { printf "%.2f", s }' p.csv)
+want=$(awk -F, 'NR > 1 { t += $8 } $1 == "heavy" || $1 == "hidden" { s += $8 } END { printf "%.2f", 100 * s / t }' p.csv)
 n=$(grep -c 'fill="rgb(230,0,230)"' search.txt)
+nh=$(grep -c '^h' frames.txt)
 awk -v m="$m" -v w="$want" 'BEGIN { d = m - w; exit !(m != "" && d <= 0.011 && d >= -0.011) }' &&
-	[ "$n" -eq 2 ] && ok flame_chromium_search ||
-	not_ok flame_chromium_search "matched '$m'%, CSV $want%, $n frames painted"
+	[ "$nh" -ge 2 ] && [ "$n" -eq "$nh" ] && ok flame_chromium_search ||
+	not_ok flame_chromium_search "matched '$m'%, CSV $want%, $n frames painted of $nh"

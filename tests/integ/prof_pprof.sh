@@ -7,14 +7,19 @@
 # calls, the arcs as two-location samples with only arc-calls, the mapping's
 # file and build ID, period, duration, warnings as comments.  Then, where Go
 # is installed, `go tool pprof -top` (flat and -cum) agrees too.
+# Twice (export_modes): on a profile with the runtime's call stacks, where
+# a function's samples are in stack samples whose leaf it is and -cum is
+# prof's inclusive time, and on a flat-only one (MONPROF_STACK_DEPTH=0).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
+export_modes
 cd "$T" || exit 1
 H=37 S=23 L=41 UNIT=2000000
 build_prog mw prof_work.c -pg || { not_ok pprof_build; exit 1; }
-./mw $H $S $L $UNIT >/dev/null
+mode_run ./mw $H $S $L $UNIT >/dev/null
 [ -s mon.out ] || { not_ok pprof_mon_out "no mon.out written"; exit 1; }
 "$PROF" --format=csv ./mw >p.csv 2>/dev/null
+stacks_said p.csv || { not_ok pprof_stacks_mode "$EXPORT_MODE: $(head -n 1 p.csv)"; exit 1; }
 "$PROF" --format=json ./mw >p.json 2>/dev/null
 "$PROF" --format=pprof ./mw >p.pb.gz 2>p.err
 rc=$?
@@ -69,7 +74,9 @@ EOF
 #   string0 S | types T/U ... | default T | period N | period_type T/U |
 #   duration N | comment TEXT | mapping ID FILE BUILDID |
 #   flat FUNCTION V1 V2 V3 V4 (a one-location sample) |
-#   arc CALLEE CALLER V1 V2 V3 V4 (a two-location sample)
+#   arc CALLEE CALLER V1 V2 V3 V4 (a two-location sample) |
+#   stack N V1 V2 V3 V4 (more locations) |
+#   leaf FUNCTION V1 V2 V3 V4 (every sample, by its first location)
 flatten() {
 	awk '
 	function str(v) { return S[v + 0] }
@@ -114,6 +121,7 @@ flatten() {
 			if (SN[i] == 1) print "flat", LF[SL[i, 0]] v
 			else if (SN[i] == 2) print "arc", LF[SL[i, 0]], LF[SL[i, 1]] v
 			else print "stack", SN[i] v
+			print "leaf", LF[SL[i, 0]] v
 		}
 	}'
 }
@@ -132,24 +140,30 @@ else
 	   grep -qx 'default cpu' p.flat; then ok pprof_protoc_string_table
 	else not_ok pprof_protoc_string_table "$(head -n 3 p.flat)"; fi
 
-	# Per function: samples = CSV ticks rounded, CPU = CSV seconds (6
-	# decimals) within 1 us, calls = CSV calls, arc-calls 0.
+	# Per function, adding up the samples whose leaf it is (its stack
+	# samples and its one-location sample, arcs having only arc-calls):
+	# samples = CSV ticks (each sample's value rounded: within 0.5 a
+	# sample), CPU = CSV seconds (6 decimals) within 1 us a sample, calls
+	# = CSV calls, arc-calls 0.  With stacks, main's leaf samples are few
+	# (its time is in heavy, hidden and light).
 	bad=
 	for f in heavy hidden light main; do
-		want=$(awk -F, -v n=$f '$1 == n { printf "%.0f %.0f %d", $8, $6 * 1e9, $9 }' p.csv)
-		got=$(awk -v n=$f '$1 == "flat" && $2 == n { print $3, $4, $5, $6 }' p.flat)
+		want=$(awk -F, -v n=$f '$1 == n { printf "%.3f %.0f %d", $8, $6 * 1e9, $9 }' p.csv)
+		got=$(awk -v n=$f '$1 == "leaf" && $2 == n && $6 == 0 { k++; s += $3; c += $4; n1 += $5 }
+			END { if (k) print s, c, n1, k }' p.flat)
 		awk -v w="$want" -v g="$got" 'BEGIN {
 			split(w, a); split(g, b); d = a[2] - b[2]; if (d < 0) d = -d
-			exit !(g != "" && a[1] == b[1] && d <= 1000 && a[3] == b[3] && b[4] == 0) }' ||
+			e = a[1] - b[1]; if (e < 0) e = -e
+			exit !(g != "" && e <= 0.5 * b[4] && d <= 1000 * b[4] && a[3] == b[3]) }' ||
 			bad="$bad $f: want '$want' got '$got';"
 	done
 	[ -z "$bad" ] && ok pprof_protoc_values || not_ok pprof_protoc_values "$bad"
 
-	# Shares: each function's CPU over the total of the one-location
+	# Shares: each function's CPU by leaf over the total CPU of the
 	# samples is the CSV's percent (6 decimals), and the total is JSON's.
 	tot=$(json_num total_seconds)
 	# (Rows of the same name, in two objects, add up on both sides.)
-	bad=$(awk -v tot="$tot" 'NR == FNR { if ($1 == "flat") { c[$2] += $4; s += $4 }; next }
+	bad=$(awk -v tot="$tot" 'NR == FNR { if ($1 == "leaf") { c[$2] += $4; s += $4 }; next }
 		FNR > 1 && ($1 in c) { pc[$1] += $5 }
 		END { for (n in pc) { d = 100 * c[n] / s - pc[n]; if (d < 0) d = -d
 				if (d > 1e-4) printf "%s %s%% vs %s%%; ", n, 100 * c[n] / s, pc[n] }
@@ -210,8 +224,11 @@ top -unit=ns >g.top
 bad=$(cmp_top g.top 6 1e9 1000 flat)
 [ -s g.top ] && [ ! -s g.err ] && [ -z "$bad" ] && ok pprof_go_top_cpu ||
 	not_ok pprof_go_top_cpu "$bad $(head -c 300 g.err)"
+# -cum: prof's inclusive seconds where the file has stacks (column 14),
+# else a function's own (a flat profile has no callers' time).
 top -cum -unit=ns >g.cum
-bad=$(cmp_top g.cum 6 1e9 1000 cum)
+if [ "$EXPORT_MODE" = stacks ]; then bad=$(cmp_top g.cum 14 1e9 1000 cum)
+else bad=$(cmp_top g.cum 6 1e9 1000 cum); fi
 [ -s g.cum ] && [ -z "$bad" ] && ok pprof_go_top_cum || not_ok pprof_go_top_cum "$bad"
 top -sample_index=calls >g.calls
 bad=$(cmp_top g.calls 9 1 0 flat)
