@@ -37,7 +37,7 @@ else
 	calls_ok='/^calls=/ { c++; getline; if ($0 != "0") bad++ } END { exit !(c >= 3 && !bad) }'
 fi
 tot=$(awk -F, 'NR > 1 { s += $8 } END { printf "%.0f", s }' p.csv)
-if [ $rc -eq 0 ] && [ ! -s cg.err ] && [ "$(head -n 1 cg.out)" = "# callgrind format" ] &&
+if [ $rc -eq 0 ] && only_warnings cg.err && [ "$(head -n 1 cg.out)" = "# callgrind format" ] &&
    grep -q '^events: Samples CPU_ns$' cg.out && grep -q "$hdr" cg.out &&
    awk -v tot="$tot" "$calls_ok" cg.out
 then ok callgrind_file

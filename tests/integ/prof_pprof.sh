@@ -25,7 +25,7 @@ stacks_said p.csv || { not_ok pprof_stacks_mode "$EXPORT_MODE: $(head -n 1 p.csv
 rc=$?
 json_num() { sed -n "s/.*\"$1\":\([0-9.e+-]*\).*/\1/p" p.json | head -n 1; }
 
-if [ $rc -eq 0 ] && [ ! -s p.err ] && gzip -t p.pb.gz 2>/dev/null; then ok pprof_gzip
+if [ $rc -eq 0 ] && only_warnings p.err && gzip -t p.pb.gz 2>/dev/null; then ok pprof_gzip
 else not_ok pprof_gzip "exit $rc, $(head -c 200 p.err)"; fi
 
 # The interface: message and field numbers as profile.proto gives them.
