@@ -540,6 +540,24 @@ static int setup(int mode)
 	return 0;
 }
 
+/* "LEAD WHY\n" (lead, n bytes, starts with "monprof: ") on standard error
+ * in one writev(2) (no stdio: the program's buffers are its own); why NULL
+ * reads "unknown error". */
+static void say(const char *lead, size_t n, const char *why)
+{
+	if (why == NULL)
+		why = "unknown error";
+	struct iovec v[3] = {
+		{ (void *)lead, n },
+		{ (void *)why, strlen(why) },
+		{ (void *)"\n", 1 },
+	};
+	ssize_t r;
+	do
+		r = writev(STDERR_FILENO, v, 3);
+	while (r < 0 && errno == EINTR);
+}
+
 /* Call stacks on, before the clocks (every sample then has its stack).
  * They cannot start (no memory for the table): the
  * flat profile goes on, and stderr says so once.  Under lock. */
@@ -552,15 +570,7 @@ static void stacks_on(void)
 	int e = errno;
 	static const char lead[] = "monprof: no call stacks in this profile: ";
 	const char *why = strerrordesc_np(e);
-	struct iovec v[3] = {
-		{ (void *)lead, sizeof lead - 1 },
-		{ (void *)(why ? why : "unknown error"), strlen(why ? why : "unknown error") },
-		{ (void *)"\n", 1 },
-	};
-	ssize_t r;
-	do
-		r = writev(STDERR_FILENO, v, 3);
-	while (r < 0 && errno == EINTR);
+	say(lead, sizeof lead - 1, why);
 }
 
 /* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
@@ -726,15 +736,7 @@ static void start_failed(int e)
 					 "(perf events, CPU-time timers and ITIMER_PROF refused)"
 				       : strerrordesc_np(e);
 	static const char lead[] = "monprof: not profiling this program: ";
-	struct iovec v[3] = {
-		{ (void *)lead, sizeof lead - 1 },
-		{ (void *)(why ? why : "unknown error"), strlen(why ? why : "unknown error") },
-		{ (void *)"\n", 1 },
-	};
-	ssize_t r;
-	do
-		r = writev(STDERR_FILENO, v, 3);
-	while (r < 0 && errno == EINTR);
+	say(lead, sizeof lead - 1, why);
 }
 
 void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)

@@ -140,23 +140,10 @@ struct cur {
 	int bad;
 };
 
-static uint64_t uleb(struct cur *c)
-{
-	uint64_t v = 0;
-	unsigned shift = 0;
-	while (c->p < c->end) {
-		uint8_t b = *c->p++;
-		if (shift < 64)
-			v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return v;
-	}
-	c->bad = 1;
-	return 0;
-}
-
-static int64_t sleb(struct cur *c)
+/* A LEB128 number (DWARF 5, section 7.6), unsigned or, with is_signed,
+ * sign-extended from its last byte's bit 6; c->bad when it runs past the
+ * end.  Bits beyond 64 are dropped. */
+static uint64_t leb128(struct cur *c, int is_signed)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;
@@ -166,13 +153,23 @@ static int64_t sleb(struct cur *c)
 			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80)) {
-			if (shift < 64 && (b & 0x40))
+			if (is_signed && shift < 64 && (b & 0x40))
 				v |= ~(uint64_t)0 << shift;
-			return (int64_t)v;
+			return v;
 		}
 	}
 	c->bad = 1;
 	return 0;
+}
+
+static uint64_t uleb(struct cur *c)
+{
+	return leb128(c, 0);
+}
+
+static int64_t sleb(struct cur *c)
+{
+	return (int64_t)leb128(c, 1);
 }
 
 static uint64_t fixed(struct cur *c, unsigned n)

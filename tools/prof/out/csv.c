@@ -10,21 +10,6 @@
 
 #include <string.h>
 
-static void csv_str(FILE *f, const char *s)
-{
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int csv_rows(const struct prof_profile *p, const struct prof_opts *o, const char *thread,
 		    FILE *out)
 {
@@ -38,10 +23,10 @@ static int csv_rows(const struct prof_profile *p, const struct prof_opts *o, con
 		int ranged = fn->kind == PROF_FN_FUNC || fn->kind == PROF_FN_GAP ||
 			     fn->kind == PROF_FN_UNWIND;
 		cum += w->seconds;
-		csv_str(out, fn->name);
+		prof_csv_str(out, fn->name);
 		fprintf(out, ",%s,", prof_kind_name(fn->kind));
 		if (fn->kind != PROF_FN_UNKNOWN)
-			csv_str(out, p->mappings[fn->mapping].path);
+			prof_csv_str(out, p->mappings[fn->mapping].path);
 		fputc(',', out);
 		if (ranged)
 			fprintf(out, "%#llx", (unsigned long long)fn->start);
@@ -55,13 +40,13 @@ static int csv_rows(const struct prof_profile *p, const struct prof_opts *o, con
 			fprintf(out, "%llu", (unsigned long long)fn->size);
 		fputc(',', out);
 		if (fn->version)
-			csv_str(out, fn->version);
+			prof_csv_str(out, fn->version);
 		if (f.inclusive)
 			fprintf(out, ",%.6f,%.6f", total > 0 ? 100.0 * w->incl_seconds / total : 0.0,
 				w->incl_seconds);
 		if (thread) {
 			fputc(',', out);
-			csv_str(out, thread);
+			prof_csv_str(out, thread);
 		}
 		fputc('\n', out);
 	}

@@ -147,35 +147,6 @@ nomem:
 	return -1;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
-static void csv_str(FILE *f, const char *s)
-{
-	if (strpbrk(s, ",\"\r\n") == NULL) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static const char *object_path(const struct drow *d)
 {
 	const struct prof_function *fn = &d->from->functions[d->fn];
@@ -199,16 +170,16 @@ int prof_render_diff(const struct prof_profile *p, const struct prof_opts *o, FI
 		return -1;
 	if (strcmp(fmt, "json") == 0) {
 		fputs("{\"schema\":\"monprof-prof-diff\",\"version\":1,\"base\":", out);
-		json_str(out, o->base_file ? o->base_file : "");
+		prof_json_str(out, o->base_file ? o->base_file : "");
 		fprintf(out, ",\"total_seconds\":%.15g,\"base_total_seconds\":%.15g,"
 			"\"total_ticks\":%.15g,\"base_total_ticks\":%.15g,\"warnings\":[",
 			p->facts.total_seconds, o->base->facts.total_seconds,
 			p->facts.total_samples, o->base->facts.total_samples);
 		for (size_t i = 0; i < p->facts.nwarnings; i++) {
 			fputs(i ? ",{\"code\":" : "{\"code\":", out);
-			json_str(out, p->facts.warnings[i].code);
+			prof_json_str(out, p->facts.warnings[i].code);
 			fputs(",\"message\":", out);
-			json_str(out, p->facts.warnings[i].text);
+			prof_json_str(out, p->facts.warnings[i].text);
 			fputc('}', out);
 		}
 		fputs("],\"rows\":[", out);
@@ -216,10 +187,10 @@ int prof_render_diff(const struct prof_profile *p, const struct prof_opts *o, FI
 			const struct prof_function *fn = &r[i].from->functions[r[i].fn];
 			const char *obj = object_path(&r[i]);
 			fputs(i ? ",\n{\"name\":" : "\n{\"name\":", out);
-			json_str(out, fn->name);
+			prof_json_str(out, fn->name);
 			fprintf(out, ",\"kind\":\"%s\",\"object\":", prof_kind_name(fn->kind));
 			if (obj)
-				json_str(out, obj);
+				prof_json_str(out, obj);
 			else
 				fputs("null", out);
 			fprintf(out, ",\"percent\":%.15g,\"base_percent\":%.15g,\"delta_percent\":%.15g,"
@@ -234,10 +205,10 @@ int prof_render_diff(const struct prof_profile *p, const struct prof_opts *o, FI
 		for (size_t i = 0; i < n; i++) {
 			const struct prof_function *fn = &r[i].from->functions[r[i].fn];
 			const char *obj = object_path(&r[i]);
-			csv_str(out, fn->name);
+			prof_csv_str(out, fn->name);
 			fprintf(out, ",%s,", prof_kind_name(fn->kind));
 			if (obj)
-				csv_str(out, obj);
+				prof_csv_str(out, obj);
 			fprintf(out, ",%.6f,%.6f,%+.6f,%.6f,%.6f,%+.6f\n", r[i].pct, r[i].bpct,
 				r[i].pct - r[i].bpct, r[i].secs, r[i].bsecs, r[i].secs - r[i].bsecs);
 		}

@@ -12,20 +12,6 @@
 
 #include "prof.h"	/* struct prof_warning */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 /* The rows of one flat view (all samples, or one thread's) as an array. */
 static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
@@ -40,12 +26,12 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 		cum += w->seconds;
 		fputs(i ? ",\n{" : "\n{", out);
 		fputs("\"name\":", out);
-		json_str(out, fn->name);
+		prof_json_str(out, fn->name);
 		fprintf(out, ",\"kind\":\"%s\",\"object\":", prof_kind_name(fn->kind));
 		if (fn->kind == PROF_FN_UNKNOWN)
 			fputs("null,\"address\":null", out);
 		else {
-			json_str(out, p->mappings[fn->mapping].path);
+			prof_json_str(out, p->mappings[fn->mapping].path);
 			if (fn->kind == PROF_FN_OBJECT)
 				fputs(",\"address\":null,\"size\":null", out);
 			else
@@ -56,12 +42,12 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 			fputs(",\"size\":null", out);
 		fputs(",\"symbol\":", out);
 		if (fn->system_name)
-			json_str(out, fn->system_name);
+			prof_json_str(out, fn->system_name);
 		else
 			fputs("null", out);
 		fputs(",\"version\":", out);
 		if (fn->version)
-			json_str(out, fn->version);
+			prof_json_str(out, fn->version);
 		else
 			fputs("null", out);
 		fprintf(out, ",\"percent\":%.15g,\"seconds\":%.15g,\"cumsecs\":%.15g,"
@@ -99,13 +85,13 @@ int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FI
 	if (a->have_cpu)
 		fprintf(out, "\"user_seconds\":%.6f,\"system_seconds\":%.6f,", a->user_s, a->sys_s);
 	fputs("\"clock\":", out);
-	json_str(out, a->clock[0] ? a->clock : "unknown");
+	prof_json_str(out, a->clock[0] ? a->clock : "unknown");
 	fputs(",\"warnings\":[", out);
 	for (size_t i = 0; i < a->nwarnings; i++) {
 		fputs(i ? ",{\"code\":" : "{\"code\":", out);
-		json_str(out, a->warnings[i].code);
+		prof_json_str(out, a->warnings[i].code);
 		fputs(",\"message\":", out);
-		json_str(out, a->warnings[i].text);
+		prof_json_str(out, a->warnings[i].text);
 		fputc('}', out);
 	}
 	fputs("],\"rows\":", out);
@@ -123,7 +109,7 @@ int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FI
 		for (size_t i = 0; i < p->nthreads; i++) {
 			fprintf(out, "%s{\"tid\":%llu,\"name\":", i ? ",\n" : "\n",
 				(unsigned long long)p->threads[i].tid);
-			json_str(out, p->threads[i].name);
+			prof_json_str(out, p->threads[i].name);
 			fputs(",\"rows\":", out);
 			t.thread = i;
 			if (json_rows(p, &t, out) < 0)

@@ -59,6 +59,13 @@ const char *prof_renderer_names(char *buf, size_t len);
  * chosen renderer on out.  Returns 0, or -1 with errno. */
 int prof_render(const struct prof_profile *p, const struct prof_opts *o, FILE *out, FILE *err);
 
+/* s as a JSON string, quoted and escaped (RFC 8259: " and \ escaped,
+ * control characters as \u00XX; other bytes as they are). */
+void prof_json_str(FILE *f, const char *s);
+/* s as a CSV field (RFC 4180): as it is, or quoted with its quotes doubled
+ * when it holds a comma, a quote or a line break. */
+void prof_csv_str(FILE *f, const char *s);
+
 /* ---- the flat profile: the model's samples added up by leaf function ----- */
 
 struct prof_flat_row {
