@@ -66,6 +66,7 @@ sed -n 1p d.txt | grep -q 'Change.*this profile minus base.out' &&
 build_prog other prof_work.c -pg -O2 || { not_ok diff_other_build; exit 1; }
 ./other 1 1 1 1000 >/dev/null && mv mon.out other.out
 ./mw 40 10 0 $UNIT >/dev/null
+ole_real_run=1	# real runs: prof may warn first
 one_line_error diff_refuses_other_program 1 \
 	"^prof: other\.out: a profile of .*/other \(build ID [0-9a-f]+\), not of .*/mw \(build ID [0-9a-f]+\) as mon\.out is; --base compares two profiles of one program$" \
 	"$PROF" --base=other.out ./mw

@@ -68,7 +68,7 @@ awk -v h="$h" -v c="$c" 'BEGIN { split(h, a, " "); n = split(c, b, " ")
 "$PROF" --annotate=heavy ./mw >a.txt 2>a.err
 rc=$?
 want=$(csv_field flat.csv heavy 8)
-if [ $rc -eq 0 ] && [ ! -s a.err ] &&
+if [ $rc -eq 0 ] && only_warnings a.err &&
    head -n 1 a.txt | grep -q "^heavy: [0-9.]* samples, .*; source $T/prof_work.c$" &&
    awk -v want="$want" -v call="$call" 'NR == 1 { n = $2 + 0 } NR > 2 && $1 != "." { s += $1; p += $2 + 0; if ($3 == call) at = $1 }
 	END { d = n - want; e = s - want; f = p - 100
@@ -89,5 +89,24 @@ then ok annotate_disassembly
 else not_ok annotate_disassembly "exit $rc; $(head -n 6 d.txt | tr '\n' '|') $(head -c 200 d.err)"; fi
 mv prof_work.c.gone prof_work.c
 
+# The exports name the source file DWARF gives: callgrind's fl= lines (and
+# callgrind_annotate's file:function), pprof's Function.filename (go tool
+# pprof -list says where the routine is; rows are "prof_work.c:30 heavy").
+"$PROF" --lines --format=callgrind ./mw >cg.out 2>/dev/null
+if grep -Eq "^fl=\([0-9]+\) $T/prof_work\.c$" cg.out &&
+   { ! command -v callgrind_annotate >/dev/null 2>&1 ||
+     callgrind_annotate cg.out 2>/dev/null | grep -q "$T/prof_work\.c:prof_work\.c:[0-9]* chain"; }
+then ok lines_callgrind_files
+else not_ok lines_callgrind_files "$(grep -E '^(fl|fi|fe)=' cg.out | head -n 5 | tr '\n' ' ')"; fi
+if command -v go >/dev/null 2>&1; then
+	"$PROF" --lines --format=pprof ./mw >l.pb.gz 2>/dev/null
+	HOME=$T GOCACHE=$T/gocache go tool pprof -list ' heavy$' l.pb.gz >gl.txt 2>/dev/null
+	grep -q "ROUTINE .* heavy in $T/prof_work\.c$" gl.txt && ok lines_pprof_files ||
+		not_ok lines_pprof_files "$(head -n 3 gl.txt | tr '\n' ' ')"
+else
+	ok "lines_pprof_files # skip go absent (Debian: golang-go)"
+fi
+
+ole_real_run=1
 one_line_error annotate_unknown 1 "^prof: nosuch: no function of that name in the profile$" \
 	"$PROF" --annotate=nosuch ./mw

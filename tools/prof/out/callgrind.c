@@ -36,8 +36,10 @@
  * --inclusive=yes adds, is prof's inclusive time, recursion included.  An
  * edge seen in stacks but never counted is written calls=1 (callgrind_
  * annotate 3.19 reads the cost after calls=0 as the caller's self cost);
- * edges with neither calls nor cost are left out.  The source file is "???" (as valgrind
- * writes an unknown file) and the line 0 until the model has lines.
+ * edges with neither calls nor cost are left out.  The source file is the
+ * one DWARF names where --lines (or --annotate) read the line tables, "???"
+ * otherwise (as valgrind writes an unknown file), and the line 0 where the
+ * model has none.
  */
 #include "out.h"
 
@@ -85,11 +87,45 @@ struct frame {
 	int64_t line;
 };
 
-/* The names written so far, for name compression: one flag per id. */
+/* The names written so far, for name compression: one flag per id; and
+ * each function's file id (1: "???", a file no line table named). */
 struct names {
-	unsigned char *ob, *fn;
-	int fl;
+	unsigned char *ob, *fn, *fl;
+	size_t *flid;		/* per function (and [no call stack]) */
 };
+
+static const struct prof_profile *sort_p;
+
+static int cmp_file(const void *x, const void *y)
+{
+	const char *a = sort_p->functions[*(const size_t *)x].filename;
+	const char *b = sort_p->functions[*(const size_t *)y].filename;
+	return strcmp(a, b);
+}
+
+/* Number the source files the functions name (--lines and --annotate fill
+ * them from DWARF): equal names, equal ids, from 2. */
+static int number_files(const struct prof_profile *p, struct names *nm)
+{
+	size_t n = 0, *v = malloc((p->nfunctions + 1) * sizeof *v);
+	if (v == NULL)
+		return -1;
+	for (size_t f = 0; f <= p->nfunctions; f++) {
+		nm->flid[f] = 1;
+		if (f < p->nfunctions && p->functions[f].filename)
+			v[n++] = f;
+	}
+	sort_p = p;
+	qsort(v, n, sizeof *v, cmp_file);
+	size_t id = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (i == 0 || strcmp(p->functions[v[i]].filename, p->functions[v[i - 1]].filename))
+			id++;
+		nm->flid[v[i]] = id;
+	}
+	free(v);
+	return 0;
+}
 
 static void put_ob(FILE *out, const char *key, const struct prof_profile *p, size_t m,
 		   struct names *nm)
@@ -103,10 +139,16 @@ static void put_ob(FILE *out, const char *key, const struct prof_profile *p, siz
 	fputc('\n', out);
 }
 
-static void put_fl(FILE *out, const char *key, struct names *nm)
+static void put_fl(FILE *out, const char *key, const struct prof_profile *p, size_t f,
+		   struct names *nm)
 {
-	fprintf(out, nm->fl ? "%s=(1)\n" : "%s=(1) ???\n", key);
-	nm->fl = 1;
+	size_t id = nm->flid[f];
+	fprintf(out, "%s=(%zu)", key, id);
+	if (!nm->fl[id]) {
+		fprintf(out, " %s", id == 1 ? "???" : p->functions[f].filename);
+		nm->fl[id] = 1;
+	}
+	fputc('\n', out);
 }
 
 static void put_fn(FILE *out, const char *key, const struct prof_profile *p, size_t f,
@@ -139,9 +181,11 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 	struct cost *self = malloc((p->nsamples ? p->nsamples : 1) * sizeof *self);
 	struct edge *edges = malloc((nframes ? nframes : 1) * sizeof *edges);
 	struct frame *fr = malloc((maxframes + 1) * sizeof *fr);
-	struct names nm = { calloc(p->nmappings + 2, 1), calloc(p->nfunctions + 2, 1), 0 };
-	if (!self || !edges || !fr || !nm.ob || !nm.fn) {
-		free(self), free(edges), free(fr), free(nm.ob), free(nm.fn);
+	struct names nm = { calloc(p->nmappings + 2, 1), calloc(p->nfunctions + 2, 1),
+			    calloc(p->nfunctions + 3, 1), malloc((p->nfunctions + 1) * sizeof(size_t)) };
+	if (!self || !edges || !fr || !nm.ob || !nm.fn || !nm.fl || !nm.flid ||
+	    number_files(p, &nm) < 0) {
+		free(self), free(edges), free(fr), free(nm.ob), free(nm.fn), free(nm.fl), free(nm.flid);
 		errno = ENOMEM;
 		return -1;
 	}
@@ -248,7 +292,7 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		if (b < nedges && edges[b].fn < f)
 			f = edges[b].fn;
 		put_ob(out, "ob", p, f == p->nfunctions ? SIZE_MAX : p->functions[f].mapping, &nm);
-		put_fl(out, "fl", &nm);
+		put_fl(out, "fl", p, f, &nm);
 		put_fn(out, "fn", p, f, &nm);
 		for (; a < nself && self[a].fn == f; a++) {
 			int64_t s = rounded(self[a].s), ns = rounded(self[a].ns);
@@ -262,7 +306,7 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 			if (rounded(e->calls) == 0 && rounded(e->s) == 0 && rounded(e->ns) == 0)
 				continue;	/* nothing to say */
 			put_ob(out, "cob", p, e->cfn == p->nfunctions ? SIZE_MAX : p->functions[e->cfn].mapping, &nm);
-			put_fl(out, "cfi", &nm);
+			put_fl(out, "cfi", p, e->cfn, &nm);
 			put_fn(out, "cfn", p, e->cfn, &nm);
 			int64_t s = rounded(e->s), ns = rounded(e->ns), calls = rounded(e->calls);
 			if (calls == 0 && (s || ns))
@@ -277,6 +321,6 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		fputc('\n', out);
 	}
 	fprintf(out, "totals: %lld %lld\n", (long long)tot_s, (long long)tot_ns);
-	free(self), free(edges), free(fr), free(nm.ob), free(nm.fn);
+	free(self), free(edges), free(fr), free(nm.ob), free(nm.fn), free(nm.fl), free(nm.flid);
 	return 0;
 }

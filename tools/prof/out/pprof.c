@@ -303,7 +303,7 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 		pb_sub(m, 4, &sub);
 	}
 
-	/* function = 5: id 1, name 2, system_name 3. */
+	/* function = 5: id 1, name 2, system_name 3, filename 4. */
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		const struct prof_function *fn = &p->functions[i];
 		if (!usedfn[i])
@@ -311,6 +311,8 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 		pb_uint(&sub, 1, i + 1);
 		pb_uint(&sub, 2, st_intern(t, fn->name));
 		pb_uint(&sub, 3, st_intern(t, fn->system_name ? fn->system_name : fn->name));
+		if (fn->filename)	/* filename 4: where --lines read DWARF */
+			pb_uint(&sub, 4, st_intern(t, fn->filename));
 		pb_sub(m, 5, &sub);
 	}
 
