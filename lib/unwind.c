@@ -655,6 +655,21 @@ struct cie_cache {
 	struct cie cie;
 };
 
+/* 1 if the n bytes of loaded text at a are want's.  Not through memcmp and
+ * not instrumented: a sanitizer's interceptor checks its shadow of the
+ * other object's text, and ThreadSanitizer took a SIGBUS doing so in a
+ * process under a file size limit (ulimit -f 1). */
+__attribute__((no_sanitize("address", "thread"))) static int text_is(uintptr_t a,
+									   const unsigned char *want,
+									   size_t n)
+{
+	const volatile unsigned char *p = (const volatile unsigned char *)a;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != want[i])
+			return 0;
+	return 1;
+}
+
 static void do_fde(const uint8_t *p, const uint8_t *limit, const uint8_t *frame_start,
 		   uintptr_t bias, uintptr_t lo, uintptr_t hi, struct rowbuf *b,
 		   const struct objmem *m, struct cie_cache *cc)
@@ -694,7 +709,7 @@ static void do_fde(const uint8_t *p, const uint8_t *limit, const uint8_t *frame_
 		 * (a return address - 1 falls inside); find the instructions. */
 		struct urow r = { (uint32_t)(start - bias), 0, 0, K_STOP, 0 };
 		for (uintptr_t a = start; a + sizeof restorer <= end && a < start + 16; a++)
-			if (memcmp((const void *)a, restorer, sizeof restorer) == 0) {
+			if (text_is(a, restorer, sizeof restorer)) {
 				r.kind = K_SIG;
 				r.cfa_off = (int32_t)(a - start);
 				break;

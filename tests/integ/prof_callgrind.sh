@@ -62,7 +62,7 @@ want=$(awk -F, 'NR > 1 { s += int($8 + 0.5); ns += $6 * 1e9; n++ } END { printf 
 if awk -v g="$tot" -v w="$want" 'BEGIN { split(g, a); split(w, b); d = a[2] - b[2]; if (d < 0) d = -d
    exit !(g != "" && a[1] == b[1] && d <= 1000 * b[3]) }'
 then ok callgrind_annotate_totals
-else not_ok callgrind_annotate_totals "annotate '$tot', prof '$want'"; fi
+else agree_not_ok callgrind_annotate_totals "annotate '$tot', prof '$want'"; fi
 
 # Per function: self samples, CPU ns and share as prof's CSV has them.
 # Rows: "S (P%) NS (P%)  ???:NAME [OBJECT]" (callgrind_annotate adds up
@@ -78,7 +78,7 @@ bad=$(awk -v tot="${tot% *}" '
 	END { for (n in s) if (s[n] > 0 && !(n in seen)) printf "%s missing; ", n }' \
 	FS=, p.csv FS=' ' a.out)
 [ -z "$bad" ] && grep -q '???:heavy' a.out && ok callgrind_annotate_self ||
-	not_ok callgrind_annotate_self "$bad"
+	agree_not_ok callgrind_annotate_self "$bad"
 
 # Calls: main calls each worker as often as the arcs say, and the C
 # library's __libc_start_call_main calls main once (another object).
@@ -113,5 +113,5 @@ if [ "$EXPORT_MODE" = stacks ]; then
 	[ -s i.out ] && [ ! -s i.err ] && [ -z "$bad" ] && grep -q '???:main' i.out &&
 		awk -v m="$m" -F, '$1 ~ /^(heavy|hidden|light)$/ { s += $6 } END { exit !(s > 0 && m >= s - 1e-6) }' p.csv &&
 		ok callgrind_annotate_inclusive ||
-		not_ok callgrind_annotate_inclusive "$bad main $m $(head -c 200 i.err)"
+		agree_not_ok callgrind_annotate_inclusive "$bad main $m $(head -c 200 i.err)"
 fi

@@ -41,7 +41,7 @@ light=$(awk -F, '$1 == "light" { print $4 "," $6 }' d.csv)
 if [ $rc -eq 0 ] && only_warnings d.err && [ -z "$bad" ] && [ "$first" = heavy ] &&
    [ "${light%%,*}" = "0.000000" ] && [ "${light#*,}" != "${light#*,-}" ]
 then ok diff_csv_agrees
-else not_ok diff_csv_agrees "exit $rc; $bad; first $first; light $light; $(head -c 200 d.err)"; fi
+else agree_not_ok diff_csv_agrees "exit $rc; $bad; first $first; light $light; $(head -c 200 d.err)"; fi
 
 # JSON: each row carries delta_percent and delta_seconds, equal to the CSV's.
 "$PROF" --format=json --base=base.out ./mw >d.json 2>/dev/null
@@ -54,7 +54,7 @@ bad=$(awk -F, 'NR == FNR { if (FNR > 1) { dp[$1] = $6; ds[$1] = $9 }; next }
 		if ((x - dp[n])^2 > 1e-11 || (y - ds[n])^2 > 1e-11) printf "%s: %s %s vs %s %s; ", n, x, y, dp[n], ds[n] }
 	END { if (rows < 3) print "only " rows " rows" }' d.csv d.json)
 grep -q '^{"schema":"monprof-prof-diff","version":1,"base":"base.out"' d.json && [ -z "$bad" ] &&
-	ok diff_json_deltas || not_ok diff_json_deltas "$bad"
+	ok diff_json_deltas || agree_not_ok diff_json_deltas "$bad"
 
 # Text: the heading names the base, heavy's change is signed.
 "$PROF" --base=base.out ./mw >d.txt 2>/dev/null

@@ -108,7 +108,7 @@ else
 	for f in heavy hidden light; do on_main $f || bad="$bad $f not on main;"; done
 fi
 [ -z "$bad" ] && [ "$nrows" -ge 3 ] && ok flame_titles_widths ||
-	not_ok flame_titles_widths "$bad; $nf frames, $nrows rows"
+	agree_not_ok flame_titles_widths "$bad; $nf frames, $nrows rows"
 if [ "$EXPORT_MODE" = flat ]; then
 	grep -q 'flat profile: the data hold no call stacks' f.svg && ! grep -q 'id="callers"' f.svg
 else
@@ -223,4 +223,4 @@ n=$(grep -c 'fill="rgb(230,0,230)"' search.txt)
 nh=$(grep -c '^h' frames.txt)
 awk -v m="$m" -v w="$want" 'BEGIN { d = m - w; exit !(m != "" && d <= 0.011 && d >= -0.011) }' &&
 	[ "$nh" -ge 2 ] && [ "$n" -eq "$nh" ] && ok flame_chromium_search ||
-	not_ok flame_chromium_search "matched '$m'%, CSV $want%, $n frames painted of $nh"
+	agree_not_ok flame_chromium_search "matched '$m'%, CSV $want%, $n frames painted of $nh"

@@ -157,7 +157,7 @@ else
 			exit !(g != "" && e <= 0.5 * b[4] && d <= 1000 * b[4] && a[3] == b[3]) }' ||
 			bad="$bad $f: want '$want' got '$got';"
 	done
-	[ -z "$bad" ] && ok pprof_protoc_values || not_ok pprof_protoc_values "$bad"
+	[ -z "$bad" ] && ok pprof_protoc_values || agree_not_ok pprof_protoc_values "$bad"
 
 	# Shares: each function's CPU by leaf over the total CPU of the
 	# samples is the CSV's percent (6 decimals), and the total is JSON's.
@@ -169,7 +169,7 @@ else
 				if (d > 1e-4) printf "%s %s%% vs %s%%; ", n, 100 * c[n] / s, pc[n] }
 			d = s - tot * 1e9; if (d < 0) d = -d; if (d > 1000) printf "total %s vs %s", s, tot }' \
 		p.flat FS=, p.csv)
-	[ -z "$bad" ] && ok pprof_protoc_shares || not_ok pprof_protoc_shares "$bad"
+	[ -z "$bad" ] && ok pprof_protoc_shares || agree_not_ok pprof_protoc_shares "$bad"
 
 	# The arcs: main into each worker, the count as arc-calls only.
 	if grep -qx "arc heavy main 0 0 0 $H" p.flat && grep -qx "arc hidden main 0 0 0 $S" p.flat &&
@@ -223,16 +223,16 @@ cmp_top() {	# $1 file of -top, $2 CSV column, $3 scale of the CSV value, $4 tole
 top -unit=ns >g.top
 bad=$(cmp_top g.top 6 1e9 1000 flat)
 [ -s g.top ] && [ ! -s g.err ] && [ -z "$bad" ] && ok pprof_go_top_cpu ||
-	not_ok pprof_go_top_cpu "$bad $(head -c 300 g.err)"
+	agree_not_ok pprof_go_top_cpu "$bad $(head -c 300 g.err)"
 # -cum: prof's inclusive seconds where the file has stacks (column 14),
 # else a function's own (a flat profile has no callers' time).
 top -cum -unit=ns >g.cum
 if [ "$EXPORT_MODE" = stacks ]; then bad=$(cmp_top g.cum 14 1e9 1000 cum)
 else bad=$(cmp_top g.cum 6 1e9 1000 cum); fi
-[ -s g.cum ] && [ -z "$bad" ] && ok pprof_go_top_cum || not_ok pprof_go_top_cum "$bad"
+[ -s g.cum ] && [ -z "$bad" ] && ok pprof_go_top_cum || agree_not_ok pprof_go_top_cum "$bad"
 top -sample_index=calls >g.calls
 bad=$(cmp_top g.calls 9 1 0 flat)
-[ -s g.calls ] && [ -z "$bad" ] && ok pprof_go_top_calls || not_ok pprof_go_top_calls "$bad"
+[ -s g.calls ] && [ -z "$bad" ] && ok pprof_go_top_calls || agree_not_ok pprof_go_top_calls "$bad"
 top -sample_index=arc-calls >g.arcs
 if awk -v h=$H -v s=$S -v l=$L 'NF == 6 { f[$6] = $1 }
    END { exit !(f["heavy"] == h && f["hidden"] == s && f["light"] == l) }' g.arcs

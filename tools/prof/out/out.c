@@ -156,7 +156,14 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 	size_t *seen = malloc(nf * sizeof *seen);	/* the last sample that counted it */
 	f->n = 0;
 	f->inclusive = p->facts.have_stacks;
-	f->total_seconds = o->only_thread ? 0 : p->facts.total_seconds;
+	/* The rows' sum: with stacks a row's own time is its stacks' leaf
+	 * samples plus the histogram time they leave unexplained, which adds up
+	 * to a little more than the histograms hold (samples dropped or lost
+	 * for the histograms still have a stack; System V's split of a bin is
+	 * not where the stacks' exact PCs fell), so the shares of every format
+	 * are of the same total. */
+	int sum_rows = o->only_thread || p->facts.have_stacks;
+	f->total_seconds = sum_rows ? 0 : p->facts.total_seconds;
 	if (!f->all || !f->order || !seen) {
 		free(seen);
 		prof_flat_free(f);
@@ -176,7 +183,7 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 		r->samples += s->value[PROF_VAL_SAMPLES];
 		r->seconds += s->value[PROF_VAL_CPU];
 		r->calls += (uint64_t)s->value[PROF_VAL_CALLS];
-		if (o->only_thread)
+		if (sum_rows)
 			f->total_seconds += s->value[PROF_VAL_CPU];
 		/* Inclusive: once per sample for each function of its stack. */
 		for (size_t k = 0; k < s->nlocations; k++) {
