@@ -201,6 +201,10 @@
 					 * runtime lowered it to the set rate */
 #define MONOUT_FACT_THREADS_FULL 0x8	/* more threads than the runtime's table:
 					 * some are not listed */
+#define MONOUT_FACT_CLOCK_TAKEN 0x10	/* the program installed its own SIGPROF
+					 * handler while the itimer clock ran: the
+					 * clock stopped there (profil(3)), and the
+					 * CPU after it is counted in lost */
 
 /* THREADS flags. */
 #define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */

@@ -71,6 +71,7 @@ static unsigned rate_asked = MON_RATE_DEFAULT;
 static unsigned tick_cost_ns;
 static unsigned check_usec;	/* CPU the rate check took (not sampled) */
 static int rate_lowered;
+static int clock_taken;		/* the program took the itimer clock's SIGPROF */
 
 /* Set while mon_clock_check_rate measures: ticks are counted, not charged. */
 static int calibrating;
@@ -312,6 +313,7 @@ static void itimer_yield(int sig)
 		__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
 		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&unsampled_open, 1, __ATOMIC_RELEASE);
+		clock_taken = 1;
 	}
 	mon_unlock();
 }
@@ -573,6 +575,8 @@ void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns, uint32_t
 	*flags = 0;
 	if (rate_lowered)
 		*flags |= MONOUT_FACT_RATE_LOWERED;
+	if (clock_taken)
+		*flags |= MONOUT_FACT_CLOCK_TAKEN;
 	if (kind == MON_CLOCK_PERF)
 		*flags |= MONOUT_FACT_USER_ONLY;
 	else if (kind != MON_CLOCK_NONE)

@@ -115,3 +115,23 @@ if grep -q '^columns: %Time share of all samples; CPUsecs CPU seconds' s.err &&
    grep -q 'rate 1000 Hz (samples per CPU-second)' s.err &&
    head -1 s.out | grep -q '^ %Time CPUsecs Cumsecs'; then ok summary_explains_terms
 else not_ok summary_explains_terms "$(cat s.err)"; fi
+
+# --- the program took the itimer clock's SIGPROF ------------------------------
+# (warn_sigprof installs its own handler, then spins.)  prof names the cause
+# and the way out, and does not say the program ran too short.
+$CC -O1 -g -I"$ROOT/tests/progs" -o ws "$ROOT/tests/progs/warn_sigprof.c" || not_ok build_ws
+MONRUN=$B/bin/monrun
+"$MONRUN" -c itimer -o ws.mon ./ws >/dev/null 2>&1
+if "$PROF" --format=json -m ws.mon ./ws 2>/dev/null | head -n 1 | grep -q '"clock":"itimer'; then
+	"$PROF" -m ws.mon ./ws >ws.out 2>ws.err
+	if grep -q "^prof: warning: the program installed its own SIGPROF handler, which the itimer clock needs" ws.err &&
+	   grep -q "monrun -c perf, monrun -c thread" ws.err &&
+	   grep -q "^prof: warning: [0-9]* samples were lost: periods of CPU after the program took SIGPROF" ws.err &&
+	   ! grep -q "less than one clock tick" ws.err; then
+		ok warn_clock_taken
+	else
+		not_ok warn_clock_taken "$(cat ws.err)"
+	fi
+else
+	ok "warn_clock_taken # skip the itimer clock is not available here"
+fi

@@ -699,7 +699,14 @@ static double pct(double part, double whole)
 
 void attr_finish(struct prof_attr *a)
 {
-	if (a->total_ticks == 0)
+	int taken = a->cov != NULL && (a->cov->flags & MONOUT_FACT_CLOCK_TAKEN);
+	if (taken)
+		prof_warn("clock-taken", "the program installed its own SIGPROF handler, which the "
+			  "itimer clock needs (ITIMER_PROF and SIGPROF are one per process): the "
+			  "clock stopped there, so the profile holds only the time before it and "
+			  "the CPU after it is counted as lost; profile this program with the perf "
+			  "or the thread clock (monrun -c perf, monrun -c thread, MONPROF_CLOCK)");
+	if (a->total_ticks == 0 && !taken)
 		prof_warn("no-samples", "no samples: the histograms are empty, so the report "
 			  "has no time (the program ran for less than one clock tick, or "
 			  "profiling was off)%s", a->cells_used ? "; call counts are shown" : "");
@@ -715,7 +722,10 @@ void attr_finish(struct prof_attr *a)
 			  "in code no histogram covered)",
 			  (unsigned long long)a->dropped, pct((double)a->dropped, (double)seen),
 			  (unsigned long long)seen);
-	if (a->lost)
+	if (a->lost && taken)
+		prof_warn("lost", "%llu samples were lost: periods of CPU after the program took "
+			  "SIGPROF, when no clock ran (see above)", (unsigned long long)a->lost);
+	else if (a->lost)
 		prof_warn("lost", "%llu samples (%.1f %% of %llu) were lost while the "
 			  "histogram was being changed or could not be written",
 			  (unsigned long long)a->lost, pct((double)a->lost, (double)seen),
