@@ -49,7 +49,7 @@ bad=$(awk -F, -v loop="$loop" -v fl="$for" '
 	END { if (c < 0.9 * w) printf "chain at %s and %s: %s of %s; ", fl, loop, c, w
 		d = tl - tf; if (d < 0) d = -d; if (d > 0.01) printf "totals %s vs %s; ", tl, tf }' flat.csv lines.csv || echo "awk failed")
 [ $rc -eq 0 ] && only_warnings l.err && [ -z "$bad" ] && ok lines_rows_inlined ||
-	not_ok lines_rows_inlined "exit $rc; $bad $(head -c 200 l.err)"
+	agree_not_ok lines_rows_inlined "exit $rc; $bad $(head -c 200 l.err)"
 
 # The flame graph of the same: the frames "prof_work.c:FOR chain" and
 # "prof_work.c:LOOP chain" on "prof_work.c:CALL heavy" stand 16 pixels

