@@ -32,11 +32,16 @@
  *     unblocked, whatever mask it inherited.  A signal of the program's own
  *     that arrives on the tick signal while it believes it blocked is queued
  *     again for the thread, blocked for real until the program unblocks it;
- *   - every handler the program installs for another signal runs with the
- *     tick signals added to its sa_mask (hidden from what sigaction
- *     reports), so a tick is never delivered on top of a handler, and never
- *     needs room on the program's alternate signal stack.  Handlers already
- *     installed when the clock starts are patched the same way;
+ *   - a handler the program installs with SA_ONSTACK runs with the tick
+ *     signals added to its sa_mask (hidden from what sigaction reports), so
+ *     a tick never needs room on the program's alternate signal stack
+ *     (sigaltstack(2): a handler interrupted there gets its signal frame
+ *     there too, whatever the tick's own flags say; a fault handler's stack
+ *     may be small and nearly full).  Handlers already installed when the
+ *     clock starts are patched the same way.  Every other handler runs on
+ *     the stack it interrupted and keeps the ticks: CPU spent in it is
+ *     sampled in it, its stack walked through the kernel's signal frame
+ *     into the interrupted code (issue 21, item 13);
  *   - when the clock lets the signal go (mon_sig_disown), ticks still
  *     pending anywhere are discarded (SIG_IGN), the program's disposition
  *     goes back to the kernel, and the calling thread's mask is what the
@@ -196,13 +201,22 @@ MON_NO_TSAN static int route_sigaction(int sig, const struct sigaction *act, str
 	return r != NULL ? r(sig, act, old) : mon_real_sigaction(sig, act, old);
 }
 
-/* Give sig the action a for real: a handler of the program's gets the
- * hidden tick signals in its mask (recorded in added[sig]).  Under lock. */
+/* Does a handler of the program's with action a get the hidden tick
+ * signals in its mask?  Only one that runs on the alternate signal stack
+ * (top of this file): elsewhere a tick in the handler is sampled there. */
+MON_NO_TSAN static int hides_ticks(const struct sigaction *a)
+{
+	return is_handler(a) && (a->sa_flags & SA_ONSTACK);
+}
+
+/* Give sig the action a for real: a handler of the program's on the
+ * alternate stack gets the hidden tick signals in its mask (recorded in
+ * added[sig]).  Under lock. */
 MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigaction *old)
 {
 	struct sigaction k = *a;
 	sigemptyset(&added[sig]);
-	if (is_handler(a))
+	if (hides_ticks(a))
 		for (int s = 1; s < NSIGS; s++)
 			if (sigismember(&hidden, s) && !sigismember(&k.sa_mask, s)) {
 				sigaddset(&k.sa_mask, s);
@@ -220,8 +234,8 @@ MON_NO_TSAN static void unhide(int sig, struct sigaction *a)
 			sigdelset(&a->sa_mask, s);
 }
 
-/* Add (or remove) tick signal t to (from) the masks of every handler
- * installed now.  Under lock. */
+/* Add (or remove) tick signal t to (from) the masks of every handler on
+ * the alternate stack installed now.  Under lock. */
 MON_NO_TSAN static void patch_all(int t, int add)
 {
 	for (int s = 1; s < NSIGS; s++) {
@@ -230,7 +244,7 @@ MON_NO_TSAN static void patch_all(int t, int add)
 			continue;
 		if (mon_real_sigaction(s, NULL, &cur) < 0 || !is_handler(&cur))
 			continue;
-		if (add && !sigismember(&cur.sa_mask, t)) {
+		if (add && hides_ticks(&cur) && !sigismember(&cur.sa_mask, t)) {
 			sigaddset(&cur.sa_mask, t);
 			if (mon_real_sigaction(s, &cur, NULL) == 0)
 				sigaddset(&added[s], t);
@@ -277,14 +291,16 @@ MON_NO_TSAN static void forward(int sig, siginfo_t *si, void *ucv)
 		return;
 	}
 	/* The mask its handler runs with: the interrupted code's, its
-	 * sa_mask, the hidden tick signals, the signal itself unless
-	 * SA_NODEFER.  The kernel gave this dispatcher the interrupted mask
-	 * plus the hidden signals and sig: change it only if that differs. */
+	 * sa_mask, the hidden tick signals if it asked for the alternate
+	 * stack (it runs on this one: the dispatcher has no SA_ONSTACK, but
+	 * the program's view is kept), the signal itself unless SA_NODEFER.
+	 * The kernel gave this dispatcher the interrupted mask plus the hidden
+	 * signals and sig: change it only if that differs. */
 	sigset_t want = uc->uc_sigmask, now = uc->uc_sigmask;
-	int differs = 0;
+	int differs = 0, hide = (pa.sa_flags & SA_ONSTACK) != 0;
 	for (int s = 1; s < NSIGS; s++) {
 		int w = sigismember(&want, s) == 1 || sigismember(&pa.sa_mask, s) == 1 ||
-			sigismember(&hidden, s) == 1 ||
+			(hide && sigismember(&hidden, s) == 1) ||
 			(s == sig && !(pa.sa_flags & SA_NODEFER));
 		int n = sigismember(&now, s) == 1 || sigismember(&hidden, s) == 1 || s == sig;
 		if (w)

@@ -1,0 +1,72 @@
+#!/bin/sh
+# CPU spent in the program's own signal handlers is sampled in them
+# (lib/sigguard.c adds the tick signals only to the masks of handlers that
+# run on the alternate stack, SA_ONSTACK; issue 21, item 13):
+#   - SIGUSR1 and SIGUSR2 handlers that spin (sent with pthread_kill): each
+#     handler's spin function's share of the samples matches its share of
+#     the CPU (5 sigma binomial bound and 10 points), and its stacks go
+#     through the kernel's signal frame (__restore_rt) into main;
+#   - a SIGALRM handler that spins while main waits in sigsuspend: the
+#     same, for alrm_spin.
+# With every clock the kernel allows (perf, thread, itimer).  The
+# alternate-stack side is guest_signals.sh's guest_altstack_3000_faults.
+# Mutation caught: the tick signals added to every handler's sa_mask again
+# (hides_ticks() returning is_handler()): every handler's share is 0.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+mkdir -p "$T/run"
+cd "$T/run" || exit 1
+unset PROFDIR
+build_plain handlers guest_handlers.c -pthread || not_ok guest_handlers_build
+
+# share NAME OUT CSV FN OTHER...: FN's share of the samples of FN and the
+# OTHERs against its share of their CPU, as the program measured it.
+share() {
+	_n=$1 _o=$2 _c=$3 _f=$4; shift 4
+	_k=$(ticks "$_c" "$_f") _t=$(truth "$_o" "$_f")
+	_kt=$_k _tt=$_t
+	for _x in "$@"; do
+		_kt=$(awk -v a="$_kt" -v b="$(ticks "$_c" "$_x")" 'BEGIN { print a + b }')
+		_tt=$(awk -v a="$_tt" -v b="$(truth "$_o" "$_x")" 'BEGIN { print a + b }')
+	done
+	_ns=$(awk -v a="$_kt" 'BEGIN { printf "%d", a + 0.5 }')
+	_p=$(awk -v a="$_t" -v b="$_tt" 'BEGIN { print (b > 0) ? a / b : 0 }')
+	echo "# $_n: $_f $_k of $_ns samples; CPU $_t of $_tt s"
+	share_ok "$_n" "$_k" "$_ns" "$_p" 0.10
+}
+
+# through NAME FN: some folded stack ending in FN passes the signal frame
+# and reaches main.
+through() {
+	if "$PROF" -m mon.out --format=folded "$T/handlers" 2>/dev/null |
+	    grep -q "main;.*__restore_rt;.*$2 [0-9]*\$"; then
+		ok "$1"
+	else
+		not_ok "$1" "no stack main;...;__restore_rt;...;$2: $("$PROF" -m mon.out --format=folded "$T/handlers" 2>/dev/null | sort -t' ' -k2 -n | tail -n 3 | tr '\n' '|')"
+	fi
+}
+
+for c in perf thread itimer; do
+	rm -f mon.out
+	timeout 60 "$MONRUN" -c $c "$T/handlers" usr 1 >/dev/null 2>&1
+	got=$("$PROF" -m mon.out --format=json "$T/handlers" 2>/dev/null | head -n 1 |
+	      sed -n 's/.*"clock":"\([^"-]*\).*/\1/p')
+	if [ "$got" != "$c" ]; then
+		ok "guest_handlers_$c # skip clock $c unavailable here (got '$got')"
+		continue
+	fi
+	rm -f mon.out
+	try "guest_handlers_usr_runs_$c" timeout 120 sh -c "\"\$0\" \"\$@\" >\"$T/usr.$c\"" "$MONRUN" -c $c "$T/handlers" usr
+	prof_csv mon.out "$T/usr.$c.csv" "$T/handlers"
+	share "guest_handlers_usr1_sampled_$c" "$T/usr.$c" "$T/usr.$c.csv" usr1_spin usr2_spin main_spin
+	share "guest_handlers_usr2_sampled_$c" "$T/usr.$c" "$T/usr.$c.csv" usr2_spin usr1_spin main_spin
+	through "guest_handlers_usr_stack_$c" usr1_spin
+
+	rm -f mon.out
+	try "guest_handlers_alarm_runs_$c" timeout 120 sh -c "\"\$0\" \"\$@\" >\"$T/alrm.$c\"" "$MONRUN" -c $c "$T/handlers" alarm
+	prof_csv mon.out "$T/alrm.$c.csv" "$T/handlers"
+	share "guest_handlers_alarm_sampled_$c" "$T/alrm.$c" "$T/alrm.$c.csv" alrm_spin main_spin
+	through "guest_handlers_alarm_stack_$c" alrm_spin
+done
