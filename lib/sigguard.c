@@ -60,7 +60,9 @@
 #include <errno.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -381,13 +383,13 @@ MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigi
 	if (is_tick) {
 		sigaddset(&hidden, sig);
 		patch_all(sig, 1);
-		if (sig != SIGPROF) {
-			/* This thread: the program's view of its mask stays, the
-			 * real one lets ticks in. */
-			vblocked = sigismember(&m_, sig) == 1;
-			sigdelset(&m_, sig);	/* unlock() sets the mask */
-			__atomic_store_n(&tick_signo, sig, __ATOMIC_RELEASE);
-		}
+		/* This thread: the program's view of its mask stays, the real
+		 * one lets ticks in.  The itimer clock's SIGPROF too: blocked for
+		 * real it would stay pending for the program's sigwaitinfo or
+		 * signalfd to read (issue 21, item 5). */
+		vblocked = sigismember(&m_, sig) == 1;
+		sigdelset(&m_, sig);	/* unlock() sets the mask */
+		__atomic_store_n(&tick_signo, sig, __ATOMIC_RELEASE);
 	}
 	unlock(m_);
 	return 0;
@@ -452,6 +454,16 @@ MON_NO_TSAN void mon_sig_thread_started(int inherited_vblocked)
 		sigaddset(&one, t);
 		raw_sigprocmask(SIG_UNBLOCK, &one, NULL);
 	}
+}
+
+/* Is this instance of sig (dequeued by the program's own call) a tick of
+ * ours?  Async-signal-safe. */
+MON_NO_TSAN static int is_tick_instance(int sig, const siginfo_t *si)
+{
+	if (sig <= 0 || sig >= NSIGS || !__atomic_load_n(&own[sig].on, __ATOMIC_ACQUIRE))
+		return 0;
+	int (*ours)(int, const siginfo_t *) = own[sig].is_ours;
+	return ours != NULL && ours(sig, si);
 }
 
 /* ---- the C library's functions, as the program sees them ---------------- */
@@ -699,4 +711,138 @@ MON_NO_TSAN MON_EXPORT int siginterrupt(int sig, int flag)
 		sa.sa_flags |= SA_RESTART;
 	}
 	return sigaction(sig, &sa, NULL);
+}
+
+/* ---- the program's synchronous reading of signals ----------------------- */
+
+/* Nanoseconds of CLOCK_MONOTONIC. */
+MON_NO_TSAN static int64_t monotonic_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* rt_sigtimedwait(2) for the program: a tick of ours that it dequeues (a
+ * tick signal can be pending for an instant between its generation and its
+ * delivery, and a process-directed SIGPROF may be handed to the waiting
+ * thread, which has the set unblocked while it waits) is dropped and the
+ * wait goes on, with what is left of timeout (NULL: none).  Returns the
+ * signal, or -1/errno as sigtimedwait(2) (EAGAIN at the timeout, EINTR,
+ * EINVAL, EFAULT). */
+MON_NO_TSAN static int guard_wait(const sigset_t *set, siginfo_t *info, const struct timespec *timeout)
+{
+	siginfo_t local;
+	siginfo_t *si = info != NULL ? info : &local;
+	struct timespec left, *use = NULL;
+	int64_t deadline = 0;
+	if (timeout != NULL) {
+		if (timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000)
+			return mon_fail(EINVAL);
+		left = *timeout;
+		use = &left;
+		deadline = monotonic_ns() + (int64_t)timeout->tv_sec * 1000000000 + timeout->tv_nsec;
+	}
+	static int (*real_wait)(const sigset_t *, siginfo_t *, const struct timespec *);
+	if (real_wait == NULL)
+		real_wait = (int (*)(const sigset_t *, siginfo_t *, const struct timespec *))dlsym(
+			RTLD_NEXT, "sigtimedwait");
+	for (;;) {
+		/* The C library's, a cancellation point, when there is one. */
+		int sig = real_wait != NULL ? real_wait(set, si, use)
+					    : (int)syscall(SYS_rt_sigtimedwait, set, si, use,
+							   (size_t)(_NSIG / 8));
+		if (sig < 0 || !is_tick_instance(sig, si))
+			return sig;
+		if (use != NULL) {
+			int64_t rest = deadline - monotonic_ns();
+			if (rest < 0)
+				rest = 0;
+			left.tv_sec = (time_t)(rest / 1000000000);
+			left.tv_nsec = (long)(rest % 1000000000);
+		}
+	}
+}
+
+/* sigwaitinfo(2), sigtimedwait(2), sigwait(3): same arguments, results and
+ * errors; the profiling clock's ticks are never among the signals read
+ * (above).  Cancellation points, as the C library's (they call its
+ * sigtimedwait). */
+MON_NO_TSAN MON_EXPORT int sigtimedwait(const sigset_t *set, siginfo_t *info,
+					const struct timespec *timeout)
+{
+	MON_LAUNDER(set);
+	if (set == NULL)
+		return mon_fail(EFAULT);
+	return guard_wait(set, info, timeout);
+}
+
+MON_NO_TSAN MON_EXPORT int sigwaitinfo(const sigset_t *set, siginfo_t *info)
+{
+	MON_LAUNDER(set);
+	if (set == NULL)
+		return mon_fail(EFAULT);
+	return guard_wait(set, info, NULL);
+}
+
+/* sigwait(3): the error number is returned, errno kept. */
+MON_NO_TSAN MON_EXPORT int sigwait(const sigset_t *set, int *sig)
+{
+	int saved_errno = errno, rc;
+	MON_LAUNDER(set);
+	if (set == NULL)
+		return EFAULT;
+	do
+		rc = guard_wait(set, NULL, NULL);
+	while (rc < 0 && errno == EINTR);	/* sigwait(3) never fails with EINTR */
+	int e = errno;
+	errno = saved_errno;
+	if (rc < 0)
+		return e;
+	*sig = rc;
+	return 0;
+}
+
+/* sigpending(2): same argument, result and errors; the tick signal is
+ * shown pending only where it is blocked for real in this thread, which
+ * happens only for an instance of the program's own held for it (forward
+ * above); an unblocked one pending is a tick of ours on its way to the
+ * handler. */
+MON_NO_TSAN MON_EXPORT int sigpending(sigset_t *set)
+{
+	int saved_errno = errno;
+	MON_LAUNDER(set);
+	if (set == NULL)
+		return mon_fail(EFAULT);
+	if (syscall(SYS_rt_sigpending, set, (size_t)(_NSIG / 8)) < 0)
+		return -1;
+	int t = __atomic_load_n(&tick_signo, __ATOMIC_ACQUIRE);
+	sigset_t real;
+	if (t != 0 && sigismember(set, t) == 1 &&
+	    (raw_sigprocmask(SIG_BLOCK, NULL, &real) < 0 || sigismember(&real, t) != 1))
+		sigdelset(set, t);
+	errno = saved_errno;
+	return 0;
+}
+
+/* signalfd(2): same arguments, results and errors.  While the itimer
+ * clock owns SIGPROF, SIGPROF is left out of the mask the kernel is given:
+ * its ticks are process-directed and could be read by a thread blocked in
+ * read(2) on the descriptor before the thread they were raised for takes
+ * them.  (The per-thread clocks' ticks are directed to a thread that is
+ * running in user mode, which takes them at once: the mask is given as it
+ * is.)  The program's own SIGPROF is then not read through a descriptor
+ * made while the itimer clock runs (docs/reliability.md). */
+MON_NO_TSAN MON_EXPORT int signalfd(int fd, const sigset_t *mask, int flags)
+{
+	sigset_t copy;
+	MON_LAUNDER(mask);
+	if (mask != NULL && sigismember(mask, SIGPROF) == 1 &&
+	    __atomic_load_n(&own[SIGPROF].on, __ATOMIC_ACQUIRE) &&
+	    __atomic_load_n(&tick_signo, __ATOMIC_ACQUIRE) == SIGPROF) {
+		copy = *mask;
+		sigdelset(&copy, SIGPROF);
+		mask = &copy;
+	}
+	return (int)syscall(SYS_signalfd4, fd, mask, (size_t)(_NSIG / 8), flags);
 }
