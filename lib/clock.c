@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -373,6 +374,22 @@ static int arm_perf(pid_t tid, struct mon_thread_clock *tc)
 	fd = mon_fd_raise(fd);
 	if (fd < 0)
 		return -1;
+	/* The event's metadata page (perf_event_open(2), "MMAP layout"; no
+	 * ring buffer) mapped: the mapping holds the event's file, so a
+	 * program that closes every descriptor with the raw system call, which
+	 * no wrapper of ours sees, does not end the event, and its ticks keep
+	 * coming (with si_fd the number it had).  The kernel does not copy the
+	 * mapping into a fork child (VM_DONTCOPY).  Counted in the user's
+	 * perf_event_mlock_kb; refused (beyond it, RLIMIT_MEMLOCK): the caller
+	 * falls back to the timer clock, which has no descriptor to lose. */
+	long pagesize = sysconf(_SC_PAGESIZE);
+	void *page = mmap(NULL, (size_t)pagesize, PROT_READ, MAP_SHARED, fd, 0);
+	if (page == MAP_FAILED) {
+		int e = errno;
+		syscall(SYS_close, fd);
+		errno = e;
+		return -1;
+	}
 	uint64_t id = 0;
 	mon_fd_adopt(fd);	/* before F_SETFL O_ASYNC: si_fd is ours from the first tick */
 	struct f_owner_ex owner = { F_OWNER_TID, tid };
@@ -382,13 +399,15 @@ static int arm_perf(pid_t tid, struct mon_thread_clock *tc)
 		int e = errno;
 		mon_fd_drop(fd);
 		syscall(SYS_close, fd);
+		munmap(page, (size_t)pagesize);
 		errno = e;
 		return -1;
 	}
 	tc->kind = MON_CLOCK_PERF;
-	tc->fd = fd;
 	tc->timerid = -1;
 	tc->id = id;
+	tc->page = page;
+	__atomic_store_n(&tc->fd, fd, __ATOMIC_RELEASE);	/* with its id (mon_threads_fd_id) */
 	return 0;
 }
 
@@ -418,6 +437,7 @@ static int arm_thread_timer(pid_t tid, struct mon_thread_clock *tc)
 	tc->kind = MON_CLOCK_THREAD;
 	tc->fd = -1;
 	tc->timerid = id;
+	tc->page = NULL;
 	return 0;
 }
 
@@ -445,10 +465,16 @@ void mon_clock_disarm_thread(struct mon_thread_clock *tc)
 			syscall(SYS_close, fd);
 		}
 	}
+	/* The last reference to the event when the program closed fd: the
+	 * event ends here (its ticks still pending are discarded when the
+	 * signal is given back, sigguard.c). */
+	if (tc->page != NULL)
+		munmap(tc->page, (size_t)sysconf(_SC_PAGESIZE));
 	if (tc->timerid >= 0)
 		syscall(SYS_timer_delete, tc->timerid);
 	tc->fd = -1;
 	tc->timerid = -1;
+	tc->page = NULL;
 	tc->kind = MON_CLOCK_NONE;
 	errno = saved_errno;
 }
@@ -456,7 +482,9 @@ void mon_clock_disarm_thread(struct mon_thread_clock *tc)
 void mon_clock_forget_inherited(struct mon_thread_clock *tc)
 {
 	/* A fork child holds copies of the parent's perf fds (closing them
-	 * leaves the parent's events alone); POSIX timers are not inherited. */
+	 * leaves the parent's events alone); POSIX timers are not inherited,
+	 * nor the events' pages (VM_DONTCOPY: whatever the child has mapped
+	 * at that address since is its own, never unmapped here). */
 	int saved_errno = errno;
 	if (tc->fd >= 0) {
 		mon_fd_drop(tc->fd);
@@ -465,6 +493,7 @@ void mon_clock_forget_inherited(struct mon_thread_clock *tc)
 	}
 	tc->fd = -1;
 	tc->timerid = -1;
+	tc->page = NULL;
 	tc->kind = MON_CLOCK_NONE;
 	errno = saved_errno;
 }

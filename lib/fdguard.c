@@ -12,7 +12,12 @@
  * one of ours first move ours to another free high number.  Before libmon
  * uses or closes a number it checks that it still refers to its own event
  * (the event ID, PERF_EVENT_IOC_ID): a number the program took over
- * through a raw system call is left alone.
+ * through a raw system call is left alone, and the program's own calls on
+ * such a number (close, close_range, closefrom, dup2, dup3) act on it as
+ * on any of the program's (the number is no longer marked ours).  A
+ * program that closes ours with the raw system call (syscall(SYS_close_range,
+ * ...)) does not stop the clock: each event's metadata page is mapped
+ * (clock.c), which holds the event open (issue 21, item 2).
  *
  * Two bitmaps over descriptor numbers below MON_FD_MAX: `live` (ours now)
  * and `ever` (ours at some time; the tick dispatcher tells a perf event's
@@ -43,9 +48,26 @@ MON_NO_TSAN static int test(const uint64_t *map, int fd)
 	       (__atomic_load_n(&map[fd / 64], __ATOMIC_ACQUIRE) >> (fd % 64)) & 1;
 }
 
+/* Who knows the event ID behind a number of ours (mon_fd_set_identity). */
+static uint64_t (*identity)(int fd);
+
+void mon_fd_set_identity(uint64_t (*id_of)(int fd))
+{
+	__atomic_store_n(&identity, id_of, __ATOMIC_RELEASE);
+}
+
 MON_NO_TSAN int mon_fd_ours(int fd)
 {
-	return test(live, fd);
+	if (!test(live, fd))
+		return 0;
+	/* Still the event we put there?  An unknown ID (a number being set
+	 * up, or no clock table) counts as ours. */
+	uint64_t (*id_of)(int) = __atomic_load_n(&identity, __ATOMIC_ACQUIRE);
+	uint64_t id = id_of != NULL ? id_of(fd) : 0;
+	if (id == 0 || mon_fd_is_event(fd, id))
+		return 1;
+	mon_fd_drop(fd);	/* the program's now */
+	return 0;
 }
 
 MON_NO_TSAN int mon_fd_was_ours(int fd)

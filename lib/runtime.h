@@ -61,6 +61,8 @@ struct mon_thread_clock {
 	int fd;			/* perf event fd, or -1 */
 	int timerid;		/* kernel POSIX timer id, or -1 */
 	uint64_t id;		/* the perf event's ID (PERF_EVENT_IOC_ID): fd is still ours */
+	void *page;		/* the perf event's metadata page mapped (keeps the event
+				 * alive if the program closes fd behind our back), or NULL */
 };
 
 MON_HIDDEN extern struct mon_clock_cfg mon_clock_cfg;
@@ -210,6 +212,15 @@ MON_HIDDEN int mon_fd_is_event(int fd, uint64_t id);
 /* Who moves ours when the program wants its number (dup2/dup3 onto it):
  * move(fd) (threads.c's mon_threads_fd_move).  Published atomically. */
 MON_HIDDEN void mon_fd_set_mover(void (*move)(int fd));
+/* Who knows which perf event a number of ours holds: id_of(fd), the event
+ * ID (>= 1) or 0 if none is known (threads.c's mon_threads_fd_id); a
+ * number marked ours that no longer holds that event was taken over by
+ * the program behind the C library's back and is the program's again.
+ * Published atomically. */
+MON_HIDDEN void mon_fd_set_identity(uint64_t (*id_of)(int fd));
+/* threads.c: the event ID a clock of ours holds at fd, 0 if none.  No
+ * lock; async-signal-safe. */
+MON_HIDDEN uint64_t mon_threads_fd_id(int fd);
 /* threads.c: the program wants number fd, one of ours: move ours.  Called
  * from the program's dup2/dup3, maybe in a signal handler: no lock. */
 MON_HIDDEN void mon_threads_fd_move(int fd);

@@ -165,6 +165,7 @@ int mon_threads_start(void)
 			return mon_fail(ENOMEM);
 	}
 	mon_fd_set_mover(mon_threads_fd_move);	/* before a descriptor of a clock exists */
+	mon_fd_set_identity(mon_threads_fd_id);
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
 	int first = mon_clock_cfg.kind;
@@ -244,6 +245,15 @@ void mon_threads_fd_move(int fd)
 		}
 		return;
 	}
+}
+
+uint64_t mon_threads_fd_id(int fd)
+{
+	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+		if (__atomic_load_n(&slots[i].tid, __ATOMIC_ACQUIRE) != 0 &&
+		    __atomic_load_n(&slots[i].clock.fd, __ATOMIC_ACQUIRE) == fd)
+			return slots[i].clock.id;
+	return 0;
 }
 
 /* ---- threads started while profiling ----------------------------------- */

@@ -15,6 +15,17 @@
  *                        and dup3 system calls), lets the threads exit, and
  *                        checks that each of those numbers still refers to
  *                        its own file.  Exit 0 when all held, 1 otherwise.
+ *   guest_fds rawclose S  two threads spin 0.05 CPU-s, then the main thread
+ *                        closes every descriptor above 2 with the raw
+ *                        close_range system call (no C library function
+ *                        sees it), opens /dev/null 700 times (taking the
+ *                        numbers a profiler's descriptors had, when
+ *                        RLIMIT_NOFILE is below about 930), and spins S
+ *                        CPU-s in after_close while the threads spin 0.1
+ *                        CPU-s more in thread_after.  Then each of the 700
+ *                        must still be /dev/null and close() must succeed
+ *                        on each.  Prints "after_close CPU" and
+ *                        "thread_after CPU"; exit 0 when all held.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,8 +41,19 @@
 
 DEFINE_SPIN(thread_work)
 DEFINE_SPIN(after_close)
+DEFINE_SPIN(thread_after)
 
 static pthread_barrier_t b1, b2;
+static double thread_after_cpu[2];
+
+static void *raw_thr(void *a)
+{
+	thread_work(0.05);
+	pthread_barrier_wait(&b1);
+	pthread_barrier_wait(&b2);
+	*(double *)a = thread_after(0.1);
+	return NULL;
+}
 
 static void *thr(void *a)
 {
@@ -55,10 +77,45 @@ static int same_file(int fd, const struct stat *want)
 	return fstat(fd, &st) == 0 && st.st_dev == want->st_dev && st.st_ino == want->st_ino;
 }
 
+static int raw_close(double seconds)
+{
+	pthread_t t[2];
+	pthread_barrier_init(&b1, 0, 3);
+	pthread_barrier_init(&b2, 0, 3);
+	for (int i = 0; i < 2; i++)
+		if ((errno = pthread_create(&t[i], 0, raw_thr, &thread_after_cpu[i])) != 0)
+			FAIL("pthread_create: %s", strerror(errno));
+	pthread_barrier_wait(&b1);
+	if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+		FAIL("close_range: %s", strerror(errno));
+	int fds[700];
+	for (int i = 0; i < 700; i++)
+		if ((fds[i] = open("/dev/null", O_RDONLY)) < 0)
+			FAIL("open number %d: %s", i, strerror(errno));
+	pthread_barrier_wait(&b2);
+	double used = after_close(seconds);
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], 0);
+	printf("after_close %.6f\nthread_after %.6f\n", used,
+	       thread_after_cpu[0] + thread_after_cpu[1]);
+	struct stat null;
+	if (stat("/dev/null", &null) != 0)
+		FAIL("stat /dev/null: %s", strerror(errno));
+	for (int i = 0; i < 700; i++) {
+		if (!same_file(fds[i], &null))
+			FAIL("descriptor %d, the program's, was changed behind its back", fds[i]);
+		if (close(fds[i]) != 0)
+			FAIL("close(%d) of the program's own descriptor: %s", fds[i], strerror(errno));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
+	if (strcmp(argv[1], "rawclose") == 0)
+		return raw_close(argc > 2 ? atof(argv[2]) : 0.3);
 	int n = strcmp(argv[1], "limit") == 0 ? (argc > 2 ? atoi(argv[2]) : 20) : 4;
 	pthread_barrier_init(&b1, 0, (unsigned)n + 1);
 	pthread_barrier_init(&b2, 0, (unsigned)n + 1);
