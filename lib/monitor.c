@@ -333,6 +333,10 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 {
 	pid_t self = mon_gettid();
 	pid_t none = 0;
+	/* Never the parent's profile from a child libmon did not fork and has
+	 * not adopted (threads.c): its samples are the parent's. */
+	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
+		return mon_fail(ESRCH);
 	/* Wait (at most about two seconds) for a write in another thread. */
 	for (int i = 0; !__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
 						     __ATOMIC_RELAXED);
@@ -767,6 +771,10 @@ void mon_whole_start(int follow)
 
 void mon_finish(int reason)
 {
+	/* A child process libmon did not fork (threads.c): adopted now, or, in
+	 * a vfork child, left alone. */
+	if (mon_threads_adopt_process() < 0)
+		return;
 	pthread_mutex_lock(&lock);
 	if (!started || finished) {
 		pthread_mutex_unlock(&lock);

@@ -131,6 +131,15 @@ MON_HIDDEN int mon_threads_start(void);
 MON_HIDDEN void mon_threads_stop(void);
 /* Number of threads armed now. */
 MON_HIDDEN unsigned mon_threads_armed(void);
+/* Is the calling process the one the runtime's state belongs to?  0: yes.
+ * 1: a child process made without the C library's fork (a raw clone or
+ * clone3 system call not made through syscall(3), which libmon handles as
+ * fork: threads.c), adopted now as a fork child is (the parent's clocks
+ * forgotten, never disarmed; counters from zero; monitor.c's fork_child
+ * hook decides whether it is followed).  -1: a process that shares the
+ * runtime's memory (a vfork child): nothing may be changed.  Takes
+ * mon_lock(); not from a signal handler. */
+MON_HIDDEN int mon_threads_adopt_process(void);
 
 /* pid of the process the runtime state belongs to (changes in a fork child;
  * a vfork child sees its parent's). */
@@ -154,6 +163,16 @@ struct mon_hooks {
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 };
 MON_HIDDEN extern struct mon_hooks mon_hooks;
+
+/* ---- clone.c: syscall(3) ---------------------------------------------- */
+
+/* The handlers syscall(3) runs around a clone/clone3 system call that makes
+ * a process of its own memory (no CLONE_VM, CLONE_VFORK, CLONE_THREAD):
+ * prepare before it, parent after it in the parent (also when it failed),
+ * child first thing in the child; pthread_atfork(3)'s roles (threads.c's
+ * fork handlers).  Set once, at load. */
+MON_HIDDEN void mon_clone_set_fork(void (*prepare)(void), void (*parent)(void),
+				   void (*child)(void));
 
 /* ---- exec.c ------------------------------------------------------------ */
 
@@ -263,6 +282,10 @@ MON_HIDDEN int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *
  * holding its own); never the other way. */
 MON_HIDDEN void mon_lock(void);
 MON_HIDDEN void mon_unlock(void);
+/* In a child process made without the C library's fork (threads.c's
+ * mon_threads_adopt_process): the lock is free, whoever held it in the
+ * parent. */
+MON_HIDDEN void mon_lock_reset(void);
 
 /* The C library declares some of the functions we replace with nonnull
  * arguments; the compiler would then drop our NULL checks.  This hides a

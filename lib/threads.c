@@ -26,6 +26,16 @@
  * fds are copies of the parent's: it closes them), so the child handler
  * re-arms its own thread; both processes go on counting into their own copy
  * of the buffer.
+ *
+ * A child made without the C library's fork — the clone or clone3 system
+ * call without CLONE_VM — runs no pthread_atfork handler.  Through
+ * syscall(3) (libmon's, below) it is a fork: the same handlers run around
+ * the system call (lib/clone.c).  Made any other way (an instruction of the program's
+ * own), the child is noticed where libmon acts — its exit, a write, a stop
+ * of the clocks — by getpid() differing from mon_pid: the clocks there are
+ * the parent's (its perf events, whose descriptors the child shares, are
+ * never disabled from the child), nothing of the parent's is written, and
+ * the child is adopted as a fork child (mon_threads_adopt_process).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -36,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
+#include <linux/kcmp.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -208,6 +219,10 @@ int mon_threads_start(void)
 
 void mon_threads_stop(void)
 {
+	/* A process libmon did not fork (raw clone, vfork): the clocks are the
+	 * parent's; the table may be the parent's own memory. */
+	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
+		return;
 	int kind = mon_clock_active;
 	if (kind == MON_CLOCK_ITIMER) {
 		mon_itimer_stop();
@@ -454,6 +469,29 @@ static void after_fork_child(void)
 	errno = saved_errno;
 }
 
+/* Does process pid share this process's memory (kcmp(2), KCMP_VM)?  1 if
+ * it does or if that cannot be told (kcmp refused or absent). */
+static int shares_memory(pid_t pid)
+{
+	return syscall(SYS_kcmp, getpid(), pid, KCMP_VM, 0, 0) != 1 &&
+	       syscall(SYS_kcmp, getpid(), pid, KCMP_VM, 0, 0) != 2;
+}
+
+int mon_threads_adopt_process(void)
+{
+	pid_t owner = __atomic_load_n(&mon_pid, __ATOMIC_RELAXED);
+	if (getpid() == owner)
+		return 0;
+	if (shares_memory(owner))
+		return -1;
+	/* Whichever thread of the parent held these, it is not here. */
+	mon_lock_reset();
+	mon_lock();
+	in_fork = 1;
+	after_fork_child();	/* unlocks */
+	return 1;
+}
+
 __attribute__((constructor)) static void threads_init(void)
 {
 	int saved_errno = errno;
@@ -467,6 +505,7 @@ __attribute__((constructor)) static void threads_init(void)
 		 first.dli_fbase != self.dli_fbase;
 	pthread_key_create(&exit_key, thread_exit);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+	mon_clone_set_fork(before_fork, after_fork_parent, after_fork_child);	/* syscall(3)'s clone */
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	mon_clock_configure();	/* so mon_getstats reports MONPROF_RATE at once */
 	errno = saved_errno;

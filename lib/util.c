@@ -85,3 +85,9 @@ void mon_unlock(void)
 {
 	pthread_mutex_unlock(&lock);
 }
+
+void mon_lock_reset(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&lock, &fresh, sizeof lock);
+}

@@ -1,0 +1,80 @@
+/*
+ * guest_clone.c — a program that makes a child process with the raw clone
+ * or clone3 system call (through syscall(3), not the C library's fork: no
+ * pthread_atfork handler runs).
+ *
+ *   guest_clone clone | clone3 | asm
+ *
+ * Spins 0.1 CPU-s in before_clone; makes the child (asm: the clone system
+ * call made by an instruction of the program's own, not through
+ * syscall(3); x86-64 only, else as clone), which spins 0.1 CPU-s in
+ * child_spin and ends with exit(0) (the atexit path); waits for it, then
+ * spins 0.2 CPU-s in after_clone.  Prints "before_clone CPU",
+ * "after_clone CPU" (the parent) and "child_spin CPU" (the child); exits 0
+ * when the child exited 0.
+ */
+#define _GNU_SOURCE
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "monrun_common.h"
+
+DEFINE_SPIN(before_clone)
+DEFINE_SPIN(child_spin)
+DEFINE_SPIN(after_clone)
+
+static long clone_asm(void)
+{
+#if defined(__x86_64__)
+	long ret;
+	register long r10 __asm__("r10") = 0;
+	register long r8 __asm__("r8") = 0;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"((long)SYS_clone), "D"((long)SIGCHLD), "S"(0L), "d"(0L), "r"(r10),
+			   "r"(r8)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	return syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+#endif
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return 2;
+	printf("before_clone %.6f\n", before_clone(0.1));
+	fflush(stdout);
+	long pid;
+	if (strcmp(argv[1], "clone3") == 0) {
+		struct clone_args ca;
+		memset(&ca, 0, sizeof ca);
+		ca.exit_signal = SIGCHLD;
+		pid = syscall(SYS_clone3, &ca, sizeof ca);
+	} else if (strcmp(argv[1], "asm") == 0) {
+		pid = clone_asm();
+	} else {
+		pid = syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+	}
+	if (pid < 0) {
+		perror(argv[1]);
+		return 1;
+	}
+	if (pid == 0) {
+		printf("child_spin %.6f\n", child_spin(0.1));
+		exit(0);
+	}
+	int st;
+	if (waitpid((pid_t)pid, &st, 0) != (pid_t)pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "guest_clone: child failed (status %#x)\n", st);
+		return 1;
+	}
+	printf("after_clone %.6f\n", after_clone(0.2));
+	return 0;
+}
