@@ -205,6 +205,12 @@
 					 * handler while the itimer clock ran: the
 					 * clock stopped there (profil(3)), and the
 					 * CPU after it is counted in lost */
+#define MONOUT_FACT_SIGQ_SHORT 0x20	/* the thread clock's timers would have taken
+					 * more than a quarter of the program's
+					 * pending-signal quota (RLIMIT_SIGPENDING):
+					 * the itimer clock sampled instead from then
+					 * on, or (under the perf clock) threads that
+					 * needed a timer were not sampled */
 
 /* THREADS flags. */
 #define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */

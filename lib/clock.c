@@ -73,6 +73,12 @@ static unsigned tick_cost_ns;
 static unsigned check_usec;	/* CPU the rate check took (not sampled) */
 static int rate_lowered;
 static int clock_taken;		/* the program took the itimer clock's SIGPROF */
+static int sigq_short;		/* timers refused for the pending-signal quota (threads.c) */
+
+void mon_clock_note_sigq_short(void)
+{
+	sigq_short = 1;
+}
 
 /* Set while mon_clock_check_rate measures: ticks are counted, not charged. */
 static int calibrating;
@@ -294,6 +300,7 @@ void mon_clock_unsampled_end(void)
 
 void mon_clock_unsampled_reset(void)
 {
+	sigq_short = 0;		/* a fork child: its own clocks' facts */
 	check_usec = 0;		/* a fork child: the parent's rate check is not its CPU */
 	__atomic_store_n(&unsampled_ticks, 0, __ATOMIC_RELAXED);
 	if (unsampled_open)
@@ -606,6 +613,8 @@ void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns, uint32_t
 		*flags |= MONOUT_FACT_RATE_LOWERED;
 	if (clock_taken)
 		*flags |= MONOUT_FACT_CLOCK_TAKEN;
+	if (sigq_short)
+		*flags |= MONOUT_FACT_SIGQ_SHORT;
 	if (kind == MON_CLOCK_PERF)
 		*flags |= MONOUT_FACT_USER_ONLY;
 	else if (kind != MON_CLOCK_NONE)

@@ -115,6 +115,11 @@ MON_HIDDEN void mon_clock_check_rate(struct mon_thread_clock *tc);
 MON_HIDDEN void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns,
 				uint32_t *flags, uint32_t *check_us);
 
+/* The thread clock could not have a timer without taking more than its
+ * share of RLIMIT_SIGPENDING (threads.c): recorded for the profile's facts
+ * (MONOUT_FACT_SIGQ_SHORT). */
+MON_HIDDEN void mon_clock_note_sigq_short(void);
+
 /* The process-wide ITIMER_PROF clock (the last fallback). */
 MON_HIDDEN int mon_itimer_start(void);
 MON_HIDDEN void mon_itimer_stop(void);

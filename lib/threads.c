@@ -22,6 +22,16 @@
  * Then (`behind`) the new thread runs only raw system calls before handing
  * over: it tells its tid and waits, and the creating thread arms it.
  *
+ * The thread clock's POSIX timers each hold one of the user's pending
+ * signals (RLIMIT_SIGPENDING, counted from timer_create on: the signal is
+ * allocated with the timer), the quota the program's own timers and
+ * queued signals need.  They take at most a quarter of it
+ * (timer_budget); the first thread that would need more switches the
+ * process to the itimer clock, which needs none, says so on stderr and
+ * in the profile's facts (issue 21, item 4).  Under the perf clock, a
+ * thread that would fall back to a timer beyond the budget goes unsampled
+ * (the facts say so too).
+ *
  * fork: the child has one thread and none of the parent's timers (its perf
  * fds are copies of the parent's: it closes them), so the child handler
  * re-arms its own thread; both processes go on counting into their own copy
@@ -41,13 +51,16 @@
 #include <fcntl.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <linux/kcmp.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "mon.h"
@@ -64,6 +77,7 @@ struct slot {
 static struct slot *slots;	/* MON_MAX_THREADS entries, allocated once */
 static unsigned armed;		/* slots in use */
 static int thread_kind;		/* per-thread clock kind in effect, or ITIMER */
+static unsigned timers;		/* slots armed with the thread clock (POSIX timers) */
 pid_t mon_pid;
 struct mon_hooks mon_hooks;
 
@@ -89,6 +103,8 @@ static struct slot *find(pid_t tid)
 
 static void release(struct slot *s)
 {
+	if (s->clock.kind == MON_CLOCK_THREAD)
+		timers--;
 	mon_clock_disarm_thread(&s->clock);
 	s->tid = 0;
 	__atomic_sub_fetch(&armed, 1, __ATOMIC_RELAXED);
@@ -104,10 +120,70 @@ static void reclaim_dead(void)
 			release(&slots[i]);
 }
 
+/* How many POSIX timers the thread clock may hold: a quarter of the soft
+ * RLIMIT_SIGPENDING (getrlimit(2)), UINT_MAX when it is unlimited. */
+static unsigned timer_budget(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_SIGPENDING, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 4 >= UINT_MAX)
+		return UINT_MAX;
+	return (unsigned)(rl.rlim_cur / 4);
+}
+
+/* One line on stderr (writev(2): the program's stdio buffers are its own). */
+static void say(const char *line)
+{
+	struct iovec v = { (void *)line, strlen(line) };
+	while (writev(STDERR_FILENO, &v, 1) < 0 && errno == EINTR)
+		;
+}
+
+static int itimer_start(void);
+
+/* The thread clock needs one more timer than its budget: every thread's
+ * timer goes, the itimer clock samples the whole process instead.  Under
+ * lock.  0, or -1/errno (no itimer clock either: nothing samples). */
+static int switch_to_itimer(void)
+{
+	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+		if (slots[i].tid)
+			release(&slots[i]);
+	mon_clock_uninstall(thread_kind);
+	mon_clock_note_sigq_short();
+	say("monprof: the thread clock's timers would take more than a quarter of this "
+	    "program's pending-signal quota (RLIMIT_SIGPENDING, ulimit -i): sampling with the "
+	    "itimer clock instead\n");
+	if (itimer_start() < 0) {
+		thread_kind = MON_CLOCK_NONE;
+		__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
+		return -1;
+	}
+	mon_itimer_thread_started();	/* the switching thread: charged from now */
+	thread_kind = MON_CLOCK_ITIMER;
+	__atomic_store_n(&mon_clock_active, MON_CLOCK_ITIMER, __ATOMIC_RELAXED);
+	mon_clock_last = MON_CLOCK_ITIMER;
+	return 0;
+}
+
+/* Arm a thread timer for tid within the budget: 0, or -1/errno (EAGAIN:
+ * beyond the budget). */
+static int arm_timer(pid_t tid, struct mon_thread_clock *tc)
+{
+	if (timers >= timer_budget())
+		return mon_fail(EAGAIN);
+	if (mon_clock_arm_thread(MON_CLOCK_THREAD, tid, tc) < 0)
+		return -1;
+	timers++;
+	return 0;
+}
+
 /* Arm thread tid with the clock in effect, falling back to the next
  * per-thread clock for this thread if its own is refused.  Under lock. */
 static int arm(pid_t tid)
 {
+	if (thread_kind == MON_CLOCK_ITIMER || thread_kind == MON_CLOCK_NONE)
+		return 0;	/* switched to the process-wide clock */
 	struct slot *s = find(tid);
 	if (s != NULL)
 		return 0;
@@ -118,9 +194,15 @@ static int arm(pid_t tid)
 		if (s == NULL)
 			return mon_fail(EAGAIN);
 	}
-	int rc = mon_clock_arm_thread(thread_kind, tid, &s->clock);
-	if (rc < 0 && thread_kind == MON_CLOCK_PERF)
-		rc = mon_clock_arm_thread(MON_CLOCK_THREAD, tid, &s->clock);
+	int rc = thread_kind == MON_CLOCK_THREAD ? arm_timer(tid, &s->clock)
+						 : mon_clock_arm_thread(thread_kind, tid, &s->clock);
+	if (rc < 0 && thread_kind == MON_CLOCK_PERF) {
+		rc = arm_timer(tid, &s->clock);
+		if (rc < 0 && errno == EAGAIN)
+			mon_clock_note_sigq_short();	/* this thread goes unsampled */
+	}
+	if (rc < 0 && errno == EAGAIN && thread_kind == MON_CLOCK_THREAD && armed > 0)
+		return switch_to_itimer();
 	if (rc < 0)
 		return -1;
 	s->tid = tid;
@@ -196,13 +278,36 @@ int mon_threads_start(void)
 			thread_kind = kind;
 			if (arm(self) == 0 && find(self)->clock.kind == kind) {
 				mon_clock_check_rate(&find(self)->clock);
-				arm_all();
 				__atomic_store_n(&mon_clock_active, kind, __ATOMIC_RELAXED);
 				mon_clock_last = kind;
+				arm_all();	/* may switch to the itimer clock */
+				kind = thread_kind;
 				errno = saved_errno;
 				return kind;
 			}
 			last_error = errno;
+			if (kind == MON_CLOCK_THREAD && last_error == EAGAIN && find(self) == NULL &&
+			    timer_budget() < 1) {
+				/* Not even one timer fits the budget (asked for,
+				 * or next in the order): the itimer clock, said
+				 * as in switch_to_itimer. */
+				mon_clock_uninstall(kind);
+				mon_clock_note_sigq_short();
+				if (itimer_start() == 0) {
+					say("monprof: the thread clock's timers would take more than a "
+					    "quarter of this program's pending-signal quota "
+					    "(RLIMIT_SIGPENDING, ulimit -i): sampling with the itimer "
+					    "clock instead\n");
+					thread_kind = MON_CLOCK_ITIMER;
+					__atomic_store_n(&mon_clock_active, MON_CLOCK_ITIMER,
+							 __ATOMIC_RELAXED);
+					mon_clock_last = MON_CLOCK_ITIMER;
+					errno = saved_errno;
+					return MON_CLOCK_ITIMER;
+				}
+				last_error = errno;
+				break;
+			}
 			struct slot *s = find(self);
 			if (s != NULL)
 				release(s);
@@ -447,6 +552,7 @@ static void after_fork_child(void)
 		}
 	}
 	armed = 0;
+	timers = 0;
 	in_fork = 0;
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	/* The child's counters and histograms start from zero before its

@@ -706,6 +706,12 @@ void attr_finish(struct prof_attr *a)
 			  "clock stopped there, so the profile holds only the time before it and "
 			  "the CPU after it is counted as lost; profile this program with the perf "
 			  "or the thread clock (monrun -c perf, monrun -c thread, MONPROF_CLOCK)");
+	if (a->cov != NULL && (a->cov->flags & MONOUT_FACT_SIGQ_SHORT))
+		prof_warn("sigpending", "the thread clock's timers would have taken more than a "
+			  "quarter of the program's pending-signal quota (RLIMIT_SIGPENDING, "
+			  "ulimit -i), which its own timers and signals need: the runtime sampled "
+			  "with the itimer clock instead, or left threads unsampled under the perf "
+			  "clock; raise the limit (ulimit -i) for a per-thread clock");
 	if (a->total_ticks == 0 && !taken)
 		prof_warn("no-samples", "no samples: the histograms are empty, so the report "
 			  "has no time (the program ran for less than one clock tick, or "
