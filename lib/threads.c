@@ -159,7 +159,6 @@ static int switch_to_itimer(void)
 		__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
 		return -1;
 	}
-	mon_itimer_thread_started();	/* the switching thread: charged from now */
 	thread_kind = MON_CLOCK_ITIMER;
 	__atomic_store_n(&mon_clock_active, MON_CLOCK_ITIMER, __ATOMIC_RELAXED);
 	mon_clock_last = MON_CLOCK_ITIMER;
