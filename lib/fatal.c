@@ -82,9 +82,9 @@ static struct sigaction prog_act[NSIG];
 static void resolve(void)
 {
 	if (real_sigaction == NULL)
-		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		real_sigaction = (sigaction_fn)mon_libc_next("sigaction");
 	if (real_signal == NULL)
-		real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+		real_signal = (signal_fn)mon_libc_next("signal");
 }
 
 __attribute__((constructor)) static void fatal_init(void)

@@ -544,7 +544,7 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 {
 	static void *(*real_dlopen)(const char *, int);
 	if (real_dlopen == NULL)
-		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+		real_dlopen = (void *(*)(const char *, int))mon_libc_next("dlopen");
 	if (real_dlopen == NULL)
 		return NULL;
 	void *h = real_dlopen(file, mode);

@@ -180,6 +180,15 @@ MON_HIDDEN void mon_sig_disown(int sig);
  * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
 MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,
 					 struct sigaction *old));
+/* ---- libc_next.c: the C library's definition of an interposed function -- */
+
+/* The next definition of name after libmon's: dlsym(RTLD_NEXT, name) in a
+ * dynamically linked program; in a static one (dlsym finds nothing) the C
+ * library's under another name, or an equivalent system call (the list is
+ * at the top of libc_next.c).  NULL when there is none (dlopen in most
+ * static programs).  Not async-signal-safe: call it from constructors. */
+MON_HIDDEN void *mon_libc_next(const char *name);
+
 /* The C library's sigaction (what libmon's own sigaction wraps). */
 MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* The calling thread's program-view "tick signal blocked" flag, and

@@ -377,7 +377,7 @@ MON_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 {
 	if (real_pthread_create == NULL)
 		real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *,
-					       void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+					       void *(*)(void *), void *))mon_libc_next("pthread_create");
 	if (real_pthread_create == NULL)
 		return EAGAIN;
 	if (behind)
@@ -448,7 +448,7 @@ __attribute__((constructor)) static void threads_init(void)
 {
 	int saved_errno = errno;
 	real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-				       void *))dlsym(RTLD_NEXT, "pthread_create");
+				       void *))mon_libc_next("pthread_create");
 	/* The program's first pthread_create is not in the object holding
 	 * this code: another library's wraps ours (top of this file). */
 	Dl_info first, self;
