@@ -248,6 +248,16 @@ static int fill(struct monout_writer *w, void *arg)
 	if (monout_put_run(w, &r) < 0)
 		return -1;
 	uint32_t hist_object = MONOUT_NO_OBJECT;
+	size_t nobj, extra = 0;
+	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
+	/* Each loaded object's object set: its latest histogram's (objhist.h). */
+	for (size_t i = 0; i < nobjects; i++)
+		for (size_t k = 0; k < nobj; k++)
+			if (oh[k]->highpc - 1 >= objects[i].text_lo &&
+			    oh[k]->highpc - 1 < objects[i].text_hi &&
+			    oh[k]->load_bias == objects[i].load_bias &&
+			    strcmp(oh[k]->path, objects[i].path) == 0 && oh[k]->set > objects[i].set)
+				objects[i].set = oh[k]->set;
 	for (size_t i = 0; i < nobjects; i++) {
 		if (monout_put_object(w, &objects[i]) < 0)
 			return -1;
@@ -269,8 +279,6 @@ static int fill(struct monout_writer *w, void *arg)
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
-	size_t nobj, extra = 0;
-	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
 	for (size_t k = 0; k < nobj; k++) {
 		struct monout_hist h;
 		memset(&h, 0, sizeof h);
@@ -304,6 +312,7 @@ static int fill(struct monout_writer *w, void *arg)
 			o.build_id_len = (uint32_t)oh[k]->build_id_len;
 			o.path = oh[k]->path;
 			o.path_len = (uint32_t)strlen(oh[k]->path);
+			o.set = oh[k]->set;
 			if (monout_put_object(w, &o) < 0)
 				return -1;
 			h.object = (uint32_t)(nobjects + extra++);
