@@ -180,6 +180,15 @@ MON_HIDDEN void mon_sig_disown(int sig);
  * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
 MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,
 					 struct sigaction *old));
+/* ---- fatal.c: the alternate signal stack the fatal handlers run on ------ */
+
+/* Give the calling thread an alternate signal stack of ours if the fatal
+ * handlers are installed and the thread has none (mon_fatal_thread_start),
+ * and take it down at the thread's end (mon_fatal_thread_end).  Normal
+ * context only; errno kept. */
+MON_HIDDEN void mon_fatal_thread_start(void);
+MON_HIDDEN void mon_fatal_thread_end(void);
+
 /* ---- libc_next.c: the C library's definition of an interposed function -- */
 
 /* The next definition of name after libmon's: dlsym(RTLD_NEXT, name) in a

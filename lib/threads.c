@@ -259,6 +259,7 @@ static void thread_exit(void *unused)
 	(void)unused;
 	int saved_errno = errno;
 	mon_facts_thread_end();
+	mon_fatal_thread_end();
 	/* In a fork child before our child handler has run, mon_lock() is still
 	 * held and the table is the parent's: nothing here to release, and
 	 * waiting would deadlock a child handler that joins this thread. */
@@ -280,6 +281,7 @@ static void *thread_start(void *p)
 	/* Whatever mask the thread inherited, ticks get through (sigguard.c). */
 	mon_sig_thread_started(st.vblocked);
 	mon_itimer_thread_started();
+	mon_fatal_thread_start();	/* a stack for the fatal handlers (fatal.c) */
 	pthread_setspecific(exit_key, (void *)1);
 	/* As in thread_exit: a thread started in a fork child before our
 	 * child handler ran is not armed (nor would it be after: the child
@@ -339,6 +341,7 @@ __attribute__((no_sanitize("thread"))) static void *thread_start_behind(void *p)
 	handoff_set(&h->state, HANDOFF_DONE);
 	mon_sig_thread_started(vblocked);
 	mon_itimer_thread_started();
+	mon_fatal_thread_start();
 	pthread_setspecific(exit_key, (void *)1);
 	errno = saved_errno;
 	return fn(arg);
