@@ -58,6 +58,7 @@ static struct {
 static WORD *own_bins;		/* monstartup()'s buffer */
 static int whole;		/* whole-process mode: object histograms (objhist.c) */
 static int follow_forks = 1;	/* whole mode: fork children go on profiling */
+static int by_monstartup;	/* the running profile was started by monstartup() */
 static int with_stacks;		/* whole mode or monstartup(): call stacks (stacks.c) */
 
 /* Prepared for the writer. */
@@ -519,6 +520,22 @@ __attribute__((constructor)) static void monitor_init(void)
 	mon_hooks.after_dlopen = after_dlopen;
 }
 
+/* A new run after monitor(0) (monitor.3, "A new run"): everything the last
+ * one counted is dropped — call counts and arcs, the stacks, the sampler's
+ * counters, the run's facts — so that the next file holds this run alone.
+ * The clocks are stopped (mon_finish).  Under lock. */
+static void restart(void)
+{
+	mon_count_restart();
+	mon_stacks_reset();
+	if (whole)
+		mon_objhist_reset();
+	if (mon_hooks.counters_reset)
+		mon_hooks.counters_reset();
+	mon_facts_reset();
+	mon_clock_unsampled_reset();
+}
+
 /* Set up once per image: output name, tables, handlers.  Under lock. */
 static int setup(int mode)
 {
@@ -627,6 +644,8 @@ MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bu
 	} else if (setup(MON_MODE_EXPLICIT) < 0) {
 		e = errno;
 	} else {
+		if (started && finished)
+			restart();	/* after monitor(0): a new run */
 		size_t ssiz = head + nfunc * cellw;
 		struct hdr *h = (struct hdr *)(void *)buffer;
 		struct cnt *cells = (struct cnt *)(void *)(h + 1);
@@ -665,6 +684,7 @@ static int start_default(uintptr_t lo, uintptr_t hi, int mode, int must)
 	WORD *bins = mon_alloc((nbins ? nbins : 1) * sizeof *bins);
 	if (bins == NULL)
 		return mon_fail(ENOMEM);
+	memset(bins, 0, (nbins ? nbins : 1) * sizeof *bins);	/* mon_alloc reuses memory */
 	WORD *old = own_bins;
 	if (start_hist(lo, hi, bins, nbins, mon_bin_scale(per), must) < 0) {
 		int e = errno;
@@ -688,12 +708,21 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	if (main_text(&tlo, &thi) == 0 && lo < tlo)
 		lo = tlo;
 	int was_started = started;
-	int rc = lo >= hi ? mon_fail(EINVAL) : setup(MON_MODE_EXPLICIT);
+	/* A second monstartup while the first one's profile runs: refused,
+	 * the first goes on (monitor.3).  After monitor(0): a new run, from
+	 * zero. */
+	int rc = lo >= hi ? mon_fail(EINVAL)
+		 : started && !finished && by_monstartup ? mon_fail(EBUSY)
+					: setup(MON_MODE_EXPLICIT);
+	if (rc == 0 && started && finished)
+		restart();
 	if (rc == 0) {
 		stacks_on();	/* before the clock: every sample has its stack */
 		rc = start_default(lo, hi, MON_MODE_EXPLICIT, 1);
-		if (rc == 0)
+		if (rc == 0) {
 			with_stacks = 1;
+			by_monstartup = 1;
+		}
 		else if (!with_stacks) {
 			int e = errno;
 			mon_stacks_stop();
@@ -782,6 +811,7 @@ void mon_finish(int reason)
 		return;
 	}
 	finished = 1;
+	by_monstartup = 0;
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
 	if (hist.bins != NULL && !paused)
 		profil_off();
