@@ -179,8 +179,19 @@ static int main_text(uintptr_t *lo, uintptr_t *hi)
 static void read_cmdline(void)
 {
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		/* No /proc: the program's name alone (argv[0], as the C library
+		 * kept it). */
+		const char *n = program_invocation_name;
+		char *b = n != NULL ? mon_strdup(n) : NULL;
+		if (b != NULL) {
+			mon_free(cmdline);
+			cmdline = b;
+			cmdline_len = (uint32_t)strlen(b) + 1;
+			argc = 1;
+		}
 		return;
+	}
 	size_t cap = 4096, len = 0;
 	char *b = mon_alloc(cap);
 	while (b != NULL) {
@@ -520,6 +531,8 @@ __attribute__((constructor)) static void monitor_init(void)
 	mon_hooks.after_dlopen = after_dlopen;
 }
 
+static void say(const char *lead, size_t n, const char *why);
+
 /* A new run after monitor(0) (monitor.3, "A new run"): everything the last
  * one counted is dropped — call counts and arcs, the stacks, the sampler's
  * counters, the run's facts — so that the next file holds this run alone.
@@ -555,6 +568,14 @@ static int setup(int mode)
 	refresh_objects();
 	read_cmdline();
 	start_pid = getpid();
+	/* No /proc (a container or jail without it): what only it tells is
+	 * missing from the profile; say what, once. */
+	if (access("/proc/self/task", F_OK) != 0 && errno == ENOENT) {
+		static const char lead[] = "monprof: /proc is not mounted: ";
+		say(lead, sizeof lead - 1,
+		    "threads running before profiling started are not sampled; threads' CPU "
+		    "times, the arguments and the stack bounds are not recorded");
+	}
 	if (!at_exit_registered) {
 		at_exit_registered = 1;
 		atexit(at_exit);

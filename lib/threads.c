@@ -124,8 +124,10 @@ static void arm_all(void)
 {
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
 			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		arm(mon_gettid());	/* no /proc: this thread at least (monitor.c says so) */
 		return;
+	}
 	char buf[4096] __attribute__((aligned(8)));
 	long n;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {

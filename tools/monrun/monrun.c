@@ -282,11 +282,24 @@ static const char *loader_program(char **args)
 }
 
 /* libmon.so beside us (bin/../lib, as installed and as built), else the
- * configured library directory. */
-static char *find_libmon(void)
+ * configured library directory.  Where we are: /proc/self/exe, or without
+ * /proc (a container or jail that has none) argv0 as execvp found it. */
+static char *find_libmon(const char *argv0)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0 && argv0 != NULL) {
+		int why;
+		const char *what;
+		char *p = strchr(argv0, '/') ? strdup(argv0) : find_command(argv0, &why, &what);
+		char *real = p ? realpath(p, NULL) : NULL;
+		free(p);
+		if (real != NULL && strlen(real) < sizeof self) {
+			strcpy(self, real);
+			n = (ssize_t)strlen(self);
+		}
+		free(real);
+	}
 	if (n > 0) {
 		self[n] = '\0';
 		char *slash = strrchr(self, '/');
@@ -455,7 +468,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	char *lib = find_libmon();
+	char *lib = find_libmon(argv[0]);
 	if (lib == NULL)
 		errx(1, "libmon.so not found beside monrun nor in %s", MON_LIBDIR);
 	const char *old = getenv("LD_PRELOAD");
