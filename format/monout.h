@@ -62,8 +62,13 @@
  *     0 load bias u64 (runtime address minus ELF address), 8 text low u64,
  *     16 text high u64 (runtime addresses, [low, high) of its executable
  *     segments), 24 flags u32 (MONOUT_OBJ_*), 28 build-ID length u32
- *     (bytes), 32 path length u32 (bytes, no NUL), 36 reserved u32 0,
- *     40 build ID, then path.
+ *     (bytes), 32 path length u32 (bytes, no NUL), 36 object set u32 (the
+ *     runtime's object set in which this object was first seen loaded: 0
+ *     for the objects loaded when profiling started, and in files written
+ *     before this field existed), 40 build ID, then path.  Two objects
+ *     may cover the same addresses when one was unloaded (dlclose) and the
+ *     other loaded there later: a PC sampled in object set s belongs to the
+ *     object covering it whose object set is the largest not above s.
  *   HIST (3), zero or more, one per sampled PC range:
  *     0 lowpc u64, 8 highpc u64 (range [lowpc, highpc)), 16 bins u64,
  *     24 scale u32 (profil(2)'s 16.16 fraction, 2..65536), 28 counter size
@@ -124,12 +129,13 @@
  *     wrote (empty if none).  Exactly one entry has role THIS: the image
  *     this file profiles.
  *   STACKS (11, minor 4), zero or more: sampled call stacks.  A reader
- *     adds up the counts of identical (tid, flags, pcs).
+ *     adds up the counts of identical (object set, tid, flags, pcs).
  *
  *     STACKS (11, minor 4):
  *       fixed part, 32 bytes:
  *        0 max depth u32   (PCs the runtime kept per stack, MONPROF_STACK_DEPTH)
- *        4 reserved u32 0
+ *        4 object set u32  (the object set the entries' samples were taken in: see OBJECT; 0 in
+ *                           files written before this field existed.  One record per object set)
  *        8 lost u64        (samples counted in the histograms whose stack the table had no room for)
  *       16 truncated u64   (samples whose walk ended early: the sum of counts of entries flagged TRUNCATED)
  *       24 reserved u64 0
@@ -277,6 +283,7 @@ struct monout_object {
 	const uint8_t *build_id;
 	uint32_t path_len;	/* bytes, no NUL (the reader adds one) */
 	const char *path;
+	uint32_t set;		/* object set it was first seen loaded in (0: at start) */
 };
 
 struct monout_hist {
@@ -356,6 +363,7 @@ struct monout_stack {		/* one STACKS entry */
 	uint64_t *pcs;		/* leaf first: pcs[0] the interrupted PC, the
 				 * others inside the instruction each caller was
 				 * executing (return address - 1) */
+	uint32_t set;		/* object set of its samples (its record's; OBJECT) */
 };
 
 /* A whole profile.  The reader sorts and merges: calls by selfpc, arcs by
@@ -493,6 +501,7 @@ struct monout_stacks_head {
 	uint32_t max_depth;	/* PCs the runtime kept per stack */
 	uint64_t lost;		/* samples whose stack the table had no room for */
 	uint64_t truncated;	/* samples of entries flagged MONOUT_STACK_TRUNCATED */
+	uint32_t set;		/* the object set of the entries that follow (OBJECT) */
 };
 int monout_stacks_open(struct monout_writer *w, const struct monout_stacks_head *h);
 int monout_stacks_add(struct monout_writer *w, uint64_t count, uint64_t tid, uint32_t flags,

@@ -182,10 +182,12 @@ static void merge(struct monout *m)
 	}
 }
 
-/* Order of stacks: tid, flags, depth, then the pcs. */
+/* Order of stacks: object set, tid, flags, depth, then the pcs. */
 static int cmp_stack(const void *a, const void *b)
 {
 	const struct monout_stack *x = a, *y = b;
+	if (x->set != y->set)
+		return x->set < y->set ? -1 : 1;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->flags != y->flags)
@@ -407,6 +409,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			o->text_lo = g64(&r, pl + 8);
 			o->text_hi = g64(&r, pl + 16);
 			o->flags = g32(&r, pl + 24);
+			o->set = g32(&r, pl + 36);
 			if (o->text_lo > o->text_hi)
 				RFAIL("record %u (OBJECT) at offset %zu: text low 0x%llx above text high 0x%llx",
 				      i, off, (unsigned long long)o->text_lo,
@@ -672,7 +675,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			if (rlen < MONOUT_STACKS_FIXED)
 				RFAIL("record %u (STACKS) at offset %zu: %llu bytes, at least %d expected", i,
 				      off, (unsigned long long)rlen, MONOUT_STACKS_FIXED);
-			uint32_t maxd = g32(&r, pl);
+			uint32_t maxd = g32(&r, pl), sset = g32(&r, pl + 4);
 			if (maxd == 0 || maxd > MONOUT_STACK_MAX_DEPTH)
 				RFAIL("record %u (STACKS) at offset %zu: max depth %u out of range 1..%u", i,
 				      off, maxd, MONOUT_STACK_MAX_DEPTH);
@@ -710,6 +713,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				st->tid = g64(&r, at + 8);
 				st->depth = depth;
 				st->flags = g32(&r, at + 20);
+				st->set = sset;
 				st->pcs = v;
 				at += MONOUT_STACK_FIXED + (size_t)depth * 8;
 			}

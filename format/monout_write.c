@@ -222,7 +222,7 @@ int monout_put_object(struct monout_writer *w, const struct monout_object *o)
 	w_u32(w, o->flags);
 	w_u32(w, bl);
 	w_u32(w, pl);
-	w_u32(w, 0);
+	w_u32(w, o->set);
 	if (bl)
 		w_bytes(w, o->build_id, bl);
 	if (pl)
@@ -400,7 +400,7 @@ int monout_stacks_open(struct monout_writer *w, const struct monout_stacks_head 
 	if (rec_open(w, MONOUT_REC_STACKS) < 0)
 		return -1;
 	w_u32(w, h->max_depth > MONOUT_STACK_MAX_DEPTH ? MONOUT_STACK_MAX_DEPTH : h->max_depth);
-	w_u32(w, 0);
+	w_u32(w, h->set);
 	w_u64(w, h->lost);
 	w_u64(w, h->truncated);
 	return w_u64(w, 0);
@@ -508,15 +508,39 @@ int monout_write_fd(int fd, const struct monout *m)
 	if (m->nimages && monout_put_images(&w, m->images, m->nimages) < 0)
 		return -1;
 	if (m->have_stacks) {
-		struct monout_stacks_head h = { m->stack_max_depth, m->stacks_lost,
-						 m->stacks_truncated };
-		if (monout_stacks_open(&w, &h) < 0)
-			return -1;
-		for (size_t i = 0; i < m->nstacks; i++)
-			monout_stacks_add(&w, m->stacks[i].count, m->stacks[i].tid, m->stacks[i].flags,
-					  m->stacks[i].pcs, m->stacks[i].depth);
-		if (monout_stacks_close(&w) < 0)
-			return -1;
+		/* One record per object set, in the order the sets first appear
+		 * among the entries (one empty record if there is none); the
+		 * first carries lost, each its own truncated samples. */
+		int first = 1;
+		for (size_t i = 0; i < m->nstacks || (first && i == 0); i++) {
+			uint32_t set = i < m->nstacks ? m->stacks[i].set : 0;
+			int seen = 0;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = m->stacks[j].set == set;
+			if (seen)
+				continue;
+			struct monout_stacks_head h = { m->stack_max_depth, 0, 0, set };
+			for (size_t j = 0; j < m->nstacks; j++)
+				if ((m->stacks[j].set == set) != first &&
+				    (m->stacks[j].flags & MONOUT_STACK_TRUNCATED))
+					h.truncated += m->stacks[j].count;
+			if (first) {	/* the total read back stays the file's */
+				h.lost = m->stacks_lost;
+				h.truncated = m->stacks_truncated > h.truncated
+						      ? m->stacks_truncated - h.truncated
+						      : 0;
+			}
+			if (monout_stacks_open(&w, &h) < 0)
+				return -1;
+			for (size_t j = i; j < m->nstacks; j++)
+				if (m->stacks[j].set == set)
+					monout_stacks_add(&w, m->stacks[j].count, m->stacks[j].tid,
+							  m->stacks[j].flags, m->stacks[j].pcs,
+							  m->stacks[j].depth);
+			if (monout_stacks_close(&w) < 0)
+				return -1;
+			first = 0;
+		}
 	}
 	return monout_end(&w);
 }

@@ -39,12 +39,12 @@ static spawn_fn real_posix_spawn, real_posix_spawnp;
 __attribute__((constructor)) static void exec_init(void)
 {
 	int saved_errno = errno;
-	real_execve = (execve_fn)dlsym(RTLD_NEXT, "execve");
-	real_execvpe = (execvpe_fn)dlsym(RTLD_NEXT, "execvpe");
-	real_fexecve = (fexecve_fn)dlsym(RTLD_NEXT, "fexecve");
-	real_execveat = (execveat_fn)dlsym(RTLD_NEXT, "execveat");
-	real_posix_spawn = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawn");
-	real_posix_spawnp = (spawn_fn)dlsym(RTLD_NEXT, "posix_spawnp");
+	real_execve = (execve_fn)mon_libc_next("execve");
+	real_execvpe = (execvpe_fn)mon_libc_next("execvpe");
+	real_fexecve = (fexecve_fn)mon_libc_next("fexecve");
+	real_execveat = (execveat_fn)mon_libc_next("execveat");
+	real_posix_spawn = (spawn_fn)mon_libc_next("posix_spawn");
+	real_posix_spawnp = (spawn_fn)mon_libc_next("posix_spawnp");
 	errno = saved_errno;
 }
 

@@ -39,12 +39,28 @@
  *
  * Not caught, nothing written: SIGKILL, the exit_group(2) system call made
  * directly, SIGIO, SIGPROF and the real-time signals.
+ *
+ * A thread whose stack is exhausted (unbounded recursion) takes SIGSEGV
+ * with no stack left to run a handler on: the kernel then kills the
+ * process at once (signal(7), sigaltstack(2)).  So each thread gets an
+ * alternate signal stack of ours (MON_ALT_STACK bytes, mmap'ed: pages are
+ * backed only when used), installed while the program has none of its own
+ * in that thread, and the fatal handlers run with SA_ONSTACK.  The program
+ * never sees it: sigaltstack(2) is interposed, and answers with the
+ * program's own alternate stack (or SS_DISABLE); a stack the program sets
+ * replaces ours, and when it disables its own, ours comes back.  Threads:
+ * set up in threads.c's start wrapper (mon_fatal_thread_start) and taken
+ * down at the thread's end (mon_fatal_thread_end), in the thread that
+ * profiling started in at mon_fatal_install.  A thread created past our
+ * pthread_create wrapper (a raw clone) has none: a stack overflow there
+ * ends the process without a profile.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -82,9 +98,9 @@ static struct sigaction prog_act[NSIG];
 static void resolve(void)
 {
 	if (real_sigaction == NULL)
-		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		real_sigaction = (sigaction_fn)mon_libc_next("sigaction");
 	if (real_signal == NULL)
-		real_signal = (signal_fn)dlsym(RTLD_NEXT, "signal");
+		real_signal = (signal_fn)mon_libc_next("signal");
 }
 
 __attribute__((constructor)) static void fatal_init(void)
@@ -205,6 +221,94 @@ static void install_if_default(int sig)
 		__atomic_store_n(&ours[sig], 1, __ATOMIC_RELEASE);
 }
 
+/* ---- the alternate signal stack --------------------------------------- */
+
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1u << 31)	/* <linux/signal.h>, Linux 4.7 */
+#endif
+#define MON_ALT_STACK (256u * 1024u)	/* the writer's deepest path, with room */
+
+/* Per thread: our alternate stack's memory (NULL: none) and its length. */
+static __thread void *alt_mem __attribute__((tls_model("initial-exec")));
+static __thread size_t alt_len __attribute__((tls_model("initial-exec")));
+
+static int raw_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	return (int)syscall(SYS_sigaltstack, ss, old);
+}
+
+/* 1 if the kernel's alternate stack for this thread is ours. */
+static int ours_in_kernel(void)
+{
+	stack_t cur;
+	return alt_mem != NULL && raw_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) &&
+	       cur.ss_sp == alt_mem;
+}
+
+static void put_ours(void)
+{
+	stack_t ss = { .ss_sp = alt_mem, .ss_flags = 0, .ss_size = alt_len };
+	raw_sigaltstack(&ss, NULL);
+}
+
+void mon_fatal_thread_start(void)
+{
+	if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || alt_mem != NULL)
+		return;
+	int saved_errno = errno;
+	stack_t cur;
+	if (raw_sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
+		void *p = mmap(NULL, MON_ALT_STACK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		if (p != MAP_FAILED) {
+			alt_mem = p;
+			alt_len = MON_ALT_STACK;
+			put_ours();
+		}
+	}
+	errno = saved_errno;
+}
+
+void mon_fatal_thread_end(void)
+{
+	if (alt_mem == NULL)
+		return;
+	int saved_errno = errno;
+	if (ours_in_kernel()) {
+		stack_t off = { .ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0 };
+		raw_sigaltstack(&off, NULL);
+	}
+	munmap(alt_mem, alt_len);
+	alt_mem = NULL;
+	errno = saved_errno;
+}
+
+/* sigaltstack(2), as the program sees it: ours is never reported (old
+ * says SS_DISABLE while ours is in place), one the program sets replaces
+ * ours, and disabling the program's own puts ours back.  Same arguments,
+ * results and errors (EINVAL, ENOMEM, EPERM, EFAULT) as sigaltstack(2). */
+MON_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	if (alt_mem == NULL || !ours_in_kernel()) {
+		int rc = raw_sigaltstack(ss, old);
+		if (rc == 0 && alt_mem != NULL && ss != NULL && (ss->ss_flags & SS_DISABLE))
+			put_ours();
+		return rc;
+	}
+	if (ss != NULL) {
+		if (ss->ss_flags & ~(SS_DISABLE | SS_AUTODISARM))
+			return mon_fail(EINVAL);
+		if (!(ss->ss_flags & SS_DISABLE) && raw_sigaltstack(ss, NULL) < 0)
+			return -1;	/* ENOMEM (too small), EFAULT, EPERM: the kernel's word */
+	}
+	if (old != NULL) {
+		old->ss_sp = NULL;
+		old->ss_size = 0;
+		old->ss_flags = SS_DISABLE;
+	}
+	return 0;
+}
+
 /* ---- exits that skip atexit --------------------------------------------- */
 
 /* Write at an exit that skips atexit: only once profiling was set up
@@ -257,5 +361,6 @@ void mon_fatal_install(const struct mon_fatal_calls *c)
 		install_if_default(snapshot_signo);
 	at_quick_exit(at_quick_exit_write);
 	__atomic_store_n(&installed, 1, __ATOMIC_RELEASE);
+	mon_fatal_thread_start();	/* the thread profiling starts in */
 	errno = saved_errno;
 }

@@ -143,7 +143,7 @@ static int (*real_close)(int);
 MON_NO_TSAN __attribute__((constructor(101))) static void fdguard_init(void)
 {
 	int saved_errno = errno;
-	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+	real_close = (int (*)(int))mon_libc_next("close");
 	errno = saved_errno;
 }
 

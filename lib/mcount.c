@@ -295,6 +295,12 @@ int mon_count_add_block(struct cnt *cells, size_t n)
 	return 0;
 }
 
+void mon_count_restart(void)
+{
+	__atomic_store_n(&nblocks, 0, __ATOMIC_RELEASE);
+	mon_count_reset();
+}
+
 void mon_count_reset(void)
 {
 	for (unsigned t = 0; t < MAX_TABLES; t++) {

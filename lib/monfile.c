@@ -17,6 +17,14 @@
  * with PROFDIR its own pid is in the name anyway.  Relative directories are
  * made absolute at start, so a later chdir() does not move the file.
  *
+ * The directory is also held open from the start (an O_PATH descriptor of
+ * ours, in fdguard.c's range, close-on-exec) and the file is written
+ * relative to it (openat, renameat, unlinkat): a program that chroots
+ * itself, as daemons do, or renames the directory, still gets its profile
+ * where it was decided.  If that descriptor could not be opened (the
+ * directory did not exist yet, no descriptor left) or no longer names the
+ * directory (the program put another file on its number), the path is used.
+ *
  * Writing: a temporary file beside the target (NAME.tmp.PID.N, created
  * exclusively, mode 0666 less the umask), the records, then rename(2): a
  * reader sees the old file or the whole new one, never half of one.  On any
@@ -32,6 +40,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +58,52 @@ static char *name_buf, *tmp_buf;	/* formatted at write time */
 static size_t buf_len;
 static unsigned tmp_seq;
 static int exec_suffix;		/* N > 0: this image execs another: NAME.execN */
+static int dir_fd = -1;		/* O_PATH descriptor of the file's directory, ours */
+static dev_t dir_dev;		/* what dir_fd named when opened */
+static ino_t dir_ino;
+static size_t leaf_at;		/* names from mon_file_name: the file's name starts here */
+
+/* Hold the directory of the file (its first leaf_at bytes of path) open. */
+static void hold_dir(const char *path, size_t len)
+{
+	if (dir_fd >= 0) {
+		mon_fd_drop(dir_fd);
+		syscall(SYS_close, dir_fd);
+		dir_fd = -1;
+	}
+	char *d = mon_alloc(len + 2);
+	if (d == NULL)
+		return;
+	memcpy(d, path, len);
+	d[len] = '\0';
+	if (len == 0)
+		strcpy(d, ".");
+	int fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	mon_free(d);
+	if (fd < 0)
+		return;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || (fd = mon_fd_raise(fd)) < 0) {
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+		return;
+	}
+	mon_fd_adopt(fd);
+	dir_dev = st.st_dev;
+	dir_ino = st.st_ino;
+	dir_fd = fd;
+}
+
+/* The held directory, if it is still the one opened; else AT_FDCWD (names
+ * are absolute paths then). */
+static int held_dir(void)
+{
+	struct stat st;
+	if (dir_fd < 0 || fstat(dir_fd, &st) < 0 || st.st_dev != dir_dev || st.st_ino != dir_ino ||
+	    !S_ISDIR(st.st_mode))
+		return AT_FDCWD;
+	return dir_fd;
+}
 
 static char *absolute(const char *d)
 {
@@ -133,6 +189,14 @@ int mon_file_setup(int mode, const struct mon_file_inherited *inherited)
 	with_pid = pd != NULL;
 	setup_pid = root;
 	exec_suffix = 0;
+	if (explicit_path != NULL) {
+		const char *slash = strrchr(explicit_path, '/');
+		leaf_at = slash ? (size_t)(slash - explicit_path) + 1 : 0;
+		hold_dir(explicit_path, leaf_at ? (leaf_at > 1 ? leaf_at - 1 : 1) : 0);
+	} else {
+		leaf_at = strcmp(dir, "/") == 0 ? 1 : strlen(dir) + 1;
+		hold_dir(dir, strlen(dir));
+	}
 	ready = 1;
 	return 0;
 }
@@ -302,6 +366,10 @@ static int write_file(const char *name, uint32_t flags,
 {
 	int fd = -1, e = 0;
 	struct monout_writer w;
+	int at_dir = held_dir();
+	/* Relative to the held directory: the names past it. */
+	const char *rel_name = at_dir == AT_FDCWD ? name : name + leaf_at;
+	const char *rel_tmp;
 	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
 		size_t at = 0;
 		tmp_buf[0] = '\0';
@@ -310,7 +378,8 @@ static int write_file(const char *name, uint32_t flags,
 		put_num(tmp_buf, &at, (unsigned long)getpid());
 		put(tmp_buf, &at, ".");
 		put_num(tmp_buf, &at, __atomic_add_fetch(&tmp_seq, 1, __ATOMIC_RELAXED));
-		fd = open(tmp_buf, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		rel_tmp = at_dir == AT_FDCWD ? tmp_buf : tmp_buf + leaf_at;
+		fd = openat(at_dir, rel_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -321,17 +390,17 @@ static int write_file(const char *name, uint32_t flags,
 	if (monout_begin(&w, fd, flags) < 0 || fill(&w, arg) < 0 || monout_end(&w) < 0) {
 		e = errno;
 		close(fd);
-		unlink(tmp_buf);
+		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;
 	}
 	if (close(fd) < 0) {
 		e = errno;
-		unlink(tmp_buf);
+		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;
 	}
-	if (rename(tmp_buf, name) < 0) {
+	if (renameat(at_dir, rel_tmp, at_dir, rel_name) < 0) {
 		e = errno;
-		unlink(tmp_buf);
+		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;
 	}
 	return 0;

@@ -58,6 +58,7 @@ static struct {
 static WORD *own_bins;		/* monstartup()'s buffer */
 static int whole;		/* whole-process mode: object histograms (objhist.c) */
 static int follow_forks = 1;	/* whole mode: fork children go on profiling */
+static int by_monstartup;	/* the running profile was started by monstartup() */
 static int with_stacks;		/* whole mode or monstartup(): call stacks (stacks.c) */
 
 /* Prepared for the writer. */
@@ -178,8 +179,19 @@ static int main_text(uintptr_t *lo, uintptr_t *hi)
 static void read_cmdline(void)
 {
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		/* No /proc: the program's name alone (argv[0], as the C library
+		 * kept it). */
+		const char *n = program_invocation_name;
+		char *b = n != NULL ? mon_strdup(n) : NULL;
+		if (b != NULL) {
+			mon_free(cmdline);
+			cmdline = b;
+			cmdline_len = (uint32_t)strlen(b) + 1;
+			argc = 1;
+		}
 		return;
+	}
 	size_t cap = 4096, len = 0;
 	char *b = mon_alloc(cap);
 	while (b != NULL) {
@@ -248,6 +260,16 @@ static int fill(struct monout_writer *w, void *arg)
 	if (monout_put_run(w, &r) < 0)
 		return -1;
 	uint32_t hist_object = MONOUT_NO_OBJECT;
+	size_t nobj, extra = 0;
+	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
+	/* Each loaded object's object set: its latest histogram's (objhist.h). */
+	for (size_t i = 0; i < nobjects; i++)
+		for (size_t k = 0; k < nobj; k++)
+			if (oh[k]->highpc - 1 >= objects[i].text_lo &&
+			    oh[k]->highpc - 1 < objects[i].text_hi &&
+			    oh[k]->load_bias == objects[i].load_bias &&
+			    strcmp(oh[k]->path, objects[i].path) == 0 && oh[k]->set > objects[i].set)
+				objects[i].set = oh[k]->set;
 	for (size_t i = 0; i < nobjects; i++) {
 		if (monout_put_object(w, &objects[i]) < 0)
 			return -1;
@@ -269,8 +291,6 @@ static int fill(struct monout_writer *w, void *arg)
 		if (monout_put_hist(w, &h) < 0)
 			return -1;
 	}
-	size_t nobj, extra = 0;
-	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
 	for (size_t k = 0; k < nobj; k++) {
 		struct monout_hist h;
 		memset(&h, 0, sizeof h);
@@ -304,6 +324,7 @@ static int fill(struct monout_writer *w, void *arg)
 			o.build_id_len = (uint32_t)oh[k]->build_id_len;
 			o.path = oh[k]->path;
 			o.path_len = (uint32_t)strlen(oh[k]->path);
+			o.set = oh[k]->set;
 			if (monout_put_object(w, &o) < 0)
 				return -1;
 			h.object = (uint32_t)(nobjects + extra++);
@@ -514,6 +535,24 @@ __attribute__((constructor)) static void monitor_init(void)
 	mon_hooks.after_dlopen = after_dlopen;
 }
 
+static void say(const char *lead, size_t n, const char *why);
+
+/* A new run after monitor(0) (monitor.3, "A new run"): everything the last
+ * one counted is dropped — call counts and arcs, the stacks, the sampler's
+ * counters, the run's facts — so that the next file holds this run alone.
+ * The clocks are stopped (mon_finish).  Under lock. */
+static void restart(void)
+{
+	mon_count_restart();
+	mon_stacks_reset();
+	if (whole)
+		mon_objhist_reset();
+	if (mon_hooks.counters_reset)
+		mon_hooks.counters_reset();
+	mon_facts_reset();
+	mon_clock_unsampled_reset();
+}
+
 /* Set up once per image: output name, tables, handlers.  Under lock. */
 static int setup(int mode)
 {
@@ -533,6 +572,14 @@ static int setup(int mode)
 	refresh_objects();
 	read_cmdline();
 	start_pid = getpid();
+	/* No /proc (a container or jail without it): what only it tells is
+	 * missing from the profile; say what, once. */
+	if (access("/proc/self/task", F_OK) != 0 && errno == ENOENT) {
+		static const char lead[] = "monprof: /proc is not mounted: ";
+		say(lead, sizeof lead - 1,
+		    "threads running before profiling started are not sampled; threads' CPU "
+		    "times, the arguments and the stack bounds are not recorded");
+	}
 	if (!at_exit_registered) {
 		at_exit_registered = 1;
 		atexit(at_exit);
@@ -622,6 +669,8 @@ MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bu
 	} else if (setup(MON_MODE_EXPLICIT) < 0) {
 		e = errno;
 	} else {
+		if (started && finished)
+			restart();	/* after monitor(0): a new run */
 		size_t ssiz = head + nfunc * cellw;
 		struct hdr *h = (struct hdr *)(void *)buffer;
 		struct cnt *cells = (struct cnt *)(void *)(h + 1);
@@ -660,6 +709,7 @@ static int start_default(uintptr_t lo, uintptr_t hi, int mode, int must)
 	WORD *bins = mon_alloc((nbins ? nbins : 1) * sizeof *bins);
 	if (bins == NULL)
 		return mon_fail(ENOMEM);
+	memset(bins, 0, (nbins ? nbins : 1) * sizeof *bins);	/* mon_alloc reuses memory */
 	WORD *old = own_bins;
 	if (start_hist(lo, hi, bins, nbins, mon_bin_scale(per), must) < 0) {
 		int e = errno;
@@ -683,12 +733,21 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	if (main_text(&tlo, &thi) == 0 && lo < tlo)
 		lo = tlo;
 	int was_started = started;
-	int rc = lo >= hi ? mon_fail(EINVAL) : setup(MON_MODE_EXPLICIT);
+	/* A second monstartup while the first one's profile runs: refused,
+	 * the first goes on (monitor.3).  After monitor(0): a new run, from
+	 * zero. */
+	int rc = lo >= hi ? mon_fail(EINVAL)
+		 : started && !finished && by_monstartup ? mon_fail(EBUSY)
+					: setup(MON_MODE_EXPLICIT);
+	if (rc == 0 && started && finished)
+		restart();
 	if (rc == 0) {
 		stacks_on();	/* before the clock: every sample has its stack */
 		rc = start_default(lo, hi, MON_MODE_EXPLICIT, 1);
-		if (rc == 0)
+		if (rc == 0) {
 			with_stacks = 1;
+			by_monstartup = 1;
+		}
 		else if (!with_stacks) {
 			int e = errno;
 			mon_stacks_stop();
@@ -781,6 +840,7 @@ void mon_finish(int reason)
 		return;
 	}
 	finished = 1;
+	by_monstartup = 0;
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
 	if (hist.bins != NULL && !paused)
 		profil_off();

@@ -45,6 +45,10 @@ MON_HIDDEN int mon_count_add_block(struct cnt *cells, size_t n);
 
 /* Zero every count (in a fork child: its profile holds its own calls). */
 MON_HIDDEN void mon_count_reset(void);
+/* A new run after monitor(0) (monitor.3): the callers' cell blocks are
+ * forgotten (left as they are: they are the program's), the arcs zeroed.
+ * Counting must be off (mon_counting 0). */
+MON_HIDDEN void mon_count_restart(void);
 
 /* Add up each function's calls from its arcs, into the function table
  * and the monitor() buffer cells.  Async-signal-safe; one caller at a time

@@ -4,7 +4,13 @@
  * profile's object list, monitor.c), each object with its resolved path.
  *
  * The program is the first object (its dlpi_name is empty): its path is
- * /proc/self/exe's target.  The vDSO has a name but no file
+ * /proc/self/exe's target, unless that is not the program: a program
+ * started through the dynamic loader ("/lib64/ld-linux-x86-64.so.2 ./prog"),
+ * where /proc/self/exe is the loader and AT_EXECFN (getauxval(3): glibc's
+ * loader sets it to the program it loaded) names another ELF file; or no
+ * /proc at all (a container or jail without it), where AT_EXECFN is the only
+ * name there is.  AT_EXECFN is made absolute against the working directory
+ * of the first call (profiling starts before main).  The vDSO has a name but no file
  * ("linux-vdso.so.1", "linux-gate.so.1"; "[vdso]" when it has none).  An
  * object dlopen()ed by a relative name ("./plugin.so") gets the absolute
  * path of the file mapped at its first segment, from /proc/self/maps
@@ -15,6 +21,8 @@
 #include <fcntl.h>
 #include <link.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "objects.h"
@@ -47,7 +55,67 @@ size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t 
 	return 0;
 }
 
+/* name made absolute against the working directory, in mon_alloc memory. */
+static char *absolute_name(const char *name)
+{
+	if (name[0] == '/')
+		return mon_strdup(name);
+	for (size_t cap = 256; cap <= ((size_t)1 << 20); cap *= 2) {
+		char *b = mon_alloc(cap + strlen(name) + 2);
+		if (b == NULL)
+			return NULL;
+		if (getcwd(b, cap) != NULL && b[0] == '/') {
+			size_t n = strlen(b);
+			if (b[n - 1] != '/')
+				b[n++] = '/';
+			strcpy(b + n, name[0] == '.' && name[1] == '/' ? name + 2 : name);
+			return b;
+		}
+		mon_free(b);
+		if (errno != ERANGE)
+			break;
+	}
+	return mon_strdup(name);
+}
+
+/* 1 if path is an ELF file (its first four bytes). */
+static int is_elf(const char *path)
+{
+	unsigned char m[SELFMAG];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	int yes = read(fd, m, sizeof m) == (ssize_t)sizeof m && memcmp(m, ELFMAG, SELFMAG) == 0;
+	close(fd);
+	return yes;
+}
+
+static char *proc_self_exe(void);
+
 char *mon_self_exe(void)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	char *exe = proc_self_exe();
+	if (fn == NULL || fn[0] == '\0')
+		return exe;
+	if (exe == NULL)
+		return absolute_name(fn);	/* no /proc */
+	struct stat a, b;
+	if (stat(exe, &a) == 0 && stat(fn, &b) == 0 && (a.st_dev != b.st_dev || a.st_ino != b.st_ino) &&
+	    is_elf(fn)) {
+		/* Another ELF file than the one the kernel ran: the program the
+		 * dynamic loader was asked to run (a script's AT_EXECFN is not
+		 * ELF: its interpreter is the program). */
+		char *r = absolute_name(fn);
+		if (r != NULL) {
+			mon_free(exe);
+			return r;
+		}
+	}
+	return exe;
+}
+
+static char *proc_self_exe(void)
 {
 	for (size_t cap = 256;; cap *= 2) {
 		char *b = mon_alloc(cap);
@@ -147,9 +215,14 @@ static int object_path(const struct dl_phdr_info *info, const char *name, char *
 		close(fd);
 	}
 	if (!found) {
-		size_t n = strnlen(name, cap - 1);
-		memcpy(out, name, n);
+		/* No /proc: the name against the working directory (what the
+		 * loader opened it by, unless the program has moved since). */
+		char *a = absolute_name(name);
+		const char *src = a != NULL ? a : name;
+		size_t n = strnlen(src, cap - 1);
+		memcpy(out, src, n);
 		out[n] = '\0';
+		mon_free(a);
 	}
 	return found ? 0 : -1;
 }

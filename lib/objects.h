@@ -37,8 +37,10 @@ MON_HIDDEN int mon_objects_each(int (*fn)(const struct mon_object_info *o, void 
  * 0 when the object has none. */
 MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
 
-/* The program's own path (/proc/self/exe), in mon_alloc memory; NULL if
- * unknown or out of memory. */
+/* The program's own path, in mon_alloc memory: /proc/self/exe's target, or
+ * AT_EXECFN made absolute when that names another ELF file (a program run
+ * through the dynamic loader) or /proc is missing; NULL if unknown or out
+ * of memory. */
 MON_HIDDEN char *mon_self_exe(void);
 
 /* Parse hexadecimal digits at *p (an optional 0x first) into *out; *p moves

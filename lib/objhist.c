@@ -225,6 +225,8 @@ static int refresh(void)
 	const struct mon_objhist_set *old = current;
 	size_t nold = old ? old->n : 0;
 	struct mon_objhist_set *set = zalloc(sizeof *set + (nold + sc.n) * sizeof set->h[0]);
+	if (set != NULL)
+		set->gen = old ? old->gen + 1 : 0;
 	if (nall + sc.n > capall) {
 		size_t cap = (nall + sc.n) * 2;
 		struct mon_objhist **a = mon_realloc(all, cap * sizeof *a);
@@ -240,6 +242,7 @@ static int refresh(void)
 		return mon_fail(ENOMEM);
 	}
 	for (size_t i = 0; i < sc.n; i++) {
+		sc.found[i]->set = set->gen;
 		all[nall++] = sc.found[i];
 		set->h[set->n++] = sc.found[i];
 	}
@@ -256,6 +259,12 @@ static int refresh(void)
 	sort_by_lowpc(set->h, set->n);
 	__atomic_store_n(&current, set, __ATOMIC_RELEASE);
 	return 0;
+}
+
+uint32_t mon_objhist_set_now(void)
+{
+	const struct mon_objhist_set *set = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+	return set ? set->gen : 0;
 }
 
 int mon_objhist_start(unsigned bytes_per_bin)
@@ -544,7 +553,7 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 {
 	static void *(*real_dlopen)(const char *, int);
 	if (real_dlopen == NULL)
-		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+		real_dlopen = (void *(*)(const char *, int))mon_libc_next("dlopen");
 	if (real_dlopen == NULL)
 		return NULL;
 	void *h = real_dlopen(file, mode);

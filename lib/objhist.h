@@ -26,13 +26,26 @@ struct mon_objhist {
 	char *path;		/* object's path ("/proc/self/exe" target for the program) */
 	unsigned char build_id[64];
 	size_t build_id_len;	/* 0: the object has no GNU build ID */
+	uint32_t set;		/* the object set it was first seen in (mon_objhist_set_now) */
 };
 
 /* The snapshot the tick path searches: n histograms sorted by lowpc. */
 struct mon_objhist_set {
 	size_t n;
+	uint32_t gen;		/* 0 for the first snapshot, + 1 for each later one */
 	struct mon_objhist *h[];
 };
+
+/*
+ * The object set now: the number of the snapshot the tick path searches
+ * (0 before the first, and for the first; one more for each later snapshot,
+ * made when objects were loaded).  A PC sampled now belongs to the object
+ * covering it whose `set` is the largest not above this number (two objects
+ * may have covered the same addresses one after the other: dlclose, then
+ * dlopen).  Async-signal-safe (one atomic load); for the other sinks that
+ * keep PCs (stacks.c), so that they resolve them as the histograms did.
+ */
+MON_HIDDEN uint32_t mon_objhist_set_now(void);
 
 /*
  * Start whole-process sampling: a histogram for every executable segment of

@@ -206,6 +206,24 @@ MON_HIDDEN void mon_sig_disown(int sig);
  * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
 MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,
 					 struct sigaction *old));
+/* ---- fatal.c: the alternate signal stack the fatal handlers run on ------ */
+
+/* Give the calling thread an alternate signal stack of ours if the fatal
+ * handlers are installed and the thread has none (mon_fatal_thread_start),
+ * and take it down at the thread's end (mon_fatal_thread_end).  Normal
+ * context only; errno kept. */
+MON_HIDDEN void mon_fatal_thread_start(void);
+MON_HIDDEN void mon_fatal_thread_end(void);
+
+/* ---- libc_next.c: the C library's definition of an interposed function -- */
+
+/* The next definition of name after libmon's: dlsym(RTLD_NEXT, name) in a
+ * dynamically linked program; in a static one (dlsym finds nothing) the C
+ * library's under another name, or an equivalent system call (the list is
+ * at the top of libc_next.c).  NULL when there is none (dlopen in most
+ * static programs).  Not async-signal-safe: call it from constructors. */
+MON_HIDDEN void *mon_libc_next(const char *name);
+
 /* The C library's sigaction (what libmon's own sigaction wraps). */
 MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 /* The calling thread's program-view "tick signal blocked" flag, and

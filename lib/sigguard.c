@@ -137,11 +137,11 @@ MON_NO_TSAN void mon_sig_fork_child(void)
 MON_NO_TSAN static void resolve(void)
 {
 	if (real_sigaction == NULL)
-		real_sigaction = (sigaction_fn)dlsym(RTLD_NEXT, "sigaction");
+		real_sigaction = (sigaction_fn)mon_libc_next("sigaction");
 	if (real_sigprocmask == NULL)
-		real_sigprocmask = (sigmask_fn)dlsym(RTLD_NEXT, "sigprocmask");
+		real_sigprocmask = (sigmask_fn)mon_libc_next("sigprocmask");
 	if (real_pthread_sigmask == NULL)
-		real_pthread_sigmask = (sigmask_fn)dlsym(RTLD_NEXT, "pthread_sigmask");
+		real_pthread_sigmask = (sigmask_fn)mon_libc_next("pthread_sigmask");
 }
 
 MON_NO_TSAN __attribute__((constructor(101))) static void sigguard_init(void)

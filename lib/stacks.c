@@ -39,6 +39,7 @@
 
 #include "mon.h"
 #include "monout.h"
+#include "objhist.h"
 #include "sampler.h"
 #include "stacks.h"
 #include "unwind.h"
@@ -54,7 +55,8 @@ struct slot {
 	uint32_t flags;
 	uint64_t tid;
 	uint64_t count;		/* samples, atomic adds */
-	uint64_t at;		/* index of the first PC in the pool */
+	uint32_t at;		/* index of the first PC in the pool (< 2^31: max * depth) */
+	uint32_t set;		/* the object set the samples were taken in (objhist.h) */
 };
 
 struct mon_stack_table {
@@ -154,10 +156,10 @@ static uint64_t hash_of(uint64_t tid, unsigned flags, const uintptr_t *pcs, unsi
 	return h;
 }
 
-static int same(const struct mon_stack_table *t, const struct slot *s, uint32_t hash, uint64_t tid,
-		unsigned flags, const uintptr_t *pcs, unsigned n)
+static int same(const struct mon_stack_table *t, const struct slot *s, uint32_t hash, uint32_t set,
+		uint64_t tid, unsigned flags, const uintptr_t *pcs, unsigned n)
 {
-	if (s->hash != hash || s->tid != tid || s->flags != flags || s->depth != n)
+	if (s->hash != hash || s->set != set || s->tid != tid || s->flags != flags || s->depth != n)
 		return 0;
 	const uint64_t *p = t->pool + s->at;
 	for (unsigned i = 0; i < n; i++)
@@ -169,11 +171,17 @@ static int same(const struct mon_stack_table *t, const struct slot *s, uint32_t 
 int mon_stack_table_add(struct mon_stack_table *t, uint64_t tid, unsigned flags,
 			const uintptr_t *pcs, unsigned n, uint64_t weight)
 {
+	return mon_stack_table_add_in(t, 0, tid, flags, pcs, n, weight);
+}
+
+int mon_stack_table_add_in(struct mon_stack_table *t, uint32_t set, uint64_t tid, unsigned flags,
+			   const uintptr_t *pcs, unsigned n, uint64_t weight)
+{
 	if (n > t->depth) {
 		n = t->depth;
 		flags |= MON_STACK_DEPTH;
 	}
-	uint64_t h64 = hash_of(tid, flags, pcs, n);
+	uint64_t h64 = hash_of(tid ^ ((uint64_t)set << 48), flags, pcs, n);
 	uint32_t hash = (uint32_t)(h64 >> 32);
 	size_t mask = t->nslots - 1;
 	size_t i = (size_t)h64 & mask;
@@ -181,7 +189,7 @@ int mon_stack_table_add(struct mon_stack_table *t, uint64_t tid, unsigned flags,
 		struct slot *s = &t->slots[i];
 		uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
 		if (st == READY) {
-			if (same(t, s, hash, tid, flags, pcs, n)) {
+			if (same(t, s, hash, set, tid, flags, pcs, n)) {
 				ADD(s->count, weight);
 				goto counted;
 			}
@@ -210,7 +218,8 @@ int mon_stack_table_add(struct mon_stack_table *t, uint64_t tid, unsigned flags,
 		s->tid = tid;
 		s->flags = flags;
 		s->depth = n;
-		s->at = at;
+		s->at = (uint32_t)at;
+		s->set = set;
 		__atomic_store_n(&s->count, weight, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->state, READY, __ATOMIC_RELEASE);
 		goto counted;
@@ -322,7 +331,7 @@ static int take(const struct mon_sample *s, uint64_t *saturated)
 		n = 1;
 		flags = MON_STACK_TRUNCATED;
 	}
-	mon_stack_table_add(t, (uint64_t)s->tid, flags, pcs, n, s->weight);
+	mon_stack_table_add_in(t, mon_objhist_set_now(), (uint64_t)s->tid, flags, pcs, n, s->weight);
 	return MON_SINK_OUTSIDE;
 }
 
@@ -384,23 +393,56 @@ const struct mon_stack_table *mon_stacks_table(void)
 	return __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 }
 
-static int put_one(uint64_t count, uint64_t tid, uint32_t flags, const uint64_t *pcs,
-		   uint32_t depth, void *arg)
+/* The smallest object set above `after` (any, when first) among the
+ * entries in use: 1 and *set, or 0 when there is none. */
+static int next_set(const struct mon_stack_table *t, int first, uint32_t after, uint32_t *set)
 {
-	return monout_stacks_add(arg, count, tid, flags, pcs, depth) < 0 ? -1 : 0;
+	int found = 0;
+	for (size_t i = 0; i < t->nslots; i++) {
+		const struct slot *s = &t->slots[i];
+		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != READY ||
+		    (!first && s->set <= after) || (found && s->set >= *set))
+			continue;
+		*set = s->set;
+		found = 1;
+	}
+	return found;
 }
 
+/* One STACKS record per object set among the entries (mon.out(5)); the
+ * first holds the table's lost samples; each its own truncated ones. */
 int mon_stacks_put(struct monout_writer *w)
 {
 	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t == NULL)
 		return 0;
-	struct monout_stacks_head h;
-	memset(&h, 0, sizeof h);
-	h.max_depth = t->depth;
-	h.lost = mon_stack_table_lost(t);
-	h.truncated = mon_stack_table_truncated(t);
-	if (monout_stacks_open(w, &h) < 0 || mon_stack_table_each(t, put_one, w) != 0)
-		return -1;
-	return monout_stacks_close(w);
+	uint32_t set = 0;
+	int first = 1, more = next_set(t, 1, 0, &set);
+	do {
+		struct monout_stacks_head h;
+		memset(&h, 0, sizeof h);
+		h.max_depth = t->depth;
+		h.set = set;
+		if (first)
+			h.lost = mon_stack_table_lost(t);
+		for (size_t i = 0; i < t->nslots; i++) {
+			const struct slot *s = &t->slots[i];
+			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == READY && s->set == set &&
+			    (s->flags & MON_STACK_TRUNCATED))
+				h.truncated += __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+		}
+		if (monout_stacks_open(w, &h) < 0)
+			return -1;
+		for (size_t i = 0; more && i < t->nslots; i++) {
+			const struct slot *s = &t->slots[i];
+			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == READY && s->set == set &&
+			    monout_stacks_add(w, __atomic_load_n(&s->count, __ATOMIC_RELAXED), s->tid,
+					      s->flags, t->pool + s->at, s->depth) < 0)
+				return -1;
+		}
+		if (monout_stacks_close(w) < 0)
+			return -1;
+		first = 0;
+	} while (more && (more = next_set(t, 0, set, &set)));
+	return 0;
 }

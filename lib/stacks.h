@@ -49,6 +49,14 @@ MON_HIDDEN size_t mon_stack_table_bytes(unsigned max_stacks, unsigned depth);
  */
 MON_HIDDEN int mon_stack_table_add(struct mon_stack_table *t, uint64_t tid, unsigned flags,
 				   const uintptr_t *pcs, unsigned n, uint64_t weight);
+/* The same, for samples taken in object set `set` (objhist.h's
+ * mon_objhist_set_now): entries of different sets never merge, and the
+ * writer puts each set's in a STACKS record of its own, so that a reader
+ * resolves their PCs against the objects loaded when they were taken.
+ * mon_stack_table_add is this with set 0. */
+MON_HIDDEN int mon_stack_table_add_in(struct mon_stack_table *t, uint32_t set, uint64_t tid,
+				      unsigned flags, const uintptr_t *pcs, unsigned n,
+				      uint64_t weight);
 
 /* Every entry: fn(count, tid, flags, pcs, depth, arg); a nonzero return
  * stops and is returned.  Entries being filled at that moment are left out.

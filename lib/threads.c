@@ -216,8 +216,10 @@ static void arm_all(void)
 {
 	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
 			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
+	if (fd < 0) {
+		arm(mon_gettid());	/* no /proc: this thread at least (monitor.c says so) */
 		return;
+	}
 	char buf[4096] __attribute__((aligned(8)));
 	long n;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
@@ -388,6 +390,7 @@ static void thread_exit(void *unused)
 	(void)unused;
 	int saved_errno = errno;
 	mon_facts_thread_end();
+	mon_fatal_thread_end();
 	/* In a fork child before our child handler has run, mon_lock() is still
 	 * held and the table is the parent's: nothing here to release, and
 	 * waiting would deadlock a child handler that joins this thread. */
@@ -409,6 +412,7 @@ static void *thread_start(void *p)
 	/* Whatever mask the thread inherited, ticks get through (sigguard.c). */
 	mon_sig_thread_started(st.vblocked);
 	mon_itimer_thread_started();
+	mon_fatal_thread_start();	/* a stack for the fatal handlers (fatal.c) */
 	pthread_setspecific(exit_key, (void *)1);
 	/* As in thread_exit: a thread started in a fork child before our
 	 * child handler ran is not armed (nor would it be after: the child
@@ -468,6 +472,7 @@ __attribute__((no_sanitize("thread"))) static void *thread_start_behind(void *p)
 	handoff_set(&h->state, HANDOFF_DONE);
 	mon_sig_thread_started(vblocked);
 	mon_itimer_thread_started();
+	mon_fatal_thread_start();
 	pthread_setspecific(exit_key, (void *)1);
 	errno = saved_errno;
 	return fn(arg);
@@ -506,7 +511,7 @@ MON_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 {
 	if (real_pthread_create == NULL)
 		real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *,
-					       void *(*)(void *), void *))dlsym(RTLD_NEXT, "pthread_create");
+					       void *(*)(void *), void *))mon_libc_next("pthread_create");
 	if (real_pthread_create == NULL)
 		return EAGAIN;
 	if (behind)
@@ -601,7 +606,7 @@ __attribute__((constructor)) static void threads_init(void)
 {
 	int saved_errno = errno;
 	real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-				       void *))dlsym(RTLD_NEXT, "pthread_create");
+				       void *))mon_libc_next("pthread_create");
 	/* The program's first pthread_create is not in the object holding
 	 * this code: another library's wraps ours (top of this file). */
 	Dl_info first, self;

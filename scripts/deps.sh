@@ -12,7 +12,8 @@
 # --format=callgrind), xmllint (libxml2-utils: reads --format=flame's SVG)
 # and chromium (about 250 MB with what it pulls in: renders the flame graph,
 # clicks and searches in it headless; installed cleanly on Debian 12) and
-# golang-go (about 450 MB: `go tool pprof` reads --format=pprof).
+# golang-go (about 450 MB: `go tool pprof` reads --format=pprof) and
+# musl-tools (musl-gcc: a musl program monrun must refuse with its own message).
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
 base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev"
@@ -21,7 +22,7 @@ base_cmd="make pkg-config"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
-       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go" ;;
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"

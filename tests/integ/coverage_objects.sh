@@ -6,7 +6,9 @@
 # the runtime copied (case vdso-time.c); two plug-ins loaded in turn at one
 # address each get their own samples, and a plug-in dlopen'ed by a relative
 # name is found when prof runs from another directory (case
-# plugins-same-address.c).  Shares are checked against the CPU the programs
+# plugins-same-address.c); with both plug-ins unloaded before the write and
+# call stacks on, each stack names the plug-in that was mapped when it was
+# sampled (issue 21 item 14).  Shares are checked against the CPU the programs
 # measured, within bounds from the number of samples.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
@@ -85,4 +87,27 @@ else
 	else
 		not_ok cov_objects_plugins_absolute "recorded: $paths"
 	fi
+fi
+
+# Both plug-ins unloaded before the write, call stacks on (the default):
+# the flat rows and the folded stacks both give each plug-in its own
+# samples (before, every stack named plugA_hot: 52.8 % / 47.2 % for a 1:8
+# split).
+(cd "$T" && "$MONRUN" -o "$T/pc.out" ./plugins 0.1 close >"$T/pc.txt")
+if [ "$(truth "$T/pc.txt" same_address)" != 1 ]; then
+	ok "cov_objects_plugins_closed # skip the dynamic linker did not reuse the address"
+	ok "cov_objects_plugins_stacks # skip the dynamic linker did not reuse the address"
+elif "$PROF" -m "$T/pc.out" --format=csv "$T/plugins" >"$T/pc.csv" 2>"$T/pc.err" &&
+    "$PROF" -m "$T/pc.out" --format=folded "$T/plugins" >"$T/pc.folded" 2>>"$T/pc.err"; then
+	pa=$(truth "$T/pc.txt" plugA_hot) pb=$(truth "$T/pc.txt" plugB_hot)
+	p=$(awk -v a="$pa" -v b="$pb" 'BEGIN { print a / (a + b) }')
+	a=$(ticks "$T/pc.csv" plugA_hot) b=$(ticks "$T/pc.csv" plugB_hot)
+	share_ok cov_objects_plugins_closed "$a" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%d", a + b }')" "$p" 0.1
+	# Folded lines: "frame;frame;...;leaf COUNT".
+	sa=$(awk '{ n = split($1, f, ";") } f[n] == "plugA_hot" { s += $2 } END { print s + 0 }' "$T/pc.folded")
+	sb=$(awk '{ n = split($1, f, ";") } f[n] == "plugB_hot" { s += $2 } END { print s + 0 }' "$T/pc.folded")
+	share_ok cov_objects_plugins_stacks "$sa" "$((sa + sb))" "$p" 0.1
+else
+	not_ok cov_objects_plugins_closed "prof: $(cat "$T/pc.err")"
+	not_ok cov_objects_plugins_stacks "prof: $(cat "$T/pc.err")"
 fi

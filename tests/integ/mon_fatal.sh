@@ -15,7 +15,7 @@ $CC -O1 -g -pg -o plain "$ROOT/tests/progs/mon_fatal.c" || not_ok build_plain
 # are about a program that does not handle it.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0"
 # Exit statuses without libmon, for comparison (glibc's -pg does not touch them).
-for m in abort term segv; do
+for m in abort term segv overflow overflow_thread; do
 	rm -f mon.out gmon.out
 	sh -c "./plain $m" 2>/dev/null; want=$?
 	sh -c "./prog $m" 2>/dev/null; got=$?
@@ -42,3 +42,10 @@ expect "no MONPROF_SNAPSHOT: SIGUSR2 kills as before" "$rc" $((128 + 12))
 rm -f mon.out
 ./prog handled; rc=$?
 expect "program's own SIGTERM handler runs" "$rc" 9
+
+# The alternate stack the fatal handlers run on (a stack overflow writes
+# the profile, above) is not the program's to see: sigaltstack(2) answers
+# as without libmon, in the main thread and in another.
+./plain altstack >alt.want 2>&1
+./prog altstack >alt.got 2>&1
+expect "altstack: the program's view as without libmon" "$(cat alt.got)" "$(cat alt.want)"

@@ -63,3 +63,23 @@ rm -f mon.out
 ./seedpg nocells >/dev/null
 expect "more functions than cells: still counted" "$(dump mon.out calls leaf seedpg)" 1234
 expect "more functions than cells: spin counted" "$(dump mon.out calls spin seedpg)" 1
+
+# A new run after monitor(0) starts from zero (monitor.3): the second file
+# holds the second run's calls and samples only; a second monstartup while
+# profiling is refused with EBUSY and the first run goes on.
+for m in restart remonitor; do
+	rm -f mon.out first.out
+	out=$(timeout 60 ./seedpg $m); rc=$?
+	expect "$m: exit 0" "$rc" 0
+	expect "$m: first run's file" "$(dump first.out calls leaf seedpg)" 1000
+	expect "$m: the new run's calls alone" "$(dump mon.out calls leaf seedpg)" 234
+	set -- $(dump mon.out ticks spin_paused seedpg)
+	expect "$m: no sample of the first run in the new file" "${1:-x}" 0
+	set -- $(dump mon.out ticks spin seedpg)
+	[ "${1:-0}" -ge 50 ] && ok "$m: the new run's samples ($1)" || not_ok "$m: the new run's samples" "$*"
+done
+expect "remonitor: the new buffer's cell" "$(echo "$out" | grep '^cell')" "cell 234"
+rm -f mon.out
+out=$(timeout 60 ./seedpg busy); rc=$?
+expect "busy: second monstartup refused" "$out" "second -1 EBUSY"
+expect "busy: the first run goes on" "$(dump mon.out calls leaf seedpg)" 1234

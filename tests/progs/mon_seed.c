@@ -9,12 +9,21 @@
      pause    monitor, moncontrol(0), leaf() 1000 times and spin_paused(),
               moncontrol(1), leaf() 234 times, spin(); monitor(0)
      again    monitor twice (second buffer with 1 cell), leaf() 1234 times
-     nocells  NFUNC 1: more functions called than cells; all still counted */
+     nocells  NFUNC 1: more functions called than cells; all still counted
+     restart  monstartup, leaf() 1000 times, spin_paused(), monitor(0)
+              (mon.out linked to first.out), monstartup again, leaf() 234
+              times, spin(), monitor(0): the second file holds the second run
+     busy     monstartup, a second monstartup (prints its errno name),
+              leaf() 1234 times, spin(), monitor(0)
+     remonitor  monitor, leaf() 1000 times, spin_paused(), monitor(0) (linked
+              to first.out), monitor with buf2, leaf() 234 times, spin(),
+              monitor(0); prints buf2's cell of leaf */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <mon.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 extern etext;	/* the seed's own declaration: "etext lies just above all the program text" */
 
@@ -64,6 +73,43 @@ int main(int argc, char **argv)
 		errno = 0;
 		monitor((int (*)())&etext, (int (*)())2, buf, BUFSIZE, NFUNC);
 		printf("%s\n", strerrorname_np(errno) ? strerrorname_np(errno) : "0");
+		return 0;
+	}
+	if (strcmp(mode, "restart") == 0 || strcmp(mode, "busy") == 0) {
+		if (monstartup((int (*)())2, &etext) != 0)
+			return 3;
+		if (mode[0] == 'b') {
+			errno = 0;
+			int rc = monstartup((int (*)())2, &etext);
+			printf("second %d %s\n", rc, strerrorname_np(errno) ? strerrorname_np(errno) : "0");
+		} else {
+			for (int i = 0; i < 1000; i++)
+				leaf(i);
+			spin_paused(100000000);
+			monitor(0, 0, 0, 0, 0);
+			link("mon.out", "first.out");
+			if (monstartup((int (*)())2, &etext) != 0)
+				return 4;
+		}
+		for (int i = 0; i < (mode[0] == 'b' ? 1234 : 234); i++)
+			leaf(i);
+		spin(100000000);
+		monitor(0, 0, 0, 0, 0);
+		return 0;
+	}
+	if (strcmp(mode, "remonitor") == 0) {
+		monitor((int (*)())2, &etext, buf, BUFSIZE, NFUNC);
+		for (int i = 0; i < 1000; i++)
+			leaf(i);
+		spin_paused(100000000);
+		monitor(0, 0, 0, 0, 0);
+		link("mon.out", "first.out");
+		monitor((int (*)())2, &etext, buf2, BUFSIZE, NFUNC);
+		for (int i = 0; i < 234; i++)
+			leaf(i);
+		spin(100000000);
+		monitor(0, 0, 0, 0, 0);
+		printf("cell %ld\n", cell_of_leaf(buf2));
 		return 0;
 	}
 	size_t nfunc = strcmp(mode, "nocells") == 0 ? 1 : NFUNC;

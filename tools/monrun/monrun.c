@@ -146,10 +146,75 @@ enum elf_kind {
 	ELF_STATIC,	/* no program interpreter: nothing can be preloaded */
 	ELF_DYNAMIC,	/* ours to profile */
 	ELF_FOREIGN,	/* ELF of another class or machine than libmon.so's */
+	ELF_LOADER,	/* glibc's dynamic loader run as a command: the program follows */
+	ELF_MUSL,	/* a program for musl's loader, which cannot load libmon.so */
 };
 
-static enum elf_kind elf_kind(const char *path)
+/* What monrun needs to know of an ELF file besides its kind: its program
+ * interpreter (PT_INTERP) and whether a sanitizer runtime is among its
+ * DT_NEEDED libraries (elf(5)). */
+struct elf_facts {
+	char interp[256];
+	int asan;	/* libasan.so.* needed: ASan checks that it comes first */
+};
+
+/* The file offset of virtual address va (PT_LOAD segments), or -1. */
+static off_t va_offset(int fd, const ElfW(Ehdr) *eh, uint64_t va)
 {
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		ElfW(Phdr) ph;
+		if (pread(fd, &ph, sizeof ph, (off_t)eh->e_phoff + (off_t)i * eh->e_phentsize) !=
+		    (ssize_t)sizeof ph)
+			return -1;
+		if (ph.p_type == PT_LOAD && va >= ph.p_vaddr && va < ph.p_vaddr + ph.p_filesz)
+			return (off_t)(ph.p_offset + (va - ph.p_vaddr));
+	}
+	return -1;
+}
+
+/* Read the string at file offset off into out (cap bytes, NUL-terminated). */
+static void read_str(int fd, off_t off, char *out, size_t cap)
+{
+	ssize_t n = off >= 0 ? pread(fd, out, cap - 1, off) : -1;
+	out[n > 0 ? (size_t)n : 0] = '\0';
+}
+
+/* The dynamic section: sets f->asan from DT_NEEDED; 1 if DT_SONAME names
+ * glibc's dynamic loader ("ld-linux-*" or "ld64.so.*"). */
+static int read_dynamic(int fd, const ElfW(Ehdr) *eh, const ElfW(Phdr) *dyn, struct elf_facts *f)
+{
+	size_t n = dyn->p_filesz / sizeof(ElfW(Dyn));
+	if (n == 0 || n > 4096)
+		return 0;
+	ElfW(Dyn) *d = calloc(n, sizeof *d);
+	if (d == NULL || pread(fd, d, n * sizeof *d, (off_t)dyn->p_offset) != (ssize_t)(n * sizeof *d)) {
+		free(d);
+		return 0;
+	}
+	uint64_t strtab = 0;
+	for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++)
+		if (d[i].d_tag == DT_STRTAB)
+			strtab = d[i].d_un.d_ptr;
+	off_t str = strtab ? va_offset(fd, eh, strtab) : -1;
+	int loader = 0;
+	for (size_t i = 0; str >= 0 && i < n && d[i].d_tag != DT_NULL; i++) {
+		char name[256];
+		if (d[i].d_tag != DT_NEEDED && d[i].d_tag != DT_SONAME)
+			continue;
+		read_str(fd, str + (off_t)d[i].d_un.d_val, name, sizeof name);
+		if (d[i].d_tag == DT_NEEDED && strncmp(name, "libasan.so", 10) == 0)
+			f->asan = 1;
+		if (d[i].d_tag == DT_SONAME &&
+		    (strncmp(name, "ld-linux", 8) == 0 || strncmp(name, "ld64.so", 7) == 0))
+			loader = 1;
+	}
+	free(d);
+	return loader;
+}
+
+static enum elf_kind elf_kind(const char *path, struct elf_facts *f)
+{
+	memset(f, 0, sizeof *f);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NOT_ELF;
@@ -171,25 +236,70 @@ static enum elf_kind elf_kind(const char *path)
 		goto done;
 #endif
 	kind = ELF_STATIC;
+	ElfW(Phdr) dyn = { 0 };
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		ElfW(Phdr) ph;
 		off_t off = (off_t)eh.e_phoff + (off_t)i * eh.e_phentsize;
 		if (pread(fd, &ph, sizeof ph, off) != (ssize_t)sizeof ph)
 			break;
-		if (ph.p_type == PT_INTERP)
+		if (ph.p_type == PT_INTERP) {
 			kind = ELF_DYNAMIC;
+			read_str(fd, (off_t)ph.p_offset, f->interp,
+				 ph.p_filesz < sizeof f->interp ? ph.p_filesz + 1 : sizeof f->interp);
+		}
+		if (ph.p_type == PT_DYNAMIC)
+			dyn = ph;
 	}
+	int loader = dyn.p_type == PT_DYNAMIC && read_dynamic(fd, &eh, &dyn, f);
+	if (kind == ELF_STATIC && eh.e_type == ET_DYN && loader)
+		kind = ELF_LOADER;
+	else if (kind == ELF_DYNAMIC && strstr(f->interp, "ld-musl") != NULL)
+		kind = ELF_MUSL;
 done:
 	close(fd);
 	return kind;
 }
 
+/* The program glibc's loader is asked to run: the first argument after its
+ * own options (ld.so(8): those that take a value are listed), or NULL. */
+static const char *loader_program(char **args)
+{
+	static const char *const with_value[] = { "--library-path", "--preload", "--audit",
+						  "--argv0", "--inhibit-rpath",
+						  "--glibc-hwcaps-prepend", "--glibc-hwcaps-mask", NULL };
+	for (size_t i = 1; args[i] != NULL; i++) {
+		if (strncmp(args[i], "--", 2) != 0)
+			return args[i];
+		if (strcmp(args[i], "--") == 0)
+			return args[i + 1];
+		for (size_t k = 0; with_value[k] != NULL; k++)
+			if (strcmp(args[i], with_value[k]) == 0 && args[i + 1] != NULL) {
+				i++;
+				break;
+			}
+	}
+	return NULL;
+}
+
 /* libmon.so beside us (bin/../lib, as installed and as built), else the
- * configured library directory. */
-static char *find_libmon(void)
+ * configured library directory.  Where we are: /proc/self/exe, or without
+ * /proc (a container or jail that has none) argv0 as execvp found it. */
+static char *find_libmon(const char *argv0)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0 && argv0 != NULL) {
+		int why;
+		const char *what;
+		char *p = strchr(argv0, '/') ? strdup(argv0) : find_command(argv0, &why, &what);
+		char *real = p ? realpath(p, NULL) : NULL;
+		free(p);
+		if (real != NULL && strlen(real) < sizeof self) {
+			strcpy(self, real);
+			n = (ssize_t)strlen(self);
+		}
+		free(real);
+	}
 	if (n > 0) {
 		self[n] = '\0';
 		char *slash = strrchr(self, '/');
@@ -290,12 +400,30 @@ int main(int argc, char **argv)
 	if (path == NULL)
 		errx(why, "%s: %s", cmd, what);
 	/* The kernel ignores set-uid and set-gid bits on scripts. */
-	enum elf_kind kind = elf_kind(path);
+	struct elf_facts facts;
+	enum elf_kind kind = elf_kind(path, &facts);
 	struct stat st;
 	const char *secure = kind != NOT_ELF && stat(path, &st) == 0 ? runs_secure(path, &st) : NULL;
 	if (secure != NULL)
 		errx(126, "%s: %s: the dynamic loader ignores LD_PRELOAD for it, "
 			  "so libmon cannot be loaded; link it with -lmon instead", path, secure);
+	if (kind == ELF_LOADER) {
+		/* "monrun /lib64/ld-linux-x86-64.so.2 ./prog": the loader honours
+		 * LD_PRELOAD; what must be checked is the program it runs. */
+		const char *prog = loader_program(argv + optind);
+		if (prog == NULL)
+			errx(2, "%s: the dynamic loader, with no program to run", path);
+		int pwhy;
+		const char *pwhat;
+		char *ppath = strchr(prog, '/') ? strdup(prog) : find_command(prog, &pwhy, &pwhat);
+		if (ppath == NULL || access(ppath, R_OK) != 0)
+			errx(127, "%s: %s", prog, ppath ? strerror(errno) : pwhat);
+		free(path);
+		path = ppath;
+		kind = elf_kind(path, &facts);
+		if (kind == NOT_ELF || kind == ELF_LOADER)
+			errx(126, "%s: not a dynamically linked program the loader can run", path);
+	}
 	switch (kind) {
 	case ELF_STATIC:
 		errx(126, "%s: statically linked: there is no dynamic loader to preload "
@@ -311,13 +439,36 @@ int main(int argc, char **argv)
 		     "native"
 #endif
 		);
+	case ELF_MUSL:
+		errx(126, "%s: built for the musl C library (loader %s): libmon.so is built for "
+			  "glibc and cannot be loaded into it; build the program against glibc to "
+			  "profile it", path, facts.interp);
 	case NOT_ELF:
 	case ELF_DYNAMIC:
+	case ELF_LOADER:
 		break;
 	}
 	free(path);
+	/* AddressSanitizer checks that its runtime is the first library of the
+	 * process ("ASan runtime does not come first in initial library
+	 * list") and aborts when LD_PRELOAD put libmon.so before it.  libmon
+	 * interposes nothing ASan intercepts first-come (its signal and exec
+	 * wrappers pass through), so that check is turned off, added to
+	 * what the user set; an explicit verify_asan_link_order of the user's
+	 * is left as it is. */
+	if (facts.asan) {
+		const char *ao = getenv("ASAN_OPTIONS");
+		if (ao == NULL || strstr(ao, "verify_asan_link_order") == NULL) {
+			char *v;
+			if (asprintf(&v, "%s%sverify_asan_link_order=0", ao && *ao ? ao : "",
+				     ao && *ao ? ":" : "") < 0 ||
+			    setenv("ASAN_OPTIONS", v, 1) != 0)
+				err(1, "ASAN_OPTIONS");
+			free(v);
+		}
+	}
 
-	char *lib = find_libmon();
+	char *lib = find_libmon(argv[0]);
 	if (lib == NULL)
 		errx(1, "libmon.so not found beside monrun nor in %s", MON_LIBDIR);
 	const char *old = getenv("LD_PRELOAD");

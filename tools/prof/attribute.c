@@ -431,6 +431,38 @@ static int reserve(void **v, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
+/* The row of pc in object i of d alone (its image's functions, else the
+ * object's own row). */
+static size_t row_in_object(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
+			    size_t i, uint64_t pc)
+{
+	const struct prof_object *o = &d->objs[i];
+	const struct imgsegs *s = img_segs(a, img[i]);
+	for (size_t k = 0; k < s->n; k++)
+		if (pc >= s->v[k].lo + o->bias && pc < s->v[k].hi + o->bias)
+			return s->v[k].row;
+	return s->object_row;
+}
+
+/* The object of d that held pc when a sample of object set `set` was
+ * taken, among those flagged in shared (objects that covered the same
+ * addresses one after the other: mon.out(5), OBJECT): the one covering pc
+ * whose set is the largest not above `set`.  SIZE_MAX when pc is in none of
+ * them (then the merged segments decide). */
+static size_t object_then(const struct prof_data *d, const unsigned char *shared, uint32_t set,
+			  uint64_t pc)
+{
+	size_t best = SIZE_MAX;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		if (!shared[i] || pc < o->text_lo || pc >= o->text_hi || o->set > set)
+			continue;
+		if (best == SIZE_MAX || o->set > d->objs[best].set)
+			best = i;
+	}
+	return best;
+}
+
 /* The stacks of one file over the rows: each PC through row_at (a caller's
  * PC is its return address - 1, inside the call, so it falls in the
  * calling function), as a link-time PC of its row's image; the thread's
@@ -442,12 +474,27 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 {
 	a->have_stacks = 1;
 	a->stacks_lost += d->stacks_lost;
+	/* Objects that share addresses with another (one unloaded, the other
+	 * loaded there later): their PCs are resolved by object set. */
+	unsigned char *shared = calloc(d->nobjs ? d->nobjs : 1, 1);
+	int any_shared = 0;
+	if (!shared)
+		return -1;
+	for (size_t i = 0; i < d->nobjs; i++)
+		for (size_t j = i + 1; j < d->nobjs; j++)
+			if (d->objs[i].text_lo < d->objs[i].text_hi &&
+			    d->objs[j].text_lo < d->objs[j].text_hi &&
+			    d->objs[i].text_lo < d->objs[j].text_hi &&
+			    d->objs[j].text_lo < d->objs[i].text_hi)
+				shared[i] = shared[j] = 1, any_shared = 1;
 	for (size_t i = 0; i < d->nstacks; i++) {
 		const struct prof_stack *st = &d->stacks[i];
 		if (reserve((void **)&a->stacks, &a->stacks_cap, a->nstacks + 1, sizeof *a->stacks) ||
 		    reserve((void **)&a->frames, &a->frames_cap, a->nframes + st->depth,
-			    sizeof *a->frames))
+			    sizeof *a->frames)) {
+			free(shared);
 			return -1;
+		}
 		struct prof_stackrow *w = &a->stacks[a->nstacks++];
 		memset(w, 0, sizeof *w);
 		w->count = st->count;
@@ -463,7 +510,9 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 				break;
 			}
 		for (uint32_t k = 0; k < st->depth; k++) {
-			size_t row = row_at(a, segs, nsegs, fb, nfb, st->pcs[k]);
+			size_t o = any_shared ? object_then(d, shared, st->set, st->pcs[k]) : SIZE_MAX;
+			size_t row = o != SIZE_MAX ? row_in_object(a, d, img, o, st->pcs[k])
+						   : row_at(a, segs, nsegs, fb, nfb, st->pcs[k]);
 			a->frames[a->nframes++] = (struct prof_frame){
 				row, link_pc(a, d, img, row, st->pcs[k]) };
 		}
@@ -476,6 +525,7 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 		if (st->flags & PROF_STACK_JIT)
 			a->stacks_jit += st->count;
 	}
+	free(shared);
 	return 0;
 }
 

@@ -241,6 +241,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		o->text_lo = mo->text_lo;
 		o->text_hi = mo->text_hi;
 		o->is_main = (mo->flags & MONOUT_OBJ_MAIN) != 0;
+		o->set = mo->set;
 		o->no_file = (mo->flags & MONOUT_OBJ_VDSO) != 0;
 		if (o->no_file && copy_xsyms(m, (uint32_t)i, o) < 0)
 			goto nomem;
@@ -364,7 +365,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			const struct monout_stack *st = &m->stacks[i];
 			memcpy(pool, st->pcs, st->depth * sizeof *pool);
 			d->stacks[i] = (struct prof_stack){ st->count, st->tid, st->flags, st->depth,
-							    pool };
+							    pool, st->set };
 			pool += st->depth;
 		}
 		d->nstacks = m->nstacks;

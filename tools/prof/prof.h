@@ -99,6 +99,7 @@ struct prof_object {		/* one loaded ELF object */
 	struct prof_xsym *xsyms;	/* no_file: its functions as the runtime recorded
 					 * them (vDSO, perf map names of anonymous code) */
 	size_t nxsyms;
+	uint32_t set;		/* mon.out's object set it was first seen loaded in (0: at start) */
 };
 
 /* One thread of the run (mon.out's THREADS record). */
@@ -146,6 +147,7 @@ struct prof_stack {
 	uint32_t flags;		/* PROF_STACK_* (MONOUT_STACK_*) */
 	uint32_t depth;		/* >= 1 */
 	uint64_t *pcs;		/* leaf first, runtime PCs (callers: return address - 1) */
+	uint32_t set;		/* object set the samples were taken in (prof_object.set) */
 };
 
 struct prof_data {
