@@ -745,8 +745,8 @@ MON_NO_TSAN static int guard_wait(const sigset_t *set, siginfo_t *info, const st
 	}
 	static int (*real_wait)(const sigset_t *, siginfo_t *, const struct timespec *);
 	if (real_wait == NULL)
-		real_wait = (int (*)(const sigset_t *, siginfo_t *, const struct timespec *))dlsym(
-			RTLD_NEXT, "sigtimedwait");
+		real_wait = (int (*)(const sigset_t *, siginfo_t *, const struct timespec *))mon_libc_next(
+			"sigtimedwait");
 	for (;;) {
 		/* The C library's, a cancellation point, when there is one. */
 		int sig = real_wait != NULL ? real_wait(set, si, use)
