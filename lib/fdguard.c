@@ -56,15 +56,44 @@ void mon_fd_set_identity(uint64_t (*id_of)(int fd))
 	__atomic_store_n(&identity, id_of, __ATOMIC_RELEASE);
 }
 
+/* The other owners' checks (mon_fd_add_verifier), in slot order. */
+static int (*verifiers[MON_FD_VERIFIERS])(int fd);
+
+int mon_fd_add_verifier(int (*still)(int fd))
+{
+	for (int i = 0; i < MON_FD_VERIFIERS; i++) {
+		int (*none)(int) = NULL;
+		if (__atomic_load_n(&verifiers[i], __ATOMIC_ACQUIRE) == still ||
+		    __atomic_compare_exchange_n(&verifiers[i], &none, still, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return 0;
+	}
+	return mon_fail(ENOSPC);
+}
+
 MON_NO_TSAN int mon_fd_ours(int fd)
 {
 	if (!test(live, fd))
 		return 0;
 	/* Still the event we put there?  An unknown ID (a number being set
-	 * up, or no clock table) counts as ours. */
+	 * up, or no clock table) asks the other owners; a number none of
+	 * them knows counts as ours. */
 	uint64_t (*id_of)(int) = __atomic_load_n(&identity, __ATOMIC_ACQUIRE);
 	uint64_t id = id_of != NULL ? id_of(fd) : 0;
-	if (id == 0 || mon_fd_is_event(fd, id))
+	int still = 1;
+	if (id != 0) {
+		still = mon_fd_is_event(fd, id);
+	} else {
+		for (int i = 0; i < MON_FD_VERIFIERS; i++) {
+			int (*v)(int) = __atomic_load_n(&verifiers[i], __ATOMIC_ACQUIRE);
+			int r = v != NULL ? v(fd) : -1;
+			if (r >= 0) {
+				still = r;
+				break;
+			}
+		}
+	}
+	if (still)
 		return 1;
 	mon_fd_drop(fd);	/* the program's now */
 	return 0;

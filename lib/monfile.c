@@ -63,13 +63,27 @@ static dev_t dir_dev;		/* what dir_fd named when opened */
 static ino_t dir_ino;
 static size_t leaf_at;		/* names from mon_file_name: the file's name starts here */
 
+/* fdguard's question about a number of ours (mon_fd_add_verifier): is
+ * fd still the directory we hold?  Async-signal-safe (fstat). */
+static int dir_still_held(int fd)
+{
+	int held = __atomic_load_n(&dir_fd, __ATOMIC_ACQUIRE);
+	if (held < 0 || fd != held)
+		return -1;
+	struct stat st;
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == dir_dev &&
+	       st.st_ino == dir_ino;
+}
+
 /* Hold the directory of the file (its first leaf_at bytes of path) open. */
 static void hold_dir(const char *path, size_t len)
 {
 	if (dir_fd >= 0) {
+		/* Never close a number the program took over behind our back. */
+		if (dir_still_held(dir_fd) == 1)
+			syscall(SYS_close, dir_fd);
 		mon_fd_drop(dir_fd);
-		syscall(SYS_close, dir_fd);
-		dir_fd = -1;
+		__atomic_store_n(&dir_fd, -1, __ATOMIC_RELEASE);
 	}
 	char *d = mon_alloc(len + 2);
 	if (d == NULL)
@@ -88,10 +102,11 @@ static void hold_dir(const char *path, size_t len)
 			syscall(SYS_close, fd);
 		return;
 	}
-	mon_fd_adopt(fd);
 	dir_dev = st.st_dev;
 	dir_ino = st.st_ino;
-	dir_fd = fd;
+	mon_fd_add_verifier(dir_still_held);
+	mon_fd_adopt(fd);
+	__atomic_store_n(&dir_fd, fd, __ATOMIC_RELEASE);
 }
 
 /* The held directory, if it is still the one opened; else AT_FDCWD (names

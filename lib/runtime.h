@@ -260,6 +260,16 @@ MON_HIDDEN void mon_fd_set_mover(void (*move)(int fd));
  * the program behind the C library's back and is the program's again.
  * Published atomically. */
 MON_HIDDEN void mon_fd_set_identity(uint64_t (*id_of)(int fd));
+/* Who can tell whether a number of ours that holds no perf event (a
+ * directory, a /proc file) still holds what its owner put there:
+ * still(fd) returns 1 (yes), 0 (no: the program took the number over
+ * behind the C library's back, e.g. a raw close_range then open, and it
+ * is the program's again) or -1 (not one of this owner's).  At most
+ * MON_FD_VERIFIERS owners; returns 0, or -1/ENOSPC when full.  Not
+ * async-signal-safe to add; still() is called from the program's close,
+ * close_range, closefrom, dup2 and dup3 and must be async-signal-safe. */
+#define MON_FD_VERIFIERS 4
+MON_HIDDEN int mon_fd_add_verifier(int (*still)(int fd));
 /* threads.c: the event ID a clock of ours holds at fd, 0 if none.  No
  * lock; async-signal-safe. */
 MON_HIDDEN uint64_t mon_threads_fd_id(int fd);

@@ -31,8 +31,8 @@ static unsigned char *sample(size_t *len)
 {
 	struct monout_object objs[2] = {
 		{ 0x555500000000ull, 0x555500001000ull, 0x555500002000ull, MONOUT_OBJ_MAIN,
-		  sizeof bid, bid, 9, "/bin/prog" },
-		{ 0x7f0000000000ull, 0x7f0000010000ull, 0x7f0000020000ull, 0, 0, NULL, 11, "libc.so.6xx" },
+		  sizeof bid, bid, 9, "/bin/prog", 0 },
+		{ 0x7f0000000000ull, 0x7f0000010000ull, 0x7f0000020000ull, 0, 0, NULL, 11, "libc.so.6xx", 0 },
 	};
 	objs[1].path_len = 9;	/* only "libc.so.6" */
 	struct monout_hist hists[2] = {
@@ -506,7 +506,7 @@ static void stacks_record(void **state)
 	struct monout_writer w;
 	assert_int_equal(monout_begin(&w, fileno(f), 0), 0);
 	assert_int_equal(monout_put_run(&w, &m.run), 0);
-	struct monout_stacks_head h = { 64, 7, 5 };
+	struct monout_stacks_head h = { 64, 7, 5, 0 };
 	assert_int_equal(monout_stacks_open(&w, &h), 0);
 	assert_int_equal(monout_stacks_add(&w, 3, 11, 0, a, 3), 0);
 	assert_int_equal(monout_stacks_add(&w, 0, 11, 0, a, 3), 0);	/* empty cell */
@@ -515,7 +515,7 @@ static void stacks_record(void **state)
 	assert_int_equal(monout_stacks_add(&w, 4, 11, 0, a, 3), 0);	/* same as the first */
 	assert_int_equal(monout_stacks_add(&w, 2, 11, 0, a, 2), 0);	/* a prefix: not the same */
 	assert_int_equal(monout_stacks_close(&w), 0);
-	h = (struct monout_stacks_head){ 128, 1, 0 };
+	h = (struct monout_stacks_head){ 128, 1, 0, 0 };
 	assert_int_equal(monout_stacks_open(&w, &h), 0);
 	assert_int_equal(monout_stacks_add(&w, 1, 11, 0, a, 3), 0);	/* in a second record */
 	assert_int_equal(monout_stacks_add(&w, 6, 11, MONOUT_STACK_JIT, a, 3), 0);
@@ -666,7 +666,7 @@ static void coverage_records(void **state)
 	struct monout_call pcs[3] = { { 0x9000, 2 }, { 0x8000, 5 }, { 0x9000, 1 } };
 	m.npcs = 3;
 	m.pcs = pcs;
-	struct monout_object obj = { 0x7000, 0x7000, 0x8000, MONOUT_OBJ_VDSO, 0, NULL, 6, "[vdso]" };
+	struct monout_object obj = { .text_lo = 0x7000, .text_hi = 0x8000, .load_bias = 0x7000, .flags = MONOUT_OBJ_VDSO, .path_len = 6, .path = "[vdso]" };
 	m.nobjects = 1;
 	m.objects = &obj;
 	struct monout_sym syms[3] = { { 0, 0x7100, 0x40, (char *)"clock_gettime" },
