@@ -37,7 +37,7 @@ static uintptr_t main_self;		/* the main thread's pthread_self(), or 0 */
 static __thread uintptr_t tstack_lo __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t tstack_hi __attribute__((tls_model("initial-exec")));
 
-static long vm_read(struct mon_memreader *r, struct iovec *local, unsigned long nl,
+MON_BOUNDED_STACK static long vm_read(struct mon_memreader *r, struct iovec *local, unsigned long nl,
 		    struct iovec *remote, unsigned long nr)
 {
 	if (r->pid == 0)
@@ -48,7 +48,7 @@ static long vm_read(struct mon_memreader *r, struct iovec *local, unsigned long 
 }
 
 /* Any 8 bytes, checked. */
-static int read_checked(struct mon_memreader *r, uintptr_t a, uintptr_t *out)
+MON_BOUNDED_STACK static int read_checked(struct mon_memreader *r, uintptr_t a, uintptr_t *out)
 {
 	struct iovec local = { out, 8 }, remote = { (void *)a, 8 };
 	return vm_read(r, &local, 1, &remote, 1) == 8;
@@ -56,7 +56,7 @@ static int read_checked(struct mon_memreader *r, uintptr_t a, uintptr_t *out)
 
 /* 1 if every page of [lo, hi) (page-aligned) can be read: one byte of
  * each, BATCH_PAGES pages a call (a bounded stack: 16 iovecs). */
-static int pages_readable(struct mon_memreader *r, uintptr_t lo, uintptr_t hi)
+MON_BOUNDED_STACK static int pages_readable(struct mon_memreader *r, uintptr_t lo, uintptr_t hi)
 {
 	struct iovec remote[BATCH_PAGES], local;
 	char sink[BATCH_PAGES];
@@ -105,7 +105,7 @@ __attribute__((no_sanitize("address", "thread"))) static int read_self(struct mo
 }
 
 /* Start reading at sp (see the top of this file). */
-static void self_at(struct mon_memreader *r, uintptr_t sp)
+MON_BOUNDED_STACK static void self_at(struct mon_memreader *r, uintptr_t sp)
 {
 	uintptr_t page = sp & ~(uintptr_t)(PAGE - 1);
 	r->lo = r->hi = page;
@@ -140,7 +140,7 @@ static void self_at(struct mon_memreader *r, uintptr_t sp)
 	r->hi = top;
 }
 
-void mon_memread_self(struct mon_memreader *r, uintptr_t sp)
+MON_BOUNDED_STACK void mon_memread_self(struct mon_memreader *r, uintptr_t sp)
 {
 	r->lo = r->hi = 0;
 	r->read = read_self;

@@ -22,6 +22,14 @@
 
 #include "runtime.h"
 
+/* A function of the tick handler's path whose stack use must stay small and
+ * bounded in every build: not instrumented by AddressSanitizer, whose
+ * redzones around each local that has its address taken (the walk's
+ * registers, the reader) would double its frames on the interrupted
+ * thread's stack (tests/integ/stack_use.sh measures it).  Its reads are
+ * checked by the reader, not by the sanitizer. */
+#define MON_BOUNDED_STACK __attribute__((no_sanitize("address")))
+
 struct mon_memreader {
 	uintptr_t lo, hi;	/* [lo, hi) is read directly (lo == hi: nothing) */
 	/* Read the 8 bytes at a into *out: 1 read, 0 not readable (never a fault).  Called for

@@ -428,7 +428,7 @@ static const struct uobj *find_obj(const struct usnap *s, uintptr_t pc)
 
 /* The walk from (pc exact, sp, fp if fp_known), reading through r: see
  * mon_unwind.  Stack use: these locals only. */
-static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp, int fp_known,
+MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp, int fp_known,
 		     struct mon_memreader *r, uintptr_t *pcs, unsigned max, unsigned *flags)
 {
 	unsigned fl = 0, n = 0;
@@ -545,7 +545,7 @@ out:
 	return n;
 }
 
-unsigned mon_unwind(const void *context, uintptr_t *pcs, unsigned max, unsigned *flags)
+MON_BOUNDED_STACK unsigned mon_unwind(const void *context, uintptr_t *pcs, unsigned max, unsigned *flags)
 {
 	if (context == NULL || max == 0) {
 		if (flags)
@@ -562,7 +562,7 @@ unsigned mon_unwind(const void *context, uintptr_t *pcs, unsigned max, unsigned 
 	return n;
 }
 
-unsigned mon_unwind_regs(const struct mon_unwind_regs *regs, struct mon_memreader *mem,
+MON_BOUNDED_STACK unsigned mon_unwind_regs(const struct mon_unwind_regs *regs, struct mon_memreader *mem,
 			 uintptr_t *pcs, unsigned max, unsigned *flags)
 {
 	if (regs == NULL || mem == NULL || max == 0) {
