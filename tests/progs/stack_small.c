@@ -16,8 +16,6 @@
 #include <string.h>
 #include <time.h>
 
-static volatile double sink;
-
 static double cpu_s(void)
 {
 	struct timespec ts;
@@ -40,8 +38,7 @@ __attribute__((noinline)) static double work(int depth)
 
 static void *run(void *arg)
 {
-	(void)arg;
-	sink = work(20);
+	*(volatile double *)arg = work(20);
 	return NULL;
 }
 
@@ -49,12 +46,13 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 4;
 	pthread_t t[64];
+	double result[64];
 	pthread_attr_t a;
 	if (n < 1 || n > 64 || pthread_attr_init(&a) != 0 ||
 	    pthread_attr_setstacksize(&a, PTHREAD_STACK_MIN) != 0)
 		return 2;
 	for (int i = 0; i < n; i++)
-		if (pthread_create(&t[i], &a, run, NULL) != 0) {
+		if (pthread_create(&t[i], &a, run, &result[i]) != 0) {
 			perror("pthread_create");
 			return 1;
 		}
