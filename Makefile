@@ -24,6 +24,19 @@ endif
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
+# The machine the runtime is built for (musl's pattern): its code lives in
+# lib/arch/$(ARCH)/ (registers, ucontext access, the PLT and signal
+# trampoline rules, the mcount entry in assembly), found first on the
+# include path and built with the rest of lib/.  Default: the compiler's
+# target (cc -dumpmachine's first field).  A port adds lib/arch/NAME/ with
+# arch.h, arch.c and mcount.S (docs/architecture.md).
+ARCH    ?= $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
+ifeq ($(ARCH),)
+ARCH    := x86_64
+endif
+ifeq ($(wildcard lib/arch/$(ARCH)/arch.h),)
+$(error ARCH=$(ARCH): no lib/arch/$(ARCH)/ (machines: $(notdir $(wildcard lib/arch/*))))
+endif
 WARN    := -std=gnu11 -Wall -Wextra -Wshadow -Wmissing-prototypes \
            -Wstrict-prototypes -Wpointer-arith -Wformat=2
 ifeq ($(WERROR),1)
@@ -34,7 +47,7 @@ B       := build
 # Include paths per layer: the runtime sees its own headers and the format;
 # format/ sees the public header; the tools see include/ and format/ only,
 # never lib/ (prof adds its own directory).
-LIB_INC    := -Iinclude -Ilib -Iformat
+LIB_INC    := -Iinclude -Ilib -Ilib/arch/$(ARCH) -Iformat
 FORMAT_INC := -Iinclude -Iformat
 TOOL_INC   := -Iinclude -Iformat
 
@@ -45,9 +58,10 @@ TOOL_INC   := -Iinclude -Iformat
 FORMAT_WRITE_SRC := format/monout_write.c format/crc32.c
 FORMAT_READ_SRC  := format/monout_read.c
 SETTINGS_SRC     := format/settings.c
-LIB_SRC := $(sort $(wildcard lib/*.c) $(FORMAT_WRITE_SRC) $(SETTINGS_SRC))
-LIB_PIC := $(LIB_SRC:%.c=$(B)/pic/%.o)
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+ARCH_SRC := $(sort $(wildcard lib/arch/$(ARCH)/*.c lib/arch/$(ARCH)/*.S))
+LIB_SRC := $(sort $(wildcard lib/*.c) $(FORMAT_WRITE_SRC) $(SETTINGS_SRC)) $(ARCH_SRC)
+LIB_PIC := $(patsubst %.S,$(B)/pic/%.o,$(LIB_SRC:%.c=$(B)/pic/%.o))
+LIB_OBJ := $(patsubst %.S,$(B)/obj/%.o,$(LIB_SRC:%.c=$(B)/obj/%.o))
 LIB_CFLAGS := -fvisibility=hidden -fno-omit-frame-pointer
 LIB_LDLIBS := -ldl -lpthread -lrt
 
@@ -60,6 +74,13 @@ $(B)/pic/%.o: %.c
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(LIB_INC) $(CPPFLAGS) $(CFLAGS) $(WARN) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+# The machine's assembly (lib/arch/$(ARCH)/*.S, through the C preprocessor).
+$(B)/pic/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(LIB_INC) $(CPPFLAGS) -fPIC -MMD -MP -c $< -o $@
+$(B)/obj/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(LIB_INC) $(CPPFLAGS) -MMD -MP -c $< -o $@
 # format/ in libmon sees include/ and format/ only, as in the tools.
 $(B)/pic/format/%.o $(B)/obj/format/%.o: LIB_INC := $(FORMAT_INC)
 
@@ -205,13 +226,18 @@ FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 60
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
               -fno-omit-frame-pointer
-FUZZ_NAMES := monout gmon symtab
+FUZZ_NAMES := monout gmon symtab cfi
 FUZZ_BINS  := $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%)
 
 FORMAT_ALL_SRC := $(FORMAT_WRITE_SRC) $(FORMAT_READ_SRC)
 $(B)/fuzz/fuzz_monout: fuzz/fuzz_monout.c $(FORMAT_ALL_SRC) $(wildcard format/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Iformat -o $@ fuzz/fuzz_monout.c $(FORMAT_ALL_SRC)
+# The CFI compiler with the machine's rules (lib/cfi.c, lib/arch/$(ARCH)/arch.c).
+$(B)/fuzz/fuzz_cfi: fuzz/fuzz_cfi.c lib/cfi.c lib/cfi.h lib/arch/$(ARCH)/arch.c lib/arch/$(ARCH)/arch.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -D_GNU_SOURCE -Ilib -Ilib/arch/$(ARCH) -o $@ fuzz/fuzz_cfi.c lib/cfi.c \
+	    lib/arch/$(ARCH)/arch.c
 # The harnesses of prof's readers link prof's archive, built here once more
 # with the fuzzer's instrumentation (the same sources as $(PROF_LIB)).
 FUZZ_PROF_OBJ := $(PROF_LIB_SRC:%.c=$(B)/fuzz/obj/%.o)

@@ -70,3 +70,10 @@ $CC -O1 -c -o "$OUT/symtab/prog.o" "$P/prof_work.c"
 printf 'int f(int x){return x+1;}\nstatic int g(int x){return x*2;}\nint h(int x){return g(x);}\n' >so.c
 $CC -O1 -shared -fPIC -o "$OUT/symtab/lib.so" so.c
 cp "$OUT/symtab/lib.so" "$OUT/symtab/lib-stripped.so" && strip "$OUT/symtab/lib-stripped.so"
+
+# .eh_frame sections (fuzz_cfi: a leading byte 0, the whole 32-bit text range).
+mkdir -p "$OUT/cfi"
+for o in "$OUT/symtab/prog" "$OUT/symtab/lib.so" "$B/lib/libmon.so"; do
+	objcopy -O binary --only-section=.eh_frame "$o" ehf 2>/dev/null &&
+		{ printf '\000'; cat ehf; } >"$OUT/cfi/$(basename "$o").ehf"
+done

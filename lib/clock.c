@@ -50,9 +50,9 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "mon.h"
 #include "monout.h"
 #include "runtime.h"
@@ -146,20 +146,6 @@ static uint64_t itimer_weight(void)
 	return w;
 }
 
-static uintptr_t context_pc(const void *ucv)
-{
-	const ucontext_t *uc = ucv;
-#if defined(__x86_64__)
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__i386__)
-	return (uintptr_t)uc->uc_mcontext.gregs[REG_EIP];
-#elif defined(__aarch64__)
-	return (uintptr_t)uc->uc_mcontext.pc;
-#else
-#error "monprof: no PC extraction for this architecture"
-#endif
-}
-
 int mon_clock_active;
 int mon_clock_last;
 
@@ -188,7 +174,7 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		weight += (unsigned)si->si_overrun;
 	void (*tick)(const void *, uintptr_t, uint64_t) = __atomic_load_n(&deliver, __ATOMIC_ACQUIRE);
 	if (weight > 0 && tick != NULL)
-		tick(ucv, context_pc(ucv), weight);
+		tick(ucv, mon_arch_context_pc(ucv), weight);
 	errno = saved_errno;
 }
 

@@ -51,17 +51,13 @@
 
 #include <stddef.h>
 
+#include "mcount.h"
 #include "monrt.h"
 
 #define GPR __attribute__((target("general-regs-only")))
 
-/* Stringify a macro's value, for the assembly below. */
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 #define CLAIMING 1u		/* selfpc mark of an arc cell being keyed */
 #define MAX_PROBES 16
-#define ARC_BITS0 15		/* first arc table: 32768 cells */
 #define FN_BITS0 13		/* first function table: 8192 cells */
 #define MAX_TABLES 24
 
@@ -148,12 +144,8 @@ GPR static struct fntab *fn_table(unsigned i)
 	return &fns[i];
 }
 
-/* hash2's constants: mcount's assembly computes the same hash from these
- * macros, so that its fast path finds the cells the C code fills. */
-#define HASH2_MUL1 0x9e3779b97f4a7c15
-#define HASH2_MUL2 0xc2b2ae3d27d4eb4f
-#define HASH2_SHIFT 29
-
+/* hash2's constants are mcount.h's: the machine's mcount entry computes
+ * the same hash, so that its fast path finds the cells the C code fills. */
 GPR static inline uint64_t hash2(uint64_t frompc, uint64_t selfpc)
 {
 	uint64_t h = (frompc ^ (selfpc * (uint64_t)HASH2_MUL1)) * (uint64_t)HASH2_MUL2;
@@ -430,120 +422,21 @@ uint64_t mon_count_lost(void)
 /* ---- the compiler's entry points --------------------------------------- */
 
 /*
- * mcount / _mcount — called by code built with gcc -pg after the prologue
- * (frame pointer set).  __fentry__ — called with -mfentry before it.  They
- * save the registers that may hold arguments of the instrumented function
- * (and %r10, the static chain of nested functions) and count the arc.
+ * mcount / _mcount (gcc -pg) and __fentry__ (-mfentry) are the machine's:
+ * lib/arch/ARCH/mcount.S saves the registers that may hold arguments of
+ * the instrumented function and calls mon_count, with a fast path for an
+ * arc at its home cell.  The layouts that fast path is written for: an arc
+ * cell is {frompc, selfpc, count} of 8 bytes each (it is the file's record
+ * too: monout_put_arcs streams the tables), mon_counting is compared as a
+ * 32-bit word, __libc_single_threaded as a byte.
  */
-/* The layouts mcount's fast path below is written for.  An arc cell is
- * {frompc, selfpc, count} of 8 bytes each (it is the file's record too:
- * monout_put_arcs streams the tables); the cell's index times 24 is
- * computed as (i + 2i) * 8; mon_counting is compared as a 32-bit word,
- * __libc_single_threaded as a byte. */
-#define ARC_FROMPC 0
-#define ARC_SELFPC 8
-#define ARC_COUNT 16
 _Static_assert(offsetof(struct monout_arc, frompc) == ARC_FROMPC, "mcount: arc frompc offset");
 _Static_assert(offsetof(struct monout_arc, selfpc) == ARC_SELFPC, "mcount: arc selfpc offset");
 _Static_assert(offsetof(struct monout_arc, count) == ARC_COUNT, "mcount: arc count offset");
-_Static_assert(sizeof(struct monout_arc) == 3 * 8, "mcount: arc cell is 24 bytes");
+_Static_assert(sizeof(struct monout_arc) == ARC_CELL, "mcount: arc cell is 24 bytes");
 _Static_assert(sizeof(((struct monout_arc *)0)->count) == 8, "mcount: addq on the count");
 _Static_assert(sizeof mon_counting == 4, "mcount: cmpl on mon_counting");
 _Static_assert(sizeof __libc_single_threaded == 1, "mcount: cmpb on __libc_single_threaded");
 _Static_assert(sizeof mon_arc_cell0 == 8, "mcount: movq of mon_arc_cell0");
 _Static_assert(ARC_BITS0 <= 31, "mcount: andl keeps the index in 32 bits");
 
-#if defined(__x86_64__)
-__asm__(".text\n"
-	".globl mcount\n"
-	".type mcount, @function\n"
-	".globl _mcount\n"
-	".type _mcount, @function\n"
-	".p2align 4\n"
-	"mcount:\n"
-	"_mcount:\n"
-	/* Fast path: counting on, and the arc sits at its home cell of the
-	 * first table (cells are {frompc, selfpc, count}, 24 bytes; the hash
-	 * is mon_count's hash2).  Five registers, no call. */
-	"	cmpl $0, mon_counting(%rip)\n"
-	"	je 9f\n"
-	"	pushq %rdi\n"
-	"	pushq %rsi\n"
-	"	pushq %rdx\n"
-	"	pushq %rcx\n"
-	"	pushq %rax\n"
-	"	movq 40(%rsp), %rsi\n"	/* selfpc: our return address */
-	"	movq 8(%rbp), %rdi\n"	/* frompc: the function's return address */
-	"	movq mon_arc_cell0(%rip), %rcx\n"
-	"	testq %rcx, %rcx\n"
-	"	jz 2f\n"
-	"	movabsq $" STR(HASH2_MUL1) ", %rax\n"
-	"	imulq %rsi, %rax\n"
-	"	xorq %rdi, %rax\n"
-	"	movabsq $" STR(HASH2_MUL2) ", %rdx\n"
-	"	imulq %rdx, %rax\n"
-	"	movq %rax, %rdx\n"
-	"	shrq $" STR(HASH2_SHIFT) ", %rdx\n"
-	"	xorq %rdx, %rax\n"
-	"	andl $((1 << " STR(ARC_BITS0) ") - 1), %eax\n"
-	"	leaq (%rax,%rax,2), %rax\n"
-	"	leaq (%rcx,%rax,8), %rcx\n"
-	"	cmpq %rsi, " STR(ARC_SELFPC) "(%rcx)\n"
-	"	jne 2f\n"
-	"	cmpq %rdi, " STR(ARC_FROMPC) "(%rcx)\n"
-	"	jne 2f\n"
-	"	movq __libc_single_threaded@GOTPCREL(%rip), %rdx\n"
-	"	cmpb $0, (%rdx)\n"
-	"	je 1f\n"
-	"	addq $1, " STR(ARC_COUNT) "(%rcx)\n"	/* one thread: one instruction is enough */
-	"	jmp 3f\n"
-	"1:	lock addq $1, " STR(ARC_COUNT) "(%rcx)\n"
-	"	jmp 3f\n"
-	/* Slow path: mon_count, with every argument register saved. */
-	"2:	pushq %r8\n"
-	"	pushq %r9\n"
-	"	pushq %r10\n"
-	"	pushq %r11\n"
-	"	call mon_count\n"
-	"	popq %r11\n"
-	"	popq %r10\n"
-	"	popq %r9\n"
-	"	popq %r8\n"
-	"3:	popq %rax\n"
-	"	popq %rcx\n"
-	"	popq %rdx\n"
-	"	popq %rsi\n"
-	"	popq %rdi\n"
-	"9:	ret\n"
-	".size mcount, .-mcount\n"
-	".size _mcount, .-_mcount\n"
-	".globl __fentry__\n"
-	".type __fentry__, @function\n"
-	".p2align 4\n"
-	"__fentry__:\n"
-	"	pushq %rax\n"
-	"	pushq %rcx\n"
-	"	pushq %rdx\n"
-	"	pushq %rsi\n"
-	"	pushq %rdi\n"
-	"	pushq %r8\n"
-	"	pushq %r9\n"
-	"	pushq %r10\n"
-	"	subq $8, %rsp\n"
-	"	movq 72(%rsp), %rsi\n"	/* selfpc */
-	"	movq 80(%rsp), %rdi\n"	/* frompc: the caller's return address */
-	"	call mon_count\n"
-	"	addq $8, %rsp\n"
-	"	popq %r10\n"
-	"	popq %r9\n"
-	"	popq %r8\n"
-	"	popq %rdi\n"
-	"	popq %rsi\n"
-	"	popq %rdx\n"
-	"	popq %rcx\n"
-	"	popq %rax\n"
-	"	ret\n"
-	".size __fentry__, .-__fentry__\n");
-#else
-#error "monprof: mcount is written for x86-64 only"
-#endif

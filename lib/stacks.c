@@ -35,8 +35,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <ucontext.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "mon.h"
 #include "monout.h"
 #include "objhist.h"
@@ -292,6 +294,51 @@ void mon_stack_table_reset(struct mon_stack_table *t)
 static struct mon_stack_table *table;	/* made once; kept for the writer */
 static struct mon_stack_table *recording;	/* table while on, else NULL (the sink's) */
 
+/* The walk's PCs do not go on the interrupted thread's stack (a thread may
+ * have 16 KiB of it, PTHREAD_STACK_MIN, most of it its own): they go in one
+ * of WALK_SLOTS buffers of the table's depth, mapped with the table, that a
+ * handler claims with a compare-and-swap on a bit of walk_busy and gives
+ * back when its sample is counted.  A tick that interrupts another's walk
+ * (a nested signal) claims another buffer.  When every buffer is held
+ * (more handlers at once than WALK_SLOTS), the walk goes to WALK_SHORT PCs
+ * on the stack, flagged MON_STACK_DEPTH if it had more.  A fork child
+ * clears every bit (mon_stacks_reset): the other threads' walks are not in
+ * it. */
+#define WALK_SLOTS 128u
+#define WALK_SHORT 16u
+static uint64_t walk_busy[WALK_SLOTS / 64];
+static uintptr_t *walk_pcs;		/* WALK_SLOTS * walk_depth PCs, or NULL */
+static unsigned walk_depth;
+
+/* 1 if the code a signal interrupted (context: its ucontext_t) ran on
+ * the thread's alternate signal stack. */
+static int on_altstack(const void *context)
+{
+	const stack_t *ss = &((const ucontext_t *)context)->uc_stack;
+	uintptr_t sp = mon_arch_context_sp(context), lo = (uintptr_t)ss->ss_sp;
+	return !(ss->ss_flags & SS_DISABLE) && ss->ss_size > 0 && sp - lo < ss->ss_size;
+}
+
+/* A free buffer's index, now held, or -1.  Async-signal-safe, lock-free. */
+static int walk_claim(void)
+{
+	for (unsigned w = 0; w < WALK_SLOTS / 64; w++) {
+		uint64_t v = __atomic_load_n(&walk_busy[w], __ATOMIC_RELAXED);
+		while (~v != 0) {
+			unsigned b = (unsigned)__builtin_ctzll(~v);
+			if (__atomic_compare_exchange_n(&walk_busy[w], &v, v | (1ull << b), 1,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+				return (int)(w * 64 + b);
+		}
+	}
+	return -1;
+}
+
+static void walk_release(int i)
+{
+	__atomic_and_fetch(&walk_busy[i / 64], ~(1ull << (i % 64)), __ATOMIC_RELEASE);
+}
+
 static unsigned setting(const char *name, unsigned dflt)
 {
 	const char *v = getenv(name);
@@ -316,22 +363,38 @@ unsigned mon_stacks_table_setting(void)
 
 /* The observer: walk the interrupted stack, count it.  Never charges the
  * tick (the flat histograms did). */
-static int take(const struct mon_sample *s, uint64_t *saturated)
+MON_BOUNDED_STACK static int take(const struct mon_sample *s, uint64_t *saturated)
 {
 	(void)saturated;
 	struct mon_stack_table *t = __atomic_load_n(&recording, __ATOMIC_ACQUIRE);
 	if (t == NULL)
 		return MON_SINK_OFF;
-	uintptr_t pcs[MON_STACK_DEPTH_MAX];
-	unsigned flags = 0, n;
-	if (s->context != NULL) {
-		n = mon_unwind(s->context, pcs, t->depth, &flags);
+	uintptr_t few[WALK_SHORT], *pcs = few;
+	unsigned flags = 0, n, max = WALK_SHORT;
+	uintptr_t *bufs = __atomic_load_n(&walk_pcs, __ATOMIC_ACQUIRE);
+	int slot = bufs != NULL ? walk_claim() : -1;
+	if (slot >= 0) {
+		pcs = bufs + (size_t)slot * walk_depth;
+		max = walk_depth;
+	}
+	if (max > t->depth)
+		max = t->depth;
+	/* Was the interrupted code on its alternate signal stack?  The kernel's
+	 * ucontext keeps the thread's sigaltstack(2) setting in uc_stack (its
+	 * ss_flags do not say SS_ONSTACK: the interrupted SP does).  Then this
+	 * handler runs on that stack too, the program's, sized for its own
+	 * handler (16 KiB, most of it used, is common).  No walk there: the PC
+	 * alone, flagged truncated, and the least stack. */
+	if (s->context != NULL && !on_altstack(s->context)) {
+		n = mon_unwind(s->context, pcs, max, &flags);
 	} else {
-		pcs[0] = s->pc;	/* no registers: the PC alone, and said so */
+		pcs[0] = s->pc;	/* no registers, or no room: the PC alone, and said so */
 		n = 1;
 		flags = MON_STACK_TRUNCATED;
 	}
 	mon_stack_table_add_in(t, mon_objhist_set_now(), (uint64_t)s->tid, flags, pcs, n, s->weight);
+	if (slot >= 0)
+		walk_release(slot);
 	return MON_SINK_OUTSIDE;
 }
 
@@ -346,10 +409,19 @@ int mon_stacks_start(void)
 	mon_lock();
 	if (table == NULL) {
 		struct mon_stack_table *t = mon_stack_table_new(mon_stacks_table_setting(), depth);
-		if (t == NULL)
+		/* The walks' buffers (see walk_claim), backed only once used. */
+		void *w = t ? mmap(NULL, (size_t)WALK_SLOTS * depth * sizeof(uintptr_t),
+				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+			    : MAP_FAILED;
+		if (t == NULL) {
 			rc = -1;
-		else
+		} else {
+			if (w != MAP_FAILED) {
+				walk_depth = depth;
+				__atomic_store_n(&walk_pcs, w, __ATOMIC_RELEASE);
+			}
 			__atomic_store_n(&table, t, __ATOMIC_RELEASE);
+		}
 	}
 	mon_unlock();
 	if (rc < 0)
@@ -386,6 +458,8 @@ void mon_stacks_reset(void)
 	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t != NULL)
 		mon_stack_table_reset(t);
+	for (unsigned w = 0; w < WALK_SLOTS / 64; w++)
+		__atomic_store_n(&walk_busy[w], 0, __ATOMIC_RELAXED);
 }
 
 const struct mon_stack_table *mon_stacks_table(void)

@@ -1,9 +1,9 @@
 /*
  * unwind.h — the runtime's stack unwinder (private to libmon; see
  * unwind.c): walks a thread's user-space call stack from a signal's
- * ucontext_t, over tables compiled from each loaded object's CFI
- * (.eh_frame, located through PT_GNU_EH_FRAME) when the object is loaded.
- * x86_64 Linux.
+ * ucontext_t, or from a register set, over tables compiled from each
+ * loaded object's CFI (.eh_frame, located through PT_GNU_EH_FRAME; cfi.c)
+ * when the object is loaded.  Linux; the machine's part in lib/arch/ARCH/.
  */
 #ifndef MON_UNWIND_H
 #define MON_UNWIND_H
@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memread.h"
 #include "runtime.h"
 
 #define MON_STACK_TRUNCATED 1u	/* the walk ended before the outermost frame (unreadable memory,
@@ -27,6 +28,33 @@
  * Reentrant: several threads may walk at once.  errno is left as it was.  Before the first
  * mon_unwind_refresh every walk is pcs[0] alone, flagged MON_STACK_TRUNCATED. */
 MON_HIDDEN unsigned mon_unwind(const void *context, uintptr_t *pcs, unsigned max, unsigned *flags);
+
+/* A thread's registers where a walk starts, when they do not come from a
+ * signal's ucontext_t (a blocked thread's, from /proc/self/task/TID/syscall:
+ * proc(5), "the stack pointer and program counter"). */
+struct mon_unwind_regs {
+	uintptr_t pc;		/* where the thread is stopped: the walk's pcs[0], exact */
+	uintptr_t sp;		/* its stack pointer */
+	uintptr_t fp;		/* its frame pointer (rbp on x86-64), if known */
+	unsigned known;		/* MON_REG_FP: fp is known; else it is not used until a frame
+				 * restores it */
+};
+#define MON_REG_FP 1u
+
+/* Walk a stack from regs, reading memory only through mem (memread.h:
+ * mon_memread_other for another thread's stack, which may change under the
+ * walk: every read is checked, a read that fails ends the walk flagged
+ * MON_STACK_TRUNCATED).  pcs, max, flags and the return value as
+ * mon_unwind's: at most max PCs, leaf first, pcs[0] = regs->pc; returns 0
+ * (flags MON_STACK_TRUNCATED, or MON_STACK_DEPTH when max is 0) when regs
+ * or mem is NULL.  The walk reaches through signal frames (the memory
+ * reader's at() is called, if set, when one moves to another stack).
+ * Async-signal-safe, reentrant, no lock, no allocation; errno is left as it
+ * was; may be called from any thread of the process, at any time after
+ * mon_unwind_refresh (before: pcs[0] alone, flagged MON_STACK_TRUNCATED).
+ * Stack use: a few hundred bytes. */
+MON_HIDDEN unsigned mon_unwind_regs(const struct mon_unwind_regs *regs, struct mon_memreader *mem,
+				    uintptr_t *pcs, unsigned max, unsigned *flags);
 
 /* Compile the unwind tables (.eh_frame / .debug_frame CFI) of objects loaded since the last call
  * and publish them to mon_unwind.  Not async-signal-safe (allocates, takes the loader's lock

@@ -1,0 +1,85 @@
+/*
+ * arch.h — the x86-64 machine, as the runtime sees it (private to libmon;
+ * lib/arch/x86_64/, selected by the Makefile's ARCH): the registers a
+ * stack walk needs and where a signal's ucontext_t keeps them, the DWARF
+ * numbers of those registers, and the rules of code the CFI does not
+ * describe in its general terms (the PLT, the signal trampoline).
+ *
+ * Sources: System V Application Binary Interface, AMD64 Architecture
+ * Processor Supplement, figure 3.36 "DWARF Register Number Mapping"
+ * (rbp 6, rsp 7, return address 16); <sys/ucontext.h> (gregs[REG_RIP],
+ * gregs[REG_RSP], gregs[REG_RBP]); sigreturn(2) (the kernel's signal frame
+ * is a ucontext_t at the stack pointer when the restorer runs).
+ *
+ * A port adds lib/arch/ARCH/arch.h with the same names.
+ */
+#ifndef MON_ARCH_H
+#define MON_ARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "cfi.h"
+#include "runtime.h"
+
+#define MON_ARCH_NAME "x86_64"
+
+/* DWARF register numbers. */
+#define MON_ARCH_DW_FP 6	/* rbp */
+#define MON_ARCH_DW_SP 7	/* rsp */
+#define MON_ARCH_DW_RA 16	/* the return address column */
+
+/* The return address is at CFA - 8 (pushed by call). */
+#define MON_ARCH_RA_CFA_OFF (-8)
+/* Where a frame-pointer frame keeps the caller's frame pointer and return
+ * address: [fp] and [fp + 8]; its CFA is fp + 16. */
+#define MON_ARCH_FP_CFA_OFF 16
+
+/* The machine's CFI rules for cfi.c (arch.c). */
+MON_HIDDEN extern const struct mon_cfi_machine mon_arch_cfi;
+
+/* The interrupted PC, SP and FP in a signal's ucontext_t (the third
+ * argument of an SA_SIGINFO handler).  Async-signal-safe. */
+static inline uintptr_t mon_arch_context_pc(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+}
+
+static inline uintptr_t mon_arch_context_sp(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RSP];
+}
+
+static inline uintptr_t mon_arch_context_fp(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RBP];
+}
+
+/* Byte offsets of the PC, SP and FP in a ucontext_t, for reading them out
+ * of a signal frame in memory (one the walk reaches through the
+ * trampoline). */
+#define MON_ARCH_UC_PC (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RIP * sizeof(greg_t))
+#define MON_ARCH_UC_SP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RSP * sizeof(greg_t))
+#define MON_ARCH_UC_FP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RBP * sizeof(greg_t))
+
+/* The CFA of a row MON_CFI_PLT: the PLT's expression (cfi.c got it from
+ * mon_arch_cfi.cfa_expr), rsp + off + 8 once the stub has pushed its
+ * relocation index, that is when (pc & 15) >= k. */
+static inline uintptr_t mon_arch_plt_cfa(uintptr_t sp, uintptr_t pc, int32_t off, int16_t k)
+{
+	return sp + (uintptr_t)(intptr_t)off + ((pc & 15) >= (uintptr_t)(intptr_t)k ? 8 : 0);
+}
+
+/* The signal trampoline, glibc's __restore_rt: mov $15,%rax
+ * (rt_sigreturn); syscall. */
+#define MON_ARCH_SIGRETURN_LEN 9u
+
+/* The offset (0 .. 15) of the trampoline's code from start, an FDE with
+ * augmentation 'S' covering [start, end) of loaded text, or -1 if it is
+ * not there.  Reads the text (never instrumented by a sanitizer: see
+ * arch.c).  Not async-signal-safe only in that it reads code that must be
+ * mapped (the FDE's object is loaded). */
+MON_HIDDEN int mon_arch_sigreturn_at(uintptr_t start, uintptr_t end);
+
+#endif /* MON_ARCH_H */

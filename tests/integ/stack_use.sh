@@ -1,0 +1,92 @@
+#!/bin/sh
+# The tick handler's own stack use is small and bounded, walk included
+# (issue 21 item 1; issue 19's alternate stacks), measured by painting
+# (tests/progs/stack_use.c):
+#   - a thread on a painted stack, 300 frames deep, spinning while the
+#     clock ticks with MONPROF_STACK_DEPTH=512: the bytes written below
+#     its stack pointer, less the red zone and the kernel's signal frame
+#     (measured in the run), are at most BOUND (2048);
+#   - a SIGSEGV handler on a painted alternate stack, spinning while the
+#     clock ticks: the runtime puts at most BOUND bytes between the
+#     kernel's frame and the program's handler, and a tick that lands on
+#     that stack uses at most ALT_BOUND (1024: no walk there) below it (or,
+#     in a sanitizer build, what the same program uses there unprofiled:
+#     the sanitizer's own siglongjmp interceptor);
+#   - four threads with PTHREAD_STACK_MIN (16 KiB) stacks doing work exit 0
+#     (tests/progs/stack_small.c).
+# Under each clock that runs here.  Each program run has a time limit.
+# Mutations: pcs[MON_STACK_DEPTH_MAX] back on the handler's stack in
+# stacks.c's take() (thread: 4992 bytes, red); the walk on an alternate
+# stack (altstack: 1464 bytes, red);
+# pages_readable's 256 iovecs (the old code: 9136 bytes; stack_small 139).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+BOUND=2048
+ALT_BOUND=1024
+mkdir -p "$T/run"
+cd "$T/run" || exit 1
+unset PROFDIR
+build_plain su stack_use.c -ldl -pthread || not_ok stack_use_build
+build_plain ss stack_small.c -pthread || not_ok stack_small_build
+san=
+case $CC in *-fsanitize=*address*) san=asan ;; *-fsanitize=*thread*) san=tsan ;; esac
+
+field() { printf '%s\n' "$1" | awk -v k="$2" '$1 == k { print $2; exit }'; }
+
+# What the program itself uses below its handler unprofiled.
+out=$(timeout 120 "$T/su" altstack 200 2>&1)
+base=$(field "$out" handler_bytes)
+echo "# unprofiled alternate stack: $out" | tr '\n' ' '
+echo
+alt_bound=$ALT_BOUND
+[ "${base:-0}" -gt $alt_bound ] && alt_bound=$base
+
+for c in perf thread itimer; do
+	rm -f mon.out
+	"$MONRUN" -c $c "$T/ss" 1 >/dev/null 2>&1
+	got=$("$PROF" -m mon.out --format=json "$T/ss" 2>/dev/null | head -n 1 |
+	      sed -n 's/.*"clock":"\([^"-]*\).*/\1/p')
+	if [ "$got" != "$c" ]; then
+		ok "stack_use_$c # skip clock $c unavailable here (got '$got')"
+		continue
+	fi
+	try "stack_small_threads_$c" timeout 120 "$MONRUN" -c $c "$T/ss" 4
+
+	out=$(MONPROF_STACK_DEPTH=512 timeout 120 "$MONRUN" -c $c "$T/su" thread 300 2>&1)
+	s=$(field "$out" samples) h=$(field "$out" handler_bytes) f=$(field "$out" frame_bytes)
+	echo "# $c, thread stack: kernel frame $f bytes, $s samples, handler $h bytes"
+	name=stack_use_thread_handler_$c
+	if [ -z "$h" ] || [ "${s:-0}" -eq 0 ]; then
+		not_ok $name "no measurement ($s samples): $(printf '%s' "$out" | tail -n 2)"
+	elif [ "$san" = tsan ]; then
+		ok "$name # skip ThreadSanitizer runs signal handlers from its own wrapper (deferred), so the kernel frame cannot be measured here; $h bytes below the frame in all"
+	elif [ "$h" -le $BOUND ]; then
+		ok $name
+	elif [ "$san" = asan ] && [ $c = itimer ]; then
+		# Measured: the itimer tick's weight reads the thread's CPU clock
+		# through AddressSanitizer's clock_gettime interceptor, 1192 bytes
+		# of the sanitizer's frames (1152 with the system call instead).
+		ok "$name # skip $h bytes: AddressSanitizer's clock_gettime interceptor on the itimer tick's path"
+	else
+		not_ok $name "$h bytes > $BOUND"
+	fi
+
+	out=$(timeout 120 "$MONRUN" -c $c "$T/su" altstack 200 2>&1)
+	s=$(field "$out" samples) h=$(field "$out" handler_bytes) e=$(field "$out" entry_bytes)
+	n=$(field "$out" faults)
+	echo "# $c, alternate stack: $s samples, $e bytes before the program's handler, $h below it (unprofiled $base)"
+	name=stack_use_altstack_$c
+	if [ "$n" != 200 ] || [ -z "$h" ] || [ -z "$e" ]; then
+		not_ok $name "faults handled: '$n': $(printf '%s' "$out" | tail -n 2)"
+	elif [ "$san" = tsan ]; then
+		ok "$name # skip ThreadSanitizer runs signal handlers from its own wrapper (deferred), so the kernel frame cannot be measured here"
+	elif [ "$e" -le $BOUND ] && [ "$h" -le $alt_bound ]; then
+		ok $name
+	elif [ "$san" = asan ] && [ $c = itimer ] && [ "$e" -le $BOUND ]; then
+		ok "$name # skip $h bytes: AddressSanitizer's clock_gettime interceptor on the itimer tick's path (see above)"
+	else
+		not_ok $name "$e bytes before the program's handler, $h below it (bounds $BOUND, $alt_bound)"
+	fi
+done

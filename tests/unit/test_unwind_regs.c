@@ -1,0 +1,164 @@
+/*
+ * test_unwind_regs.c — unit tests of the walk from a register set
+ * (mon_unwind_regs, lib/unwind.c) through the reader that checks every
+ * read (mon_memread_other, lib/memread.c): from this thread's own PC, SP
+ * and frame pointer the walk reaches main through this file's frames; with
+ * the frame pointer unknown it still does (CFI); another thread's stack,
+ * from the registers that thread published, is walked from here while the
+ * thread waits; an unmapped SP ends the walk truncated, never a fault; a
+ * NULL register set or reader, or max 0, gives no PC.
+ *
+ * Links libmon.a, so it reaches the hidden interfaces (unwind.h).
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <cmocka.h>
+
+#include "unwind.h"
+
+/* Registers of the caller of here(), as a wall-clock sampler would read
+ * them for a blocked thread (its PC where it will resume, its SP, FP). */
+__attribute__((noinline)) static void here(struct mon_unwind_regs *r)
+{
+	r->pc = (uintptr_t)__builtin_return_address(0);
+	r->sp = (uintptr_t)__builtin_frame_address(0) + 16;	/* the caller's SP after the call */
+	uintptr_t fp;
+	__asm__ volatile("mov (%%rbp), %0" : "=r"(fp));	/* the caller's rbp */
+	r->fp = fp;
+	r->known = MON_REG_FP;
+}
+
+static uintptr_t main_lo, main_hi;	/* set from main's own address */
+
+static int reaches(const uintptr_t *pcs, unsigned n, uintptr_t lo, uintptr_t hi)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (pcs[i] >= lo && pcs[i] < hi)
+			return 1;
+	return 0;
+}
+
+__attribute__((noinline)) static unsigned walk_here(unsigned known, uintptr_t *pcs, unsigned *flags)
+{
+	struct mon_unwind_regs r;
+	here(&r);
+	r.known = known;
+	struct mon_memreader m;
+	mon_memread_other(&m);
+	return mon_unwind_regs(&r, &m, pcs, 256, flags);
+}
+
+static void from_own_registers(void **state)
+{
+	(void)state;
+	uintptr_t pcs[256];
+	unsigned flags = 99;
+	unsigned n = walk_here(MON_REG_FP, pcs, &flags);
+	assert_true(n >= 3);
+	assert_true(pcs[0] > (uintptr_t)walk_here && pcs[0] < (uintptr_t)walk_here + 256);
+	assert_true(reaches(pcs, n, main_lo, main_hi));
+	assert_int_equal(flags & MON_STACK_TRUNCATED, 0);
+	n = walk_here(0, pcs, &flags);
+	assert_true(reaches(pcs, n, main_lo, main_hi));
+}
+
+static void bad_input(void **state)
+{
+	(void)state;
+	uintptr_t pcs[8];
+	unsigned flags = 0;
+	struct mon_memreader m;
+	mon_memread_other(&m);
+	struct mon_unwind_regs r;
+	here(&r);
+	assert_int_equal(mon_unwind_regs(NULL, &m, pcs, 8, &flags), 0);
+	assert_int_equal(flags, MON_STACK_TRUNCATED);
+	assert_int_equal(mon_unwind_regs(&r, NULL, pcs, 8, &flags), 0);
+	assert_int_equal(mon_unwind_regs(&r, &m, pcs, 0, &flags), 0);
+	assert_int_equal(flags, MON_STACK_DEPTH);
+	/* An SP in an unmapped page: the first frame's reads fail, checked. */
+	void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	munmap(p, 4096);
+	r.sp = r.fp = (uintptr_t)p + 2048;
+	unsigned n = mon_unwind_regs(&r, &m, pcs, 8, &flags);
+	assert_true(n >= 1 && n <= 2);
+	assert_int_equal(pcs[0], r.pc);
+	assert_true(flags & MON_STACK_TRUNCATED);
+}
+
+/* Another thread publishes its registers and waits; this one walks its
+ * stack. */
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
+static int phase;
+static struct mon_unwind_regs other;
+
+__attribute__((noinline)) static void other_deep(int n)
+{
+	if (n > 0) {
+		other_deep(n - 1);
+		__asm__ volatile("" ::: "memory");
+		return;
+	}
+	here(&other);
+	pthread_mutex_lock(&mu);
+	phase = 1;
+	pthread_cond_broadcast(&cv);
+	while (phase != 2)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+}
+
+static void *other_main(void *arg)
+{
+	(void)arg;
+	other_deep(10);
+	return NULL;
+}
+
+static void another_thread(void **state)
+{
+	(void)state;
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, other_main, NULL), 0);
+	pthread_mutex_lock(&mu);
+	while (phase != 1)
+		pthread_cond_wait(&cv, &mu);
+	pthread_mutex_unlock(&mu);
+	uintptr_t pcs[64];
+	unsigned flags = 0;
+	struct mon_memreader m;
+	mon_memread_other(&m);
+	unsigned n = mon_unwind_regs(&other, &m, pcs, 64, &flags);
+	pthread_mutex_lock(&mu);
+	phase = 2;
+	pthread_cond_broadcast(&cv);
+	pthread_mutex_unlock(&mu);
+	pthread_join(t, NULL);
+	/* other_deep's 11 frames, then other_main. */
+	unsigned deep = 0;
+	for (unsigned i = 0; i < n; i++)
+		deep += pcs[i] >= (uintptr_t)other_deep && pcs[i] < (uintptr_t)other_deep + 256;
+	assert_true(deep >= 11);
+	assert_true(reaches(pcs, n, (uintptr_t)other_main, (uintptr_t)other_main + 64));
+}
+
+int main(void)
+{
+	main_lo = (uintptr_t)main;
+	main_hi = main_lo + 512;
+	mon_unwind_refresh();
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(from_own_registers),
+		cmocka_unit_test(bad_input),
+		cmocka_unit_test(another_thread),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
