@@ -131,8 +131,11 @@ static void fde(struct bytes *x, size_t cie_at, uint64_t start, uint32_t range, 
 
 /* ---- compiling --------------------------------------------------------- */
 
+/* Room for any real object's rows (this test program's own .eh_frame grows
+ * with libmon.a); instances are static, so zeroed and off the stack. */
+#define MAX_ROWS (1 << 16)
 struct rows {
-	struct mon_cfi_row r[512];
+	struct mon_cfi_row r[MAX_ROWS];
 	size_t n;
 	size_t fail_at;		/* emit fails at this row (0: never) */
 };
@@ -185,7 +188,7 @@ static void frame_pointer_prologue(void **state)
 	size_t c = cie(&x, "zR", 0x1b);
 	fde(&x, c, 0x2000, 0x30, prologue, sizeof prologue);
 	put4(&x, 0);	/* terminator */
-	struct rows o;
+	static struct rows o;
 	assert_int_equal(compile(&x, &o), 1);
 	assert_int_equal(o.n, 5);
 	row_is(&o.r[0], 0x2000, MON_CFI_SP, 8, 0, 0);
@@ -218,7 +221,7 @@ static void expressions(void **state)
 	fde(&x, c, 0x3000, 0x10, plt, sizeof plt);
 	fde(&x, c, 0x4000, 0x10, drap, sizeof drap);
 	fde(&x, c, 0x5000, 0x10, other, sizeof other);
-	struct rows o;
+	static struct rows o;
 	assert_int_equal(compile(&x, &o), 3);
 	assert_int_equal(o.n, 6);
 	row_is(&o.r[0], 0x3000, MON_CFI_PLT, 8, 0, 11);
@@ -249,7 +252,7 @@ static void special_rules(void **state)
 	fde(&x, c, 0x2000, 0x10, undef_ra, sizeof undef_ra);
 	fde(&x, c, 0x3000, 0x10, states, sizeof states);
 	fde(&x, c, 0x4000, 0x10, bad_op, sizeof bad_op);
-	struct rows o;
+	static struct rows o;
 	assert_int_equal(compile(&x, &o), 4);
 	row_is(&o.r[0], 0x1000, MON_CFI_SIGNAL, 0, 0, 0);
 	row_is(&o.r[1], 0x1020, MON_CFI_NONE, 0, 0, 0);
@@ -298,7 +301,7 @@ static void indirect_and_range(void **state)
 	size_t c2 = cie(&x, "zR", 0x1b);
 	fde(&x, c2, 0x100, 0x10, NULL, 0);	/* below the text */
 	fde(&x, c2, 0x8ff0, 0x20, NULL, 0);	/* runs past its end */
-	struct rows o;
+	static struct rows o;
 	assert_int_equal(compile(&x, &o), 0);	/* no reader: the indirect FDE is skipped */
 	assert_int_equal(o.n, 0);
 	deref_value = 0x6000;
@@ -321,7 +324,7 @@ static void truncations_and_failures(void **state)
 	size_t c = cie(&x, "zR", 0x1b);
 	fde(&x, c, 0x2000, 0x30, prologue, sizeof prologue);
 	fde(&x, c, 0x3000, 0x30, prologue, sizeof prologue);
-	struct rows o;
+	static struct rows o;
 	for (size_t n = 0; n <= x.n; n++) {
 		uint8_t copy[4096];
 		memcpy(copy, x.b, n);
@@ -424,7 +427,7 @@ static int own_object(struct dl_phdr_info *info, size_t size, void *arg)
 	assert_true(w->nfde > 0);
 	assert_true((uint64_t)w->nfde <= nfde);
 	struct rows *o = w->o;
-	static struct mon_cfi_row tmp[512];
+	static struct mon_cfi_row tmp[MAX_ROWS];
 	if (!mon_cfi_sorted(o->r, o->n))
 		mon_cfi_sort(o->r, tmp, o->n);
 	o->n = mon_cfi_squeeze(o->r, o->n);
