@@ -131,6 +131,7 @@ struct wthread {
 	uint32_t last;		/* sample index + 1 counted at the last full read, 0: none */
 	uint32_t last_state;
 	int64_t credit;		/* runnable credit, 1/65536 of a sample */
+	int64_t ratio;		/* runnable share of its last R interval, 1/65536 */
 	uint64_t seen_round;	/* the last round that listed it */
 	uint64_t seen_ns;	/* when (CLOCK_MONOTONIC) */
 	struct monout_wall_thread out;
@@ -801,9 +802,12 @@ static uint32_t split_running(struct wthread *t)
 	int first = t->sched_cpu == 0 && t->sched_wait == 0;
 	t->sched_cpu = (uint64_t)cpu;
 	t->sched_wait = (uint64_t)wait;
-	if (first || dc + dw == 0)
+	if (first || dc + dw == 0) {
+		t->ratio = 0;
 		return MONOUT_WALL_RUNNING;
-	t->credit += (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
+	}
+	t->ratio = (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
+	t->credit += t->ratio;
 	if (t->credit >= 32768) {
 		t->credit -= 65536;
 		return MONOUT_WALL_RUNNABLE;
@@ -879,6 +883,7 @@ static void sample_thread(struct wthread *t, uint64_t weight)
 		return;
 	}
 	t->cpu_ns = cpu;
+	uint32_t before = t->last ? t->last_state : 0;
 	long r = full_read(t, cpu);
 	if (r == -2)
 		return;
@@ -890,6 +895,22 @@ static void sample_thread(struct wthread *t, uint64_t weight)
 	t->last = (uint32_t)r;
 	if (r > 0)
 		__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
+	/* Late rounds of a thread that was R at both ends (a thread on the
+	 * CPU or waiting for one): R throughout, split as its schedstat says
+	 * (the ratio of this interval).  Any other thread that ran misses
+	 * them: where it blocked meanwhile is not known. */
+	int is_r = t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE;
+	int was_r = before == MONOUT_WALL_RUNNING || before == MONOUT_WALL_RUNNABLE;
+	for (uint64_t k = 1; r > 0 && is_r && was_r && k < weight; k++) {
+		t->credit += t->ratio;
+		uint32_t st = MONOUT_WALL_RUNNING;
+		if (t->credit >= 32768) {
+			t->credit -= 65536;
+			st = MONOUT_WALL_RUNNABLE;
+		}
+		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, NULL, 0, 1))
+			__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
+	}
 }
 
 /* A thread listed for the first time: its name and, when it started
