@@ -433,7 +433,8 @@ static void before_exec(const char *path)
 	int follow = exec_follows(&vc);
 	/* A fork child that only execs (monrun -f on a shell or make) has
 	 * nothing to say: no file for it. */
-	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0) {
+	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0 &&
+	    mon_wall_rounds() == 0) {
 		if (follow)
 			mon_follow_ending(path, NULL);
 		return;
@@ -824,7 +825,8 @@ void mon_write_at_exit(void)
 	struct mon_stats st;
 	if (!started || finished || getpid() != mon_pid)
 		return;		/* not profiling, written already, or a vfork child */
-	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0)
+	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0 &&
+	    mon_wall_rounds() == 0)
 		return;		/* a fork child that did nothing (exec failed?) */
 	finished = 1;
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);

@@ -1249,6 +1249,11 @@ int mon_wall_resume(void)
 	return launch();
 }
 
+uint64_t mon_wall_rounds(void)
+{
+	return __atomic_load_n(&rounds, __ATOMIC_ACQUIRE);
+}
+
 int mon_wall_running(void)
 {
 	return running;

@@ -44,6 +44,9 @@ MON_HIDDEN int mon_wall_start(unsigned rate_hz, unsigned depth);
  */
 MON_HIDDEN void mon_wall_stop(void);
 
+/* Rounds taken in this process (a fork child: its own); async-signal-safe. */
+MON_HIDDEN uint64_t mon_wall_rounds(void);
+
 /* 1 while the sampler runs (between mon_wall_start and mon_wall_stop). */
 MON_HIDDEN int mon_wall_running(void);
 
