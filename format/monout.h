@@ -162,11 +162,11 @@
  *     8-byte head included, a multiple of 8, at least 8)}; a reader skips a kind it does not know:
  *     THREAD (1), 80 bytes, one per thread sampled:
  *        8 tid u64
- *       16 expected u64    (samples due: the thread's time alive while the sampler ran x rate)
+ *       16 expected u64    (samples due: rounds due, at start + k / rate, from first to last inclusive)
  *       24 taken u64       (samples taken whose state was read: the counts of its SAMPLE entries)
  *       32 unreadable u64  (rounds in which the thread existed but its state could not be read)
  *       40 first u64       (microseconds from the sampler's start to the thread's start, 0 if earlier)
- *       48 last u64        (microseconds from the sampler's start to its end, or to the write)
+ *       48 last u64        (microseconds from the sampler's start to the last round that saw it)
  *       56 flags u32       (MONOUT_WALL_THREAD_*)
  *       60 reserved u32 0
  *       64 name u8[16]     (NUL-padded)
