@@ -121,8 +121,7 @@
 #define COPY_BYTES (32u << 10)	/* stack copied per blocked thread */
 #define PAGE 4096u
 #define RACE_RETRIES 1
-#define LIST_EVERY 8u		/* with more than LIST_ALWAYS threads, list /proc/self/task every 8th round */
-#define LIST_ALWAYS 128u
+#define LIST_EVERY 8u		/* list /proc/self/task every 8th round (and the first) */
 #define RING 4096u		/* threads announced by pthread_create, not yet listed */
 
 struct wthread {
@@ -876,9 +875,10 @@ static long full_read(struct wthread *t, uint64_t cpu)
  * run since its last full read was where that read found it for the whole
  * time: it gets them all.  One that ran gets 1, and misses the others (its
  * expected count says so). */
-static void sample_thread(struct wthread *t, uint64_t weight)
+static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 {
-	uint64_t cpu = thread_cpu_ns(t->tid);
+	if (cpu == UINT64_MAX)
+		cpu = thread_cpu_ns(t->tid);
 	if (cpu == UINT64_MAX)
 		return;		/* gone: the listing will say */
 	if (cpu == t->cpu_ns && t->last) {
@@ -969,7 +969,7 @@ static void thread_ended(struct wthread *t)
 
 /* A thread listed (or announced at born_ns, else 0) in round r. */
 static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_ns,
-		 uint64_t weight, uint64_t born_ns)
+		 uint64_t weight, uint64_t born_ns, uint64_t cpu)
 {
 	if (t->seen_round == r)
 		return;
@@ -987,7 +987,7 @@ static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_
 	}
 	t->seen_round = r;
 	t->seen_ns = now_ns;
-	sample_thread(t, w);
+	sample_thread(t, w, cpu);
 }
 
 /* Called in each thread our pthread_create starts (threads.c's hook). */
@@ -999,11 +999,12 @@ static void announce(pid_t tid)
 }
 
 /* One round: sample every thread (weight: sample_thread) and note those
- * gone.  With few threads, or every LIST_EVERY rounds, the list is
- * /proc/self/task (getdents64: a cost that grows with the threads, most of
- * a round's with hundreds); in between, the threads known, those our
- * pthread_create announced, and a thread whose CPU clock is refused
- * (EINVAL: no such thread of this process) has ended. */
+ * gone.  Every LIST_EVERY rounds the list is /proc/self/task (getdents64:
+ * a cost that grows with the threads, most of a round's with hundreds, and
+ * half of one with eight at 1 kHz); in between, the threads known and
+ * those our pthread_create announced (a thread made otherwise, by a raw
+ * clone, is found at the next listing), and a thread whose CPU clock is
+ * refused (EINVAL: no such thread of this process) has ended. */
 static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 {
 	char buf[16384] __attribute__((aligned(8)));
@@ -1011,7 +1012,7 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 	pid_t self = mon_gettid();
 	uint64_t r = rounds + 1;
 	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
-	int list = nalive <= LIST_ALWAYS || r % LIST_EVERY == 1 || head - ring_tail > RING;
+	int list = r % LIST_EVERY == 1 || head - ring_tail > RING;
 	if (list) {
 		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0)
 			return;
@@ -1026,7 +1027,7 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 					continue;
 				struct wthread *t = thread_find(tid, 1);
 				if (t != NULL)
-					seen(t, r, since_ns, now_ns, weight, 0);
+					seen(t, r, since_ns, now_ns, weight, 0, UINT64_MAX);
 			}
 		}
 		ring_tail = head;
@@ -1038,7 +1039,8 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 			struct wthread *t = thread_find(tid, 1);
 			if (t != NULL)
 				seen(t, r, since_ns, now_ns, weight,
-				     __atomic_load_n(&ring_ns[ring_tail % RING], __ATOMIC_RELAXED));
+				     __atomic_load_n(&ring_ns[ring_tail % RING], __ATOMIC_RELAXED),
+				     UINT64_MAX);
 		}
 	}
 	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
@@ -1046,8 +1048,11 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 		struct wthread *t = &tab->threads[i];
 		if (t->ended || t->seen_round == 0)
 			continue;
-		if (!list && t->seen_round != r && thread_cpu_ns(t->tid) != UINT64_MAX)
-			seen(t, r, since_ns, now_ns, weight, 0);
+		if (!list && t->seen_round != r) {
+			uint64_t cpu = thread_cpu_ns(t->tid);
+			if (cpu != UINT64_MAX)
+				seen(t, r, since_ns, now_ns, weight, 0, cpu);
+		}
 		if (t->seen_round != r) {
 			thread_ended(t);
 			nalive -= nalive > 0;
@@ -1096,8 +1101,8 @@ static void *sampler_main(void *arg)
 		round_all(prev, now, 1 + late);
 		prev = now;
 		__atomic_store_n(&last_round_ns, now, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&rounds, 1, __ATOMIC_RELEASE);
-		own_cpu();
+		if (__atomic_add_fetch(&rounds, 1, __ATOMIC_RELEASE) % 16 == 1)
+			own_cpu();	/* for a write while it runs; exact at the end */
 		next += period;
 	}
 	own_cpu();
