@@ -130,6 +130,7 @@ struct wthread {
 	int ended;
 	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
 	uint64_t sched_cpu, sched_wait;	/* schedstat at the last read of it */
+	uint64_t sched_ns;	/* when (CLOCK_MONOTONIC), 0: never */
 	uint32_t last;		/* sample index + 1 counted at the last full read, 0: none */
 	uint32_t last_state;
 	int64_t credit;		/* runnable credit, 1/65536 of a sample */
@@ -793,11 +794,17 @@ static uint32_t state_of(char letter)
 	return MONOUT_WALL_OTHER;
 }
 
-/* An R thread: running or runnable, by schedstat's CPU and wait since the
- * last read (error diffusion in t->credit). */
-static uint32_t split_running(struct wthread *t)
+/* An R thread: running or runnable.  Over the time since its last
+ * schedstat read (d, CLOCK_MONOTONIC) it ran dc and waited in a run queue
+ * dw (schedstat).  Seen R at both ends (prev_r), it is taken as wanting a
+ * CPU all along: runnable for d - dc, which counts the time its CPU was
+ * taken from it with the hypervisor's steal (in neither dc nor dw on a
+ * virtual machine); else for dw / (dc + dw).  The sample is runnable with
+ * that probability, by error diffusion in t->credit. */
+static uint32_t split_running(struct wthread *t, int prev_r)
 {
 	char buf[128];
+	uint64_t now = mono_ns();
 	if (!have_schedstat || read_task(t, "schedstat", &t->fd_sched, 1, buf, sizeof buf) <= 0)
 		return MONOUT_WALL_RUNNING;
 	const char *s = buf;
@@ -805,14 +812,19 @@ static uint32_t split_running(struct wthread *t)
 	if (!decnum(&s, &cpu) || !decnum(&s, &wait))
 		return MONOUT_WALL_RUNNING;
 	uint64_t dc = (uint64_t)cpu - t->sched_cpu, dw = (uint64_t)wait - t->sched_wait;
-	int first = t->sched_cpu == 0 && t->sched_wait == 0;
+	uint64_t d = now - t->sched_ns;
+	int first = t->sched_ns == 0;
 	t->sched_cpu = (uint64_t)cpu;
 	t->sched_wait = (uint64_t)wait;
+	t->sched_ns = now;
 	if (first || dc + dw == 0) {
 		t->ratio = 0;
 		return MONOUT_WALL_RUNNING;
 	}
-	t->ratio = (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
+	if (prev_r && d > dc)
+		t->ratio = (int64_t)((double)(d - dc) / (double)d * 65536.0);
+	else
+		t->ratio = (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
 	t->credit += t->ratio;
 	if (t->credit >= 32768) {
 		t->credit -= 65536;
@@ -826,11 +838,16 @@ static uint32_t split_running(struct wthread *t)
  * thread is gone. */
 static long full_read(struct wthread *t, uint64_t cpu)
 {
+	int prev_r = t->last && (t->last_state == MONOUT_WALL_RUNNING ||
+				 t->last_state == MONOUT_WALL_RUNNABLE);
 	uintptr_t pcs[MON_WALL_DEPTH_MAX];
 	for (int attempt = 0;; attempt++) {
 		char buf[256];
 		struct sysread sr;
-		if (read_task(t, "syscall", &t->fd_sys, 1, buf, sizeof buf) <= 0)
+		ssize_t got = read_task(t, "syscall", &t->fd_sys, 1, buf, sizeof buf);
+		if (got == 0)
+			return -2;	/* nothing to say: the thread is exiting */
+		if (got < 0)
 			return errno == ENOENT || errno == ESRCH ? -2 : -1;
 		if (!parse_syscall(buf, &sr))
 			return -1;
@@ -840,7 +857,7 @@ static long full_read(struct wthread *t, uint64_t cpu)
 				uint64_t st;
 				read_stat(t, &letter, &st);
 			}
-			t->last_state = split_running(t);
+			t->last_state = split_running(t, prev_r);
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
 					    MONOUT_NO_WAIT, 0, pcs, 0, 1);
 		}

@@ -30,7 +30,7 @@ else
 fi
 awk 'NR == FNR { if ($1 == "thread") life[$2] = $4; next }
 	$1 == "wall" { lost = $16; unl = $18 }
-	$1 == "thread" && ($2 in life) { n++; if ($12 > 0) unr++
+	$1 == "thread" && ($2 in life) { n++; if ($10 > 0) unr++
 		r = $8 / (life[$2] / 1e6); if (min == "" || r < min) { min = r; who = $2 } }
 	END { printf "listed %d lost %s unlisted %s unreadable %d min %.2f tid %s\n", n, lost, unl, unr, min, who }' \
 	"$T/out" "$T/wall.txt" >"$T/sum"
