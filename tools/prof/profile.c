@@ -23,11 +23,90 @@
 #include <string.h>
 
 const struct prof_sample_type prof_sample_types[PROF_NVAL] = {
-	[PROF_VAL_SAMPLES] = { "samples", "count" },
-	[PROF_VAL_CPU] = { "cpu", "seconds" },
-	[PROF_VAL_CALLS] = { "calls", "count" },
-	[PROF_VAL_ARC] = { "arc-calls", "count" },
+	[PROF_VAL_SAMPLES] = { "samples", "count", "count", 1, "Samples",
+			       "samples of the profiling clock" },
+	[PROF_VAL_CPU] = { "cpu", "seconds", "nanoseconds", 1e9, "CPU_ns",
+			   "CPU time (samples / rate)" },
+	[PROF_VAL_CALLS] = { "calls", "count", "count", 1, NULL, NULL },
+	[PROF_VAL_ARC] = { "arc-calls", "count", "count", 1, NULL, NULL },
+	[PROF_VAL_WALL_SAMPLES] = { "wall-samples", "count", "count", 1, "Wall_samples",
+				    "wall-clock samples of every thread, whatever its state" },
+	[PROF_VAL_WALL] = { "wall", "seconds", "nanoseconds", 1e9, "Wall_ns",
+			    "wall-clock time (wall samples / wall rate)" },
+	[PROF_VAL_OFFCPU_SAMPLES] = { "off-cpu-samples", "count", "count", 1, "OffCPU_samples",
+				      "wall-clock samples of threads not running" },
+	[PROF_VAL_OFFCPU] = { "off-cpu", "seconds", "nanoseconds", 1e9, "OffCPU_ns",
+			      "off-CPU time (those samples / wall rate)" },
 };
+
+const struct prof_event_type prof_events[PROF_NEV] = {
+	[PROF_EV_CPU] = { "cpu", PROF_VAL_SAMPLES, PROF_VAL_CPU, "CPUsecs", "CPU", "CPU-second" },
+	[PROF_EV_WALL] = { "wall", PROF_VAL_WALL_SAMPLES, PROF_VAL_WALL, "Wallsecs", "wall-clock",
+			   "second" },
+	[PROF_EV_OFFCPU] = { "offcpu", PROF_VAL_OFFCPU_SAMPLES, PROF_VAL_OFFCPU, "OffCPUsecs",
+			     "off-CPU", "second" },
+};
+
+int prof_event_find(const char *name)
+{
+	if (strcmp(name, "off-cpu") == 0)
+		return PROF_EV_OFFCPU;
+	for (int e = 0; e < PROF_NEV; e++)
+		if (strcmp(name, prof_events[e].name) == 0)
+			return e;
+	return -1;
+}
+
+const char *prof_tstate_name(int s)
+{
+	static const char *const names[PROF_NTS] = {
+		[PROF_TS_NONE] = "", [PROF_TS_RUNNING] = "running", [PROF_TS_RUNNABLE] = "runnable",
+		[PROF_TS_BLOCKED] = "blocked", [PROF_TS_DISK] = "uninterruptible",
+		[PROF_TS_STOPPED] = "stopped", [PROF_TS_UNKNOWN] = "state unknown",
+	};
+	return s >= 0 && s < PROF_NTS ? names[s] : "state unknown";
+}
+
+void profile_events(struct prof_profile *p)
+{
+	p->sample_types = prof_sample_types;
+	p->event_types = prof_events;
+	memset(p->events, 0, sizeof p->events);
+	struct prof_event_facts *c = &p->events[PROF_EV_CPU];
+	c->present = 1;
+	c->have_stacks = p->facts.have_stacks;
+	c->rate_hz = p->facts.rate_hz;
+	c->rates_differ = p->facts.rates_differ;
+	c->total_samples = p->facts.total_samples;
+	c->total_seconds = p->facts.total_seconds;
+	for (int e = PROF_EV_WALL; e < PROF_NEV; e++) {
+		p->events[e].rate_hz = p->facts.wall_hz;
+		p->events[e].rates_differ = p->facts.wall_rates_differ;
+	}
+	int wall = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		wall |= s->state != PROF_TS_NONE;
+		for (int e = PROF_EV_WALL; e < PROF_NEV; e++) {
+			struct prof_event_facts *f = &p->events[e];
+			f->total_samples += s->value[prof_events[e].count];
+			f->total_seconds += s->value[prof_events[e].time];
+			f->have_stacks |= s->stack && s->value[prof_events[e].count] > 0;
+		}
+	}
+	/* Off-CPU is a part of wall-clock time: present with it, even when
+	 * every thread ran all the time (then it is 0, which is a finding). */
+	for (int e = PROF_EV_WALL; e < PROF_NEV; e++)
+		p->events[e].present = wall || p->facts.wall_hz > 0;
+}
+
+int prof_has_type(const struct prof_profile *p, int k)
+{
+	for (int e = 0; e < PROF_NEV; e++)
+		if (k == p->event_types[e].count || k == p->event_types[e].time)
+			return p->events[e].present;
+	return k >= 0 && k < PROF_NVAL;	/* calls, arc-calls: always */
+}
 
 /* The printed name of row r into buf, or a pointer to the symbol's name or
  * a constant string. */
@@ -136,7 +215,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	size_t nkeys = 0, narcs = 0, npcs = 0;
 
 	memset(p, 0, sizeof *p);
-	p->sample_types = prof_sample_types;
+	profile_events(p);	/* the tables, until the samples are made */
 
 	/* Mappings: the images. */
 	p->mappings = calloc(a->nimages ? a->nimages : 1, sizeof *p->mappings);
@@ -413,6 +492,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	f->stacks_truncated = a->stacks_truncated;
 	f->stacks_depth = a->stacks_depth;
 	f->stacks_jit = a->stacks_jit;
+	profile_events(p);
 	free(keys);
 	free(arcs);
 	free(pcs);

@@ -9,7 +9,8 @@
  * stacks are merged into a tree from the root (all samples, at the bottom)
  * to the leaves, and every node is a rectangle whose width is its samples
  * (PROF_VAL_SAMPLES, over every sample whose stack passes through it),
- * whose height is one frame, and whose level is its depth; siblings are in
+ * (of the event --sample asks for: CPU samples by default, wall-clock or
+ * off-CPU samples), whose height is one frame, and whose level is its depth; siblings are in
  * name order, as flamegraph.pl's sorted stacks put them.  A sample of a
  * flat-only file (no STACKS record) is a one-location stack, so its graph is
  * the root and one level of functions, each as wide as its own samples: the
@@ -161,8 +162,10 @@ static void tree_free(struct tree *t)
 /* Adds every sample's stack to t: root first (reversed = 0: the outermost
  * caller next to the root, as a flame graph stands) or leaf first
  * (reversed = 1: the callers' view).  Returns 0, or -1 (ENOMEM). */
-static int tree_build(const struct prof_profile *p, int reversed, struct tree *t)
+static int tree_build(const struct prof_profile *p, const struct prof_opts *o, int reversed,
+		      struct tree *t)
 {
+	int vs = prof_event_of(p, o)->count, stacks = prof_event_facts_of(p, o)->have_stacks;
 	memset(t, 0, sizeof *t);
 	t->n = malloc(1024 * sizeof *t->n);
 	if (!t->n)
@@ -174,14 +177,14 @@ static int tree_build(const struct prof_profile *p, int reversed, struct tree *t
 		return -1;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		double v = s->value[PROF_VAL_SAMPLES];
+		double v = s->value[vs];
 		if (!(v > 0))
 			continue;
 		t->n[0].value += v;
 		size_t at = 0;
 		/* With stacks, a histogram row's time no stack explains has
 		 * no known callers: under "[no call stack]". */
-		int nostack = p->facts.have_stacks && !s->stack;
+		int nostack = stacks && !s->stack;
 		if (nostack && !reversed) {
 			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
 				return -1;
@@ -589,10 +592,11 @@ static const char script[] =
 
 int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	(void)o;
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	const struct prof_event_facts *ef = prof_event_facts_of(p, o);
 	struct tree t, rt;
 	memset(&rt, 0, sizeof rt);
-	if (tree_build(p, 0, &t) < 0 || tree_build(p, 1, &rt) < 0) {
+	if (tree_build(p, o, 0, &t) < 0 || tree_build(p, o, 1, &rt) < 0) {
 		tree_free(&t);
 		tree_free(&rt);
 		errno = ENOMEM;
@@ -649,10 +653,10 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	fputs("</text>\n", out);
 	fprintf(out, "<text class=\"s\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", FLAME_WIDTH / 2);
 	put_count(out, total);
-	fprintf(out, " samples (%.3f s of CPU", p->facts.total_seconds);
-	if (p->facts.rate_hz > 0)
-		fprintf(out, " at %.0f Hz%s", p->facts.rate_hz,
-			p->facts.rates_differ ? " in the first file, other rates in others" : "");
+	fprintf(out, " samples (%.3f s of %s", ef->total_seconds, ev->noun);
+	if (ef->rate_hz > 0)
+		fprintf(out, " at %.0f Hz%s", ef->rate_hz,
+			ef->rates_differ ? " in the first file, other rates in others" : "");
 	fputs(flat ? "); flat profile: the data hold no call stacks, so each frame is one "
 		     "function's own samples" : "); callers below, callees above, width: samples",
 	      out);

@@ -72,9 +72,15 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
 	const struct prof_facts *a = &p->facts;
+	const struct prof_event_facts *ef = prof_event_facts_of(p, o);
 	fprintf(out, "{\"schema\":\"monprof-prof-flat\",\"version\":1,");
+	if (prof_event_named(p, o)) {	/* which event the seconds are of */
+		fputs("\"sample\":", out);
+		prof_json_str(out, prof_event_of(p, o)->name);
+		fputc(',', out);
+	}
 	fprintf(out, "\"rate_hz\":%.15g,\"total_ticks\":%.15g,\"total_seconds\":%.15g,",
-		a->rate_hz, a->total_samples, a->total_seconds);
+		ef->rate_hz, ef->total_samples, ef->total_seconds);
 	fprintf(out, "\"files\":%zu,\"call_counts_used\":%llu,", a->nfiles,
 		(unsigned long long)a->cells_used);
 	if (a->have_stats)
@@ -102,7 +108,7 @@ int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FI
 			"\"depth_limited\":%llu,\"jit\":%llu}", a->stack_samples,
 			(unsigned long long)a->stacks_lost, (unsigned long long)a->stacks_truncated,
 			(unsigned long long)a->stacks_depth, (unsigned long long)a->stacks_jit);
-	if (o->threads && a->have_stacks) {
+	if (o->threads && ef->have_stacks) {
 		struct prof_opts t = *o;
 		t.only_thread = 1;
 		fputs(",\n\"threads\":[", out);
