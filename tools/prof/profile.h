@@ -180,6 +180,7 @@ enum prof_tstate { PROF_TS_NONE,	/* not a wall sample */
 		   PROF_TS_BLOCKED,	/* S, in a system call (the leaf frame says which) */
 		   PROF_TS_DISK,	/* D, uninterruptible sleep (I/O, page faults) */
 		   PROF_TS_STOPPED,	/* T or t, stopped or traced */
+		   PROF_TS_OTHER,	/* another letter (Z, X, P, I) */
 		   PROF_TS_UNKNOWN,	/* its state could not be read */
 		   PROF_NTS };
 /* "running", "runnable", "blocked", ... for state s. */
@@ -189,9 +190,14 @@ const char *prof_tstate_name(int s);
 #define PROF_STACK_JIT 2u	/* it reached code in no object and stopped there */
 #define PROF_STACK_DEPTH 4u	/* it stopped at the depth limit */
 
-struct prof_thread_name {	/* a thread stacks were sampled in */
+struct prof_thread_name {	/* a thread stacks (or wall samples) were sampled in */
 	uint64_t tid;
-	char name[16];		/* from THREADS, "" when not listed */
+	char name[16];		/* from THREADS (or WALL), "" when not listed */
+	/* Wall-clock sampling of it (WALL THREAD entries, summed over files):
+	 * samples due (its time alive while the sampler ran x rate), taken,
+	 * and rounds whose read of its state failed. */
+	int wall_listed;
+	uint64_t wall_expected, wall_taken, wall_unreadable;
 };
 
 /* Facts of the whole run (all files), for headers and the -s summary. */
@@ -219,6 +225,15 @@ struct prof_facts {
 	 * wall-clock time (0: none). */
 	double wall_hz;
 	int wall_rates_differ;
+	int have_wall;
+	size_t wall_files;	/* files with a WALL record */
+	uint64_t wall_rounds, wall_missed;	/* rounds taken, rounds due not taken */
+	uint64_t wall_lost;	/* samples taken but not recorded (table full) */
+	uint32_t wall_threads_unlisted;	/* threads the sampler's table had no room for */
+	uint32_t wall_flags;	/* MONOUT_WALL_F_* of every file, or'ed */
+	double wall_elapsed_s;	/* the sampler's running time, summed over files */
+	double wall_user_s, wall_sys_s;	/* the sampler thread's own CPU: the profiler's cost */
+	double wall_running_unplaced;	/* running samples of threads without CPU stacks */
 };
 
 /* What the profile holds of one event (enum prof_event). */

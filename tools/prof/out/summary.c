@@ -19,6 +19,28 @@ static void wall_summary(const struct prof_profile *p, FILE *e)
 		p->event_types[PROF_EV_WALL].noun, w->total_samples, w->total_seconds, w->rate_hz,
 		p->event_types[PROF_EV_WALL].per, off->total_seconds,
 		p->event_types[PROF_EV_OFFCPU].noun);
+	const struct prof_facts *a = &p->facts;
+	if (!a->have_wall)
+		return;
+	uint64_t due = a->wall_rounds + a->wall_missed;
+	fprintf(e, "wall-clock sampler: %llu rounds taken, %llu missed (%.1f %% of those due) in "
+		"%.2f s; its own thread used %.3f s user + %.3f s system CPU (%.2f %% of one CPU: "
+		"the profiler's cost for wall-clock sampling)\n",
+		(unsigned long long)a->wall_rounds, (unsigned long long)a->wall_missed,
+		due ? 100.0 * (double)a->wall_missed / (double)due : 0.0, a->wall_elapsed_s,
+		a->wall_user_s, a->wall_sys_s,
+		a->wall_elapsed_s > 0 ? 100.0 * (a->wall_user_s + a->wall_sys_s) / a->wall_elapsed_s
+				      : 0.0);
+	uint64_t exp = 0, got = 0, unread = 0;
+	for (size_t i = 0; i < p->nthreads; i++) {
+		exp += p->threads[i].wall_expected;
+		got += p->threads[i].wall_taken;
+		unread += p->threads[i].wall_unreadable;
+	}
+	fprintf(e, "wall-clock samples: %llu taken of %llu due over the threads' lifetimes, "
+		"%llu whose state could not be read, %llu not recorded (table full)\n",
+		(unsigned long long)got, (unsigned long long)exp, (unsigned long long)unread,
+		(unsigned long long)a->wall_lost);
 }
 
 int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o, FILE *e)
