@@ -29,7 +29,10 @@
  *
  * Colours say which object a frame's code is in: the program (oranges),
  * the C library (greens), other libraries (blues), the kernel, the vDSO and
- * other system code (purples), unknown or anonymous code (greys); within a
+ * other system code (purples), unknown or anonymous code (greys), and in
+ * a profile with wall-clock samples what a thread waited for, the wait
+ * frames of off-CPU samples ("[futex queue_lock]", "[read pipe]",
+ * "[runnable]"), in teals of their own; within a
  * family the shade comes from a hash of the name, so a function keeps its
  * colour across graphs.  A legend says so.
  *
@@ -76,10 +79,11 @@ static const char *fn_name(const struct prof_profile *p, size_t fn)
 	return fn == SIZE_MAX ? "all" : fn == FN_NOSTACK ? "[no call stack]" : p->functions[fn].name;
 }
 
-enum objclass { OC_PROGRAM, OC_LIBC, OC_LIBRARY, OC_SYSTEM, OC_UNKNOWN, OC_NCLASS };
+enum objclass { OC_PROGRAM, OC_LIBC, OC_LIBRARY, OC_SYSTEM, OC_UNKNOWN, OC_OFFCPU, OC_NCLASS };
 
 static const char *const class_names[OC_NCLASS] = {
-	"program", "C library", "other libraries", "kernel, vDSO, system", "unknown"
+	"program", "C library", "other libraries", "kernel, vDSO, system", "unknown",
+	"off-CPU: what a thread waited for"
 };
 
 struct node {
@@ -87,6 +91,7 @@ struct node {
 	size_t parent, child, next;	/* SIZE_MAX: none */
 	size_t depth;
 	double value;		/* samples */
+	double off;		/* of them off-CPU (wall-clock samples of threads not running) */
 };
 
 struct tree {
@@ -146,7 +151,7 @@ static size_t tree_child(struct tree *t, size_t parent, size_t fn)
 	}
 	size_t i = t->len++;
 	t->n[i] = (struct node){ fn, parent, SIZE_MAX, t->n[parent].child,
-				 t->n[parent].depth + 1, 0 };
+				 t->n[parent].depth + 1, 0, 0 };
 	t->n[parent].child = i;
 	t->hash[k] = i;
 	return i;
@@ -172,7 +177,8 @@ static int tree_build(const struct prof_profile *p, const struct prof_opts *o, i
 		return -1;
 	t->cap = 1024;
 	t->len = 1;
-	t->n[0] = (struct node){ SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0 };
+	t->n[0] = (struct node){ SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0, 0 };
+	int voff = p->event_types[PROF_EV_OFFCPU].count;
 	if (tree_grow(t) < 0)
 		return -1;
 	for (size_t i = 0; i < p->nsamples; i++) {
@@ -198,6 +204,7 @@ static int tree_build(const struct prof_profile *p, const struct prof_opts *o, i
 				if ((at = tree_child(t, at, l->lines[ki].function)) == SIZE_MAX)
 					return -1;
 				t->n[at].value += v;
+				t->n[at].off += s->value[voff] > 0 ? v : 0;
 			}
 		}
 		if (nostack && reversed) {
@@ -301,11 +308,16 @@ static int starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static int object_class(const struct prof_profile *p, size_t fn)
+/* The colour family of a frame: by its object; a wait frame (what a
+ * wall-clock sample's thread was doing instead of running) in its own when
+ * its samples are off-CPU. */
+static int object_class(const struct prof_profile *p, size_t fn, double off)
 {
 	if (fn == SIZE_MAX || fn == FN_NOSTACK)
 		return OC_UNKNOWN;
 	const struct prof_function *f = &p->functions[fn];
+	if (f->kind == PROF_FN_WAIT)
+		return off > 0 ? OC_OFFCPU : OC_UNKNOWN;
 	if (f->kind == PROF_FN_UNKNOWN || f->mapping >= p->nmappings)
 		return OC_UNKNOWN;
 	const struct prof_mapping *m = &p->mappings[f->mapping];
@@ -334,6 +346,7 @@ static void colour(int cls, const char *name, int *r, int *g, int *b)
 	case OC_LIBC: *r = 80 + (int)(70 * v); *g = 180 + (int)(50 * w); *b = 70 + (int)(50 * v); break;
 	case OC_LIBRARY: *r = 70 + (int)(60 * v); *g = 150 + (int)(60 * w); *b = 215 + (int)(35 * v); break;
 	case OC_SYSTEM: *r = 165 + (int)(50 * v); *g = 110 + (int)(50 * w); *b = 215 + (int)(30 * v); break;
+	case OC_OFFCPU: *r = 40 + (int)(30 * v); *g = 170 + (int)(40 * w); *b = 190 + (int)(30 * v); break;
 	default: *r = *g = *b = 175 + (int)(40 * v); break;
 	}
 }
@@ -376,7 +389,7 @@ static void put_frame(FILE *out, const struct layout *L, size_t ni, double x)
 	if (nd->fn == SIZE_MAX)
 		r = g = b = 200;
 	else
-		colour(object_class(L->p, nd->fn), name, &r, &g, &b);
+		colour(object_class(L->p, nd->fn, nd->off), name, &r, &g, &b);
 	fputs("<g><title>", out);
 	put_xml(out, name, SIZE_MAX);
 	fputs(" (", out);
@@ -675,7 +688,9 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		fputs("</text>\n", out);
 	}
 	/* Legend: the object classes. */
-	for (int c = 0, x = FLAME_XPAD; c < OC_NCLASS; c++) {
+	/* (The off-CPU family only where the profile has wall-clock samples.) */
+	int nclass = p->events[PROF_EV_OFFCPU].present ? OC_NCLASS : OC_OFFCPU;
+	for (int c = 0, x = FLAME_XPAD; c < nclass; c++) {
 		int r, g, b;
 		colour(c, "legend", &r, &g, &b);
 		fprintf(out, "<rect x=\"%d\" y=\"66\" width=\"10\" height=\"10\" "
