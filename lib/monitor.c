@@ -40,6 +40,7 @@
 #include "sampler.h"
 #include "settings.h"
 #include "stacks.h"
+#include "wall.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -324,6 +325,8 @@ static int fill(struct monout_writer *w, void *arg)
 		return -1;
 	if (mon_stacks_put(w) < 0)
 		return -1;
+	if (mon_wall_put(w, objects, nobjects) < 0)
+		return -1;
 	if (mon_count_put(w) < 0)
 		return -1;
 	return mon_follow_put(w);
@@ -419,6 +422,8 @@ static char **exec_env_build(char *const envp[], int spawn, void *buf, size_t si
 	return k < 0 ? NULL : mon_follow_env_build(envp, k, follow_forks, buf, size);
 }
 
+static int wall_stopped_for_exec;	/* mon_wall_stop before an exec */
+
 static void before_exec(const char *path)
 {
 	struct mon_stats st;
@@ -432,6 +437,10 @@ static void before_exec(const char *path)
 		if (follow)
 			mon_follow_ending(path, NULL);
 		return;
+	}
+	if (getpid() == mon_pid && mon_wall_running()) {
+		mon_wall_stop();	/* its thread would die in the exec: end it first */
+		wall_stopped_for_exec = 1;
 	}
 	if (follow) {
 		/* The new image will write the usual name: ours gets .execN. */
@@ -447,6 +456,10 @@ static void exec_failed(void)
 {
 	if (getpid() != mon_pid)
 		return;		/* vfork child: nothing of ours changed */
+	if (wall_stopped_for_exec) {
+		wall_stopped_for_exec = 0;
+		mon_wall_resume();
+	}
 	mon_file_set_exec_suffix(0);
 	mon_follow_failed();
 }
@@ -473,6 +486,9 @@ static void fork_reset(void)
 
 static void fork_child(void)
 {
+	/* The wall sampler did not come along: the child's own starts when the
+	 * child goes on profiling. */
+	mon_wall_fork_child(started && !finished && !(whole && !follow_forks));
 	if (!started || finished)
 		return;
 	mon_follow_fork_child();
@@ -571,6 +587,21 @@ static void stacks_on(void)
 	static const char lead[] = "monprof: no call stacks in this profile: ";
 	const char *why = strerrordesc_np(e);
 	say(lead, sizeof lead - 1, why);
+}
+
+/* Wall-clock sampling on when MONPROF_WALL asks (wall.c), beside the CPU
+ * clocks.  It cannot start: the CPU profile goes on, and stderr says so
+ * once.  Under lock. */
+static void wall_on(void)
+{
+	static int told;
+	unsigned hz = mon_wall_setting();
+	if (hz == 0 || mon_wall_start(hz, mon_stacks_depth_setting()) == 0 || told)
+		return;
+	told = 1;
+	int e = errno;
+	static const char lead[] = "monprof: no wall-clock samples in this profile: ";
+	say(lead, sizeof lead - 1, strerrordesc_np(e));
 }
 
 /* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
@@ -683,8 +714,10 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	if (rc == 0) {
 		stacks_on();	/* before the clock: every sample has its stack */
 		rc = start_default(lo, hi, MON_MODE_EXPLICIT, 1);
-		if (rc == 0)
+		if (rc == 0) {
 			with_stacks = 1;
+			wall_on();
+		}
 		else if (!with_stacks) {
 			int e = errno;
 			mon_stacks_stop();
@@ -718,6 +751,7 @@ static int start_whole(void)
 	finished = 0;
 	paused = 0;
 	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+	wall_on();
 	return 0;
 }
 
@@ -781,6 +815,7 @@ void mon_finish(int reason)
 	if (with_stacks)
 		mon_stacks_stop();
 	pthread_mutex_unlock(&lock);
+	mon_wall_stop();
 	mon_write_profile(reason, 0, 0, 0);
 }
 

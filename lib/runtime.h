@@ -210,6 +210,8 @@ MON_HIDDEN int mon_fd_is_event(int fd, uint64_t id);
 /* Who moves ours when the program wants its number (dup2/dup3 onto it):
  * move(fd) (threads.c's mon_threads_fd_move).  Published atomically. */
 MON_HIDDEN void mon_fd_set_mover(void (*move)(int fd));
+/* The same for the wall sampler's descriptors (wall.c). */
+MON_HIDDEN void mon_fd_set_wall_mover(void (*move)(int fd));
 /* threads.c: the program wants number fd, one of ours: move ours.  Called
  * from the program's dup2/dup3, maybe in a signal handler: no lock. */
 MON_HIDDEN void mon_threads_fd_move(int fd);
@@ -260,5 +262,10 @@ MON_HIDDEN void mon_unlock(void);
 
 /* Thread id of the caller (gettid). */
 MON_HIDDEN pid_t mon_gettid(void);
+
+/* The runtime's own thread (wall.c's wall sampler), 0 when there is none:
+ * never armed by the CPU clocks (threads.c), never listed as one of the
+ * program's threads (runfacts.c).  Set by that thread itself. */
+MON_HIDDEN extern pid_t mon_runtime_tid;
 
 #endif /* MON_RUNTIME_H */

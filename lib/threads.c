@@ -98,8 +98,8 @@ static void reclaim_dead(void)
 static int arm(pid_t tid)
 {
 	struct slot *s = find(tid);
-	if (s != NULL)
-		return 0;
+	if (s != NULL || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE))
+		return 0;	/* armed, or the runtime's own thread (wall.c) */
 	s = find(0);
 	if (s == NULL) {
 		reclaim_dead();
