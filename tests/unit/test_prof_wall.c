@@ -366,6 +366,15 @@ static void wall_exports(void **state)
 	assert_int_equal(sscanf(fill + 7, "%2x%2x%2x", &rr, &gg, &bb), 3);
 	assert_true(rr < 70 && gg >= 170 && bb >= 190);
 	free(t);
+	/* JSON and CSV: a wait frame is a row with no object. */
+	t = render(&r.p, "json", PROF_EV_WALL, 1, NULL);
+	assert_non_null(strstr(t, "\"sample\":\"wall\",\"rate_hz\":100,\"total_ticks\":412,"));
+	assert_non_null(strstr(t, "{\"name\":\"[read pipe]\",\"kind\":\"wait\",\"object\":null,"
+				  "\"address\":null,\"size\":null,"));
+	free(t);
+	t = render(&r.p, "csv", PROF_EV_OFFCPU, 0, NULL);
+	assert_non_null(strstr(t, "\n[read pipe],wait,,,45.871560,1.500000,"));
+	free(t);
 	/* pprof: the string table has every type; gunzip and look. */
 	size_t n;
 	t = render(&r.p, "pprof", PROF_EV_WALL, 0, &n);

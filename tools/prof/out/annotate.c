@@ -31,6 +31,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A sample's leaf code location: its first, or for a wall-clock sample
+ * the one below its wait frame (where the thread stood). */
+static const struct prof_location *code_leaf(const struct prof_profile *p,
+					     const struct prof_sample *s)
+{
+	size_t k = 0;
+	while (k + 1 < s->nlocations &&
+	       p->functions[p->locations[s->locations[k]].lines[0].function].kind == PROF_FN_WAIT)
+		k++;
+	return &p->locations[s->locations[k]];
+}
+
 static int matches(const struct prof_function *f, const char *name)
 {
 	return strcmp(f->name, name) == 0 || (f->system_name && strcmp(f->system_name, name) == 0);
@@ -110,7 +122,7 @@ static int disassemble(const struct prof_profile *p, int vs, const char *name, s
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		const struct prof_location *l = &p->locations[s->locations[0]];
+		const struct prof_location *l = code_leaf(p, s);
 		if (!(s->value[vs] > 0) || l->lines[l->nlines - 1].function != fn)
 			continue;
 		size_t lo = 0, hi = n;	/* the last instruction at or before the address */
@@ -161,7 +173,7 @@ int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const
 				continue;
 			if (pass == 0)
 				total += v;
-			const struct prof_location *l = &p->locations[s->locations[0]];
+			const struct prof_location *l = code_leaf(p, s);
 			for (size_t k = 0; k < l->nlines; k++) {
 				if (!matches(&p->functions[l->lines[k].function], name))
 					continue;

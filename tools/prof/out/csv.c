@@ -25,7 +25,7 @@ static int csv_rows(const struct prof_profile *p, const struct prof_opts *o, con
 		cum += w->seconds;
 		prof_csv_str(out, fn->name);
 		fprintf(out, ",%s,", prof_kind_name(fn->kind));
-		if (fn->kind != PROF_FN_UNKNOWN)
+		if (fn->kind != PROF_FN_UNKNOWN && fn->mapping < p->nmappings)
 			prof_csv_str(out, p->mappings[fn->mapping].path);
 		fputc(',', out);
 		if (ranged)

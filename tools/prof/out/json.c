@@ -28,7 +28,8 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 		fputs("\"name\":", out);
 		prof_json_str(out, fn->name);
 		fprintf(out, ",\"kind\":\"%s\",\"object\":", prof_kind_name(fn->kind));
-		if (fn->kind == PROF_FN_UNKNOWN)
+		int nomap = fn->kind == PROF_FN_UNKNOWN || fn->mapping >= p->nmappings;
+		if (nomap)	/* [unknown], and a wait frame: no object */
 			fputs("null,\"address\":null", out);
 		else {
 			prof_json_str(out, p->mappings[fn->mapping].path);
@@ -38,7 +39,7 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 				fprintf(out, ",\"address\":%llu,\"size\":%llu",
 					(unsigned long long)fn->start, (unsigned long long)fn->size);
 		}
-		if (fn->kind == PROF_FN_UNKNOWN)
+		if (nomap)
 			fputs(",\"size\":null", out);
 		fputs(",\"symbol\":", out);
 		if (fn->system_name)
