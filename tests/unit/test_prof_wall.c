@@ -13,7 +13,8 @@
  *     under [runnable]), blocked in futex on queue_lock held by tid 101 for
  *     100 samples, in lock_wait;
  *   tid 101 "reader": blocked in read on a pipe 150 samples, in
- *     clock_nanosleep 40, in recvfrom on a socket to 127.0.0.1:5432 10, in
+ *     clock_nanosleep 40, in recvfrom on a socket to 127.0.0.1:5432 5 and on
+ *     one a client made to its port 8080 5, in
  *     futex on lock_table[1] 7; 5 rounds whose state could not be read; 250
  *     samples due (so it is short of them: a warning).
  * Linked with prof's internal archive and the format's objects.
@@ -124,7 +125,11 @@ static void write_profile(int with_wall)
 		assert_int_equal(monout_wall_wait(&w, &futex), 0);
 		assert_int_equal(monout_wall_wait(&w, &table), 0);
 		assert_int_equal(monout_wall_wait(&w, &pipe), 0);
+		static const char srv[] = "tcp 127.0.0.1:8080 127.0.0.1:45678";
+		struct monout_wait sv = { 5, MONOUT_WAIT_FD, 6, MONOUT_FD_SOCKET, 0, MONOUT_NO_OBJECT,
+					  0, 0, 0, (uint32_t)strlen(srv), srv };
 		assert_int_equal(monout_wall_wait(&w, &sk), 0);
+		assert_int_equal(monout_wall_wait(&w, &sv), 0);
 		uint64_t lock[3] = { at(wall_lock_wait, 2), at(wall_worker, 7), at(wall_thread_start, 3) };
 		uint64_t rd[2] = { at(wall_reader, 2), at(wall_thread_start, 5) };
 		struct monout_wall_sample s[] = {
@@ -133,7 +138,8 @@ static void write_profile(int with_wall)
 			{ 100, 100, MONOUT_WALL_BLOCKED, 202, 1, 3, 0, lock },
 			{ 150, 101, MONOUT_WALL_BLOCKED, 0, 3, 2, 0, rd },
 			{ 40, 101, MONOUT_WALL_BLOCKED, 230, MONOUT_NO_WAIT, 2, 0, rd },
-			{ 10, 101, MONOUT_WALL_BLOCKED, 45, 4, 2, 0, rd },
+			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 4, 2, 0, rd },
+			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 5, 2, 0, rd },
 			{ 7, 101, MONOUT_WALL_BLOCKED, 202, 2, 2, 0, rd },
 		};
 		for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
@@ -277,7 +283,9 @@ static void wall_text(void **state)
 	assert_non_null(strstr(line_of(t, "[futex queue_lock, held by tid 101]"), "  24.3     1.00"));
 	assert_non_null(strstr(t, "[futex lock_table+0x8]"));
 	assert_non_null(strstr(t, "[clock_nanosleep]"));
+	/* A client's socket and a server's, each by the service's port. */
 	assert_non_null(strstr(t, "[recvfrom socket tcp 127.0.0.1:5432]"));
+	assert_non_null(strstr(t, "[recvfrom socket tcp 127.0.0.1:8080]"));
 	assert_non_null(strstr(line_of(t, "wall_spin"), "  14.6     0.60"));
 	assert_non_null(strstr(line_of(t, "[runnable]"), "   4.9     0.20"));
 	assert_non_null(strstr(t, "[state not read]"));
