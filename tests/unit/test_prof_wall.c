@@ -320,9 +320,9 @@ static void wall_threads(void **state)
 	struct run r;
 	build(&r, 1);
 	char *t = render(&r.p, "text", PROF_EV_WALL, 1, NULL);
-	assert_non_null(strstr(t, "Thread main-100: 200 samples\n  wall-clock 2.00 s: running 0.80 s "
+	assert_non_null(strstr(t, "Thread main-100: 200 samples of 200 due\n  wall-clock 2.00 s: running 0.80 s "
 				  "(40.0 %), runnable 0.20 s (10.0 %), blocked 1.00 s (50.0 %)\n"));
-	assert_non_null(strstr(t, "Thread reader-101: 212 samples\n  wall-clock 2.12 s: blocked "
+	assert_non_null(strstr(t, "Thread reader-101: 212 samples of 250 due\n  wall-clock 2.12 s: blocked "
 				  "2.07 s (97.6 %), state not read 0.05 s (2.4 %)\n"
 				  "       1.50 s  70.8 %  [read pipe]\n"));
 	free(t);
@@ -379,6 +379,10 @@ static void wall_exports(void **state)
 	assert_non_null(strstr(t, "\"sample\":\"wall\",\"rate_hz\":100,\"total_ticks\":412,"));
 	assert_non_null(strstr(t, "{\"name\":\"[read pipe]\",\"kind\":\"wait\",\"object\":null,"
 				  "\"address\":null,\"size\":null,"));
+	assert_non_null(strstr(t, "{\"tid\":101,\"name\":\"reader\",\"samples_due\":250,"
+				  "\"states_unread\":5,\"states\":{\"blocked\":2.07,"
+				  "\"state not read\":0.05},\"waits\":[{\"name\":\"[read pipe]\","
+				  "\"seconds\":1.5},"));
 	free(t);
 	t = render(&r.p, "csv", PROF_EV_OFFCPU, 0, NULL);
 	assert_non_null(strstr(t, "\n[read pipe],wait,,,45.871560,1.500000,"));

@@ -110,6 +110,7 @@ struct prof_event_type {
 	const char *column;	/* the text report's title for its seconds ("CPUsecs") */
 	const char *noun;	/* in sentences: "CPU", "wall-clock", "off-CPU" */
 	const char *per;	/* what its rate is per: "CPU-second", "second" */
+	int wall;		/* its samples are the wall-clock sampler's */
 };
 extern const struct prof_event_type prof_events[PROF_NEV];
 

@@ -6,7 +6,9 @@
  * "inclusive_ticks", "inclusive_seconds" and "inclusive_percent", and the
  * object a "stacks" member (samples with a stack, lost, truncated,
  * depth_limited, jit); with --threads a "threads" array, one flat view
- * ({tid, name, rows}) per thread of the stacks.
+ * ({tid, name, rows}) per thread of the stacks; with --sample=wall or
+ * offcpu each thread also has "samples_due", "states_unread", "states"
+ * (seconds by thread state) and "waits" (its waiting seconds by reason).
  */
 #include "out.h"
 
@@ -70,6 +72,40 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 	return 0;
 }
 
+/* A thread's wall-clock accounting and its time by state and by wait
+ * reason (--sample=wall or offcpu): "samples_due", "states" {name:
+ * seconds}, "waits" [{name, seconds}], most first. */
+static int json_split(const struct prof_profile *p, const struct prof_opts *o, size_t t, FILE *out)
+{
+	struct prof_split sp;
+	if (prof_thread_split(p, o, t, &sp) < 0)
+		return -1;
+	const struct prof_thread_name *th = &p->threads[t];
+	if (th->wall_listed)
+		fprintf(out, ",\"samples_due\":%llu,\"states_unread\":%llu",
+			(unsigned long long)th->wall_expected, (unsigned long long)th->wall_unreadable);
+	fputs(",\"states\":{", out);
+	for (int k = PROF_TS_RUNNING, n = 0; k < PROF_NTS; k++) {
+		if (!(sp.state[k] > 0))
+			continue;
+		fputs(n++ ? "," : "", out);
+		prof_json_str(out, prof_tstate_name(k));
+		fprintf(out, ":%.15g", sp.state[k]);
+	}
+	fputs("},\"waits\":[", out);
+	for (size_t r = 0; r < sp.nreasons; r++) {
+		fputs(r ? ",{\"name\":" : "{\"name\":", out);
+		if (sp.reasons[r].function == SIZE_MAX)
+			fputs("null", out);
+		else
+			prof_json_str(out, p->functions[sp.reasons[r].function].name);
+		fprintf(out, ",\"seconds\":%.15g}", sp.reasons[r].seconds);
+	}
+	fputc(']', out);
+	prof_split_free(&sp);
+	return 0;
+}
+
 int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
 	const struct prof_facts *a = &p->facts;
@@ -117,6 +153,8 @@ int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FI
 			fprintf(out, "%s{\"tid\":%llu,\"name\":", i ? ",\n" : "\n",
 				(unsigned long long)p->threads[i].tid);
 			prof_json_str(out, p->threads[i].name);
+			if (prof_event_of(p, o)->wall && json_split(p, o, i, out) < 0)
+				return -1;
 			fputs(",\"rows\":", out);
 			t.thread = i;
 			if (json_rows(p, &t, out) < 0)

@@ -110,8 +110,12 @@ int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FI
 			}
 		if (!any)	/* a thread with none of the event's samples */
 			continue;
-		fprintf(out, "%sThread %s: %.0f samples\n", shown++ ? "\n" : "",
+		fprintf(out, "%sThread %s: %.0f samples", shown++ ? "\n" : "",
 			prof_thread_label(p, i, label, sizeof label), n);
+		/* Wall-clock: against the samples due over its lifetime. */
+		if (p->threads[i].wall_listed && ev->wall)
+			fprintf(out, " of %llu due", (unsigned long long)p->threads[i].wall_expected);
+		fputc('\n', out);
 		if (prof_thread_states(p, o, i, out) < 0)
 			return -1;
 		t.thread = i;
