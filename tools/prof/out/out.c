@@ -267,8 +267,9 @@ int prof_thread_split(const struct prof_profile *p, const struct prof_opts *o, s
 		if (s->state <= PROF_TS_NONE || s->state >= PROF_NTS)
 			continue;
 		sp->state[s->state] += v;
-		if (s->state == PROF_TS_RUNNING || s->state == PROF_TS_RUNNABLE || !(v > 0))
-			continue;
+		if (s->state == PROF_TS_RUNNING || s->state == PROF_TS_RUNNABLE ||
+		    s->state == PROF_TS_UNKNOWN || !(v > 0))
+			continue;	/* not known to be waiting */
 		sp->waiting += v;
 		const struct prof_location *leaf = &p->locations[s->locations[0]];
 		size_t fn = leaf->lines[0].function;

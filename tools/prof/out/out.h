@@ -111,7 +111,7 @@ void prof_flat_free(struct prof_flat *f);
 
 /* A thread's time of the event o asks for, split by the thread's state in
  * its wall-clock samples, and its waiting time (blocked, uninterruptible,
- * stopped, state unknown: not running and not runnable) by what it waited
+ * stopped, other: not running, not runnable, not unread) by what it waited
  * for: the sample's wait frame (a function of kind PROF_FN_WAIT, its leaf),
  * most first.  thread: an index in p->threads, or SIZE_MAX for every
  * thread.  Seconds.  Without wall samples every state is 0. */
