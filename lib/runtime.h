@@ -150,6 +150,9 @@ struct mon_hooks {
 	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
+	void (*thread_started)(pid_t tid);	/* in a thread our pthread_create started, first
+						 * thing (wall.c: sample it from the next round);
+						 * async-signal-safe, no lock */
 };
 MON_HIDDEN extern struct mon_hooks mon_hooks;
 

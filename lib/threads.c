@@ -280,6 +280,8 @@ static void *thread_start(void *p)
 	/* Whatever mask the thread inherited, ticks get through (sigguard.c). */
 	mon_sig_thread_started(st.vblocked);
 	mon_itimer_thread_started();
+	if (mon_hooks.thread_started)
+		mon_hooks.thread_started(mon_gettid());
 	pthread_setspecific(exit_key, (void *)1);
 	/* As in thread_exit: a thread started in a fork child before our
 	 * child handler ran is not armed (nor would it be after: the child

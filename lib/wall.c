@@ -121,6 +121,9 @@
 #define COPY_BYTES (32u << 10)	/* stack copied per blocked thread */
 #define PAGE 4096u
 #define RACE_RETRIES 1
+#define LIST_EVERY 8u		/* with more than LIST_ALWAYS threads, list /proc/self/task every 8th round */
+#define LIST_ALWAYS 128u
+#define RING 4096u		/* threads announced by pthread_create, not yet listed */
 
 struct wthread {
 	pid_t tid;
@@ -131,6 +134,7 @@ struct wthread {
 	uint32_t last;		/* sample index + 1 counted at the last full read, 0: none */
 	uint32_t last_state;
 	int64_t credit;		/* runnable credit, 1/65536 of a sample */
+	int64_t ratio;		/* runnable share of its last R interval, 1/65536 */
 	uint64_t seen_round;	/* the last round that listed it */
 	uint64_t seen_ns;	/* when (CLOCK_MONOTONIC) */
 	struct monout_wall_thread out;
@@ -179,6 +183,10 @@ static int running;
 static int task_fd = -1;
 static unsigned fds_kept, fds_budget;
 static pid_t own_pid;
+static unsigned nalive;		/* threads listed and not ended */
+static pid_t ring[RING];	/* announced tids; ring_head counts them all */
+static uint64_t ring_ns[RING];	/* when each was announced (CLOCK_MONOTONIC) */
+static unsigned ring_head, ring_tail;
 
 /* ---- small helpers ------------------------------------------------------- */
 
@@ -801,9 +809,12 @@ static uint32_t split_running(struct wthread *t)
 	int first = t->sched_cpu == 0 && t->sched_wait == 0;
 	t->sched_cpu = (uint64_t)cpu;
 	t->sched_wait = (uint64_t)wait;
-	if (first || dc + dw == 0)
+	if (first || dc + dw == 0) {
+		t->ratio = 0;
 		return MONOUT_WALL_RUNNING;
-	t->credit += (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
+	}
+	t->ratio = (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
+	t->credit += t->ratio;
 	if (t->credit >= 32768) {
 		t->credit -= 65536;
 		return MONOUT_WALL_RUNNABLE;
@@ -825,6 +836,11 @@ static long full_read(struct wthread *t, uint64_t cpu)
 		if (!parse_syscall(buf, &sr))
 			return -1;
 		if (sr.running) {
+			if (t->out.name[0] == '\0') {
+				char letter;
+				uint64_t st;
+				read_stat(t, &letter, &st);
+			}
 			t->last_state = split_running(t);
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
 					    MONOUT_NO_WAIT, 0, pcs, 0, 1);
@@ -879,6 +895,7 @@ static void sample_thread(struct wthread *t, uint64_t weight)
 		return;
 	}
 	t->cpu_ns = cpu;
+	uint32_t before = t->last ? t->last_state : 0;
 	long r = full_read(t, cpu);
 	if (r == -2)
 		return;
@@ -890,6 +907,22 @@ static void sample_thread(struct wthread *t, uint64_t weight)
 	t->last = (uint32_t)r;
 	if (r > 0)
 		__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
+	/* Late rounds of a thread that was R at both ends (a thread on the
+	 * CPU or waiting for one): R throughout, split as its schedstat says
+	 * (the ratio of this interval).  Any other thread that ran misses
+	 * them: where it blocked meanwhile is not known. */
+	int is_r = t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE;
+	int was_r = before == MONOUT_WALL_RUNNING || before == MONOUT_WALL_RUNNABLE;
+	for (uint64_t k = 1; r > 0 && is_r && was_r && k < weight; k++) {
+		t->credit += t->ratio;
+		uint32_t st = MONOUT_WALL_RUNNING;
+		if (t->credit >= 32768) {
+			t->credit -= 65536;
+			st = MONOUT_WALL_RUNNABLE;
+		}
+		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, NULL, 0, 1))
+			__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
+	}
 }
 
 /* A thread listed for the first time: its name and, when it started
@@ -934,41 +967,91 @@ static void thread_ended(struct wthread *t)
 	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_ENDED, __ATOMIC_RELEASE);
 }
 
-/* One round: list the threads, sample each (weight: sample_thread),
- * note those gone. */
+/* A thread listed (or announced at born_ns, else 0) in round r. */
+static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_ns,
+		 uint64_t weight, uint64_t born_ns)
+{
+	if (t->seen_round == r)
+		return;
+	uint64_t w = t->seen_round + 1 == r ? weight : 1;	/* seen last round */
+	if (t->seen_round == 0) {
+		if (born_ns && rounds > 0) {
+			/* Its start is known: its name comes with a later read of stat. */
+			__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_STARTED,
+					  __ATOMIC_RELAXED);
+			t->out.first_usec = born_ns > start_ns ? (born_ns - start_ns) / 1000 : 0;
+		} else {
+			first_sight(t, rounds > 0 ? since_ns : 0, now_ns);
+		}
+		nalive++;
+	}
+	t->seen_round = r;
+	t->seen_ns = now_ns;
+	sample_thread(t, w);
+}
+
+/* Called in each thread our pthread_create starts (threads.c's hook). */
+static void announce(pid_t tid)
+{
+	unsigned k = __atomic_fetch_add(&ring_head, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&ring_ns[k % RING], mono_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&ring[k % RING], tid, __ATOMIC_RELEASE);
+}
+
+/* One round: sample every thread (weight: sample_thread) and note those
+ * gone.  With few threads, or every LIST_EVERY rounds, the list is
+ * /proc/self/task (getdents64: a cost that grows with the threads, most of
+ * a round's with hundreds); in between, the threads known, those our
+ * pthread_create announced, and a thread whose CPU clock is refused
+ * (EINVAL: no such thread of this process) has ended. */
 static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 {
-	char buf[4096] __attribute__((aligned(8)));
+	char buf[16384] __attribute__((aligned(8)));
 	long n;
 	pid_t self = mon_gettid();
 	uint64_t r = rounds + 1;
-	if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0)
-		return;
-	while ((n = syscall(SYS_getdents64, task_fd, buf, sizeof buf)) > 0) {
-		for (long at = 0; at < n;) {
-			struct dirent64 *e = (struct dirent64 *)(void *)(buf + at);
-			at += e->d_reclen;
-			pid_t tid = 0;
-			for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
-				tid = tid * 10 + (*c - '0');
-			if (tid <= 0 || tid == self)
+	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
+	int list = nalive <= LIST_ALWAYS || r % LIST_EVERY == 1 || head - ring_tail > RING;
+	if (list) {
+		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0)
+			return;
+		while ((n = syscall(SYS_getdents64, task_fd, buf, sizeof buf)) > 0) {
+			for (long at = 0; at < n;) {
+				struct dirent64 *e = (struct dirent64 *)(void *)(buf + at);
+				at += e->d_reclen;
+				pid_t tid = 0;
+				for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
+					tid = tid * 10 + (*c - '0');
+				if (tid <= 0 || tid == self)
+					continue;
+				struct wthread *t = thread_find(tid, 1);
+				if (t != NULL)
+					seen(t, r, since_ns, now_ns, weight, 0);
+			}
+		}
+		ring_tail = head;
+	} else {
+		for (; ring_tail != head; ring_tail++) {
+			pid_t tid = __atomic_load_n(&ring[ring_tail % RING], __ATOMIC_ACQUIRE);
+			if (tid <= 0 || tid == self || thread_cpu_ns(tid) == UINT64_MAX)
 				continue;
 			struct wthread *t = thread_find(tid, 1);
-			if (t == NULL)
-				continue;
-			uint64_t w = t->seen_round + 1 == r ? weight : 1;	/* seen last round */
-			if (t->seen_round == 0)
-				first_sight(t, rounds > 0 ? since_ns : 0, now_ns);
-			t->seen_round = r;
-			t->seen_ns = now_ns;
-			sample_thread(t, w);
+			if (t != NULL)
+				seen(t, r, since_ns, now_ns, weight,
+				     __atomic_load_n(&ring_ns[ring_tail % RING], __ATOMIC_RELAXED));
 		}
 	}
 	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < k; i++) {
 		struct wthread *t = &tab->threads[i];
-		if (!t->ended && t->seen_round != r)
+		if (t->ended || t->seen_round == 0)
+			continue;
+		if (!list && t->seen_round != r && thread_cpu_ns(t->tid) != UINT64_MAX)
+			seen(t, r, since_ns, now_ns, weight, 0);
+		if (t->seen_round != r) {
 			thread_ended(t);
+			nalive -= nalive > 0;
+		}
 	}
 }
 
@@ -1119,6 +1202,8 @@ static int launch(void)
 	task_path(probe, mon_gettid(), "schedstat");
 	have_schedstat = access(probe, R_OK) == 0;
 	mon_fd_set_wall_mover(wall_fd_move);
+	ring_tail = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
+	mon_hooks.thread_started = announce;
 	static int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	if (create == NULL)
 		create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
@@ -1207,6 +1292,7 @@ void mon_wall_fork_child(int go)
 	task_fd = -1;
 	fds_kept = 0;
 	nthreads = nsamples = nwaits = npool = 0;
+	nalive = 0;
 	unlisted = 0;
 	lost = rounds = missed = 0;
 	own_user_us = own_sys_us = 0;
