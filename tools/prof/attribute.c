@@ -1059,8 +1059,9 @@ static void wall_warn(const struct prof_attr *a)
 			  "every sample of a thread in state R counts as running");
 	if (a->wall_running_unplaced > 0)
 		prof_warn("wall-no-stack", "%.0f wall-clock samples of running threads have no "
-			  "call stack: the CPU clock recorded none for their threads (stacks off: "
-			  "MONPROF_STACK_DEPTH=0), shown as [running]", a->wall_running_unplaced);
+			  "call stack: the CPU clock recorded none for their threads (they ran too "
+			  "little for a CPU sample, or stacks were off: MONPROF_STACK_DEPTH=0), shown "
+			  "as [running]", a->wall_running_unplaced);
 }
 
 void attr_finish(struct prof_attr *a)
