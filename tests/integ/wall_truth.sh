@@ -19,6 +19,9 @@
 #                          pipe read a pipe, epoll_wait an epoll descriptor,
 #                          the sleep clock_nanosleep, the condition wait a
 #                          futex in ready_cond
+#   wall_truth_prof        prof --sample=wall --format=folded (profsample's views) shows
+#                          the mutex thread's samples under start_mutex ending in
+#                          [futex queue_lock, held by tid HOLDER]
 # Mutations: the R split taken as always running (split_running) fails
 # wall_truth_offcpu; mon_unwind replaced by the PC alone fails
 # wall_truth_stacks; no owner read (describe_futex) fails wall_truth_reasons.
@@ -116,3 +119,9 @@ for c in wall_truth_record wall_truth_share wall_truth_offcpu wall_truth_stacks 
 	r=$(awk -v c="$c" '$1 == "check" && $2 == c { $1 = $2 = ""; sub(/^  /, ""); print }' "$T/checks")
 	if [ "$r" = ok ]; then ok "$c"; else not_ok "$c" "${r:-not checked}"; fi
 done
+holder=$(awk '$1 == "holder" { print $2 }' "$T/truth.out")
+"$B/bin/prof" --sample=wall --format=folded -m "$T/truth.mon" "$T/truth" >"$T/folded" 2>"$T/folded.err"
+n=$(awk -v h="[futex queue_lock, held by tid $holder]" \
+	'index($0, "start_mutex;") && index($0, h) { n += $NF } END { print n + 0 }' "$T/folded")
+if [ "$n" -ge 250 ]; then ok wall_truth_prof
+else not_ok wall_truth_prof "$n samples of start_mutex on queue_lock held by $holder: $(grep start_mutex "$T/folded" | head -n 2)"; fi
