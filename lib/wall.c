@@ -576,6 +576,41 @@ static void describe_fd(int fd, struct wwait *v)
 	text_set(v, link, (size_t)n);
 }
 
+/* Held while the sampler is inside dl_iterate_phdr (the loader's lock):
+ * a fork waits for it (at most 50 ms: a constructor that forks under the
+ * loader's lock must not wait for a sampler that waits for that lock), so
+ * that no child inherits the loader's lock taken by a thread it has not. */
+static pthread_mutex_t in_loader = PTHREAD_MUTEX_INITIALIZER;
+static int loader_held;
+
+static void fork_prepare(void)
+{
+	for (int i = 0; i < 50; i++) {
+		if (pthread_mutex_trylock(&in_loader) == 0) {
+			loader_held = 1;
+			return;
+		}
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+}
+
+static void fork_parent(void)
+{
+	if (loader_held) {
+		loader_held = 0;
+		pthread_mutex_unlock(&in_loader);
+	}
+}
+
+/* In a fork child, before its sampler starts (mon_wall_fork_child). */
+static void fork_child_unlock(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&in_loader, &fresh, sizeof in_loader);
+	loader_held = 0;
+}
+
 struct find_obj {
 	uintptr_t addr;
 	uint64_t bias;
@@ -612,7 +647,9 @@ static void describe_futex(uintptr_t uaddr, unsigned cmd, uint64_t val, struct w
 	v->w.object = MONOUT_NO_OBJECT;
 	v->w.offset = uaddr;
 	struct find_obj f = { uaddr, 0, 0 };
+	pthread_mutex_lock(&in_loader);
 	dl_iterate_phdr(find_obj_cb, &f);
+	pthread_mutex_unlock(&in_loader);
 	if (f.found) {
 		v->has_object = 1;
 		v->bias = f.bias;
@@ -1226,6 +1263,11 @@ static int launch(void)
 	mon_fd_set_wall_mover(wall_fd_move);
 	ring_tail = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
 	mon_hooks.thread_started = announce;
+	static int atfork_set;
+	if (!atfork_set) {
+		atfork_set = 1;
+		pthread_atfork(fork_prepare, fork_parent, NULL);
+	}
 	static int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	if (create == NULL)
 		create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
@@ -1300,6 +1342,7 @@ void mon_wall_stop(void)
 
 void mon_wall_fork_child(int go)
 {
+	fork_child_unlock();
 	if (!ever_started)
 		return;
 	int was = running;
