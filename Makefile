@@ -56,7 +56,7 @@ TOOL_INC   := -Iinclude -Iformat
 # reader (format/monout_read.c is the tools'; tests/integ/lib_exports.sh),
 # and the MONPROF_* settings' rules (shared with monrun).
 FORMAT_WRITE_SRC := format/monout_write.c format/crc32.c
-FORMAT_READ_SRC  := format/monout_read.c
+FORMAT_READ_SRC  := format/monout_read.c format/syscalls.c
 SETTINGS_SRC     := format/settings.c
 ARCH_SRC := $(sort $(wildcard lib/arch/$(ARCH)/*.c lib/arch/$(ARCH)/*.S))
 LIB_SRC := $(sort $(wildcard lib/*.c) $(FORMAT_WRITE_SRC) $(SETTINGS_SRC)) $(ARCH_SRC)

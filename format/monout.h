@@ -34,9 +34,9 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version (MONOUT_MINOR, 4): 1 added sparse
+ *    36  u32   minor        minor version (MONOUT_MINOR, 5): 1 added sparse
  *                           HIST records, 2 added FACTS, THREADS, PCS and
- *                           SYMS, 3 IMAGES, 4 STACKS; new record types
+ *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL; new record types
  *                           raise it
  *    40  u8[24] reserved, 0
  *
@@ -146,6 +146,64 @@
  *       20 flags u32       (MONOUT_STACK_TRUNCATED 1, MONOUT_STACK_JIT 2, MONOUT_STACK_DEPTH 4: as MON_STACK_*)
  *       24 pcs u64[depth]  leaf first; runtime addresses; pcs[0] the interrupted PC, the others an address
  *                          inside the instruction the frame was executing (return address - 1 for callers)
+ *
+ *   WALL (12, minor 5), at most one: wall-clock samples of every thread
+ *     (MONPROF_WALL, monrun --wall), taken by the runtime's wall sampler
+ *     thread at `rate` Hz of wall-clock time whatever each thread's state.
+ *     fixed part, 72 bytes:
+ *        0 rate u32        (Hz of wall-clock time asked, MONPROF_WALL)
+ *        4 max depth u32   (PCs kept per stack, 1..512)
+ *        8 elapsed u64     (microseconds, CLOCK_MONOTONIC, from the sampler's start to the write)
+ *       16 rounds u64      (rounds taken: each samples every thread once)
+ *       24 missed u64      (rounds due in elapsed that were not taken: the sampler ran late)
+ *       32 user u64        (microseconds of user CPU the sampler thread used: the profiler's own cost)
+ *       40 system u64      (microseconds of system CPU the sampler thread used)
+ *       48 flags u32       (MONOUT_WALL_F_*)
+ *       52 threads not listed u32 (threads the sampler's table had no room for)
+ *       56 lost u64        (samples taken but not recorded: the sample table was full)
+ *       64 machine u32     (ELF e_machine of the profiled process, EM_X86_64 62, EM_AARCH64 183:
+ *                          whose system call numbers SAMPLE's syscall are)
+ *       68 reserved u32 0
+ *     then entries back to back, each {kind u32, length u32 (bytes of the whole entry, this
+ *     8-byte head included, a multiple of 8, at least 8)}; a reader skips a kind it does not know:
+ *     THREAD (1), 80 bytes, one per thread sampled:
+ *        8 tid u64
+ *       16 expected u64    (samples due: rounds due, at start + k / rate, from first to last inclusive)
+ *       24 taken u64       (samples taken whose state was read: the counts of its SAMPLE entries)
+ *       32 unreadable u64  (rounds in which the thread existed but its state could not be read)
+ *       40 first u64       (microseconds from the sampler's start to the thread's start, 0 if earlier)
+ *       48 last u64        (microseconds from the sampler's start to the last round that saw it)
+ *       56 flags u32       (MONOUT_WALL_THREAD_*)
+ *       60 reserved u32 0
+ *       64 name u8[16]     (NUL-padded)
+ *     WAIT (3), 64 bytes + text: what blocked threads wait on, referred to by SAMPLE entries:
+ *        8 id u32          (unique in the record)
+ *       12 kind u32        (MONOUT_WAIT_FD, MONOUT_WAIT_FUTEX)
+ *       16 fd u32          (the descriptor waited on; 0xffffffff none)
+ *       20 fd kind u32     (MONOUT_FD_*)
+ *       24 address u64     (futex: the lock word's runtime address; 0 otherwise)
+ *       32 object u32      (the OBJECT whose mapping holds address, or MONOUT_NO_OBJECT)
+ *       36 flags u32       (MONOUT_WAIT_OWNER: owner is known)
+ *       40 offset u64      (address minus that object's load bias: its ELF address; else address)
+ *       48 owner u64       (futex of a glibc mutex: tid of the thread that held it; 0 unknown)
+ *       56 text length u32 (bytes, no NUL)
+ *       60 reserved u32 0
+ *       64 text            (descriptor: /proc/self/fd/N's link, for a socket its family, type,
+ *                          local and peer address, e.g. "tcp 127.0.0.1:8080 127.0.0.1:41234")
+ *     SAMPLE (2), 48 + 8*depth bytes: samples of identical (tid, state, syscall, wait, stack):
+ *        8 count u64       (samples, one per round)
+ *       16 tid u64
+ *       24 state u32       (MONOUT_WALL_*)
+ *       28 syscall u32     (system call number the thread was blocked in, the kernel's numbering
+ *                          for the file's machine; MONOUT_NO_SYSCALL when none or not known)
+ *       32 wait u32        (id of a WAIT entry of this record, or MONOUT_NO_WAIT)
+ *       36 depth u32       (PCs that follow, 0..max depth; 0: no stack, see below)
+ *       40 flags u32       (MONOUT_STACK_*, as STACKS)
+ *       44 reserved u32 0
+ *       48 pcs u64[depth]  leaf first, as STACKS (pcs[0] the PC where the thread blocked)
+ *     A running or runnable thread's stack cannot be read without stopping
+ *     it, so its samples have depth 0: they say how much of its wall time
+ *     it ran (or waited for a CPU), and its CPU-clock STACKS say where.
  */
 #ifndef MONOUT_H
 #define MONOUT_H
@@ -156,7 +214,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
-#define MONOUT_MINOR 4
+#define MONOUT_MINOR 5
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -176,6 +234,7 @@
 #define MONOUT_REC_SYMS 9
 #define MONOUT_REC_IMAGES 10
 #define MONOUT_REC_STACKS 11
+#define MONOUT_REC_WALL 12
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -190,6 +249,61 @@
 #define MONOUT_SYM_FIXED 20
 #define MONOUT_STACKS_FIXED 32
 #define MONOUT_STACK_FIXED 24	/* an entry without its pcs */
+#define MONOUT_WALL_FIXED 72
+#define MONOUT_WALL_ENTRY_HEAD 8	/* kind u32, length u32 */
+#define MONOUT_WALL_THREAD_SIZE 80
+#define MONOUT_WALL_WAIT_FIXED 64	/* a WAIT entry without its text */
+#define MONOUT_WALL_SAMPLE_FIXED 48	/* a SAMPLE entry without its pcs */
+/* Longest WAIT text a reader takes (bytes). */
+#define MONOUT_WAIT_TEXT_MAX 4096u
+
+/* WALL entry kinds. */
+#define MONOUT_WALL_THREAD 1
+#define MONOUT_WALL_SAMPLE 2
+#define MONOUT_WALL_WAIT 3
+
+/* WALL SAMPLE states: what the thread was doing when the round read it
+ * (its /proc/self/task/TID/stat state letter, R split in two). */
+#define MONOUT_WALL_RUNNING 1	/* R, on a CPU */
+#define MONOUT_WALL_RUNNABLE 2	/* R, waiting for a CPU (its run-queue wait grew) */
+#define MONOUT_WALL_BLOCKED 3	/* S: interruptible sleep (a system call waiting) */
+#define MONOUT_WALL_DISK 4	/* D: uninterruptible sleep (I/O, page fault) */
+#define MONOUT_WALL_STOPPED 5	/* T or t: stopped by a signal or a tracer */
+#define MONOUT_WALL_OTHER 6	/* any other letter (Z, X, P, I, ...) */
+#define MONOUT_WALL_STATE_MAX 6
+#define MONOUT_NO_SYSCALL 0xffffffffu
+#define MONOUT_NO_WAIT 0xffffffffu
+#define MONOUT_NO_FD 0xffffffffu
+
+/* WALL fixed-part flags. */
+#define MONOUT_WALL_F_THREADS_FULL 0x1	/* the thread table was full: threads_unlisted */
+#define MONOUT_WALL_F_SAMPLES_FULL 0x2	/* the sample table was full: lost */
+#define MONOUT_WALL_F_NO_SCHEDSTAT 0x4	/* no schedstat: R samples were all taken as running */
+
+/* WALL THREAD flags. */
+#define MONOUT_WALL_THREAD_STARTED 0x1	/* started after the sampler did */
+#define MONOUT_WALL_THREAD_ENDED 0x2	/* ended before the write */
+#define MONOUT_WALL_THREAD_SAMPLER 0x4	/* the wall sampler's own thread (never sampled) */
+
+/* WAIT kinds. */
+#define MONOUT_WAIT_FD 1	/* a descriptor: read, write, recv*, send*, accept*, connect, poll, select, epoll_wait */
+#define MONOUT_WAIT_FUTEX 2	/* a futex word: a mutex, condition variable, semaphore, join */
+/* WAIT flags. */
+#define MONOUT_WAIT_OWNER 0x1	/* owner holds the tid of the mutex's holder */
+#define MONOUT_WAIT_MUTEX 0x2	/* the word is the lock of a glibc pthread_mutex_t */
+#define MONOUT_WAIT_CONDVAR 0x4	/* the word lies in a glibc pthread_cond_t (a condition wait) */
+/* Descriptor kinds (WAIT fd kind). */
+#define MONOUT_FD_UNKNOWN 0	/* closed, or its link could not be read */
+#define MONOUT_FD_SOCKET 1
+#define MONOUT_FD_PIPE 2
+#define MONOUT_FD_FILE 3	/* a regular file or directory: text is its path */
+#define MONOUT_FD_EVENTFD 4
+#define MONOUT_FD_TIMERFD 5
+#define MONOUT_FD_EPOLL 6
+#define MONOUT_FD_SIGNALFD 7
+#define MONOUT_FD_DEVICE 8	/* a character or block device, a terminal: text is its path */
+#define MONOUT_FD_OTHER 9	/* another anonymous inode: text is the link */
+#define MONOUT_FD_KIND_MAX 9
 
 /* STACKS entry flags (the same bits as lib/unwind.h's MON_STACK_*). */
 #define MONOUT_STACK_TRUNCATED 0x1u	/* the walk ended before the outermost frame */
@@ -355,6 +469,55 @@ struct monout_image {
 	const char *file;	/* its profile, "" if none was written */
 };
 
+struct monout_wall_head {	/* WALL's fixed part */
+	uint32_t rate_hz;	/* Hz of wall-clock time asked */
+	uint32_t max_depth;	/* PCs kept per stack */
+	uint64_t elapsed_usec;	/* from the sampler's start to the write */
+	uint64_t rounds;	/* rounds taken */
+	uint64_t missed;	/* rounds due that were not taken */
+	uint64_t user_usec, sys_usec;	/* the sampler thread's own CPU */
+	uint32_t flags;		/* MONOUT_WALL_F_* */
+	uint32_t threads_unlisted;	/* threads the table had no room for */
+	uint64_t lost;		/* samples taken, not recorded */
+	uint32_t machine;	/* ELF e_machine: whose system call numbers */
+};
+
+struct monout_wall_thread {	/* one WALL THREAD entry */
+	uint64_t tid;
+	uint64_t expected;	/* samples due: time alive while sampled x rate */
+	uint64_t taken;		/* samples whose state was read */
+	uint64_t unreadable;	/* rounds whose read of its state failed */
+	uint64_t first_usec;	/* start, from the sampler's start; 0 if before */
+	uint64_t last_usec;	/* end, or the write, from the sampler's start */
+	uint32_t flags;		/* MONOUT_WALL_THREAD_* */
+	char name[MONOUT_THREAD_NAME_LEN];	/* NUL-padded; the reader ends it with NUL */
+};
+
+struct monout_wait {		/* one WALL WAIT entry */
+	uint32_t id;		/* writer: unique in the record; reader: the index in m->waits */
+	uint32_t kind;		/* MONOUT_WAIT_* */
+	uint32_t fd;		/* descriptor, MONOUT_NO_FD if none */
+	uint32_t fd_kind;	/* MONOUT_FD_* */
+	uint64_t address;	/* futex word (runtime address), 0 if none */
+	uint32_t object;	/* OBJECT index holding address, or MONOUT_NO_OBJECT */
+	uint32_t flags;		/* MONOUT_WAIT_* */
+	uint64_t offset;	/* address - the object's load bias (its ELF address) */
+	uint64_t owner;		/* holder's tid (MONOUT_WAIT_OWNER), else 0 */
+	uint32_t text_len;	/* bytes of text, no NUL (the reader adds one) */
+	const char *text;	/* what the descriptor is ("pipe:[1234]", "tcp ...") */
+};
+
+struct monout_wall_sample {	/* one WALL SAMPLE entry */
+	uint64_t count;		/* samples */
+	uint64_t tid;
+	uint32_t state;		/* MONOUT_WALL_RUNNING .. MONOUT_WALL_OTHER */
+	uint32_t syscall;	/* system call number, MONOUT_NO_SYSCALL */
+	uint32_t wait;		/* writer: a WAIT id; reader: an index in m->waits; or MONOUT_NO_WAIT */
+	uint32_t depth;		/* PCs in pcs, 0..max depth */
+	uint32_t flags;		/* MONOUT_STACK_* */
+	uint64_t *pcs;		/* leaf first; NULL when depth is 0 */
+};
+
 struct monout_stack {		/* one STACKS entry */
 	uint64_t count;		/* samples that had this stack */
 	uint64_t tid;		/* thread id (THREADS names it) */
@@ -404,6 +567,19 @@ struct monout {
 	uint64_t stacks_truncated;	/* samples whose walk ended early */
 	size_t nstacks;
 	struct monout_stack *stacks;	/* each entry's pcs allocated by the reader */
+	/* WALL (minor 5).  have_wall: a WALL record was read (or is to be
+	 * written).  The reader sorts threads by tid (adding up entries of
+	 * one tid), keeps each distinct wait once (samples' wait is then an
+	 * index in waits), and merges samples of identical (tid, state,
+	 * syscall, wait, flags, pcs), sorted in that order. */
+	int have_wall;
+	struct monout_wall_head wall;
+	size_t nwall_threads;
+	struct monout_wall_thread *wall_threads;
+	size_t nwaits;
+	struct monout_wait *waits;	/* each text allocated by the reader */
+	size_t nwall_samples;
+	struct monout_wall_sample *wall_samples;	/* pcs allocated by the reader */
 };
 
 /* ---- reading (monout_read.c) ------------------------------------------- */
@@ -507,6 +683,21 @@ int monout_stacks_open(struct monout_writer *w, const struct monout_stacks_head 
 int monout_stacks_add(struct monout_writer *w, uint64_t count, uint64_t tid, uint32_t flags,
 		      const uint64_t *pcs, uint32_t depth);
 int monout_stacks_close(struct monout_writer *w);
+/* Name of system call nr of ELF machine `machine` (EM_X86_64, EM_386,
+ * EM_AARCH64: the numbers of their unistd.h), or NULL when not known.
+ * Reader side (monout_read.c). */
+const char *monout_syscall_name(uint32_t machine, uint32_t nr);
+/* The WALL record, streamed: open with the fixed part; then threads,
+ * waits and samples in any order; close.  monout_wall_sample leaves out an
+ * entry of count 0 and cuts a stack deeper than MONOUT_STACK_MAX_DEPTH
+ * (flag MONOUT_STACK_DEPTH); monout_wall_wait cuts text at
+ * MONOUT_WAIT_TEXT_MAX bytes; entries of tid 0 are left out.  Each
+ * returns 0 or -1 with errno, as the puts. */
+int monout_wall_open(struct monout_writer *w, const struct monout_wall_head *h);
+int monout_wall_thread(struct monout_writer *w, const struct monout_wall_thread *t);
+int monout_wall_wait(struct monout_writer *w, const struct monout_wait *v);
+int monout_wall_sample(struct monout_writer *w, const struct monout_wall_sample *s);
+int monout_wall_close(struct monout_writer *w);
 /* The IMAGES record: n entries, one of role MONOUT_IMAGE_THIS. */
 int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n);
 /* Patch in the header; the file is complete when this returns 0. */

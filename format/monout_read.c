@@ -46,6 +46,8 @@ const char *monout_rec_name(uint32_t type)
 		return "IMAGES";
 	case MONOUT_REC_STACKS:
 		return "STACKS";
+	case MONOUT_REC_WALL:
+		return "WALL";
 	}
 	return "unknown";
 }
@@ -217,6 +219,347 @@ static void merge_stacks(struct monout *m)
 	m->nstacks = k;
 }
 
+/* ---- WALL (minor 5) ------------------------------------------------------ */
+
+/* Order of waits: every field, text last (so that equal waits meet). */
+static int cmp_wait(const struct monout_wait *x, const struct monout_wait *y)
+{
+#define CMPF(f)                                      \
+	if (x->f != y->f)                            \
+		return x->f < y->f ? -1 : 1
+	CMPF(kind);
+	CMPF(fd);
+	CMPF(fd_kind);
+	CMPF(address);
+	CMPF(object);
+	CMPF(flags);
+	CMPF(offset);
+	CMPF(owner);
+	CMPF(text_len);
+#undef CMPF
+	return memcmp(x->text, y->text, x->text_len);
+}
+
+static int cmp_wait_q(const void *a, const void *b)
+{
+	const struct monout_wait *x = a, *y = b;
+	int c = cmp_wait(x, y);
+	return c ? c : (x->id < y->id ? -1 : x->id > y->id);
+}
+
+/* Order of wall samples: tid, state, syscall, wait, flags, depth, pcs. */
+static int cmp_wall_sample(const void *a, const void *b)
+{
+	const struct monout_wall_sample *x = a, *y = b;
+#define CMPF(f)                                      \
+	if (x->f != y->f)                            \
+		return x->f < y->f ? -1 : 1
+	CMPF(tid);
+	CMPF(state);
+	CMPF(syscall);
+	CMPF(wait);
+	CMPF(flags);
+	CMPF(depth);
+#undef CMPF
+	for (uint32_t i = 0; i < x->depth; i++)
+		if (x->pcs[i] != y->pcs[i])
+			return x->pcs[i] < y->pcs[i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_wall_thread(const void *a, const void *b)
+{
+	const struct monout_wall_thread *x = a, *y = b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Decode the WALL record of payload p[pl..end) (record number i at file
+ * offset off) into m, as mon.out(5) says: entries of a known kind are
+ * checked, of an unknown kind skipped.  Waits keep the writer's ids in
+ * `id` until wall_finish.  Returns 0, or -1 with errno and r's message.
+ */
+static int parse_wall(struct rd *r, size_t pl, size_t end, uint32_t i, size_t off, struct monout *m)
+{
+	const unsigned char *p = r->p;
+	size_t cap_t = 0, cap_w = 0, cap_s = 0;
+	if (end - pl < MONOUT_WALL_FIXED)
+		return rd_fail(r, "record %u (WALL) at offset %zu: %zu bytes, at least %d expected", i,
+			       off, end - pl, MONOUT_WALL_FIXED);
+	if (m->have_wall)
+		return rd_fail(r, "record %u (WALL) at offset %zu: a second WALL record", i, off);
+	struct monout_wall_head *h = &m->wall;
+	h->rate_hz = g32(r, pl);
+	h->max_depth = g32(r, pl + 4);
+	h->elapsed_usec = g64(r, pl + 8);
+	h->rounds = g64(r, pl + 16);
+	h->missed = g64(r, pl + 24);
+	h->user_usec = g64(r, pl + 32);
+	h->sys_usec = g64(r, pl + 40);
+	h->flags = g32(r, pl + 48);
+	h->threads_unlisted = g32(r, pl + 52);
+	h->lost = g64(r, pl + 56);
+	h->machine = g32(r, pl + 64);
+	if (h->max_depth == 0 || h->max_depth > MONOUT_STACK_MAX_DEPTH)
+		return rd_fail(r, "record %u (WALL) at offset %zu: max depth %u out of range 1..%u", i,
+			       off, h->max_depth, MONOUT_STACK_MAX_DEPTH);
+	m->have_wall = 1;
+	size_t at = pl + MONOUT_WALL_FIXED;
+	for (size_t e = 0; at < end; e++) {
+		if (end - at < MONOUT_WALL_ENTRY_HEAD)
+			return rd_fail(r, "record %u (WALL) at offset %zu: entry %zu truncated (%zu bytes "
+				       "left, %d needed)", i, off, e, end - at, MONOUT_WALL_ENTRY_HEAD);
+		uint32_t kind = g32(r, at), elen = g32(r, at + 4);
+		if (elen < MONOUT_WALL_ENTRY_HEAD || elen % 8 || elen > end - at)
+			return rd_fail(r, "record %u (WALL) at offset %zu: entry %zu has length %u (a "
+				       "multiple of 8 from 8 to the %zu bytes left expected)", i, off, e,
+				       elen, end - at);
+		switch (kind) {
+		case MONOUT_WALL_THREAD: {
+			if (elen != MONOUT_WALL_THREAD_SIZE)
+				return rd_fail(r, "record %u (WALL) at offset %zu: thread entry %zu of %u "
+					       "bytes (%d expected)", i, off, e, elen,
+					       MONOUT_WALL_THREAD_SIZE);
+			if (grow((void **)&m->wall_threads, &cap_t, m->nwall_threads + 1,
+				 sizeof *m->wall_threads))
+				goto nomem;
+			struct monout_wall_thread *t = &m->wall_threads[m->nwall_threads++];
+			memset(t, 0, sizeof *t);
+			t->tid = g64(r, at + 8);
+			t->expected = g64(r, at + 16);
+			t->taken = g64(r, at + 24);
+			t->unreadable = g64(r, at + 32);
+			t->first_usec = g64(r, at + 40);
+			t->last_usec = g64(r, at + 48);
+			t->flags = g32(r, at + 56);
+			memcpy(t->name, p + at + 64, MONOUT_THREAD_NAME_LEN);
+			t->name[MONOUT_THREAD_NAME_LEN - 1] = '\0';
+			if (t->tid == 0)
+				return rd_fail(r, "record %u (WALL) at offset %zu: thread entry %zu has "
+					       "tid 0", i, off, e);
+			if (t->first_usec > t->last_usec)
+				return rd_fail(r, "record %u (WALL) at offset %zu: thread %llu starts "
+					       "after it ends", i, off, (unsigned long long)t->tid);
+			break;
+		}
+		case MONOUT_WALL_WAIT: {
+			if (elen < MONOUT_WALL_WAIT_FIXED)
+				return rd_fail(r, "record %u (WALL) at offset %zu: wait entry %zu of %u "
+					       "bytes (at least %d expected)", i, off, e, elen,
+					       MONOUT_WALL_WAIT_FIXED);
+			uint32_t tl = g32(r, at + 56);
+			if (tl > MONOUT_WAIT_TEXT_MAX ||
+			    MONOUT_WALL_WAIT_FIXED + (((size_t)tl + 7) & ~(size_t)7) != elen)
+				return rd_fail(r, "record %u (WALL) at offset %zu: wait entry %zu: text "
+					       "of %u bytes in an entry of %u", i, off, e, tl, elen);
+			for (size_t k = MONOUT_WALL_WAIT_FIXED + tl; k < elen; k++)
+				if (p[at + k] != 0)
+					return rd_fail(r, "record %u (WALL) at offset %zu: wait entry %zu: "
+						       "padding is not zero", i, off, e);
+			if (grow((void **)&m->waits, &cap_w, m->nwaits + 1, sizeof *m->waits))
+				goto nomem;
+			char *txt = malloc((size_t)tl + 1);
+			if (txt == NULL)
+				goto nomem;
+			memcpy(txt, p + at + MONOUT_WALL_WAIT_FIXED, tl);
+			txt[tl] = '\0';
+			struct monout_wait *v = &m->waits[m->nwaits++];
+			v->id = g32(r, at + 8);
+			v->kind = g32(r, at + 12);
+			v->fd = g32(r, at + 16);
+			v->fd_kind = g32(r, at + 20);
+			v->address = g64(r, at + 24);
+			v->object = g32(r, at + 32);
+			v->flags = g32(r, at + 36);
+			v->offset = g64(r, at + 40);
+			v->owner = g64(r, at + 48);
+			v->text_len = tl;
+			v->text = txt;
+			if (v->kind != MONOUT_WAIT_FD && v->kind != MONOUT_WAIT_FUTEX)
+				return rd_fail(r, "record %u (WALL) at offset %zu: wait entry %zu of "
+					       "kind %u (1 or 2 expected)", i, off, e, v->kind);
+			if (v->fd_kind > MONOUT_FD_KIND_MAX)
+				return rd_fail(r, "record %u (WALL) at offset %zu: wait entry %zu: "
+					       "descriptor kind %u out of range 0..%d", i, off, e,
+					       v->fd_kind, MONOUT_FD_KIND_MAX);
+			break;
+		}
+		case MONOUT_WALL_SAMPLE: {
+			if (elen < MONOUT_WALL_SAMPLE_FIXED)
+				return rd_fail(r, "record %u (WALL) at offset %zu: sample entry %zu of %u "
+					       "bytes (at least %d expected)", i, off, e, elen,
+					       MONOUT_WALL_SAMPLE_FIXED);
+			uint64_t cnt = g64(r, at + 8);
+			uint32_t state = g32(r, at + 24), depth = g32(r, at + 36);
+			if (cnt == 0)
+				return rd_fail(r, "record %u (WALL) at offset %zu: sample entry %zu has a "
+					       "count of 0", i, off, e);
+			if (state == 0 || state > MONOUT_WALL_STATE_MAX)
+				return rd_fail(r, "record %u (WALL) at offset %zu: sample entry %zu has "
+					       "state %u (1..%d expected)", i, off, e, state,
+					       MONOUT_WALL_STATE_MAX);
+			if (depth > h->max_depth ||
+			    MONOUT_WALL_SAMPLE_FIXED + (uint64_t)depth * 8 != elen)
+				return rd_fail(r, "record %u (WALL) at offset %zu: sample entry %zu of "
+					       "depth %u in %u bytes (depth 0..%u)", i, off, e, depth,
+					       elen, h->max_depth);
+			if (grow((void **)&m->wall_samples, &cap_s, m->nwall_samples + 1,
+				 sizeof *m->wall_samples))
+				goto nomem;
+			uint64_t *v = NULL;
+			if (depth) {
+				v = malloc((size_t)depth * sizeof *v);
+				if (v == NULL)
+					goto nomem;
+				for (uint32_t d = 0; d < depth; d++)
+					v[d] = g64(r, at + MONOUT_WALL_SAMPLE_FIXED + (size_t)d * 8);
+			}
+			struct monout_wall_sample *s = &m->wall_samples[m->nwall_samples++];
+			s->count = cnt;
+			s->tid = g64(r, at + 16);
+			s->state = state;
+			s->syscall = g32(r, at + 28);
+			s->wait = g32(r, at + 32);
+			s->depth = depth;
+			s->flags = g32(r, at + 40);
+			s->pcs = v;
+			if (s->tid == 0)
+				return rd_fail(r, "record %u (WALL) at offset %zu: sample entry %zu has "
+					       "tid 0", i, off, e);
+			break;
+		}
+		default:	/* a kind a newer writer added: skipped */
+			break;
+		}
+		at += elen;
+	}
+	/* Samples name waits by the writer's ids: each id once, each named. */
+	if (m->nwaits) {
+		uint32_t *ids = malloc(m->nwaits * sizeof *ids);
+		if (ids == NULL)
+			goto nomem;
+		for (size_t k = 0; k < m->nwaits; k++)
+			ids[k] = m->waits[k].id;
+		qsort(ids, m->nwaits, sizeof *ids, cmp_u32);
+		for (size_t k = 1; k < m->nwaits; k++)
+			if (ids[k] == ids[k - 1]) {
+				uint32_t dup = ids[k];
+				free(ids);
+				return rd_fail(r, "record %u (WALL) at offset %zu: two waits of id %u", i,
+					       off, dup);
+			}
+		free(ids);
+	}
+	for (size_t k = 0; k < m->nwall_samples; k++) {
+		uint32_t id = m->wall_samples[k].wait;
+		if (id == MONOUT_NO_WAIT)
+			continue;
+		size_t j = 0;
+		while (j < m->nwaits && m->waits[j].id != id)
+			j++;
+		if (j == m->nwaits)
+			return rd_fail(r, "record %u (WALL) at offset %zu: a sample names wait %u, which "
+				       "the record does not have", i, off, id);
+	}
+	return 0;
+nomem:
+	rd_fail(r, "out of memory");
+	errno = ENOMEM;
+	return -1;
+}
+
+/* After the whole file: remap samples' wait ids to indexes of the sorted,
+ * deduplicated waits; merge threads by tid and identical samples; check
+ * that waits name objects the file has.  Returns 0, -1 with errno. */
+static int wall_finish(struct rd *r, struct monout *m)
+{
+	size_t nw = m->nwaits;
+	if (nw) {
+		qsort(m->waits, nw, sizeof *m->waits, cmp_wait_q);
+		/* map[k]: writer id of sorted wait k; new index after dedup */
+		uint32_t *oldid = malloc(nw * sizeof *oldid);
+		size_t *newix = malloc(nw * sizeof *newix);
+		if (oldid == NULL || newix == NULL) {
+			free(oldid);
+			free(newix);
+			rd_fail(r, "out of memory");
+			errno = ENOMEM;
+			return -1;
+		}
+		size_t k = 0;
+		for (size_t j = 0; j < nw; j++) {
+			oldid[j] = m->waits[j].id;
+			if (k && cmp_wait(&m->waits[k - 1], &m->waits[j]) == 0) {
+				free((void *)m->waits[j].text);
+			} else {
+				m->waits[k++] = m->waits[j];
+			}
+			newix[j] = k - 1;
+		}
+		m->nwaits = k;
+		for (size_t j = 0; j < k; j++)
+			m->waits[j].id = (uint32_t)j;
+		for (size_t s = 0; s < m->nwall_samples; s++) {
+			uint32_t id = m->wall_samples[s].wait;
+			if (id == MONOUT_NO_WAIT)
+				continue;
+			for (size_t j = 0; j < nw; j++)
+				if (oldid[j] == id) {
+					m->wall_samples[s].wait = (uint32_t)newix[j];
+					break;
+				}
+		}
+		free(oldid);
+		free(newix);
+		for (size_t j = 0; j < m->nwaits; j++)
+			if (m->waits[j].object != MONOUT_NO_OBJECT && m->waits[j].object >= m->nobjects)
+				return rd_fail(r, "inconsistent: a wall-clock wait names object %u, the "
+					       "file has %zu", m->waits[j].object, m->nobjects);
+	}
+	if (m->nwall_samples) {
+		size_t k = 0;
+		qsort(m->wall_samples, m->nwall_samples, sizeof *m->wall_samples, cmp_wall_sample);
+		for (size_t j = 0; j < m->nwall_samples; j++) {
+			if (k && cmp_wall_sample(&m->wall_samples[k - 1], &m->wall_samples[j]) == 0) {
+				m->wall_samples[k - 1].count =
+					sat_add(m->wall_samples[k - 1].count, m->wall_samples[j].count);
+				free(m->wall_samples[j].pcs);
+			} else {
+				m->wall_samples[k++] = m->wall_samples[j];
+			}
+		}
+		m->nwall_samples = k;
+	}
+	if (m->nwall_threads) {
+		size_t k = 0;
+		qsort(m->wall_threads, m->nwall_threads, sizeof *m->wall_threads, cmp_wall_thread);
+		for (size_t j = 0; j < m->nwall_threads; j++) {
+			struct monout_wall_thread *a = &m->wall_threads[k ? k - 1 : 0];
+			const struct monout_wall_thread *b = &m->wall_threads[j];
+			if (k && a->tid == b->tid) {
+				a->expected = sat_add(a->expected, b->expected);
+				a->taken = sat_add(a->taken, b->taken);
+				a->unreadable = sat_add(a->unreadable, b->unreadable);
+				if (b->first_usec < a->first_usec)
+					a->first_usec = b->first_usec;
+				if (b->last_usec > a->last_usec)
+					a->last_usec = b->last_usec;
+				a->flags |= b->flags;
+			} else {
+				m->wall_threads[k++] = *b;
+			}
+		}
+		m->nwall_threads = k;
+	}
+	return 0;
+}
+
 void monout_free(struct monout *m)
 {
 	if (m == NULL)
@@ -247,6 +590,13 @@ void monout_free(struct monout *m)
 	for (size_t i = 0; i < m->nstacks; i++)
 		free(m->stacks[i].pcs);
 	free(m->stacks);
+	free(m->wall_threads);
+	for (size_t i = 0; i < m->nwaits; i++)
+		free((void *)m->waits[i].text);
+	free(m->waits);
+	for (size_t i = 0; i < m->nwall_samples; i++)
+		free(m->wall_samples[i].pcs);
+	free(m->wall_samples);
 	memset(m, 0, sizeof *m);
 }
 
@@ -719,6 +1069,10 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			}
 			break;
 		}
+		case MONOUT_REC_WALL:
+			if (parse_wall(&r, pl, end, i, off, m) < 0)
+				goto fail;
+			break;
 		default:
 			/* A newer minor version may add record types, which older
 			 * readers skip; in a file of a minor version this reader
@@ -788,6 +1142,15 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 					RFAIL("impossible: 4-byte addresses in the header, but a stack "
 					      "holds the address %#llx",
 					      (unsigned long long)m->stacks[i].pcs[d]);
+	if (m->addr_size == 4)
+		for (size_t i = 0; i < m->nwall_samples; i++)
+			for (uint32_t d = 0; d < m->wall_samples[i].depth; d++)
+				if (m->wall_samples[i].pcs[d] >= (uint64_t)1 << 32)
+					RFAIL("impossible: 4-byte addresses in the header, but a "
+					      "wall-clock stack holds the address %#llx",
+					      (unsigned long long)m->wall_samples[i].pcs[d]);
+	if (wall_finish(&r, m) < 0)
+		goto fail;
 	merge(m);
 	merge_stacks(m);
 	return 0;

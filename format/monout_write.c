@@ -428,6 +428,94 @@ int monout_stacks_close(struct monout_writer *w)
 	return rec_close(w);
 }
 
+int monout_wall_open(struct monout_writer *w, const struct monout_wall_head *h)
+{
+	if (rec_open(w, MONOUT_REC_WALL) < 0)
+		return -1;
+	w_u32(w, h->rate_hz);
+	w_u32(w, h->max_depth == 0 ? 1 : h->max_depth > MONOUT_STACK_MAX_DEPTH
+	      ? MONOUT_STACK_MAX_DEPTH : h->max_depth);
+	w_u64(w, h->elapsed_usec);
+	w_u64(w, h->rounds);
+	w_u64(w, h->missed);
+	w_u64(w, h->user_usec);
+	w_u64(w, h->sys_usec);
+	w_u32(w, h->flags);
+	w_u32(w, h->threads_unlisted);
+	w_u64(w, h->lost);
+	w_u32(w, h->machine);
+	return w_u32(w, 0);
+}
+
+int monout_wall_thread(struct monout_writer *w, const struct monout_wall_thread *t)
+{
+	if (t->tid == 0)
+		return w->error ? w_fail(w, w->error) : 0;
+	w_u32(w, MONOUT_WALL_THREAD);
+	w_u32(w, MONOUT_WALL_THREAD_SIZE);
+	w_u64(w, t->tid);
+	w_u64(w, t->expected);
+	w_u64(w, t->taken);
+	w_u64(w, t->unreadable);
+	w_u64(w, t->first_usec);
+	w_u64(w, t->last_usec);
+	w_u32(w, t->flags);
+	w_u32(w, 0);
+	return w_bytes(w, t->name, MONOUT_THREAD_NAME_LEN);
+}
+
+int monout_wall_wait(struct monout_writer *w, const struct monout_wait *v)
+{
+	static const unsigned char zero[8];
+	uint32_t tl = v->text ? v->text_len : 0;
+	if (tl > MONOUT_WAIT_TEXT_MAX)
+		tl = MONOUT_WAIT_TEXT_MAX;
+	uint32_t len = MONOUT_WALL_WAIT_FIXED + ((tl + 7u) & ~7u);
+	w_u32(w, MONOUT_WALL_WAIT);
+	w_u32(w, len);
+	w_u32(w, v->id);
+	w_u32(w, v->kind);
+	w_u32(w, v->fd);
+	w_u32(w, v->fd_kind);
+	w_u64(w, v->address);
+	w_u32(w, v->object);
+	w_u32(w, v->flags);
+	w_u64(w, v->offset);
+	w_u64(w, v->owner);
+	w_u32(w, tl);
+	w_u32(w, 0);
+	if (tl)
+		w_bytes(w, v->text, tl);
+	return w_bytes(w, zero, (size_t)(len - MONOUT_WALL_WAIT_FIXED - tl));
+}
+
+int monout_wall_sample(struct monout_writer *w, const struct monout_wall_sample *s)
+{
+	uint32_t depth = s->pcs ? s->depth : 0, flags = s->flags;
+	if (s->count == 0 || s->tid == 0)
+		return w->error ? w_fail(w, w->error) : 0;
+	if (depth > MONOUT_STACK_MAX_DEPTH) {	/* deeper than any reader takes */
+		depth = MONOUT_STACK_MAX_DEPTH;
+		flags |= MONOUT_STACK_DEPTH;
+	}
+	w_u32(w, MONOUT_WALL_SAMPLE);
+	w_u32(w, MONOUT_WALL_SAMPLE_FIXED + depth * 8);
+	w_u64(w, s->count);
+	w_u64(w, s->tid);
+	w_u32(w, s->state);
+	w_u32(w, s->syscall);
+	w_u32(w, s->wait);
+	w_u32(w, depth);
+	w_u32(w, flags);
+	w_u32(w, 0);
+	return depth ? w_bytes(w, s->pcs, (size_t)depth * 8) : (w->error ? w_fail(w, w->error) : 0);
+}
+
+int monout_wall_close(struct monout_writer *w)
+{
+	return rec_close(w);
+}
+
 int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n)
 {
 	if (rec_open(w, MONOUT_REC_IMAGES) < 0)
@@ -541,6 +629,18 @@ int monout_write_fd(int fd, const struct monout *m)
 				return -1;
 			first = 0;
 		}
+	}
+	if (m->have_wall) {
+		if (monout_wall_open(&w, &m->wall) < 0)
+			return -1;
+		for (size_t i = 0; i < m->nwall_threads; i++)
+			monout_wall_thread(&w, &m->wall_threads[i]);
+		for (size_t i = 0; i < m->nwaits; i++)
+			monout_wall_wait(&w, &m->waits[i]);
+		for (size_t i = 0; i < m->nwall_samples; i++)
+			monout_wall_sample(&w, &m->wall_samples[i]);
+		if (monout_wall_close(&w) < 0)
+			return -1;
 	}
 	return monout_end(&w);
 }

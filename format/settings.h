@@ -12,6 +12,7 @@
 #define MON_SETTING_STACK_DEPTH_MAX 512		/* MONPROF_STACK_DEPTH */
 #define MON_SETTING_STACK_TABLE_MIN 16		/* MONPROF_STACK_TABLE */
 #define MON_SETTING_STACK_TABLE_MAX 4194304
+#define MON_SETTING_WALL_MAX 10000		/* MONPROF_WALL, samples per second */
 
 #if defined(__GNUC__)
 #define MON_SETTINGS_HIDDEN __attribute__((visibility("hidden")))

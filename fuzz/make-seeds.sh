@@ -2,7 +2,8 @@
 # make-seeds.sh OUT [B] — build the seed corpora of the fuzz harnesses from
 # real files: the profiles and programs the test suite's own programs make.
 #   OUT/monout/  mon.out files: cc -pg, -finstrument-functions, monitor(),
-#                a threaded profil() program, monrun on a shared library
+#                a threaded profil() program, monrun on a shared library,
+#                monrun --wall on threads that wait (a WALL record)
 #   OUT/gmon/    the C library's gmon.out (gcc -pg without libmon), with the
 #                harness's leading byte (1: 64-bit little-endian)
 #   OUT/symtab/  ELF objects: a program, stripped, -pg, PIE and not, a
@@ -42,6 +43,11 @@ rm -f mon.out ./*.mon.out
 $CC -O1 -g -o plain "$P/prof_work.c"
 "$B/bin/monrun" -o "$W/whole.mon" ./plain 1 1 1 20000 >/dev/null 2>&1 &&
 	keep whole.mon whole.mon
+# Wall-clock samples (WALL, minor 5): threads blocked on a mutex, a pipe,
+# epoll, a condition variable, a sleep, and one on the CPU.
+$CC -O2 -g -o truth "$P/wall_truth.c" -lpthread
+"$B/bin/monrun" --wall=200 -o "$W/wall.mon" ./truth 150 >/dev/null 2>&1 &&
+	keep wall.mon wall.mon
 # Hand-made files: big-endian, 4-byte addresses, every record type.
 if [ -f "$P/prof_craft.c" ]; then
 	$CC -O1 -g -I"$ROOT/include" -I"$ROOT/format" -o craft "$P/prof_craft.c" "$B/lib/libmon.a" \

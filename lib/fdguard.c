@@ -240,17 +240,25 @@ MON_NO_TSAN MON_EXPORT void closefrom(int lowfd)
 
 /* Who moves a descriptor of ours that the program wants (threads.c, for
  * the perf clocks' descriptors); set before the first one is made. */
-static void (*mover)(int fd);
+static void (*mover)(int fd), (*wall_mover)(int fd);
 
 void mon_fd_set_mover(void (*move)(int fd))
 {
 	__atomic_store_n(&mover, move, __ATOMIC_RELEASE);
 }
 
+void mon_fd_set_wall_mover(void (*move)(int fd))
+{
+	__atomic_store_n(&wall_mover, move, __ATOMIC_RELEASE);
+}
+
 MON_NO_TSAN static void fd_move(int fd)
 {
 	void (*m)(int) = __atomic_load_n(&mover, __ATOMIC_ACQUIRE);
 	if (m != NULL)
+		m(fd);
+	m = __atomic_load_n(&wall_mover, __ATOMIC_ACQUIRE);
+	if (m != NULL && mon_fd_ours(fd))
 		m(fd);
 }
 

@@ -63,15 +63,17 @@ static int image_no = 1;	/* this image's number in its process */
 static struct image *chain;	/* earlier images of this process */
 static size_t nchain;
 static char *self_exe;		/* this image's executable */
-static char *settings[6];	/* "NAME=value" as found at start, NULL if unset */
-static const char *const setting_names[6] = { "MONPROF_RATE", "MONPROF_CLOCK",
+static char *settings[7];	/* "NAME=value" as found at start, NULL if unset */
+static const char *const setting_names[7] = { "MONPROF_RATE", "MONPROF_CLOCK",
 					      "MONPROF_SIGNAL", "MONPROF_SNAPSHOT",
-					      "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE" };
+					      "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE",
+					      "MONPROF_WALL" };
 /* Variables we set for the new image (and drop from the one given). */
 static const char *const ours[] = { "MONPROF_AUTO=", "MONPROF_FOLLOW=", "MONPROF_OUT=",
 				    "MONPROF_RATE=", "MONPROF_CLOCK=", "MONPROF_SIGNAL=",
 				    "MONPROF_SNAPSHOT=", "MONPROF_STACK_DEPTH=",
-				    "MONPROF_STACK_TABLE=", "MONPROF_EXEC=", "LD_PRELOAD=" };
+				    "MONPROF_STACK_TABLE=", "MONPROF_WALL=", "MONPROF_EXEC=",
+				    "LD_PRELOAD=" };
 
 /* At exec: what this image wrote (for the IMAGES record) and runs next. */
 static char written[PATH_MAX + 64];

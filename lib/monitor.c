@@ -40,6 +40,7 @@
 #include "sampler.h"
 #include "settings.h"
 #include "stacks.h"
+#include "wall.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;	/* monitor() calls */
 static int started;		/* profiling set up in this image */
@@ -345,6 +346,8 @@ static int fill(struct monout_writer *w, void *arg)
 		return -1;
 	if (mon_stacks_put(w) < 0)
 		return -1;
+	if (mon_wall_put(w, objects, nobjects) < 0)
+		return -1;
 	if (mon_count_put(w) < 0)
 		return -1;
 	return mon_follow_put(w);
@@ -444,6 +447,8 @@ static char **exec_env_build(char *const envp[], int spawn, void *buf, size_t si
 	return k < 0 ? NULL : mon_follow_env_build(envp, k, follow_forks, buf, size);
 }
 
+static int wall_stopped_for_exec;	/* mon_wall_stop before an exec */
+
 static void before_exec(const char *path)
 {
 	struct mon_stats st;
@@ -453,10 +458,15 @@ static void before_exec(const char *path)
 	int follow = exec_follows(&vc);
 	/* A fork child that only execs (monrun -f on a shell or make) has
 	 * nothing to say: no file for it. */
-	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0) {
+	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0 &&
+	    mon_wall_rounds() == 0) {
 		if (follow)
 			mon_follow_ending(path, NULL);
 		return;
+	}
+	if (getpid() == mon_pid && mon_wall_running()) {
+		mon_wall_stop();	/* its thread would die in the exec: end it first */
+		wall_stopped_for_exec = 1;
 	}
 	if (follow) {
 		/* The new image will write the usual name: ours gets .execN. */
@@ -472,6 +482,10 @@ static void exec_failed(void)
 {
 	if (getpid() != mon_pid)
 		return;		/* vfork child: nothing of ours changed */
+	if (wall_stopped_for_exec) {
+		wall_stopped_for_exec = 0;
+		mon_wall_resume();
+	}
 	mon_file_set_exec_suffix(0);
 	mon_follow_failed();
 }
@@ -498,6 +512,9 @@ static void fork_reset(void)
 
 static void fork_child(void)
 {
+	/* The wall sampler did not come along: the child's own starts when the
+	 * child goes on profiling. */
+	mon_wall_fork_child(started && !finished && !(whole && !follow_forks));
 	if (!started || finished)
 		return;
 	mon_follow_fork_child();
@@ -624,6 +641,21 @@ static void stacks_on(void)
 	say(lead, sizeof lead - 1, why);
 }
 
+/* Wall-clock sampling on when MONPROF_WALL asks (wall.c), beside the CPU
+ * clocks.  It cannot start: the CPU profile goes on, and stderr says so
+ * once.  Under lock. */
+static void wall_on(void)
+{
+	static int told;
+	unsigned hz = mon_wall_setting();
+	if (hz == 0 || mon_wall_start(hz, mon_stacks_depth_setting()) == 0 || told)
+		return;
+	told = 1;
+	int e = errno;
+	static const char lead[] = "monprof: no wall-clock samples in this profile: ";
+	say(lead, sizeof lead - 1, strerrordesc_np(e));
+}
+
 /* Start sampling bins[0..nbins) over [lo, hi).  Under lock. */
 static int start_hist(uintptr_t lo, uintptr_t hi, WORD *bins, size_t nbins, unsigned scale,
 		      int must)
@@ -747,6 +779,7 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 		if (rc == 0) {
 			with_stacks = 1;
 			by_monstartup = 1;
+			wall_on();
 		}
 		else if (!with_stacks) {
 			int e = errno;
@@ -781,6 +814,7 @@ static int start_whole(void)
 	finished = 0;
 	paused = 0;
 	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+	wall_on();
 	return 0;
 }
 
@@ -849,6 +883,7 @@ void mon_finish(int reason)
 	if (with_stacks)
 		mon_stacks_stop();
 	pthread_mutex_unlock(&lock);
+	mon_wall_stop();
 	mon_write_profile(reason, 0, 0, 0);
 }
 
@@ -857,7 +892,8 @@ void mon_write_at_exit(void)
 	struct mon_stats st;
 	if (!started || finished || getpid() != mon_pid)
 		return;		/* not profiling, written already, or a vfork child */
-	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0)
+	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0 &&
+	    mon_wall_rounds() == 0)
 		return;		/* a fork child that did nothing (exec failed?) */
 	finished = 1;
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);

@@ -269,8 +269,8 @@ static void sample_all(void)
 			pid_t tid = 0;
 			for (const char *c = d->d_name; *c >= '0' && *c <= '9'; c++)
 				tid = tid * 10 + (*c - '0');
-			if (tid <= 0)
-				continue;
+			if (tid <= 0 || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_RELAXED))
+				continue;	/* the wall sampler is in WALL, not here */
 			struct monout_thread *t = NULL;
 			unsigned used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
 			for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;)

@@ -166,6 +166,9 @@ struct mon_hooks {
 	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
+	void (*thread_started)(pid_t tid);	/* in a thread our pthread_create started, first
+						 * thing (wall.c: sample it from the next round);
+						 * async-signal-safe, no lock */
 };
 MON_HIDDEN extern struct mon_hooks mon_hooks;
 
@@ -273,6 +276,8 @@ MON_HIDDEN int mon_fd_add_verifier(int (*still)(int fd));
 /* threads.c: the event ID a clock of ours holds at fd, 0 if none.  No
  * lock; async-signal-safe. */
 MON_HIDDEN uint64_t mon_threads_fd_id(int fd);
+/* The same for the wall sampler's descriptors (wall.c). */
+MON_HIDDEN void mon_fd_set_wall_mover(void (*move)(int fd));
 /* threads.c: the program wants number fd, one of ours: move ours.  Called
  * from the program's dup2/dup3, maybe in a signal handler: no lock. */
 MON_HIDDEN void mon_threads_fd_move(int fd);
@@ -327,5 +332,10 @@ MON_HIDDEN void mon_lock_reset(void);
 
 /* Thread id of the caller (gettid). */
 MON_HIDDEN pid_t mon_gettid(void);
+
+/* The runtime's own thread (wall.c's wall sampler), 0 when there is none:
+ * never armed by the CPU clocks (threads.c), never listed as one of the
+ * program's threads (runfacts.c).  Set by that thread itself. */
+MON_HIDDEN extern pid_t mon_runtime_tid;
 
 #endif /* MON_RUNTIME_H */

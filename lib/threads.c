@@ -184,8 +184,8 @@ static int arm(pid_t tid)
 	if (thread_kind == MON_CLOCK_ITIMER || thread_kind == MON_CLOCK_NONE)
 		return 0;	/* switched to the process-wide clock */
 	struct slot *s = find(tid);
-	if (s != NULL)
-		return 0;
+	if (s != NULL || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE))
+		return 0;	/* armed, or the runtime's own thread (wall.c) */
 	s = find(0);
 	if (s == NULL) {
 		reclaim_dead();
@@ -413,6 +413,8 @@ static void *thread_start(void *p)
 	mon_sig_thread_started(st.vblocked);
 	mon_itimer_thread_started();
 	mon_fatal_thread_start();	/* a stack for the fatal handlers (fatal.c) */
+	if (mon_hooks.thread_started)
+		mon_hooks.thread_started(mon_gettid());
 	pthread_setspecific(exit_key, (void *)1);
 	/* As in thread_exit: a thread started in a fork child before our
 	 * child handler ran is not armed (nor would it be after: the child

@@ -18,6 +18,8 @@ int mon_fail(int e)
 	return -1;
 }
 
+pid_t mon_runtime_tid;
+
 pid_t mon_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);

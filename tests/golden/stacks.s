@@ -19,3 +19,13 @@ _start:
 	.fill	64, 1, 0x90
 	.size	\fn, 64
 	.endr
+
+# A lock word for the wall-clock golden cases (prof_lib.inc's wall_inputs):
+# a futex the WALL record names by its ELF address, which prof names by
+# this data symbol.
+	.data
+	.globl	queue_lock
+	.type	queue_lock, @object
+queue_lock:
+	.fill	40, 1, 0
+	.size	queue_lock, 40

@@ -30,6 +30,8 @@ build_prog_static craft prof_craft.c -I"$ROOT/format" || { not_ok craft_build; e
 $CC -O1 -g -o gcraft "$ROOT/tests/progs/gmon_craft.c" || { not_ok gmon_craft_build; exit 1; }
 # s.mon and ./stacks: a profile with call stacks (prof_lib.inc).
 stacks_inputs || { not_ok craft_stacks; exit 1; }
+# w.mon: the same program with wall-clock samples (prof_lib.inc).
+wall_inputs || { not_ok craft_wall; exit 1; }
 
 # a.mon: the program (text 0x401000..0x401140) and a library whose file is
 # gone; one histogram over the program whose 8-byte bins (scale 0x4000)

@@ -10,6 +10,10 @@
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
  *                  [-T TID:NAME]...
+ *                  [-W RATE:ELAPSED_US:ROUNDS:MISSED:USER_US:SYS_US:FLAGS]
+ *                  [-X TID:EXPECTED:TAKEN:UNREADABLE:NAME]...
+ *                  [-Y ID:KIND:FD:FDKIND:OBJECT:OFFSET:FLAGS:OWNER:TEXT]...
+ *                  [-w COUNT:TID:STATE:SYSCALL:WAIT:FLAGS[:PC,PC,...]]...
  *
  * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
  * a bin of the histogram given by the last -h; -A adds an arc (ARCS record).  -4 marks the header as
@@ -19,7 +23,12 @@
  * -k adds a call stack (STACKS record; PCs leaf first, FLAGS as
  * MONOUT_STACK_*), -K sets the record's fixed part (default max depth 64,
  * lost 0, truncated: the counts of the -k stacks flagged truncated).  -T
- * adds a thread (THREADS record) of that name.  Link with libmon.a (the
+ * adds a thread (THREADS record) of that name.  -W writes a WALL record
+ * (x86-64 system call numbers, max depth 64) with -X its threads, -Y its
+ * waits (KIND, FDKIND, FLAGS as MONOUT_WAIT_*, MONOUT_FD_*; OBJECT an
+ * object's index or 0xffffffff; the address is OFFSET plus that object's
+ * bias) and -w its samples (STATE as MONOUT_WALL_*, WAIT a -Y id or
+ * 0xffffffff, SYSCALL 0xffffffff for none; no PCs: no stack).  Link with libmon.a (the
  * format module's functions are hidden in libmon.so).  Exit 0, or 1 with a
  * message.
  */
@@ -80,7 +89,15 @@ int main(int argc, char **argv)
 	m.stacks = stacks;
 	m.threads = threads;
 	m.stack_max_depth = 64;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:")) != -1) {
+	static struct monout_wall_thread wthreads[256];
+	static struct monout_wait waits[256];
+	static char wait_text[256][256];
+	static struct monout_wall_sample wsamples[1024];
+	static uint64_t wall_pcs[1024][64];
+	m.wall_threads = wthreads;
+	m.waits = waits;
+	m.wall_samples = wsamples;
+	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:W:X:Y:w:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -205,6 +222,75 @@ int main(int argc, char **argv)
 			t->tid = num(&p);
 			snprintf(t->name, sizeof t->name, "%s", p);
 			m.nthreads++;
+			break;
+		}
+		case 'W':
+			m.have_wall = 1;
+			m.wall.rate_hz = (uint32_t)num(&p);
+			m.wall.max_depth = 64;
+			m.wall.elapsed_usec = num(&p);
+			m.wall.rounds = num(&p);
+			m.wall.missed = num(&p);
+			m.wall.user_usec = num(&p);
+			m.wall.sys_usec = num(&p);
+			m.wall.flags = (uint32_t)num(&p);
+			m.wall.machine = 62;	/* EM_X86_64 */
+			break;
+		case 'X': {
+			struct monout_wall_thread *t = &wthreads[m.nwall_threads];
+			if (m.nwall_threads == sizeof wthreads / sizeof wthreads[0])
+				return 1;
+			t->tid = num(&p);
+			t->expected = num(&p);
+			t->taken = num(&p);
+			t->unreadable = num(&p);
+			t->last_usec = m.wall.elapsed_usec;
+			snprintf(t->name, sizeof t->name, "%s", p);
+			m.nwall_threads++;
+			break;
+		}
+		case 'Y': {
+			struct monout_wait *v = &waits[m.nwaits];
+			if (m.nwaits == sizeof waits / sizeof waits[0])
+				return 1;
+			v->id = (uint32_t)num(&p);
+			v->kind = (uint32_t)num(&p);
+			v->fd = (uint32_t)num(&p);
+			v->fd_kind = (uint32_t)num(&p);
+			v->object = (uint32_t)num(&p);
+			v->offset = num(&p);
+			v->flags = (uint32_t)num(&p);
+			v->owner = num(&p);
+			v->address = v->offset + (v->object < m.nobjects ? objs[v->object].load_bias : 0);
+			snprintf(wait_text[m.nwaits], sizeof wait_text[0], "%s", p);
+			v->text = wait_text[m.nwaits];
+			v->text_len = (uint32_t)strlen(v->text);
+			m.nwaits++;
+			break;
+		}
+		case 'w': {
+			struct monout_wall_sample *s = &wsamples[m.nwall_samples];
+			if (m.nwall_samples == sizeof wsamples / sizeof wsamples[0])
+				return 1;
+			s->count = num(&p);
+			s->tid = num(&p);
+			s->state = (uint32_t)num(&p);
+			s->syscall = (uint32_t)num(&p);
+			s->wait = (uint32_t)num(&p);
+			s->flags = (uint32_t)num(&p);
+			s->pcs = wall_pcs[m.nwall_samples];
+			while (*p && s->depth < 64) {
+				char *end;
+				s->pcs[s->depth++] = strtoull(p, &end, 0);
+				if (end == p) {
+					fprintf(stderr, "prof_craft: bad PC at '%s'\n", p);
+					return 1;
+				}
+				p = *end == ',' ? end + 1 : end;
+			}
+			if (s->depth == 0)
+				s->pcs = NULL;
+			m.nwall_samples++;
 			break;
 		}
 		default:

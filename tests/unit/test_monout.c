@@ -527,7 +527,7 @@ static void stacks_record(void **state)
 	fclose(f);
 	uint32_t minor;
 	memcpy(&minor, buf + 36, 4);
-	assert_int_equal(minor, 4);
+	assert_int_equal(minor, MONOUT_MINOR);
 	struct monout r;
 	char err[200];
 	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
@@ -637,6 +637,271 @@ static void stacks_record(void **state)
 		assert_int_equal(r.nstacks, 0);
 		monout_free(&r);
 		free(b3);
+	}
+#undef DAMAGE
+	free(c);
+	free(buf);
+}
+
+/* The WALL record (minor 5): threads, waits and samples written by the
+ * streamed writer in any order and read back: samples of identical (tid,
+ * state, syscall, wait, flags, pcs) add up, waits of identical content are
+ * kept once and samples point at them by index, threads are sorted by tid;
+ * a count of 0 or a tid of 0 is left out by the writer; a running sample
+ * has no stack.  Damage is refused by name: a second WALL, a short fixed
+ * part, max depth 0, an entry length not a multiple of 8 or past the
+ * record, a sample of count 0, state 0 or 7, depth above max depth, a wait
+ * id no entry has, two waits of one id, a wait kind 3, a text that does
+ * not fill its entry, an object the file lacks.  An entry kind this reader
+ * does not know is skipped; a reader of minor 4 skips the record (as any
+ * type of a newer minor: coverage_records); a file of minor 4 reads. */
+static void wall_record(void **state)
+{
+	(void)state;
+	static const uint64_t a[3] = { 0x1010, 0x2020, 0x3030 }, b[2] = { 0x1014, 0x3030 };
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	m.run.rate_hz = 1000;
+	struct monout_object obj = { 0x400000, 0x401000, 0x402000, MONOUT_OBJ_MAIN, 0, NULL, 9,
+				     "/bin/true" };
+	FILE *f = tmpfile();
+	struct monout_writer w;
+	assert_int_equal(monout_begin(&w, fileno(f), 0), 0);
+	assert_int_equal(monout_put_run(&w, &m.run), 0);
+	assert_int_equal(monout_put_object(&w, &obj), 0);
+	struct monout_wall_head h = { 100, 64, 2500000, 250, 3, 1200, 3400, MONOUT_WALL_F_THREADS_FULL,
+				      2, 9, 62 };
+	assert_int_equal(monout_wall_open(&w, &h), 0);
+	struct monout_wall_thread t1 = { 12, 250, 248, 2, 0, 2500000, 0, "main" };
+	struct monout_wall_thread t2 = { 11, 100, 100, 0, 1000000, 2000000,
+					 MONOUT_WALL_THREAD_STARTED | MONOUT_WALL_THREAD_ENDED, "" };
+	memcpy(t2.name, "worker-15-chars", 16);
+	struct monout_wall_thread t0 = { 0, 1, 1, 1, 0, 0, 0, "none" };
+	assert_int_equal(monout_wall_thread(&w, &t1), 0);
+	assert_int_equal(monout_wall_thread(&w, &t0), 0);	/* tid 0: left out */
+	/* Samples before the waits they name. */
+	struct monout_wall_sample s1 = { 5, 11, MONOUT_WALL_BLOCKED, 202, 7, 3, 0, (uint64_t *)a };
+	struct monout_wall_sample s2 = { 4, 11, MONOUT_WALL_BLOCKED, 202, 9, 3, 0, (uint64_t *)a };
+	struct monout_wall_sample s3 = { 90, 12, MONOUT_WALL_RUNNING, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT,
+					 0, 0, NULL };
+	struct monout_wall_sample s4 = { 0, 12, MONOUT_WALL_DISK, 0, MONOUT_NO_WAIT, 2, 0,
+					 (uint64_t *)b };	/* count 0: left out */
+	struct monout_wall_sample s5 = { 8, 12, MONOUT_WALL_BLOCKED, 0, 3, 2, MONOUT_STACK_TRUNCATED,
+					 (uint64_t *)b };
+	struct monout_wall_sample s6 = { 150, 12, MONOUT_WALL_DISK, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT,
+					 2, 0, (uint64_t *)b };
+	assert_int_equal(monout_wall_sample(&w, &s1), 0);
+	assert_int_equal(monout_wall_sample(&w, &s2), 0);
+	assert_int_equal(monout_wall_sample(&w, &s3), 0);
+	assert_int_equal(monout_wall_sample(&w, &s4), 0);
+	assert_int_equal(monout_wall_sample(&w, &s5), 0);
+	assert_int_equal(monout_wall_sample(&w, &s6), 0);
+	/* Waits 7 and 9 are the same futex (the runtime saw it twice). */
+	struct monout_wait v7 = { 7, MONOUT_WAIT_FUTEX, MONOUT_NO_FD, 0, 0x404040, 0,
+				  MONOUT_WAIT_OWNER | MONOUT_WAIT_MUTEX, 0x4040, 12, 0, NULL };
+	struct monout_wait v9 = v7;
+	v9.id = 9;
+	struct monout_wait v3 = { 3, MONOUT_WAIT_FD, 5, MONOUT_FD_SOCKET, 0, MONOUT_NO_OBJECT, 0, 0, 0,
+				  31, "tcp 127.0.0.1:80 127.0.0.1:4444" };
+	assert_int_equal(monout_wall_wait(&w, &v7), 0);
+	assert_int_equal(monout_wall_thread(&w, &t2), 0);
+	assert_int_equal(monout_wall_wait(&w, &v3), 0);
+	assert_int_equal(monout_wall_wait(&w, &v9), 0);
+	assert_int_equal(monout_wall_close(&w), 0);
+	assert_int_equal(monout_end(&w), 0);
+	size_t len = (size_t)lseek(fileno(f), 0, SEEK_END);
+	unsigned char *buf = malloc(len);
+	assert_int_equal(pread(fileno(f), buf, len, 0), (ssize_t)len);
+	fclose(f);
+	uint32_t minor;
+	memcpy(&minor, buf + 36, 4);
+	assert_int_equal(minor, 5);
+	struct monout r;
+	char err[200];
+	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
+	assert_true(r.have_wall);
+	assert_int_equal(r.wall.rate_hz, 100);
+	assert_int_equal(r.wall.max_depth, 64);
+	assert_int_equal(r.wall.elapsed_usec, 2500000);
+	assert_int_equal(r.wall.rounds, 250);
+	assert_int_equal(r.wall.missed, 3);
+	assert_int_equal(r.wall.user_usec, 1200);
+	assert_int_equal(r.wall.sys_usec, 3400);
+	assert_int_equal(r.wall.flags, MONOUT_WALL_F_THREADS_FULL);
+	assert_int_equal(r.wall.threads_unlisted, 2);
+	assert_int_equal(r.wall.lost, 9);
+	assert_int_equal(r.wall.machine, 62);
+	assert_string_equal(monout_syscall_name(62, 202), "futex");
+	assert_string_equal(monout_syscall_name(62, 0), "read");
+	assert_string_equal(monout_syscall_name(183, 98), "futex");
+	assert_null(monout_syscall_name(62, 100000));
+	assert_null(monout_syscall_name(9999, 0));
+	assert_int_equal(r.nwall_threads, 2);
+	assert_int_equal(r.wall_threads[0].tid, 11);
+	assert_string_equal(r.wall_threads[0].name, "worker-15-chars");
+	assert_int_equal(r.wall_threads[0].first_usec, 1000000);
+	assert_int_equal(r.wall_threads[0].last_usec, 2000000);
+	assert_int_equal(r.wall_threads[0].flags, MONOUT_WALL_THREAD_STARTED | MONOUT_WALL_THREAD_ENDED);
+	assert_int_equal(r.wall_threads[1].tid, 12);
+	assert_int_equal(r.wall_threads[1].expected, 250);
+	assert_int_equal(r.wall_threads[1].taken, 248);
+	assert_int_equal(r.wall_threads[1].unreadable, 2);
+	assert_string_equal(r.wall_threads[1].name, "main");
+	assert_int_equal(r.nwaits, 2);
+	/* Sorted by kind: the descriptor first, then the futex. */
+	assert_int_equal(r.waits[0].kind, MONOUT_WAIT_FD);
+	assert_int_equal(r.waits[0].id, 0);
+	assert_int_equal(r.waits[0].fd, 5);
+	assert_int_equal(r.waits[0].fd_kind, MONOUT_FD_SOCKET);
+	assert_string_equal(r.waits[0].text, "tcp 127.0.0.1:80 127.0.0.1:4444");
+	assert_int_equal(r.waits[0].object, MONOUT_NO_OBJECT);
+	assert_int_equal(r.waits[1].kind, MONOUT_WAIT_FUTEX);
+	assert_int_equal(r.waits[1].address, 0x404040);
+	assert_int_equal(r.waits[1].object, 0);
+	assert_int_equal(r.waits[1].offset, 0x4040);
+	assert_int_equal(r.waits[1].owner, 12);
+	assert_int_equal(r.waits[1].flags, MONOUT_WAIT_OWNER | MONOUT_WAIT_MUTEX);
+	assert_string_equal(r.waits[1].text, "");
+	assert_int_equal(r.nwall_samples, 4);
+	/* Sorted by tid, state, syscall, wait, flags, depth, pcs. */
+	assert_int_equal(r.wall_samples[0].tid, 11);
+	assert_int_equal(r.wall_samples[0].count, 9);	/* 5 + 4: waits 7 and 9 are one */
+	assert_int_equal(r.wall_samples[0].wait, 1);
+	assert_int_equal(r.wall_samples[0].syscall, 202);
+	assert_int_equal(r.wall_samples[0].depth, 3);
+	assert_memory_equal(r.wall_samples[0].pcs, a, sizeof a);
+	assert_int_equal(r.wall_samples[1].tid, 12);
+	assert_int_equal(r.wall_samples[1].state, MONOUT_WALL_RUNNING);
+	assert_int_equal(r.wall_samples[1].count, 90);
+	assert_int_equal(r.wall_samples[1].depth, 0);
+	assert_null(r.wall_samples[1].pcs);
+	assert_int_equal(r.wall_samples[1].wait, MONOUT_NO_WAIT);
+	assert_int_equal(r.wall_samples[2].state, MONOUT_WALL_BLOCKED);
+	assert_int_equal(r.wall_samples[2].wait, 0);
+	assert_int_equal(r.wall_samples[2].flags, MONOUT_STACK_TRUNCATED);
+	assert_int_equal(r.wall_samples[3].state, MONOUT_WALL_DISK);
+	assert_int_equal(r.wall_samples[3].count, 150);
+	assert_int_equal(r.wall_samples[3].syscall, MONOUT_NO_SYSCALL);
+	/* monout_write_fd writes the model back: the same model. */
+	r.objects[0].path_len = 9;
+	size_t len2;
+	unsigned char *buf2 = image_of(&r, &len2);
+	struct monout r2;
+	assert_int_equal(monout_parse(buf2, len2, &r2, err, sizeof err), 0);
+	assert_true(r2.have_wall);
+	assert_memory_equal(&r2.wall, &r.wall, sizeof r.wall);
+	assert_int_equal(r2.nwall_threads, 2);
+	assert_memory_equal(r2.wall_threads, r.wall_threads, 2 * sizeof *r.wall_threads);
+	assert_int_equal(r2.nwaits, 2);
+	assert_int_equal(r2.nwall_samples, 4);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(r2.wall_samples[i].count, r.wall_samples[i].count);
+		assert_int_equal(r2.wall_samples[i].wait, r.wall_samples[i].wait);
+		assert_int_equal(r2.wall_samples[i].depth, r.wall_samples[i].depth);
+		if (r.wall_samples[i].depth)
+			assert_memory_equal(r2.wall_samples[i].pcs, r.wall_samples[i].pcs,
+					    r.wall_samples[i].depth * 8);
+	}
+	monout_free(&r2);
+	free(buf2);
+	monout_free(&r);
+
+	/* Damage, one field at a time.  Entries in file order after the
+	 * 72-byte fixed part at p: thread t1 (80), samples s1 (72), s2 (72),
+	 * s3 (48), s5 (64), s6 (64), wait v7 (64), thread t2 (80), wait v3
+	 * (64 + 32), wait v9 (64). */
+	size_t at = record_at(buf, MONOUT_REC_WALL), p = at + MONOUT_REC_HEADER_SIZE;
+	size_t e = p + MONOUT_WALL_FIXED, es1 = e + 80, es3 = es1 + 144, ev7 = es3 + 48 + 128;
+	size_t ev3 = ev7 + 64 + 80;
+	unsigned char *c = malloc(len);
+	uint32_t v32;
+	uint64_t v64;
+#define DAMAGE(off, val, want)                       \
+	do {                                         \
+		memcpy(c, buf, len);                 \
+		memcpy(c + (off), &(val), sizeof(val)); \
+		refresh_crcs(c, len);                \
+		expect_error(c, len, want);          \
+	} while (0)
+	v32 = 0;
+	DAMAGE(p + 4, v32, "max depth 0 out of range 1..512");
+	v32 = 12;
+	DAMAGE(e + 4, v32, "entry 0 has length 12");
+	v32 = 1 << 20;
+	DAMAGE(e + 4, v32, "entry 0 has length 1048576");
+	v64 = 0;
+	DAMAGE(es1 + 8, v64, "sample entry 1 has a count of 0");
+	v32 = 0;
+	DAMAGE(es1 + 24, v32, "sample entry 1 has state 0 (1..6 expected)");
+	v32 = 7;
+	DAMAGE(es1 + 24, v32, "sample entry 1 has state 7 (1..6 expected)");
+	v32 = 2;
+	DAMAGE(es1 + 36, v32, "sample entry 1 of depth 2 in 72 bytes");
+	v32 = 65;
+	DAMAGE(es3 + 36, v32, "sample entry 3 of depth 65");
+	v32 = 8;
+	DAMAGE(es1 + 32, v32, "a sample names wait 8, which the record does not have");
+	v32 = 7;
+	DAMAGE(ev3 + 8, v32, "two waits of id 7");
+	v32 = 3;
+	DAMAGE(ev7 + 12, v32, "wait entry 6 of kind 3 (1 or 2 expected)");
+	v32 = 10;
+	DAMAGE(ev7 + 20, v32, "descriptor kind 10 out of range 0..9");
+	v32 = 40;
+	DAMAGE(ev3 + 56, v32, "wait entry 8: text of 40 bytes in an entry of 96");
+	v32 = 1;
+	DAMAGE(ev7 + 32, v32, "a wall-clock wait names object 1, the file has 1");
+	v64 = 0;
+	DAMAGE(e + 8, v64, "thread entry 0 has tid 0");
+	v64 = 3000000;
+	DAMAGE(e + 40, v64, "thread 12 starts after it ends");
+	/* An entry kind this reader does not know is skipped (thread t1). */
+	v32 = 77;
+	memcpy(c, buf, len);
+	memcpy(c + e, &v32, 4);
+	refresh_crcs(c, len);
+	assert_int_equal(monout_parse(c, len, &r, err, sizeof err), 0);
+	assert_int_equal(r.nwall_threads, 1);
+	assert_int_equal(r.nwall_samples, 4);
+	monout_free(&r);
+	/* A fixed part of 64 bytes. */
+	{
+		uint64_t rlen, l56 = 64;
+		memcpy(&rlen, buf + at + 8, 8);
+		memcpy(c, buf, len);
+		memcpy(c + at + 8, &l56, 8);
+		memset(c + p + 64, 0, rlen - 64);
+		refresh_crcs(c, len);
+		expect_error(c, len, "(WALL) at offset");
+		expect_error(c, len, "64 bytes, at least 72 expected");
+	}
+	/* A reader of minor 4 skips the record: a type of a newer minor.
+	 * Seen from here: a WALL type number this reader does not know in
+	 * a file of a newer minor reads without it. */
+	v32 = 99;
+	memcpy(c, buf, len);
+	memcpy(c + at, &v32, 4);
+	minor = MONOUT_MINOR + 1;
+	memcpy(c + 36, &minor, 4);
+	refresh_crcs(c, len);
+	assert_int_equal(monout_parse(c, len, &r, err, sizeof err), 0);
+	assert_false(r.have_wall);
+	monout_free(&r);
+	/* A file of minor 4 (before WALL) still reads: no wall samples. */
+	{
+		struct monout o;
+		memset(&o, 0, sizeof o);
+		o.run.rate_hz = 100;
+		size_t n4;
+		unsigned char *b4 = image_of(&o, &n4);
+		uint32_t four = 4;
+		memcpy(b4 + 36, &four, 4);
+		refresh_crcs(b4, n4);
+		assert_int_equal(monout_parse(b4, n4, &r, err, sizeof err), 0);
+		assert_false(r.have_wall);
+		assert_int_equal(r.nwall_samples, 0);
+		monout_free(&r);
+		free(b4);
 	}
 #undef DAMAGE
 	free(c);
@@ -775,6 +1040,7 @@ int main(void)
 		cmocka_unit_test(read_file_errors),
 		cmocka_unit_test(coverage_records),
 		cmocka_unit_test(stacks_record),
+		cmocka_unit_test(wall_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

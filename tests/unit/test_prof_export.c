@@ -59,7 +59,6 @@ static void model(struct prof_profile *p)
 	s[1].value[PROF_VAL_CPU] = 0.04;
 	s[2] = (struct prof_sample){ .locations = st2, .nlocations = 2 };
 	s[2].value[PROF_VAL_ARC] = 7;
-	p->sample_types = prof_sample_types;
 	p->mappings = maps;
 	p->nmappings = 1;
 	p->functions = fns;
@@ -70,6 +69,7 @@ static void model(struct prof_profile *p)
 	p->nsamples = 3;
 	p->facts.rate_hz = 100;
 	p->facts.nfiles = 1;
+	profile_events(p);	/* the sample types and events, as profile_build */
 }
 
 static char *render(const char *format, size_t *len)
@@ -289,7 +289,6 @@ static void flame_flat(void **state)
 	}
 	struct prof_profile p;
 	memset(&p, 0, sizeof p);
-	p.sample_types = prof_sample_types;
 	p.mappings = maps;
 	p.nmappings = 2;
 	p.functions = f;
@@ -298,6 +297,7 @@ static void flame_flat(void **state)
 	p.nlocations = 4;
 	p.samples = s;
 	p.nsamples = 4;
+	profile_events(&p);
 	struct prof_opts o = { 0 };
 	char *t = NULL;
 	size_t n;

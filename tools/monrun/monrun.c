@@ -16,6 +16,7 @@
  *   MONPROF_OUT=FILE     the file to write instead of mon.out / PROFDIR's
  *   MONPROF_RATE, MONPROF_CLOCK   the profiling clock (see profil.3)
  *   MONPROF_STACK_DEPTH  PCs per call stack (-d; 0: no stacks)
+ *   MONPROF_WALL=HZ      wall-clock samples of every thread (--wall; 0: off)
  */
 #include <elf.h>
 #include <err.h>
@@ -39,7 +40,7 @@
 #endif
 
 static const char usage_line[] =
-	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [--] command [args ...]\n";
+	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [--wall[=HZ]] [--] command [args ...]\n";
 
 #ifndef MONPROF_VERSION
 #define MONPROF_VERSION "unknown"
@@ -53,6 +54,9 @@ static const char help_text[] =
 	"  -o file     write the profile to file\n"
 	"  -c clock    the profiling clock: perf, thread or itimer\n"
 	"  -d depth    PCs kept per call stack, 0 to 512 (default 64; 0: flat profile only)\n"
+	"  --wall[=HZ] also sample every thread HZ times a second of wall-clock time, whatever\n"
+	"              it is doing (running, waiting for a CPU, blocked, stopped): 1 to 10000,\n"
+	"              default 100; 0: off\n"
 	"  --help      this text\n"
 	"  --version   monrun's version\n"
 	"The command's exit status is monrun's.  See monrun(1).\n";
@@ -322,11 +326,12 @@ static char *find_libmon(const char *argv0)
 
 int main(int argc, char **argv)
 {
-	const char *rate = NULL, *out = NULL, *clock = NULL, *depth = NULL;
+	const char *rate = NULL, *out = NULL, *clock = NULL, *depth = NULL, *wall = NULL;
 	int follow = 0, c;
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'H' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "wall", optional_argument, NULL, 'W' },
 		{ NULL, 0, NULL, 0 }
 	};
 	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
@@ -356,6 +361,14 @@ int main(int argc, char **argv)
 				errx(2, "-d %s: the stack depth is 0 to 512 PCs (0: no call stacks)",
 				     optarg);
 			depth = optarg;
+			break;
+		case 'W':
+			if (optarg == NULL)
+				optarg = "100";
+			if (mon_setting_problem("MONPROF_WALL", optarg) != NULL || !*optarg)
+				errx(2, "--wall=%s: the wall-clock rate is 0 to 10000 samples per "
+				     "second (0: off)", optarg);
+			wall = optarg;
 			break;
 		case 'h':
 		case 'H':
@@ -387,7 +400,8 @@ int main(int argc, char **argv)
 		const char *n = mon_setting_names[i];
 		if ((rate && !strcmp(n, "MONPROF_RATE")) || (clock && !strcmp(n, "MONPROF_CLOCK")) ||
 		    (follow && !strcmp(n, "MONPROF_FOLLOW")) || !strcmp(n, "MONPROF_AUTO") ||
-		    (depth && !strcmp(n, "MONPROF_STACK_DEPTH")))
+		    (depth && !strcmp(n, "MONPROF_STACK_DEPTH")) ||
+		    (wall && !strcmp(n, "MONPROF_WALL")))
 			continue;	/* replaced by monrun */
 		const char *v = getenv(n), *why = mon_setting_problem(n, v);
 		if (why != NULL)
@@ -480,7 +494,8 @@ int main(int argc, char **argv)
 	if (setenv("LD_PRELOAD", preload, 1) || setenv("MONPROF_AUTO", pid, 1) ||
 	    (follow && setenv("MONPROF_FOLLOW", "1", 1)) || (out && setenv("MONPROF_OUT", out, 1)) ||
 	    (rate && setenv("MONPROF_RATE", rate, 1)) || (clock && setenv("MONPROF_CLOCK", clock, 1)) ||
-	    (depth && setenv("MONPROF_STACK_DEPTH", depth, 1)))
+	    (depth && setenv("MONPROF_STACK_DEPTH", depth, 1)) ||
+	    (wall && setenv("MONPROF_WALL", wall, 1)))
 		err(1, "setenv");
 	execvp(cmd, argv + optind);
 	err(errno == ENOENT ? 127 : 126, "%s", cmd);

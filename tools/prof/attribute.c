@@ -359,6 +359,9 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 		free(im->syms);
 		im->syms = NULL;
 		im->nsyms = 0;
+		free(im->dsyms);
+		im->dsyms = NULL;
+		im->ndsyms = 0;
 		free(im->texts);
 		im->texts = NULL;
 		im->ntexts = 0;
@@ -529,6 +532,280 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 	return 0;
 }
 
+/* ---- wall-clock samples -------------------------------------------------- */
+
+/* The index of reason name in a->reasons, added if new; SIZE_MAX without
+ * memory. */
+static size_t reason_id(struct prof_attr *a, const char *name)
+{
+	for (size_t i = a->nreasons; i-- > 0;)
+		if (strcmp(a->reasons[i], name) == 0)
+			return i;
+	char *s = strdup(name);
+	if (!s || reserve((void **)&a->reasons, &a->reasons_cap, a->nreasons + 1,
+			  sizeof *a->reasons)) {
+		free(s);
+		return SIZE_MAX;
+	}
+	a->reasons[a->nreasons] = s;
+	return a->nreasons++;
+}
+
+static int port_ephemeral(const char *addr)
+{
+	/* Linux's default ip_local_port_range, 32768..60999 (ip(7)). */
+	const char *c = strrchr(addr, ':');
+	long p = c ? strtol(c + 1, NULL, 10) : 0;
+	return p >= 32768 && p <= 60999;
+}
+
+/* What a socket is, from the runtime's "PROTO LOCAL PEER": the service's
+ * end, the one whose port is not ephemeral ("tcp 127.0.0.1:5432" for a
+ * client of port 5432 and for that server alike), so that one service is
+ * one frame whatever the clients' ports; the text as it is otherwise. */
+static void socket_words(const char *text, char *buf, size_t len)
+{
+	char proto[32], local[160], peer[160];
+	if (sscanf(text, "%31s %159s %159s", proto, local, peer) == 3) {
+		int le = port_ephemeral(local), pe = port_ephemeral(peer);
+		if (pe && !le) {
+			snprintf(buf, len, "%s %s", proto, local);
+			return;
+		}
+		if (le && !pe) {
+			snprintf(buf, len, "%s %s", proto, peer);
+			return;
+		}
+	}
+	snprintf(buf, len, "%s", text);
+}
+
+/* The futex word's name: the data symbol holding it ("queue_lock",
+ * "table+0x40"), else its object and offset, else its address (heap,
+ * stack). */
+static void futex_words(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
+			const struct prof_wait *w, char *buf, size_t len)
+{
+	if (w->object != SIZE_MAX && w->object < d->nobjs) {
+		const struct prof_image *im = a->images[img[w->object]];
+		const struct prof_sym *s = symtab_data_at(im, w->offset);
+		if (s && w->offset == s->addr)
+			snprintf(buf, len, "%s", s->name);
+		else if (s)
+			snprintf(buf, len, "%s+%#llx", s->name, (unsigned long long)(w->offset - s->addr));
+		else
+			snprintf(buf, len, "%s+%#llx", im->label ? im->label : "?",
+				 (unsigned long long)w->offset);
+		return;
+	}
+	snprintf(buf, len, "%#llx", (unsigned long long)w->address);
+}
+
+/* The leaf frame's name of a wall sample: what its thread waited for
+ * (profile.h), into buf; "" for a running thread. */
+static void wait_reason(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
+			const struct prof_wall_sample *s, char *buf, size_t len)
+{
+	const char *sc = s->syscall == MONOUT_NO_SYSCALL ? NULL
+			 : monout_syscall_name(d->wall.machine, s->syscall);
+	char scbuf[32], what[400];
+	if (!sc && s->syscall != MONOUT_NO_SYSCALL) {
+		snprintf(scbuf, sizeof scbuf, "syscall %u", s->syscall);
+		sc = scbuf;
+	}
+	switch (s->state) {
+	case MONOUT_WALL_RUNNING:
+		buf[0] = '\0';
+		return;
+	case MONOUT_WALL_RUNNABLE:
+		snprintf(buf, len, "[runnable]");
+		return;
+	case MONOUT_WALL_DISK:
+		snprintf(buf, len, sc ? "[uninterruptible %s]" : "[uninterruptible]", sc);
+		return;
+	case MONOUT_WALL_STOPPED:
+		snprintf(buf, len, "[stopped]");
+		return;
+	case MONOUT_WALL_BLOCKED:
+		break;
+	default:
+		snprintf(buf, len, "[other state]");
+		return;
+	}
+	const struct prof_wait *w = s->wait < d->nwaits ? &d->waits[s->wait] : NULL;
+	if (w && w->kind == MONOUT_WAIT_FUTEX) {
+		futex_words(a, d, img, w, what, sizeof what);
+		char owner[48] = "";
+		if (w->flags & MONOUT_WAIT_OWNER)
+			snprintf(owner, sizeof owner, ", held by tid %llu",
+				 (unsigned long long)w->owner);
+		snprintf(buf, len, "[futex %s%s%s]", what,
+			 w->flags & MONOUT_WAIT_CONDVAR ? " (condition variable)" : "", owner);
+		return;
+	}
+	if (w && w->kind == MONOUT_WAIT_FD) {
+		switch (w->fd_kind) {
+		case MONOUT_FD_SOCKET: {
+			char sw[360];
+			socket_words(w->text, sw, sizeof sw);
+			snprintf(what, sizeof what, "socket %s", sw);
+			break;
+		}
+		case MONOUT_FD_PIPE: snprintf(what, sizeof what, "pipe"); break;
+		case MONOUT_FD_EVENTFD: snprintf(what, sizeof what, "eventfd"); break;
+		case MONOUT_FD_TIMERFD: snprintf(what, sizeof what, "timerfd"); break;
+		case MONOUT_FD_SIGNALFD: snprintf(what, sizeof what, "signalfd"); break;
+		case MONOUT_FD_EPOLL: what[0] = '\0'; break;	/* epoll_wait says it */
+		case MONOUT_FD_FILE:
+		case MONOUT_FD_DEVICE:
+		case MONOUT_FD_OTHER:
+			if (w->text[0]) {
+				snprintf(what, sizeof what, "%s", w->text);
+				break;
+			}
+			/* fall through */
+		default:
+			if (w->fd != MONOUT_NO_FD)
+				snprintf(what, sizeof what, "fd %u", w->fd);
+			else
+				what[0] = '\0';
+		}
+		snprintf(buf, len, "[%s%s%s]", sc ? sc : "blocked", what[0] ? " " : "", what);
+		return;
+	}
+	snprintf(buf, len, "[%s]", sc ? sc : "blocked");
+}
+
+static int tstate_of(uint32_t s)
+{
+	switch (s) {
+	case MONOUT_WALL_RUNNING: return PROF_TS_RUNNING;
+	case MONOUT_WALL_RUNNABLE: return PROF_TS_RUNNABLE;
+	case MONOUT_WALL_BLOCKED: return PROF_TS_BLOCKED;
+	case MONOUT_WALL_DISK: return PROF_TS_DISK;
+	case MONOUT_WALL_STOPPED: return PROF_TS_STOPPED;
+	default: return PROF_TS_OTHER;
+	}
+}
+
+/* A new wall row; NULL without memory. */
+static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data *d, double count,
+				     uint64_t tid, int state, size_t reason)
+{
+	if (reserve((void **)&a->walls, &a->walls_cap, a->nwalls + 1, sizeof *a->walls))
+		return NULL;
+	struct prof_wallrow *w = &a->walls[a->nwalls++];
+	memset(w, 0, sizeof *w);
+	w->count = count;
+	w->seconds = count / (d->wall.rate_hz > 0 ? d->wall.rate_hz : 1);
+	w->tid = tid;
+	w->state = state;
+	w->reason = reason;
+	for (size_t t = 0; t < d->nwall_threads; t++)
+		if (d->wall_threads[t].tid == tid) {
+			memcpy(w->thread, d->wall_threads[t].name, sizeof w->thread);
+			break;
+		}
+	for (size_t t = 0; !w->thread[0] && t < d->nthreads; t++)
+		if (d->threads[t].tid == tid)
+			memcpy(w->thread, d->threads[t].name, sizeof w->thread);
+	w->thread[sizeof w->thread - 1] = '\0';
+	return w;
+}
+
+/* The WALL record of one file over the rows.  Samples with a stack: its
+ * frames as a CPU stack's.  A running or runnable thread's samples (no
+ * stack: the runtime cannot read a running thread's registers without
+ * stopping it) go to the thread's CPU-clock stacks of this file,
+ * a->stacks[s0 ..), in proportion to their samples; with none, to a bare
+ * "[running]" frame.  Rounds in which a thread's state could not be read
+ * become samples of "[state not read]", so that they are seen.  0 or -1
+ * (ENOMEM). */
+static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t *img,
+		    const struct prof_seg *segs, size_t nsegs, const struct prof_seg *fb,
+		    size_t nfb, size_t s0)
+{
+	const struct prof_wall_head *h = &d->wall;
+	if (!a->have_wall)
+		a->wall_hz = h->rate_hz;
+	else if (a->wall_hz != h->rate_hz)
+		a->wall_rates_differ = 1;
+	a->have_wall = 1;
+	a->wall_files++;
+	a->wall_rounds += h->rounds;
+	a->wall_missed += h->missed;
+	a->wall_lost += h->lost;
+	a->wall_elapsed_s += h->elapsed_s;
+	a->wall_user_s += h->user_s;
+	a->wall_sys_s += h->sys_s;
+	a->wall_flags |= h->flags;
+	a->wall_threads_unlisted += h->threads_unlisted;
+	if (reserve((void **)&a->wthreads, &a->wthreads_cap, a->nwthreads + d->nwall_threads + 1,
+		    sizeof *a->wthreads))
+		return -1;
+	memcpy(a->wthreads + a->nwthreads, d->wall_threads, d->nwall_threads * sizeof *a->wthreads);
+	a->nwthreads += d->nwall_threads;
+	for (size_t i = 0; i < d->nwall_samples; i++) {
+		const struct prof_wall_sample *s = &d->wall_samples[i];
+		char name[512];
+		wait_reason(a, d, img, s, name, sizeof name);
+		size_t reason = SIZE_MAX;
+		if (name[0] && (reason = reason_id(a, name)) == SIZE_MAX)
+			return -1;
+		int state = tstate_of(s->state);
+		if (s->depth == 0 &&
+		    (s->state == MONOUT_WALL_RUNNING || s->state == MONOUT_WALL_RUNNABLE)) {
+			double c = 0;
+			for (size_t k = s0; k < a->nstacks; k++)
+				if (a->stacks[k].tid == s->tid)
+					c += (double)a->stacks[k].count;
+			if (c > 0) {
+				for (size_t k = s0; k < a->nstacks; k++) {
+					if (a->stacks[k].tid != s->tid)
+						continue;
+					struct prof_wallrow *w = new_wall(a, d, (double)s->count *
+						(double)a->stacks[k].count / c, s->tid, state, reason);
+					if (!w)
+						return -1;
+					w->first = a->stacks[k].first;
+					w->depth = a->stacks[k].depth;
+					w->flags = a->stacks[k].flags;
+				}
+				continue;
+			}
+			if (s->state == MONOUT_WALL_RUNNING) {
+				a->wall_running_unplaced += (double)s->count;
+				if ((reason = reason_id(a, "[running]")) == SIZE_MAX)
+					return -1;
+			}
+		}
+		if (reserve((void **)&a->frames, &a->frames_cap, a->nframes + s->depth,
+			    sizeof *a->frames))
+			return -1;
+		struct prof_wallrow *w = new_wall(a, d, (double)s->count, s->tid, state, reason);
+		if (!w)
+			return -1;
+		w->flags = s->flags;
+		w->first = a->nframes;
+		w->depth = s->depth;
+		for (uint32_t k = 0; k < s->depth; k++) {
+			size_t row = row_at(a, segs, nsegs, fb, nfb, s->pcs[k]);
+			a->frames[a->nframes++] = (struct prof_frame){
+				row, link_pc(a, d, img, row, s->pcs[k]) };
+		}
+	}
+	for (size_t t = 0; t < d->nwall_threads; t++) {
+		const struct prof_wall_thread *wt = &d->wall_threads[t];
+		if (wt->unreadable == 0)
+			continue;
+		size_t reason = reason_id(a, "[state not read]");
+		if (reason == SIZE_MAX ||
+		    !new_wall(a, d, (double)wt->unreadable, wt->tid, PROF_TS_UNKNOWN, reason))
+			return -1;
+	}
+	return 0;
+}
+
 static int cmp_seg(const void *x, const void *y)
 {
 	const struct prof_seg *a = x, *b = y;
@@ -662,11 +939,14 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	double rate = d->run.rate_hz > 0 ? d->run.rate_hz : 1;
 	/* The call stacks: each frame's row and link-time PC; leaf[r] the
 	 * samples of the stacks whose leaf is in row r. */
+	size_t s0 = a->nstacks;	/* this file's stacks, for its wall samples */
 	if (d->have_stacks) {
 		leaf = calloc(a->nrows, sizeof *leaf);
 		if (!leaf || add_stacks(a, d, img, segs, nsegs, fb, nfb, rate, leaf) < 0)
 			goto nomem;
 	}
+	if (d->have_wall && add_wall(a, d, img, segs, nsegs, fb, nfb, s0) < 0)
+		goto nomem;
 	for (size_t r = 0; r < a->nrows; r++) {
 		if (ticks[r] == 0)
 			continue;
@@ -747,6 +1027,93 @@ static double pct(double part, double whole)
 	return whole > 0 ? 100.0 * part / whole : 0.0;
 }
 
+/* The wall-clock sampling's shortfalls, in plain words with the remedy:
+ * rounds missed, threads that got fewer samples than were due, states that
+ * could not be read, samples or threads the runtime's tables had no room
+ * for, runnable time not told from running, running time with no stack. */
+static void wall_warn(const struct prof_attr *a)
+{
+	uint64_t due = a->wall_rounds + a->wall_missed;
+	if (a->wall_missed)
+		prof_warn("wall-missed", "%llu of %llu wall-clock sampling rounds (%.1f %%) were "
+			  "missed: the sampler thread ran late (a busy machine, or a rate too "
+			  "high for this many threads), so every thread's wall-clock time is short "
+			  "by as much; lower the rate (monrun --wall=HZ, MONPROF_WALL=HZ)",
+			  (unsigned long long)a->wall_missed, (unsigned long long)due,
+			  pct((double)a->wall_missed, (double)due));
+	/* Threads whose samples (read or not) fall short of those due by more
+	 * than a round's rounding: name the worst three. */
+	size_t nshort = 0, worst[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
+	uint64_t sum_due = 0, sum_got = 0, unread = 0;
+	size_t nunread = 0;
+	for (size_t i = 0; i < a->nwthreads; i++) {
+		const struct prof_wall_thread *t = &a->wthreads[i];
+		if (t->flags & MONOUT_WALL_THREAD_SAMPLER)
+			continue;
+		uint64_t got = t->taken + t->unreadable;
+		if (t->unreadable) {
+			unread += t->unreadable;
+			nunread++;
+		}
+		sum_due += t->expected;
+		sum_got += got < t->expected ? got : t->expected;
+		if (got + 1 >= t->expected || (double)got >= 0.95 * (double)t->expected)
+			continue;
+		nshort++;
+		double f = (double)got / (double)t->expected;
+		for (int k = 0; k < 3; k++) {
+			const struct prof_wall_thread *w = worst[k] == SIZE_MAX ? NULL
+							  : &a->wthreads[worst[k]];
+			if (!w || f < (double)(w->taken + w->unreadable) / (double)w->expected) {
+				for (int j = 2; j > k; j--)
+					worst[j] = worst[j - 1];
+				worst[k] = i;
+				break;
+			}
+		}
+	}
+	if (nshort) {
+		char names[400] = "";
+		size_t at = 0;
+		for (int k = 0; k < 3 && worst[k] != SIZE_MAX && at < sizeof names; k++) {
+			const struct prof_wall_thread *t = &a->wthreads[worst[k]];
+			int n = snprintf(names + at, sizeof names - at, "%s%s-%llu %llu of %llu",
+					 k ? ", " : "", t->name[0] ? t->name : "thread",
+					 (unsigned long long)t->tid,
+					 (unsigned long long)(t->taken + t->unreadable),
+					 (unsigned long long)t->expected);
+			at += n > 0 ? (size_t)n : 0;
+		}
+		prof_warn("wall-short", "%zu thread%s got fewer wall-clock samples than were due "
+			  "(%s); in all %.1f %% of the %llu samples due were taken: their wall-clock "
+			  "and off-CPU times are short by as much; lower the rate (monrun "
+			  "--wall=HZ, MONPROF_WALL=HZ)", nshort, nshort == 1 ? "" : "s", names,
+			  pct((double)sum_got, (double)sum_due), (unsigned long long)sum_due);
+	}
+	if (unread)
+		prof_warn("wall-unreadable", "%llu wall-clock samples of %zu thread%s could not "
+			  "read the thread's state (its /proc entry was gone or unreadable): shown "
+			  "as [state not read], counted in wall-clock time, not in off-CPU time",
+			  (unsigned long long)unread, nunread, nunread == 1 ? "" : "s");
+	if (a->wall_lost)
+		prof_warn("wall-lost", "%llu wall-clock samples were taken but not recorded: the "
+			  "runtime's wall sample table was full; times are short by as much",
+			  (unsigned long long)a->wall_lost);
+	if (a->wall_threads_unlisted)
+		prof_warn("wall-threads-unlisted", "%u threads were not wall-clock sampled: the "
+			  "wall sampler's thread table was full; their wall-clock time is missing",
+			  a->wall_threads_unlisted);
+	if (a->wall_flags & MONOUT_WALL_F_NO_SCHEDSTAT)
+		prof_warn("wall-no-schedstat", "runnable time cannot be told from running time: "
+			  "the kernel gives no /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO), so "
+			  "every sample of a thread in state R counts as running");
+	if (a->wall_running_unplaced > 0)
+		prof_warn("wall-no-stack", "%.0f wall-clock samples of running threads have no "
+			  "call stack: the CPU clock recorded none for their threads (they ran too "
+			  "little for a CPU sample, or stacks were off: MONPROF_STACK_DEPTH=0), shown "
+			  "as [running]", a->wall_running_unplaced);
+}
+
 void attr_finish(struct prof_attr *a)
 {
 	int taken = a->cov != NULL && (a->cov->flags & MONOUT_FACT_CLOCK_TAKEN);
@@ -817,6 +1184,8 @@ void attr_finish(struct prof_attr *a)
 				  (unsigned long long)a->stacks_jit,
 				  pct((double)a->stacks_jit, a->stack_samples), a->stack_samples);
 	}
+	if (a->have_wall)
+		wall_warn(a);
 	/* Objects whose time is shown by unwind ranges for want of symbols. */
 	for (size_t i = 0; i < a->nimages; i++) {
 		const struct prof_image *im = a->images[i];
@@ -859,6 +1228,11 @@ void attr_free(struct prof_attr *a)
 	free(a->pieces);
 	free(a->stacks);
 	free(a->frames);
+	free(a->walls);
+	for (size_t i = 0; i < a->nreasons; i++)
+		free(a->reasons[i]);
+	free(a->reasons);
+	free(a->wthreads);
 	coverage_free(a);
 	memset(a, 0, sizeof *a);
 }

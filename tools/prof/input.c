@@ -143,6 +143,63 @@ static int copy_xsyms(const struct monout *m, uint32_t obj, struct prof_object *
 	return 0;
 }
 
+/* The WALL record (minor 5) into d: the sampler's facts, its threads, the
+ * waits, the samples (one allocation for them and their PCs).  0, or -1
+ * (ENOMEM). */
+static int from_wall(const struct monout *m, struct prof_data *d)
+{
+	const struct monout_wall_head *h = &m->wall;
+	d->have_wall = 1;
+	d->wall = (struct prof_wall_head){
+		.rate_hz = h->rate_hz, .elapsed_s = (double)h->elapsed_usec / 1e6,
+		.rounds = h->rounds, .missed = h->missed, .user_s = (double)h->user_usec / 1e6,
+		.sys_s = (double)h->sys_usec / 1e6, .flags = h->flags,
+		.threads_unlisted = h->threads_unlisted, .lost = h->lost, .machine = h->machine };
+	d->wall_threads = calloc(m->nwall_threads ? m->nwall_threads : 1, sizeof *d->wall_threads);
+	d->waits = calloc(m->nwaits ? m->nwaits : 1, sizeof *d->waits);
+	size_t npcs = 0;
+	for (size_t i = 0; i < m->nwall_samples; i++)
+		npcs += m->wall_samples[i].depth;
+	d->wall_samples = malloc((m->nwall_samples ? m->nwall_samples : 1) *
+				 sizeof *d->wall_samples + (npcs ? npcs : 1) * sizeof(uint64_t));
+	if (!d->wall_threads || !d->waits || !d->wall_samples)
+		return -1;
+	for (size_t i = 0; i < m->nwall_threads; i++) {
+		const struct monout_wall_thread *t = &m->wall_threads[i];
+		struct prof_wall_thread *w = &d->wall_threads[d->nwall_threads++];
+		*w = (struct prof_wall_thread){ .tid = t->tid, .expected = t->expected,
+			.taken = t->taken, .unreadable = t->unreadable,
+			.alive_s = (double)(t->last_usec - t->first_usec) / 1e6, .flags = t->flags };
+		memcpy(w->name, t->name, sizeof w->name);
+		w->name[sizeof w->name - 1] = '\0';
+	}
+	for (size_t i = 0; i < m->nwaits; i++) {
+		const struct monout_wait *v = &m->waits[i];
+		struct prof_wait *w = &d->waits[i];
+		*w = (struct prof_wait){ .kind = v->kind, .fd = v->fd, .fd_kind = v->fd_kind,
+			.address = v->address,
+			.object = v->object < d->nobjs ? (size_t)v->object : SIZE_MAX,
+			.flags = v->flags, .offset = v->offset, .owner = v->owner };
+		if (!(w->text = strdup(v->text ? v->text : "")))
+			return -1;
+		d->nwaits = i + 1;
+	}
+	uint64_t *pool = (uint64_t *)(void *)(d->wall_samples +
+					       (m->nwall_samples ? m->nwall_samples : 1));
+	for (size_t i = 0; i < m->nwall_samples; i++) {
+		const struct monout_wall_sample *s = &m->wall_samples[i];
+		if (s->depth)
+			memcpy(pool, s->pcs, s->depth * sizeof *pool);
+		d->wall_samples[i] = (struct prof_wall_sample){ .count = s->count, .tid = s->tid,
+			.state = s->state, .syscall = s->syscall,
+			.wait = s->wait < m->nwaits ? (size_t)s->wait : SIZE_MAX, .flags = s->flags,
+			.depth = s->depth, .pcs = pool };
+		pool += s->depth;
+	}
+	d->nwall_samples = m->nwall_samples;
+	return 0;
+}
+
 /* struct monout → struct prof_data. */
 static int from_monout(const struct monout *m, const char *prog, struct prof_data *d,
 		       char *err, size_t errlen)
@@ -370,6 +427,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		}
 		d->nstacks = m->nstacks;
 	}
+	if (m->have_wall && from_wall(m, d) < 0)
+		goto nomem;
 	return 0;
 nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));

@@ -3,7 +3,7 @@
  *
  *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
  *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [--base=FILE]
- *        [--lines] [--annotate=FUNCTION] [prog]
+ *        [--lines] [--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [prog]
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -41,7 +41,7 @@ static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
 	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE] [--lines] "
-	"[--annotate=FUNCTION] [--no-demangle] [--merge] [prog]\n";
+	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] [prog]\n";
 
 static void usage(void)
 {
@@ -177,6 +177,7 @@ int main(int argc, char **argv)
 		{ "callers", required_argument, NULL, 'P' },
 		{ "callees", required_argument, NULL, 'Q' },
 		{ "threads", no_argument, NULL, 'T' },
+		{ "sample", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c;
@@ -194,6 +195,14 @@ int main(int argc, char **argv)
 		case 'P': o.callers = optarg; o.callees = NULL; break;
 		case 'Q': o.callees = optarg; o.callers = NULL; break;
 		case 'T': o.threads = 1; break;
+		case 'S':
+			if ((o.event = prof_event_find(optarg)) < 0) {
+				fprintf(stderr, "prof: --sample=%s: not a sample type (%s, %s or %s)\n",
+					optarg, prof_events[0].name, prof_events[1].name,
+					prof_events[2].name);
+				usage();
+			}
+			break;
 		case 'h': o.no_heading = 1; break;
 		case 's': o.summary = 1; break;
 		case 'V': version = 1; break;
@@ -255,6 +264,11 @@ int main(int argc, char **argv)
 			      "  --callees=NAME  the call graph of NAME and what it calls\n"
 			      "  --threads    a report per thread (flat, json, csv; folded: the thread\n"
 			      "               as the root frame), from the call stacks\n"
+			      "  --sample=cpu|wall|offcpu  what every view and export shows: CPU time\n"
+			      "               (default), wall-clock time of every thread, or off-CPU\n"
+			      "               time (wall-clock samples of threads not running: waiting\n"
+			      "               for a lock, I/O, a sleep, a CPU); wall and offcpu need a\n"
+			      "               run with wall-clock sampling (monrun --wall, MONPROF_WALL)\n"
 			      "  prog         the program, a path or a name looked for in PATH\n"
 			      "               (default: the one mon.out names)\n",
 			      stdout);
@@ -382,11 +396,21 @@ int main(int argc, char **argv)
 		    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0)) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 			status = 1;
+		} else if (!p.events[o.event].present ||
+			   (o.base && !bp.events[o.event].present)) {
+			/* Asked for wall-clock (off-CPU) time of a run that took
+			 * no such samples: say so, and how to take them. */
+			fprintf(stderr, "prof: %s: no %s samples in this profile (it was recorded "
+				"without wall-clock sampling); run the program under 'monrun --wall' "
+				"or with MONPROF_WALL=HZ (e.g. 100) to record them\n",
+				p.events[o.event].present ? base_file : files[0],
+				p.event_types[o.event].noun);
+			status = 1;
 		} else if (focus && prof_function_find(&p, focus) == SIZE_MAX) {
 			fprintf(stderr, "prof: --%s=%s: no function of that name in the profile\n",
 				o.callers ? "callers" : "callees", focus);
 			status = 1;
-		} else if (annotate ? (arc = prof_annotate(&p, annotate, stdout)) < 0
+		} else if (annotate ? (arc = prof_annotate(&p, &o, annotate, stdout)) < 0
 				    : prof_render(&p, &o, stdout, stderr) < 0) {
 			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 			status = 1;

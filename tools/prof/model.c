@@ -26,6 +26,11 @@ void prof_data_free(struct prof_data *d)
 	free(d->counts);
 	free(d->arcs);
 	free(d->stacks);
+	for (size_t i = 0; i < d->nwaits; i++)
+		free(d->waits[i].text);
+	free(d->waits);
+	free(d->wall_threads);
+	free(d->wall_samples);
 	free(d->run.command);
 	free(d->run.images);
 	const char *file = d->file;

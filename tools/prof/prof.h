@@ -150,6 +150,48 @@ struct prof_stack {
 	uint32_t set;		/* object set the samples were taken in (prof_object.set) */
 };
 
+/* Wall-clock sampling (mon.out WALL, minor 5): the sampler's facts. */
+struct prof_wall_head {
+	double rate_hz;		/* Hz of wall-clock time */
+	double elapsed_s;	/* from the sampler's start to the write */
+	uint64_t rounds, missed;	/* rounds taken; rounds due that were not taken */
+	double user_s, sys_s;	/* the sampler thread's own CPU */
+	uint32_t flags;		/* MONOUT_WALL_F_* */
+	uint32_t threads_unlisted;
+	uint64_t lost;		/* samples taken but not recorded */
+	uint32_t machine;	/* ELF e_machine of the syscall numbers */
+};
+
+struct prof_wall_thread {	/* one sampled thread (a WALL THREAD entry) */
+	uint64_t tid;
+	uint64_t expected, taken, unreadable;	/* samples due, taken, unreadable */
+	double alive_s;		/* its time alive while the sampler ran */
+	uint32_t flags;		/* MONOUT_WALL_THREAD_* */
+	char name[16];
+};
+
+struct prof_wait {		/* what a blocked thread waited on (WALL WAIT) */
+	uint32_t kind;		/* MONOUT_WAIT_FD or _FUTEX */
+	uint32_t fd, fd_kind;	/* MONOUT_NO_FD; MONOUT_FD_* */
+	uint64_t address;	/* futex word, runtime address */
+	size_t object;		/* index in prof_data.objs holding it, SIZE_MAX none */
+	uint32_t flags;		/* MONOUT_WAIT_* */
+	uint64_t offset;	/* address - the object's load bias (ELF address) */
+	uint64_t owner;		/* the holder's tid (MONOUT_WAIT_OWNER) */
+	char *text;		/* the descriptor's link or socket addresses, "" none */
+};
+
+struct prof_wall_sample {	/* wall samples of one (tid, state, syscall, wait, stack) */
+	uint64_t count;
+	uint64_t tid;
+	uint32_t state;		/* MONOUT_WALL_* */
+	uint32_t syscall;	/* MONOUT_NO_SYSCALL: none or not known */
+	size_t wait;		/* index in prof_data.waits, SIZE_MAX: none */
+	uint32_t flags;		/* PROF_STACK_* */
+	uint32_t depth;		/* 0: no stack (a running or runnable thread) */
+	uint64_t *pcs;		/* leaf first, runtime PCs (callers: return address - 1) */
+};
+
 struct prof_data {
 	const char *file;	/* the data file's name, for messages */
 	const char *format;	/* "mon.out" or "gmon.out" */
@@ -168,6 +210,14 @@ struct prof_data {
 	uint64_t stacks_lost;	/* samples whose stack the table had no room for */
 	struct prof_stack *stacks;
 	size_t nstacks;
+	int have_wall;		/* the file has a WALL record */
+	struct prof_wall_head wall;
+	struct prof_wall_thread *wall_threads;
+	size_t nwall_threads;
+	struct prof_wait *waits;
+	size_t nwaits;
+	struct prof_wall_sample *wall_samples;	/* pcs in one pool after them */
+	size_t nwall_samples;
 };
 
 void prof_data_free(struct prof_data *d);
@@ -263,7 +313,17 @@ struct prof_image {		/* an ELF object's functions, sorted by addr */
 	size_t ntexts;
 	char *strings;		/* owns the names */
 	size_t strings_len;
+	/* Data symbols (STT_OBJECT with a size, not in code; locals too): the
+	 * variables a futex address is named by, sorted by addr, one per
+	 * address. */
+	struct prof_sym *dsyms;
+	size_t ndsyms;
+	char *dstrings;		/* owns their names */
 };
+
+/* The data symbol of im holding ELF address addr (addr in [sym, sym+size)),
+ * or NULL. */
+const struct prof_sym *symtab_data_at(const struct prof_image *im, uint64_t addr);
 
 /* Opens path as an ELF object and reads its function boundaries, from every
  * source it has, best first: .symtab; a separate debug file (by build ID
@@ -382,6 +442,23 @@ struct prof_stackrow {
 	size_t first, depth;
 };
 
+/* Wall-clock samples of one thread in one state over rows (attribute.c):
+ * frames[first .. first + depth), leaf first, as a stack's; the leaf frame
+ * the model adds above them, naming what the thread waited for, is
+ * reasons[reason].  A running (runnable) thread's samples carry no stack:
+ * they are placed on the thread's CPU-clock stacks of the same file, in
+ * proportion to those stacks' samples, so count may be fractional. */
+struct prof_wallrow {
+	double count;		/* wall samples */
+	double seconds;		/* count / the file's wall rate */
+	uint64_t tid;
+	char thread[16];	/* its name, "" if none */
+	int state;		/* enum prof_tstate */
+	uint32_t flags;		/* PROF_STACK_* of the walk */
+	size_t first, depth;
+	size_t reason;		/* index in prof_attr.reasons; SIZE_MAX: none (running) */
+};
+
 struct prof_piece {		/* samples of a row at one address (a bin's part) */
 	size_t row;
 	uint64_t vaddr;		/* ELF vaddr of the row's image; runtime PC for [unknown] */
@@ -425,9 +502,23 @@ struct prof_attr {
 	size_t nframes;
 	double stack_samples;
 	uint64_t stacks_lost, stacks_truncated, stacks_depth, stacks_jit;
+	/* Wall-clock samples of every file (WALL), in file order. */
+	int have_wall;
+	struct prof_wallrow *walls;
+	size_t nwalls;
+	char **reasons;		/* the wait reasons' names ("[read pipe]"), each once */
+	size_t nreasons;
+	struct prof_wall_thread *wthreads;	/* every file's WALL threads, in file order */
+	size_t nwthreads;
+	double wall_hz;		/* of the first file with a WALL record */
+	int wall_rates_differ;
+	uint64_t wall_rounds, wall_missed, wall_lost, wall_files;
+	double wall_elapsed_s, wall_user_s, wall_sys_s;
+	uint32_t wall_flags, wall_threads_unlisted;
+	double wall_running_unplaced;	/* running samples of threads with no CPU stack */
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
-	size_t rows_cap, arcs_cap, stacks_cap, frames_cap;
+	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
 };
 
 void attr_init(struct prof_attr *a, int locals);

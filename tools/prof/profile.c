@@ -23,11 +23,91 @@
 #include <string.h>
 
 const struct prof_sample_type prof_sample_types[PROF_NVAL] = {
-	[PROF_VAL_SAMPLES] = { "samples", "count" },
-	[PROF_VAL_CPU] = { "cpu", "seconds" },
-	[PROF_VAL_CALLS] = { "calls", "count" },
-	[PROF_VAL_ARC] = { "arc-calls", "count" },
+	[PROF_VAL_SAMPLES] = { "samples", "count", "count", 1, "Samples",
+			       "samples of the profiling clock" },
+	[PROF_VAL_CPU] = { "cpu", "seconds", "nanoseconds", 1e9, "CPU_ns",
+			   "CPU time (samples / rate)" },
+	[PROF_VAL_CALLS] = { "calls", "count", "count", 1, NULL, NULL },
+	[PROF_VAL_ARC] = { "arc-calls", "count", "count", 1, NULL, NULL },
+	[PROF_VAL_WALL_SAMPLES] = { "wall-samples", "count", "count", 1, "Wall_samples",
+				    "wall-clock samples of every thread, whatever its state" },
+	[PROF_VAL_WALL] = { "wall", "seconds", "nanoseconds", 1e9, "Wall_ns",
+			    "wall-clock time (wall samples / wall rate)" },
+	[PROF_VAL_OFFCPU_SAMPLES] = { "off-cpu-samples", "count", "count", 1, "OffCPU_samples",
+				      "wall-clock samples of threads not running" },
+	[PROF_VAL_OFFCPU] = { "off-cpu", "seconds", "nanoseconds", 1e9, "OffCPU_ns",
+			      "off-CPU time (those samples / wall rate)" },
 };
+
+const struct prof_event_type prof_events[PROF_NEV] = {
+	[PROF_EV_CPU] = { "cpu", PROF_VAL_SAMPLES, PROF_VAL_CPU, "CPUsecs", "CPU", "CPU-second", 0 },
+	[PROF_EV_WALL] = { "wall", PROF_VAL_WALL_SAMPLES, PROF_VAL_WALL, "Wallsecs", "wall-clock",
+			   "second", 1 },
+	[PROF_EV_OFFCPU] = { "offcpu", PROF_VAL_OFFCPU_SAMPLES, PROF_VAL_OFFCPU, "OffCPUsecs",
+			     "off-CPU", "second", 1 },
+};
+
+int prof_event_find(const char *name)
+{
+	if (strcmp(name, "off-cpu") == 0)
+		return PROF_EV_OFFCPU;
+	for (int e = 0; e < PROF_NEV; e++)
+		if (strcmp(name, prof_events[e].name) == 0)
+			return e;
+	return -1;
+}
+
+const char *prof_tstate_name(int s)
+{
+	static const char *const names[PROF_NTS] = {
+		[PROF_TS_NONE] = "", [PROF_TS_RUNNING] = "running", [PROF_TS_RUNNABLE] = "runnable",
+		[PROF_TS_BLOCKED] = "blocked", [PROF_TS_DISK] = "uninterruptible",
+		[PROF_TS_STOPPED] = "stopped", [PROF_TS_OTHER] = "other state",
+		[PROF_TS_UNKNOWN] = "state not read",
+	};
+	return s >= 0 && s < PROF_NTS ? names[s] : "state unknown";
+}
+
+void profile_events(struct prof_profile *p)
+{
+	p->sample_types = prof_sample_types;
+	p->event_types = prof_events;
+	memset(p->events, 0, sizeof p->events);
+	struct prof_event_facts *c = &p->events[PROF_EV_CPU];
+	c->present = 1;
+	c->have_stacks = p->facts.have_stacks;
+	c->rate_hz = p->facts.rate_hz;
+	c->rates_differ = p->facts.rates_differ;
+	c->total_samples = p->facts.total_samples;
+	c->total_seconds = p->facts.total_seconds;
+	for (int e = PROF_EV_WALL; e < PROF_NEV; e++) {
+		p->events[e].rate_hz = p->facts.wall_hz;
+		p->events[e].rates_differ = p->facts.wall_rates_differ;
+	}
+	int wall = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		wall |= s->state != PROF_TS_NONE;
+		for (int e = PROF_EV_WALL; e < PROF_NEV; e++) {
+			struct prof_event_facts *f = &p->events[e];
+			f->total_samples += s->value[prof_events[e].count];
+			f->total_seconds += s->value[prof_events[e].time];
+			f->have_stacks |= s->stack && s->value[prof_events[e].count] > 0;
+		}
+	}
+	/* Off-CPU is a part of wall-clock time: present with it, even when
+	 * every thread ran all the time (then it is 0, which is a finding). */
+	for (int e = PROF_EV_WALL; e < PROF_NEV; e++)
+		p->events[e].present = wall || p->facts.wall_hz > 0;
+}
+
+int prof_has_type(const struct prof_profile *p, int k)
+{
+	for (int e = 0; e < PROF_NEV; e++)
+		if (k == p->event_types[e].count || k == p->event_types[e].time)
+			return p->events[e].present;
+	return k >= 0 && k < PROF_NVAL;	/* calls, arc-calls: always */
+}
 
 /* The printed name of row r into buf, or a pointer to the symbol's name or
  * a constant string. */
@@ -136,7 +216,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	size_t nkeys = 0, narcs = 0, npcs = 0;
 
 	memset(p, 0, sizeof *p);
-	p->sample_types = prof_sample_types;
+	profile_events(p);	/* the tables, until the samples are made */
 
 	/* Mappings: the images. */
 	p->mappings = calloc(a->nimages ? a->nimages : 1, sizeof *p->mappings);
@@ -162,7 +242,13 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		want_trunc |= (a->stacks[i].flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH)) != 0;
 		want_jit |= (a->stacks[i].flags & PROF_STACK_JIT) != 0;
 	}
-	size_t nmark = (size_t)want_trunc + (size_t)want_jit;
+	for (size_t i = 0; i < a->nwalls; i++) {
+		want_trunc |= (a->walls[i].flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH)) != 0;
+		want_jit |= (a->walls[i].flags & PROF_STACK_JIT) != 0;
+	}
+	/* After the markers, the wait reasons of wall samples (functions of
+	 * kind WAIT, one location each). */
+	size_t nmark = (size_t)want_trunc + (size_t)want_jit + a->nreasons;
 	size_t trunc_fn = SIZE_MAX, jit_fn = SIZE_MAX;
 	p->names = malloc(pool ? pool : 1);
 	p->functions = calloc(a->nrows + nmark ? a->nrows + nmark : 1, sizeof *p->functions);
@@ -194,6 +280,10 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		p->functions[jit_fn] = (struct prof_function){ .kind = PROF_FN_MARKER,
 			.name = "[jit]", .mapping = SIZE_MAX };
 	}
+	size_t reason_fn = p->nfunctions;
+	for (size_t i = 0; i < a->nreasons; i++)
+		p->functions[p->nfunctions++] = (struct prof_function){ .kind = PROF_FN_WAIT,
+			.name = a->reasons[i], .mapping = SIZE_MAX };
 
 	/* The PCs the arcs and the stacks name, each once. */
 	keys = malloc((2 * a->narcs + a->nframes ? 2 * a->narcs + a->nframes : 1) * sizeof *keys);
@@ -278,21 +368,42 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			arcs[narcs++] = arcs[i];
 	}
 
-	/* The threads of the stacks, by tid. */
-	if (a->nstacks) {
-		p->threads = malloc(a->nstacks * sizeof *p->threads);
+	/* The threads of the stacks and of the wall samples, by tid. */
+	size_t nth = a->nstacks + a->nwalls + a->nwthreads;
+	if (nth) {
+		p->threads = calloc(nth, sizeof *p->threads);
 		if (!p->threads)
 			goto nomem;
 		for (size_t i = 0; i < a->nstacks; i++) {
 			p->threads[i].tid = a->stacks[i].tid;
 			memcpy(p->threads[i].name, a->stacks[i].thread, sizeof p->threads[i].name);
 		}
-		qsort(p->threads, a->nstacks, sizeof *p->threads, cmp_tid);
+		for (size_t i = 0; i < a->nwalls; i++) {
+			p->threads[a->nstacks + i].tid = a->walls[i].tid;
+			memcpy(p->threads[a->nstacks + i].name, a->walls[i].thread,
+			       sizeof p->threads[i].name);
+		}
+		for (size_t i = 0; i < a->nwthreads; i++) {
+			struct prof_thread_name *t = &p->threads[a->nstacks + a->nwalls + i];
+			t->tid = a->wthreads[i].tid;
+			memcpy(t->name, a->wthreads[i].name, sizeof t->name);
+			t->wall_listed = 1;
+			t->wall_expected = a->wthreads[i].expected;
+			t->wall_taken = a->wthreads[i].taken;
+			t->wall_unreadable = a->wthreads[i].unreadable;
+		}
+		qsort(p->threads, nth, sizeof *p->threads, cmp_tid);
 		size_t k = 0;
-		for (size_t i = 0; i < a->nstacks; i++) {
+		for (size_t i = 0; i < nth; i++) {
 			if (k && p->threads[k - 1].tid == p->threads[i].tid) {
-				if (!p->threads[k - 1].name[0])
-					p->threads[k - 1] = p->threads[i];
+				struct prof_thread_name *t = &p->threads[k - 1];
+				const struct prof_thread_name *v = &p->threads[i];
+				if (!t->name[0])
+					memcpy(t->name, v->name, sizeof t->name);
+				t->wall_listed |= v->wall_listed;
+				t->wall_expected += v->wall_expected;
+				t->wall_taken += v->wall_taken;
+				t->wall_unreadable += v->wall_unreadable;
 			} else {
 				p->threads[k++] = p->threads[i];
 			}
@@ -305,8 +416,13 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	size_t nrs = 0;
 	for (size_t r = 0; r < a->nrows; r++)
 		nrs += has_rest(&a->rows[r]) || a->rows[r].calls > 0;
-	size_t nstk = a->nframes + 2 * a->nstacks;	/* frames and markers */
-	size_t ns = nrs + narcs + a->nstacks + npcs, npool = nrs + 2 * narcs + nstk + npcs;
+	/* Frames and markers (a wall sample reuses a CPU stack's frames, or
+	 * has its own in a->frames, and adds its reason). */
+	size_t nstk = a->nframes + 2 * a->nstacks + 3 * a->nwalls;
+	for (size_t i = 0; i < a->nwalls; i++)
+		nstk += a->walls[i].depth;
+	size_t ns = nrs + narcs + a->nstacks + a->nwalls + npcs;
+	size_t npool = nrs + 2 * narcs + nstk + npcs;
 	p->samples = calloc(ns ? ns : 1, sizeof *p->samples);
 	p->stackpool = malloc((npool ? npool : 1) * sizeof *p->stackpool);
 	if (!p->samples || !p->stackpool)
@@ -384,6 +500,39 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		s->thread = t ? (size_t)(t - p->threads) : SIZE_MAX;
 	}
 
+	size_t reason_loc = a->nrows + nkeys + (reason_fn - a->nrows);
+	for (size_t i = 0; i < a->nwalls; i++) {
+		const struct prof_wallrow *w = &a->walls[i];
+		struct prof_sample *s = &p->samples[p->nsamples++];
+		s->locations = st;
+		if (w->reason != SIZE_MAX)
+			*st++ = reason_loc + w->reason;
+		for (size_t k = 0; k < w->depth; k++) {
+			const struct prof_frame *fr = &a->frames[w->first + k];
+			*st++ = a->nrows + find_pckey(keys, nkeys, fr->row, fr->pc);
+		}
+		if (w->flags & PROF_STACK_JIT)
+			*st++ = jit_loc;
+		if (w->flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH))
+			*st++ = trunc_loc;
+		s->nlocations = (size_t)(st - s->locations);
+		s->value[PROF_VAL_WALL_SAMPLES] = w->count;
+		s->value[PROF_VAL_WALL] = w->seconds;
+		/* Off-CPU: not running (a state that could not be read is
+		 * neither). */
+		if (w->state != PROF_TS_RUNNING && w->state != PROF_TS_UNKNOWN) {
+			s->value[PROF_VAL_OFFCPU_SAMPLES] = w->count;
+			s->value[PROF_VAL_OFFCPU] = w->seconds;
+		}
+		s->stack = 1;
+		s->stack_flags = w->flags;
+		s->state = w->state;
+		struct prof_thread_name key = { .tid = w->tid };
+		const struct prof_thread_name *t = bsearch(&key, p->threads, p->nthreads,
+							   sizeof *p->threads, cmp_tid);
+		s->thread = t ? (size_t)(t - p->threads) : SIZE_MAX;
+	}
+
 	struct prof_facts *f = &p->facts;
 	f->nfiles = a->nfiles;
 	f->rate_hz = a->rate_hz;
@@ -413,6 +562,20 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	f->stacks_truncated = a->stacks_truncated;
 	f->stacks_depth = a->stacks_depth;
 	f->stacks_jit = a->stacks_jit;
+	f->have_wall = a->have_wall;
+	f->wall_hz = a->wall_hz;
+	f->wall_rates_differ = a->wall_rates_differ;
+	f->wall_files = a->wall_files;
+	f->wall_rounds = a->wall_rounds;
+	f->wall_missed = a->wall_missed;
+	f->wall_lost = a->wall_lost;
+	f->wall_threads_unlisted = a->wall_threads_unlisted;
+	f->wall_flags = a->wall_flags;
+	f->wall_elapsed_s = a->wall_elapsed_s;
+	f->wall_user_s = a->wall_user_s;
+	f->wall_sys_s = a->wall_sys_s;
+	f->wall_running_unplaced = a->wall_running_unplaced;
+	profile_events(p);
 	free(keys);
 	free(arcs);
 	free(pcs);

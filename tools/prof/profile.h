@@ -16,20 +16,44 @@
  * runs loaded at different addresses add up; [unknown] code has no mapping
  * and keeps the runtime PC.
  *
- * The sample types, in order (pprof's sample_type):
+ * The sample types, in order (pprof's sample_type), each with its unit;
+ * prof_sample_types[] names them, and the renderers ask it (and
+ * prof_events[] below) rather than knowing them:
  *   PROF_VAL_SAMPLES  "samples"/"count": profiling-clock samples that fell
  *                     in the location; fractional where System V's rule
  *                     shares a bin between functions;
  *   PROF_VAL_CPU      "cpu"/"seconds": the samples over the rate of the file
- *                     they came from (summed over files); a pprof encoder
- *                     writes them as integer nanoseconds;
+ *                     they came from (summed over files); exports that want
+ *                     integers write nanoseconds ("cpu/nanoseconds");
  *   PROF_VAL_CALLS    "calls"/"count": calls counted into the leaf's
  *                     function (mcount's or glibc's per-callee counts);
  *   PROF_VAL_ARC      "arc-calls"/"count": on a two-location sample {callee
  *                     PC, caller PC}, the calls counted on that arc (mon.out
  *                     ARCS, gmon.out CG_ARC).  Kept apart from PROF_VAL_CALLS
  *                     so that a flat view adding up samples by leaf counts
- *                     each call once.
+ *                     each call once;
+ *   PROF_VAL_WALL_SAMPLES  "wall-samples"/"count": wall-clock samples of a
+ *                     thread (taken at the wall rate whatever the thread was
+ *                     doing: running, runnable, blocked);
+ *   PROF_VAL_WALL     "wall"/"seconds": those samples over the wall rate;
+ *   PROF_VAL_OFFCPU_SAMPLES  "off-cpu-samples"/"count": the wall-clock
+ *                     samples of a thread that was not running (runnable,
+ *                     blocked, in uninterruptible sleep, stopped);
+ *   PROF_VAL_OFFCPU   "off-cpu"/"seconds": those over the wall rate.
+ * A CPU sample has no wall values and a wall sample no CPU values, so each
+ * view adds up only its own (profile.proto's way: every sample has a value
+ * per type, most of them 0).  Which types a profile holds: prof_has_type.
+ *
+ * Events: what `prof --sample=cpu|wall|offcpu` chooses, each a pair of
+ * sample types (its samples, its seconds) with the words the renderers
+ * print for it (prof_events[]); the profile's facts about each (present,
+ * rate, totals, stacks) are in prof_profile.events[].
+ *
+ * Wall-clock samples (mon.out WALL records) are stack samples like the
+ * CPU's, with the thread's state (prof_sample.state) and, above the PC
+ * where the thread stood, a leaf frame naming what it waited for, a
+ * function of kind PROF_FN_WAIT: "[futex queue_lock, held by tid 4242]",
+ * "[read pipe]", "[epoll_wait]", "[runnable]", "[uninterruptible]".
  *
  * Call stacks (mon.out STACKS records).  Each distinct sampled stack of a
  * thread is a sample (stack set) whose locations are its frames, leaf
@@ -58,19 +82,50 @@
 struct prof_cov;
 struct prof_warning;
 
-enum prof_val { PROF_VAL_SAMPLES, PROF_VAL_CPU, PROF_VAL_CALLS, PROF_VAL_ARC, PROF_NVAL };
+enum prof_val { PROF_VAL_SAMPLES, PROF_VAL_CPU, PROF_VAL_CALLS, PROF_VAL_ARC,
+		PROF_VAL_WALL_SAMPLES, PROF_VAL_WALL, PROF_VAL_OFFCPU_SAMPLES, PROF_VAL_OFFCPU,
+		PROF_NVAL };
 
 struct prof_sample_type {
-	const char *type, *unit;	/* pprof's ValueType */
+	const char *type, *unit;	/* pprof's ValueType, as the model holds the values:
+					 * unit "seconds" or "count" */
+	const char *export_unit;	/* as exports of integers write it: "nanoseconds"
+					 * for seconds (value x export_scale), else unit */
+	double export_scale;	/* 1e9 for seconds, 1 for counts */
+	const char *event;	/* its callgrind event name ("Samples", "CPU_ns"), NULL:
+				 * not a cost (calls) */
+	const char *event_desc;	/* what that event counts, for callgrind's header */
 };
 extern const struct prof_sample_type prof_sample_types[PROF_NVAL];
+
+/* What --sample chooses: CPU time (the profiling clock's samples, the
+ * default), wall-clock time (every thread's wall-clock samples, whatever
+ * its state), off-CPU time (the wall-clock samples of threads that were
+ * not running). */
+enum prof_event { PROF_EV_CPU, PROF_EV_WALL, PROF_EV_OFFCPU, PROF_NEV };
+
+struct prof_event_type {
+	const char *name;	/* --sample=NAME: "cpu", "wall", "offcpu" */
+	int count, time;	/* enum prof_val: its samples, its seconds */
+	const char *column;	/* the text report's title for its seconds ("CPUsecs") */
+	const char *noun;	/* in sentences: "CPU", "wall-clock", "off-CPU" */
+	const char *per;	/* what its rate is per: "CPU-second", "second" */
+	int wall;		/* its samples are the wall-clock sampler's */
+};
+extern const struct prof_event_type prof_events[PROF_NEV];
+
+/* The event named name ("cpu", "wall", "offcpu"; "off-cpu" too, pprof's
+ * spelling), or -1. */
+int prof_event_find(const char *name);
 
 /* What a function of the model stands for (enum prof_rowkind's values):
  * FUNC a symbol's function; UNWIND code no symbol names, one FDE range of
  * the object's unwind table; GAP other code no symbol covers; OBJECT a
  * whole object whose file could not be read; UNKNOWN code in no object. */
 enum prof_fnkind { PROF_FN_FUNC, PROF_FN_GAP, PROF_FN_OBJECT, PROF_FN_UNKNOWN, PROF_FN_UNWIND,
-		   PROF_FN_MARKER };	/* MARKER: "[truncated]", "[jit]" (no mapping) */
+		   PROF_FN_MARKER,	/* "[truncated]", "[jit]" (no mapping) */
+		   PROF_FN_WAIT };	/* what a wall sample's thread waited for, its leaf:
+					 * "[read pipe]", "[runnable]" (no mapping) */
 
 struct prof_mapping {		/* one object (ELF file) of the profiled process */
 	const char *path;	/* the file read (the program named to prof, or as recorded) */
@@ -114,15 +169,36 @@ struct prof_sample {
 				 * call count or arc */
 	size_t thread;		/* stack: index in threads (SIZE_MAX: none) */
 	uint32_t stack_flags;	/* stack: the walk's PROF_STACK_* (mon.out's flags) */
+	int state;		/* a wall sample: the thread's state (enum prof_tstate);
+				 * PROF_TS_NONE for every other sample */
 };
+
+/* A thread's state in a wall-clock sample (the kernel's letters of
+ * /proc/PID/task/TID/stat, proc(5)). */
+enum prof_tstate { PROF_TS_NONE,	/* not a wall sample */
+		   PROF_TS_RUNNING,	/* R, on a CPU */
+		   PROF_TS_RUNNABLE,	/* R, waiting for a CPU */
+		   PROF_TS_BLOCKED,	/* S, in a system call (the leaf frame says which) */
+		   PROF_TS_DISK,	/* D, uninterruptible sleep (I/O, page faults) */
+		   PROF_TS_STOPPED,	/* T or t, stopped or traced */
+		   PROF_TS_OTHER,	/* another letter (Z, X, P, I) */
+		   PROF_TS_UNKNOWN,	/* its state could not be read */
+		   PROF_NTS };
+/* "running", "runnable", "blocked", ... for state s. */
+const char *prof_tstate_name(int s);
 
 #define PROF_STACK_TRUNCATED 1u	/* the walk ended before the outermost frame */
 #define PROF_STACK_JIT 2u	/* it reached code in no object and stopped there */
 #define PROF_STACK_DEPTH 4u	/* it stopped at the depth limit */
 
-struct prof_thread_name {	/* a thread stacks were sampled in */
+struct prof_thread_name {	/* a thread stacks (or wall samples) were sampled in */
 	uint64_t tid;
-	char name[16];		/* from THREADS, "" when not listed */
+	char name[16];		/* from THREADS (or WALL), "" when not listed */
+	/* Wall-clock sampling of it (WALL THREAD entries, summed over files):
+	 * samples due (its time alive while the sampler ran x rate), taken,
+	 * and rounds whose read of its state failed. */
+	int wall_listed;
+	uint64_t wall_expected, wall_taken, wall_unreadable;
 };
 
 /* Facts of the whole run (all files), for headers and the -s summary. */
@@ -146,10 +222,36 @@ struct prof_facts {
 	double stack_samples;	/* summed counts of the stacks */
 	uint64_t stacks_lost;	/* samples whose stack the runtime's table could not keep */
 	uint64_t stacks_truncated, stacks_depth, stacks_jit;	/* samples of such walks */
+	/* Wall-clock sampling (mon.out WALL records): its rate, Hz of
+	 * wall-clock time (0: none). */
+	double wall_hz;
+	int wall_rates_differ;
+	int have_wall;
+	size_t wall_files;	/* files with a WALL record */
+	uint64_t wall_rounds, wall_missed;	/* rounds taken, rounds due not taken */
+	uint64_t wall_lost;	/* samples taken but not recorded (table full) */
+	uint32_t wall_threads_unlisted;	/* threads the sampler's table had no room for */
+	uint32_t wall_flags;	/* MONOUT_WALL_F_* of every file, or'ed */
+	double wall_elapsed_s;	/* the sampler's running time, summed over files */
+	double wall_user_s, wall_sys_s;	/* the sampler thread's own CPU: the profiler's cost */
+	double wall_running_unplaced;	/* running samples of threads without CPU stacks */
+};
+
+/* What the profile holds of one event (enum prof_event). */
+struct prof_event_facts {
+	int present;		/* it has samples of this event (CPU: always) */
+	int have_stacks;	/* they have call stacks (CPU: a STACKS record) */
+	double rate_hz;		/* samples per second of the event (CPU: per CPU-second,
+				 * of the first file; 0: not known) */
+	int rates_differ;	/* the files' rates differ (each file's own is used) */
+	double total_samples, total_seconds;	/* what shares are of: CPU, the
+				 * histograms' (facts.total_*); else every sample's sum */
 };
 
 struct prof_profile {
 	const struct prof_sample_type *sample_types;	/* PROF_NVAL of them */
+	const struct prof_event_type *event_types;	/* PROF_NEV of them */
+	struct prof_event_facts events[PROF_NEV];	/* by enum prof_event */
 	struct prof_mapping *mappings;
 	size_t nmappings;
 	struct prof_function *functions;
@@ -170,6 +272,18 @@ struct prof_profile {
 };
 
 void profile_free(struct prof_profile *p);
+
+/* Fills p->sample_types, p->event_types and p->events from p's samples and
+ * facts (profile_build calls it; so may a model made by hand).  CPU is
+ * always present, its totals the histograms' (facts.total_*), its rate
+ * facts.rate_hz, its stacks facts.have_stacks; wall and off-CPU are present
+ * when a sample has wall-clock samples (facts.wall_hz their rate). */
+void profile_events(struct prof_profile *p);
+
+/* Whether p holds sample type k (enum prof_val): the CPU's four always,
+ * the wall and off-CPU ones when their event is present.  Exports write
+ * the types p holds, in enum order. */
+int prof_has_type(const struct prof_profile *p, int k);
 
 /* lines.c: gives every location in an object the source lines its address
  * has in the object's DWARF (libdw), innermost inline frame first, adding

@@ -308,8 +308,13 @@ static unsigned char *exec_sections(Elf *elf, size_t *nsec)
 }
 
 /* Reads the symbols of the first section of type 'type' in elf; returns the
- * number of qualifying symbols added, or -1 on allocation failure. */
-static long collect_syms(Elf *elf, unsigned type, int locals, struct collect *c)
+ * number of qualifying symbols added, or -1 on allocation failure.  With
+ * data (a second collection, dc non-NULL) it also adds to dc the object
+ * data symbols (STT_OBJECT, sized, in an allocated section that is not
+ * code: variables, locals too), which name the locks wall-clock samples
+ * wait on. */
+static long collect_syms_data(Elf *elf, unsigned type, int locals, struct collect *c,
+			      struct collect *dc)
 {
 	size_t nsec;
 	unsigned char *isexec = exec_sections(elf, &nsec);
@@ -330,6 +335,13 @@ static long collect_syms(Elf *elf, unsigned type, int locals, struct collect *c)
 			if (gelf_getsym(data, (int)i, &s) == NULL)
 				break;
 			unsigned t = GELF_ST_TYPE(s.st_info), b = GELF_ST_BIND(s.st_info);
+			if (dc && t == STT_OBJECT && s.st_size > 0 && s.st_shndx != SHN_UNDEF &&
+			    s.st_shndx < nsec && !isexec[s.st_shndx]) {
+				const char *dn = elf_strptr(elf, sh.sh_link, s.st_name);
+				if (dn && dn[0] && add_sym(dc, dn, NULL, s.st_value, s.st_size, b, 0) < 0)
+					goto nomem;
+				continue;
+			}
 			if (t != STT_FUNC && t != STT_GNU_IFUNC && t != STT_NOTYPE)
 				continue;
 			if (b == STB_LOCAL ? !locals : (b != STB_GLOBAL && b != STB_WEAK))
@@ -703,7 +715,7 @@ static int find_debuginfod(const struct prof_image *im, struct elffile *dbg, cha
 int symtab_load(const char *path, int locals, struct prof_image *im, char *err, size_t errlen)
 {
 	struct elffile f, dbg = { -1, NULL };
-	struct collect c = { 0 };
+	struct collect c = { 0 }, dc = { 0 };
 	unsigned char *mini = NULL;
 	Elf *minielf = NULL;
 	memset(im, 0, sizeof *im);
@@ -719,7 +731,7 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 
 	long got = 0;
 	if (has_section(f.elf, SHT_SYMTAB)) {
-		got = collect_syms(f.elf, SHT_SYMTAB, locals, &c);
+		got = collect_syms_data(f.elf, SHT_SYMTAB, locals, &c, &dc);
 		im->from = PROF_SYMS_SYMTAB;
 	}
 	if (im->from == PROF_SYMS_NONE && im->build_id_len >= 2) {
@@ -728,33 +740,33 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 		char dpath[sizeof DEBUG_ROOT + sizeof hex + 8];
 		snprintf(dpath, sizeof dpath, "%s%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
 		if (debug_file_ok(dpath, im, 0, 0, &dbg)) {
-			got = collect_syms(dbg.elf, SHT_SYMTAB, locals, &c);
+			got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
 			im->from = PROF_SYMS_DEBUG;
 			im->debug_path = strdup(dpath);
 		}
 	}
 	if (im->from == PROF_SYMS_NONE && find_debuglink(f.elf, path, im, &dbg, &im->debug_path)) {
-		got = collect_syms(dbg.elf, SHT_SYMTAB, locals, &c);
+		got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
 		im->from = PROF_SYMS_DEBUGLINK;
 	}
 	size_t minilen = 0;
 	if (got >= 0 && im->from == PROF_SYMS_NONE && (mini = minidebug_bytes(f.elf, &minilen))) {
 		minielf = elf_memory((char *)mini, minilen);
 		if (minielf && elf_kind(minielf) == ELF_K_ELF && has_section(minielf, SHT_SYMTAB)) {
-			got = collect_syms(minielf, SHT_SYMTAB, locals, &c);
+			got = collect_syms_data(minielf, SHT_SYMTAB, locals, &c, &dc);
 			im->from = PROF_SYMS_MINIDEBUG;
 		}
 	}
 #ifdef HAVE_DEBUGINFOD
 	if (got >= 0 && im->from == PROF_SYMS_NONE && find_debuginfod(im, &dbg, &im->debug_path)) {
-		got = collect_syms(dbg.elf, SHT_SYMTAB, locals, &c);
+		got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
 		im->from = PROF_SYMS_DEBUGINFOD;
 	}
 #endif
 	/* .dynsym: alone, or with MiniDebugInfo (which leaves its symbols out). */
 	if (got >= 0 && (im->from == PROF_SYMS_NONE || im->from == PROF_SYMS_MINIDEBUG) &&
 	    has_section(f.elf, SHT_DYNSYM)) {
-		long g2 = collect_syms(f.elf, SHT_DYNSYM, locals, &c);
+		long g2 = collect_syms_data(f.elf, SHT_DYNSYM, locals, &c, &dc);
 		got = g2 < 0 ? g2 : got + g2;
 		if (g2 > 0)
 			im->from |= PROF_SYMS_DYNSYM;
@@ -803,6 +815,29 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 	im->strings = c.pool;
 	im->strings_len = c.plen;
 	free(c.v);
+	/* The data symbols: sorted, one per address (the best name). */
+	if (dc.n > 1)
+		qsort(dc.v, dc.n, sizeof *dc.v, cmp_raw);
+	im->dsyms = malloc((dc.n ? dc.n : 1) * sizeof *im->dsyms);
+	if (!im->dsyms) {
+		free(dc.v);
+		free(dc.pool);
+		c = (struct collect){ 0 };
+		dc = (struct collect){ 0 };
+		goto nomem;
+	}
+	for (size_t i = 0; i < dc.n;) {
+		size_t j = i, best = i;
+		for (; j < dc.n && dc.v[j].addr == dc.v[i].addr; j++)
+			if (syn_better(&dc.v[j], &dc.v[best], dc.pool))
+				best = j;
+		im->dsyms[im->ndsyms++] = (struct prof_sym){ .addr = dc.v[i].addr,
+			.size = dc.v[best].size, .name = dc.pool + dc.v[best].name,
+			.bind = dc.v[best].bind, .nsyn = (unsigned)(j - i) };
+		i = j;
+	}
+	im->dstrings = dc.pool;
+	free(dc.v);
 	if (minielf)
 		elf_end(minielf);
 	free(mini);
@@ -812,6 +847,8 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 nomem:
 	free(c.v);
 	free(c.pool);
+	free(dc.v);
+	free(dc.pool);
 	if (minielf)
 		elf_end(minielf);
 	free(mini);
@@ -820,6 +857,22 @@ nomem:
 	symtab_free(im);
 	seterr(err, errlen, strerror(ENOMEM));
 	return -1;
+}
+
+const struct prof_sym *symtab_data_at(const struct prof_image *im, uint64_t addr)
+{
+	size_t lo = 0, hi = im->ndsyms;	/* the last symbol at or below addr */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (im->dsyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const struct prof_sym *s = &im->dsyms[lo - 1];
+	return addr - s->addr < s->size ? s : NULL;
 }
 
 void symtab_free(struct prof_image *im)
@@ -831,5 +884,7 @@ void symtab_free(struct prof_image *im)
 	free(im->fdes);
 	free(im->texts);
 	free(im->strings);
+	free(im->dsyms);
+	free(im->dstrings);
 	memset(im, 0, sizeof *im);
 }

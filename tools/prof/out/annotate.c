@@ -4,7 +4,9 @@
  * them; its disassembly where the source is missing.
  *
  * Reads the model after lines.c gave it lines (profile_lines without
- * split).  A sample counts for FUNCTION when FUNCTION is one of the frames
+ * split).  The samples are of the event --sample asks for (CPU samples by
+ * default; wall-clock or off-CPU samples: where in FUNCTION its threads
+ * stood, or waited).  A sample counts for FUNCTION when FUNCTION is one of the frames
  * of its leaf location (the symbol's own code, or code inlined into it, or
  * it inlined elsewhere): at the line that frame has, which for code
  * inlined into FUNCTION is the line of the call.  The source file is the
@@ -28,6 +30,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A sample's leaf code location: its first, or for a wall-clock sample
+ * the one below its wait frame (where the thread stood). */
+static const struct prof_location *code_leaf(const struct prof_profile *p,
+					     const struct prof_sample *s)
+{
+	size_t k = 0;
+	while (k + 1 < s->nlocations &&
+	       p->functions[p->locations[s->locations[k]].lines[0].function].kind == PROF_FN_WAIT)
+		k++;
+	return &p->locations[s->locations[k]];
+}
 
 static int matches(const struct prof_function *f, const char *name)
 {
@@ -73,8 +87,9 @@ out:
 	return rc;
 }
 
-static int disassemble(const struct prof_profile *p, const char *name, size_t fn, double fsum,
-		       FILE *out)
+/* FUNCTION's instructions with their samples (sample type vs). */
+static int disassemble(const struct prof_profile *p, int vs, const char *name, size_t fn,
+		       double fsum, FILE *out)
 {
 	const struct prof_function *f = &p->functions[fn];
 	unsigned char *code = NULL;
@@ -107,8 +122,8 @@ static int disassemble(const struct prof_profile *p, const char *name, size_t fn
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		const struct prof_location *l = &p->locations[s->locations[0]];
-		if (!(s->value[PROF_VAL_SAMPLES] > 0) || l->lines[l->nlines - 1].function != fn)
+		const struct prof_location *l = code_leaf(p, s);
+		if (!(s->value[vs] > 0) || l->lines[l->nlines - 1].function != fn)
 			continue;
 		size_t lo = 0, hi = n;	/* the last instruction at or before the address */
 		while (lo < hi) {
@@ -119,7 +134,7 @@ static int disassemble(const struct prof_profile *p, const char *name, size_t fn
 				hi = mid;
 		}
 		if (lo > 0)
-			at[lo - 1] += s->value[PROF_VAL_SAMPLES];
+			at[lo - 1] += s->value[vs];
 	}
 	fprintf(out, " Samples  Percent  Address  Instruction   (disassembly: no source)\n");
 	for (size_t i = 0; i < n; i++) {
@@ -137,8 +152,10 @@ static int disassemble(const struct prof_profile *p, const char *name, size_t fn
 	return 0;
 }
 
-int prof_annotate(const struct prof_profile *p, const char *name, FILE *out)
+int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const char *name,
+		  FILE *out)
 {
+	int vs = prof_event_of(p, o)->count;
 	/* Samples by line of FUNCTION's frame. */
 	int64_t lmin = INT64_MAX, lmax = 0;
 	double fsum = 0, total = 0, *byline = NULL;
@@ -151,12 +168,12 @@ int prof_annotate(const struct prof_profile *p, const char *name, FILE *out)
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < p->nsamples; i++) {
 			const struct prof_sample *s = &p->samples[i];
-			double v = s->value[PROF_VAL_SAMPLES];
+			double v = s->value[vs];
 			if (!(v > 0))
 				continue;
 			if (pass == 0)
 				total += v;
-			const struct prof_location *l = &p->locations[s->locations[0]];
+			const struct prof_location *l = code_leaf(p, s);
 			for (size_t k = 0; k < l->nlines; k++) {
 				if (!matches(&p->functions[l->lines[k].function], name))
 					continue;
@@ -197,7 +214,7 @@ int prof_annotate(const struct prof_profile *p, const char *name, FILE *out)
 		free(byline);
 		/* The symbol's own code: the function as named, or the symbol
 		 * its samples' locations belong to. */
-		return disassemble(p, name, own != SIZE_MAX ? own : fn, fsum, out);
+		return disassemble(p, vs, name, own != SIZE_MAX ? own : fn, fsum, out);
 	}
 	fprintf(out, " Samples  Percent   Line  Source\n");
 	char *line = NULL;

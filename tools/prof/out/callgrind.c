@@ -20,9 +20,13 @@
  *   ...
  *   totals: 100 1000000000
  *
- * Events: Samples, profiling-clock samples, rounded to integers per line
- * (System V's split makes fractional ones); CPU_ns, the samples over the
- * rate, in nanoseconds.  Self costs come from each sample's leaf (so they
+ * Events: one per sample type of each event the profile holds, as the
+ * model names them (prof_sample_types[].event): Samples, profiling-clock
+ * samples, rounded to integers per line (System V's split makes fractional
+ * ones); CPU_ns, the samples over the rate, in nanoseconds; with wall-clock
+ * samples also Wall_samples, Wall_ns, OffCPU_samples and OffCPU_ns.  The
+ * event --sample asks for comes first (callgrind_annotate sorts by the
+ * first event; KCachegrind shows it first).  Self costs come from each sample's leaf (so they
  * are prof's flat profile); calls lines from the frames of each sample's
  * stack, caller above callee: the count is the sample's arc-calls value on
  * its first (leaf) edge, and the inclusive cost the sample's samples and
@@ -50,16 +54,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The events written: two sample types (samples, time) per event. */
+#define NCOST (2 * PROF_NEV)
+
 struct cost {			/* a self cost at one position of one function */
 	size_t fn;
 	int64_t line;
-	double s, ns;
+	double c[NCOST];	/* by the events' order (the file's "events:" line) */
 };
 
 struct edge {			/* calls from one position into one function */
 	size_t fn, cfn;
 	int64_t line, cline;
-	double calls, s, ns;
+	double calls, c[NCOST];
 };
 
 static int cmp_cost(const void *x, const void *y)
@@ -167,9 +174,43 @@ static int64_t rounded(double v)
 	return v > 0 ? (int64_t)llround(v) : 0;
 }
 
+/* Whether every one of the n costs is 0 (as rounded when written). */
+static int no_cost(const double *c, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (rounded(c[k]) != 0)
+			return 0;
+	return 1;
+}
+
+/* Writes line and the n costs, rounded; adds them to tot (NULL: not). */
+static void put_costs(FILE *out, int64_t line, const double *c, size_t n, int64_t *tot)
+{
+	fprintf(out, "%lld", (long long)line);
+	for (size_t k = 0; k < n; k++) {
+		fprintf(out, " %lld", (long long)rounded(c[k]));
+		if (tot)
+			tot[k] += rounded(c[k]);
+	}
+	fputc('\n', out);
+}
+
 int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	(void)o;
+	/* The costs: the asked event's sample types first, then every other
+	 * event the profile holds; each in its export unit (nanoseconds). */
+	int ct[NCOST];
+	size_t nct = 0;
+	int stacks = 0;	/* some event has stacks: time no stack explains has
+			 * the caller [no call stack] */
+	for (int pass = 0; pass < 2; pass++)
+		for (int e = 0; e < PROF_NEV; e++) {
+			if ((pass == 0) != (e == o->event) || !p->events[e].present)
+				continue;
+			ct[nct++] = p->event_types[e].count;
+			ct[nct++] = p->event_types[e].time;
+			stacks |= p->events[e].have_stacks;
+		}
 	size_t nframes = 0, maxframes = 0;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		size_t n = 0;
@@ -201,14 +242,22 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 			for (size_t k = 0; k < lc->nlines; k++)
 				fr[n++] = (struct frame){ lc->lines[k].function, lc->lines[k].line };
 		}
-		double sv = s->value[PROF_VAL_SAMPLES], ns = s->value[PROF_VAL_CPU] * 1e9;
+		double c[NCOST];
+		int costs = 0;
+		for (size_t k = 0; k < nct; k++) {
+			c[k] = s->value[ct[k]] * p->sample_types[ct[k]].export_scale;
+			costs |= c[k] > 0;
+		}
 		/* With stacks, time no stack explains is called from
 		 * "[no call stack]": its callers are not known, and the calls
 		 * into the function still add up to its inclusive time. */
-		if (p->facts.have_stacks && !s->stack && n == 1 && (sv > 0 || ns > 0))
+		if (stacks && !s->stack && n == 1 && costs)
 			fr[n++] = (struct frame){ p->nfunctions, 0 };
-		if (sv > 0 || ns > 0)
-			self[nself++] = (struct cost){ fr[0].fn, fr[0].line, sv, ns };
+		if (costs) {
+			struct cost *sc = &self[nself++];
+			*sc = (struct cost){ .fn = fr[0].fn, .line = fr[0].line };
+			memcpy(sc->c, c, sizeof c);
+		}
 		size_t first = nedges;
 		for (size_t j = 0; j + 1 < n; j++) {
 			/* The stack's cost goes to one call into each function
@@ -220,8 +269,9 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 			for (size_t k = j + 1; k < n && charged; k++)
 				charged = fr[k].fn != fr[j].fn;
 			struct edge e = { fr[j + 1].fn, fr[j].fn, fr[j + 1].line, fr[j].line,
-					  j == 0 ? s->value[PROF_VAL_ARC] : 0, charged ? sv : 0,
-					  charged ? ns : 0 };
+					  j == 0 ? s->value[PROF_VAL_ARC] : 0, { 0 } };
+			if (charged)
+				memcpy(e.c, c, sizeof c);
 			/* Recursion: an edge already in this stack costs once. */
 			size_t d = first;
 			while (d < nedges && cmp_edge(&edges[d], &e) != 0)
@@ -237,8 +287,8 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 	size_t u = 0;
 	for (size_t i = 0; i < nself; i++) {
 		if (u && cmp_cost(&self[u - 1], &self[i]) == 0) {
-			self[u - 1].s += self[i].s;
-			self[u - 1].ns += self[i].ns;
+			for (size_t k = 0; k < nct; k++)
+				self[u - 1].c[k] += self[i].c[k];
 		} else {
 			self[u++] = self[i];
 		}
@@ -248,8 +298,8 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 	for (size_t i = 0; i < nedges; i++) {
 		if (u && cmp_edge(&edges[u - 1], &edges[i]) == 0) {
 			edges[u - 1].calls += edges[i].calls;
-			edges[u - 1].s += edges[i].s;
-			edges[u - 1].ns += edges[i].ns;
+			for (size_t k = 0; k < nct; k++)
+				edges[u - 1].c[k] += edges[i].c[k];
 		} else {
 			edges[u++] = edges[i];
 		}
@@ -261,7 +311,7 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 	fputs("# callgrind format\nversion: 1\ncreator: monprof prof\n", out);
 	fputs("# Written by prof --format=callgrind.  Self costs are prof's flat profile.\n"
 	      "# The calls= lines are the call counts of the arcs (caller to callee).\n", out);
-	if (fa->have_stacks)
+	if (stacks)
 		fputs("# The inclusive cost of each call is from the call stacks: each stack's\n"
 		      "# samples once on the call out of each function in it, so self plus calls\n"
 		      "# is prof's inclusive time.  A call seen in stacks but never counted is\n"
@@ -275,17 +325,29 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		fprintf(out, "# warning: %s\n", fa->warnings[i].text);
 	if (p->nmappings)
 		fprintf(out, "cmd: %s\n", p->mappings[0].path);
-	if (fa->rate_hz > 0)
-		fprintf(out, "desc: Profiling clock: %s, %.6g samples per CPU-second\n",
-			fa->clock[0] ? fa->clock : "unknown", fa->rate_hz);
+	/* The rates: the profiling clock's, and the wall-clock sampler's
+	 * (which off-CPU time shares). */
+	const struct prof_event_facts *cf = &p->events[PROF_EV_CPU], *wf = &p->events[PROF_EV_WALL];
+	if (cf->rate_hz > 0)
+		fprintf(out, "desc: Profiling clock: %s, %.6g samples per %s\n",
+			fa->clock[0] ? fa->clock : "unknown", cf->rate_hz,
+			p->event_types[PROF_EV_CPU].per);
+	if (wf->present && wf->rate_hz > 0)
+		fprintf(out, "desc: Wall-clock sampling: %.6g samples per %s of each thread\n",
+			wf->rate_hz, p->event_types[PROF_EV_WALL].per);
 	fprintf(out, "desc: Data files: %zu\n", fa->nfiles);
 	/* (No "event:" long names: callgrind_annotate 3.19 takes them for
 	 * malformed lines.) */
-	fputs("# Samples: samples of the profiling clock; CPU_ns: CPU time (samples / rate)\n"
-	      "positions: line\nevents: Samples CPU_ns\n\n", out);
+	for (size_t k = 0; k < nct; k++)
+		fprintf(out, "%s%s: %s", k ? "; " : "# ", p->sample_types[ct[k]].event,
+			p->sample_types[ct[k]].event_desc);
+	fputs("\npositions: line\nevents:", out);
+	for (size_t k = 0; k < nct; k++)
+		fprintf(out, " %s", p->sample_types[ct[k]].event);
+	fputs("\n\n", out);
 
 	/* Per function, in the model's order: self costs, then calls out. */
-	int64_t tot_s = 0, tot_ns = 0;
+	int64_t tot[NCOST] = { 0 };
 	size_t a = 0, b = 0;
 	while (a < nself || b < nedges) {
 		size_t f = a < nself ? self[a].fn : SIZE_MAX;
@@ -294,33 +356,31 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		put_ob(out, "ob", p, f == p->nfunctions ? SIZE_MAX : p->functions[f].mapping, &nm);
 		put_fl(out, "fl", p, f, &nm);
 		put_fn(out, "fn", p, f, &nm);
-		for (; a < nself && self[a].fn == f; a++) {
-			int64_t s = rounded(self[a].s), ns = rounded(self[a].ns);
-			fprintf(out, "%lld %lld %lld\n", (long long)self[a].line, (long long)s,
-				(long long)ns);
-			tot_s += s;
-			tot_ns += ns;
-		}
+		for (; a < nself && self[a].fn == f; a++)
+			put_costs(out, self[a].line, self[a].c, nct, tot);
 		for (; b < nedges && edges[b].fn == f; b++) {
 			const struct edge *e = &edges[b];
-			if (rounded(e->calls) == 0 && rounded(e->s) == 0 && rounded(e->ns) == 0)
+			int none = no_cost(e->c, nct);
+			if (rounded(e->calls) == 0 && none)
 				continue;	/* nothing to say */
 			put_ob(out, "cob", p, e->cfn == p->nfunctions ? SIZE_MAX : p->functions[e->cfn].mapping, &nm);
 			put_fl(out, "cfi", p, e->cfn, &nm);
 			put_fn(out, "cfn", p, e->cfn, &nm);
-			int64_t s = rounded(e->s), ns = rounded(e->ns), calls = rounded(e->calls);
-			if (calls == 0 && (s || ns))
+			int64_t calls = rounded(e->calls);
+			if (calls == 0 && !none)
 				calls = 1;	/* seen in stacks, not counted */
 			fprintf(out, "calls=%lld %lld\n", (long long)calls, (long long)e->cline);
-			if (s || ns)
-				fprintf(out, "%lld %lld %lld\n", (long long)e->line, (long long)s,
-					(long long)ns);
+			if (!none)
+				put_costs(out, e->line, e->c, nct, NULL);
 			else
 				fprintf(out, "%lld\n", (long long)e->line);
 		}
 		fputc('\n', out);
 	}
-	fprintf(out, "totals: %lld %lld\n", (long long)tot_s, (long long)tot_ns);
+	fputs("totals:", out);
+	for (size_t k = 0; k < nct; k++)
+		fprintf(out, " %lld", (long long)tot[k]);
+	fputc('\n', out);
 	free(self), free(edges), free(fr), free(nm.ob), free(nm.fn), free(nm.fl), free(nm.flid);
 	return 0;
 }

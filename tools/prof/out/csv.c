@@ -25,7 +25,7 @@ static int csv_rows(const struct prof_profile *p, const struct prof_opts *o, con
 		cum += w->seconds;
 		prof_csv_str(out, fn->name);
 		fprintf(out, ",%s,", prof_kind_name(fn->kind));
-		if (fn->kind != PROF_FN_UNKNOWN)
+		if (fn->kind != PROF_FN_UNKNOWN && fn->mapping < p->nmappings)
 			prof_csv_str(out, p->mappings[fn->mapping].path);
 		fputc(',', out);
 		if (ranged)
@@ -56,10 +56,11 @@ static int csv_rows(const struct prof_profile *p, const struct prof_opts *o, con
 
 int prof_render_csv(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	int threads = o->threads && p->facts.have_stacks;
+	int stacks = prof_event_facts_of(p, o)->have_stacks;
+	int threads = o->threads && stacks;
 	fputs("name,kind,object,address,percent,seconds,cumsecs,ticks,calls,msec_per_call,"
 	      "size,version", out);
-	if (p->facts.have_stacks)
+	if (stacks)
 		fputs(",inclusive_percent,inclusive_seconds", out);
 	fputs(threads ? ",thread\n" : "\n", out);
 	if (csv_rows(p, o, threads ? "" : NULL, out) < 0)

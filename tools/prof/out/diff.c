@@ -6,9 +6,11 @@
  * A function is the same in both profiles when its name and its object
  * are: the object by path, except the program itself, which matches the
  * other profile's program whatever path each run recorded.  Its share is
- * percent of each profile's own sampled CPU (prof's %Time column); the
- * change in percentage points is this profile's share minus the base's,
- * and the change in seconds this profile's CPU seconds minus the base's.
+ * percent of each profile's own sampled time of the event asked
+ * (--sample: CPU by default; prof's %Time column); the change in
+ * percentage points is this profile's share minus the base's, and the
+ * change in seconds this profile's seconds minus the base's.  The seconds'
+ * column is titled as the model titles the event (CPUsecs, Wallsecs, ...).
  * Rows are every function with samples in either profile, the largest
  * change in percentage points first (by magnitude), then the largest
  * change in seconds, then by name.
@@ -105,7 +107,8 @@ static int diff_make(const struct prof_profile *p, const struct prof_profile *ba
 			h = (h + 1) & (cap - 1);
 		tab[h] = k;
 	}
-	double tp = p->facts.total_seconds, tb = base->facts.total_seconds;
+	double tp = prof_event_facts_of(p, o)->total_seconds;
+	double tb = prof_event_facts_of(base, o)->total_seconds;
 	for (size_t i = 0; i < f.n; i++) {
 		const struct prof_flat_row *w = &f.all[f.order[i]];
 		struct drow d = { p, w->function, tp > 0 ? 100.0 * w->seconds / tp : 0, 0, w->seconds, 0 };
@@ -164,6 +167,10 @@ int prof_diff_supported(const struct prof_renderer *r)
 int prof_render_diff(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
 	const char *fmt = o->renderer ? o->renderer->name : "text";
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	const struct prof_event_facts *ef = prof_event_facts_of(p, o), *bf = prof_event_facts_of(o->base, o);
+	/* The seconds' columns: 7 wide (CPUsecs), wider for a longer title. */
+	int sw = strlen(ev->column) > 7 ? (int)strlen(ev->column) : 7;
 	struct drow *r;
 	size_t n;
 	if (diff_make(p, o->base, o, &r, &n) < 0)
@@ -171,10 +178,13 @@ int prof_render_diff(const struct prof_profile *p, const struct prof_opts *o, FI
 	if (strcmp(fmt, "json") == 0) {
 		fputs("{\"schema\":\"monprof-prof-diff\",\"version\":1,\"base\":", out);
 		prof_json_str(out, o->base_file ? o->base_file : "");
+		if (prof_event_named(p, o)) {
+			fputs(",\"sample\":", out);
+			prof_json_str(out, ev->name);
+		}
 		fprintf(out, ",\"total_seconds\":%.15g,\"base_total_seconds\":%.15g,"
 			"\"total_ticks\":%.15g,\"base_total_ticks\":%.15g,\"warnings\":[",
-			p->facts.total_seconds, o->base->facts.total_seconds,
-			p->facts.total_samples, o->base->facts.total_samples);
+			ef->total_seconds, bf->total_seconds, ef->total_samples, bf->total_samples);
 		for (size_t i = 0; i < p->facts.nwarnings; i++) {
 			fputs(i ? ",{\"code\":" : "{\"code\":", out);
 			prof_json_str(out, p->facts.warnings[i].code);
@@ -214,12 +224,13 @@ int prof_render_diff(const struct prof_profile *p, const struct prof_opts *o, FI
 		}
 	} else {
 		if (!o->no_heading)
-			fprintf(out, " %%Time   Base  Change CPUsecs    Base  Change  Name"
-				"   (change: this profile minus %s)\n", o->base_file ? o->base_file : "the base");
+			fprintf(out, " %%Time   Base  Change %*s %*s %*s  Name"
+				"   (change: this profile minus %s)\n", sw, ev->column, sw, "Base", sw,
+				"Change", o->base_file ? o->base_file : "the base");
 		for (size_t i = 0; i < n; i++)
-			fprintf(out, "%6.1f %6.1f %+7.1f %7.2f %7.2f %+7.2f  %s\n", r[i].pct, r[i].bpct,
-				r[i].pct - r[i].bpct, r[i].secs, r[i].bsecs, r[i].secs - r[i].bsecs,
-				r[i].from->functions[r[i].fn].name);
+			fprintf(out, "%6.1f %6.1f %+7.1f %*.2f %*.2f %+*.2f  %s\n", r[i].pct, r[i].bpct,
+				r[i].pct - r[i].bpct, sw, r[i].secs, sw, r[i].bsecs, sw,
+				r[i].secs - r[i].bsecs, r[i].from->functions[r[i].fn].name);
 	}
 	free(r);
 	return 0;

@@ -9,7 +9,8 @@
  * stacks are merged into a tree from the root (all samples, at the bottom)
  * to the leaves, and every node is a rectangle whose width is its samples
  * (PROF_VAL_SAMPLES, over every sample whose stack passes through it),
- * whose height is one frame, and whose level is its depth; siblings are in
+ * (of the event --sample asks for: CPU samples by default, wall-clock or
+ * off-CPU samples), whose height is one frame, and whose level is its depth; siblings are in
  * name order, as flamegraph.pl's sorted stacks put them.  A sample of a
  * flat-only file (no STACKS record) is a one-location stack, so its graph is
  * the root and one level of functions, each as wide as its own samples: the
@@ -28,7 +29,10 @@
  *
  * Colours say which object a frame's code is in: the program (oranges),
  * the C library (greens), other libraries (blues), the kernel, the vDSO and
- * other system code (purples), unknown or anonymous code (greys); within a
+ * other system code (purples), unknown or anonymous code (greys), and in
+ * a profile with wall-clock samples what a thread waited for, the wait
+ * frames of off-CPU samples ("[futex queue_lock]", "[read pipe]",
+ * "[runnable]"), in teals of their own; within a
  * family the shade comes from a hash of the name, so a function keeps its
  * colour across graphs.  A legend says so.
  *
@@ -75,10 +79,11 @@ static const char *fn_name(const struct prof_profile *p, size_t fn)
 	return fn == SIZE_MAX ? "all" : fn == FN_NOSTACK ? "[no call stack]" : p->functions[fn].name;
 }
 
-enum objclass { OC_PROGRAM, OC_LIBC, OC_LIBRARY, OC_SYSTEM, OC_UNKNOWN, OC_NCLASS };
+enum objclass { OC_PROGRAM, OC_LIBC, OC_LIBRARY, OC_SYSTEM, OC_UNKNOWN, OC_OFFCPU, OC_NCLASS };
 
 static const char *const class_names[OC_NCLASS] = {
-	"program", "C library", "other libraries", "kernel, vDSO, system", "unknown"
+	"program", "C library", "other libraries", "kernel, vDSO, system", "unknown",
+	"off-CPU: what a thread waited for"
 };
 
 struct node {
@@ -86,6 +91,7 @@ struct node {
 	size_t parent, child, next;	/* SIZE_MAX: none */
 	size_t depth;
 	double value;		/* samples */
+	double off;		/* of them off-CPU (wall-clock samples of threads not running) */
 };
 
 struct tree {
@@ -145,7 +151,7 @@ static size_t tree_child(struct tree *t, size_t parent, size_t fn)
 	}
 	size_t i = t->len++;
 	t->n[i] = (struct node){ fn, parent, SIZE_MAX, t->n[parent].child,
-				 t->n[parent].depth + 1, 0 };
+				 t->n[parent].depth + 1, 0, 0 };
 	t->n[parent].child = i;
 	t->hash[k] = i;
 	return i;
@@ -161,27 +167,30 @@ static void tree_free(struct tree *t)
 /* Adds every sample's stack to t: root first (reversed = 0: the outermost
  * caller next to the root, as a flame graph stands) or leaf first
  * (reversed = 1: the callers' view).  Returns 0, or -1 (ENOMEM). */
-static int tree_build(const struct prof_profile *p, int reversed, struct tree *t)
+static int tree_build(const struct prof_profile *p, const struct prof_opts *o, int reversed,
+		      struct tree *t)
 {
+	int vs = prof_event_of(p, o)->count, stacks = prof_event_facts_of(p, o)->have_stacks;
 	memset(t, 0, sizeof *t);
 	t->n = malloc(1024 * sizeof *t->n);
 	if (!t->n)
 		return -1;
 	t->cap = 1024;
 	t->len = 1;
-	t->n[0] = (struct node){ SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0 };
+	t->n[0] = (struct node){ SIZE_MAX, SIZE_MAX, SIZE_MAX, SIZE_MAX, 0, 0, 0 };
+	int voff = p->event_types[PROF_EV_OFFCPU].count;
 	if (tree_grow(t) < 0)
 		return -1;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		double v = s->value[PROF_VAL_SAMPLES];
+		double v = s->value[vs];
 		if (!(v > 0))
 			continue;
 		t->n[0].value += v;
 		size_t at = 0;
 		/* With stacks, a histogram row's time no stack explains has
 		 * no known callers: under "[no call stack]". */
-		int nostack = p->facts.have_stacks && !s->stack;
+		int nostack = stacks && !s->stack;
 		if (nostack && !reversed) {
 			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
 				return -1;
@@ -195,6 +204,7 @@ static int tree_build(const struct prof_profile *p, int reversed, struct tree *t
 				if ((at = tree_child(t, at, l->lines[ki].function)) == SIZE_MAX)
 					return -1;
 				t->n[at].value += v;
+				t->n[at].off += s->value[voff] > 0 ? v : 0;
 			}
 		}
 		if (nostack && reversed) {
@@ -298,11 +308,16 @@ static int starts(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-static int object_class(const struct prof_profile *p, size_t fn)
+/* The colour family of a frame: by its object; a wait frame (what a
+ * wall-clock sample's thread was doing instead of running) in its own when
+ * its samples are off-CPU. */
+static int object_class(const struct prof_profile *p, size_t fn, double off)
 {
 	if (fn == SIZE_MAX || fn == FN_NOSTACK)
 		return OC_UNKNOWN;
 	const struct prof_function *f = &p->functions[fn];
+	if (f->kind == PROF_FN_WAIT)
+		return off > 0 ? OC_OFFCPU : OC_UNKNOWN;
 	if (f->kind == PROF_FN_UNKNOWN || f->mapping >= p->nmappings)
 		return OC_UNKNOWN;
 	const struct prof_mapping *m = &p->mappings[f->mapping];
@@ -331,6 +346,7 @@ static void colour(int cls, const char *name, int *r, int *g, int *b)
 	case OC_LIBC: *r = 80 + (int)(70 * v); *g = 180 + (int)(50 * w); *b = 70 + (int)(50 * v); break;
 	case OC_LIBRARY: *r = 70 + (int)(60 * v); *g = 150 + (int)(60 * w); *b = 215 + (int)(35 * v); break;
 	case OC_SYSTEM: *r = 165 + (int)(50 * v); *g = 110 + (int)(50 * w); *b = 215 + (int)(30 * v); break;
+	case OC_OFFCPU: *r = 40 + (int)(30 * v); *g = 170 + (int)(40 * w); *b = 190 + (int)(30 * v); break;
 	default: *r = *g = *b = 175 + (int)(40 * v); break;
 	}
 }
@@ -373,7 +389,7 @@ static void put_frame(FILE *out, const struct layout *L, size_t ni, double x)
 	if (nd->fn == SIZE_MAX)
 		r = g = b = 200;
 	else
-		colour(object_class(L->p, nd->fn), name, &r, &g, &b);
+		colour(object_class(L->p, nd->fn, nd->off), name, &r, &g, &b);
 	fputs("<g><title>", out);
 	put_xml(out, name, SIZE_MAX);
 	fputs(" (", out);
@@ -589,10 +605,11 @@ static const char script[] =
 
 int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	(void)o;
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	const struct prof_event_facts *ef = prof_event_facts_of(p, o);
 	struct tree t, rt;
 	memset(&rt, 0, sizeof rt);
-	if (tree_build(p, 0, &t) < 0 || tree_build(p, 1, &rt) < 0) {
+	if (tree_build(p, o, 0, &t) < 0 || tree_build(p, o, 1, &rt) < 0) {
 		tree_free(&t);
 		tree_free(&rt);
 		errno = ENOMEM;
@@ -649,10 +666,10 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	fputs("</text>\n", out);
 	fprintf(out, "<text class=\"s\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", FLAME_WIDTH / 2);
 	put_count(out, total);
-	fprintf(out, " samples (%.3f s of CPU", p->facts.total_seconds);
-	if (p->facts.rate_hz > 0)
-		fprintf(out, " at %.0f Hz%s", p->facts.rate_hz,
-			p->facts.rates_differ ? " in the first file, other rates in others" : "");
+	fprintf(out, " samples (%.3f s of %s", ef->total_seconds, ev->noun);
+	if (ef->rate_hz > 0)
+		fprintf(out, " at %.0f Hz%s", ef->rate_hz,
+			ef->rates_differ ? " in the first file, other rates in others" : "");
 	fputs(flat ? "); flat profile: the data hold no call stacks, so each frame is one "
 		     "function's own samples" : "); callers below, callees above, width: samples",
 	      out);
@@ -671,7 +688,9 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		fputs("</text>\n", out);
 	}
 	/* Legend: the object classes. */
-	for (int c = 0, x = FLAME_XPAD; c < OC_NCLASS; c++) {
+	/* (The off-CPU family only where the profile has wall-clock samples.) */
+	int nclass = p->events[PROF_EV_OFFCPU].present ? OC_NCLASS : OC_OFFCPU;
+	for (int c = 0, x = FLAME_XPAD; c < nclass; c++) {
 		int r, g, b;
 		colour(c, "legend", &r, &g, &b);
 		fprintf(out, "<rect x=\"%d\" y=\"66\" width=\"10\" height=\"10\" "

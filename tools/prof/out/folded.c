@@ -1,7 +1,9 @@
 /*
  * folded.c — collapsed stacks ("folded"), the input of flamegraph.pl,
  * inferno and speedscope: one line per distinct stack, its frames root
- * first joined by ';', a space, and its samples as an integer:
+ * first joined by ';', a space, and its samples (of the event --sample
+ * asks for: CPU samples by default, wall-clock or off-CPU samples) as an
+ * integer:
  *
  *   main;hard;work 950
  *   main;easy;work 48
@@ -53,7 +55,8 @@ static int put(char **b, size_t *n, size_t *cap, const char *s)
 
 int prof_render_folded(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	int stacks = p->facts.have_stacks;
+	int stacks = prof_event_facts_of(p, o)->have_stacks;
+	int vs = prof_event_of(p, o)->count;
 	struct line *v = calloc(p->nsamples ? p->nsamples : 1, sizeof *v);
 	size_t nv = 0;
 	char *b = NULL;
@@ -63,7 +66,7 @@ int prof_render_folded(const struct prof_profile *p, const struct prof_opts *o, 
 		goto out;
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		if ((stacks && !s->stack) || s->value[PROF_VAL_SAMPLES] <= 0)
+		if ((stacks && !s->stack) || s->value[vs] <= 0)
 			continue;
 		size_t n = 0;
 		int first = 1;
@@ -84,7 +87,7 @@ int prof_render_folded(const struct prof_profile *p, const struct prof_opts *o, 
 		}
 		if ((v[nv].text = strdup(b ? b : "")) == NULL)
 			goto out;
-		v[nv++].count = s->value[PROF_VAL_SAMPLES];
+		v[nv++].count = s->value[vs];
 	}
 	qsort(v, nv, sizeof *v, cmp_line);
 	for (size_t i = 0; i < nv;) {

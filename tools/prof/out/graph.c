@@ -10,7 +10,8 @@
  *   [1]     97.0     1.00      0.00           1001  work [1]
  *   -----------------------------------------------
  *
- * Unlike gprof, time comes from the sampled call stacks, not from call
+ * Times are seconds of the event --sample asks for (CPU by default,
+ * wall-clock or off-CPU).  Unlike gprof, time comes from the sampled call stacks, not from call
  * counts: a caller's line says how much of the function's own time (self)
  * and of its callees' time (children) was spent while that caller called
  * it — samples whose stack holds the caller directly above the function —
@@ -140,7 +141,7 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 	size_t *by_to = NULL;
 	struct edge *e = NULL, *pe = NULL;
 	size_t ne = 0, cap = 0, npe = 0, pcap = 0, *lines = NULL;
-	int rc = -1;
+	int rc = -1, vt = prof_event_of(p, o)->time;
 	if (!fn || !seq || !order || !stamp || !ine || !to_start || !from_start)
 		goto out;
 	for (size_t i = 0; i < p->nsamples; i++) {
@@ -159,7 +160,7 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 			fn[to].has_calls = 1;
 			continue;
 		}
-		double v = s->value[PROF_VAL_CPU];
+		double v = s->value[vt];
 		/* The functions of the stack, leaf first (inline frames too). */
 		size_t n = 0;
 		for (size_t k = 0; k < s->nlocations; k++) {
@@ -264,7 +265,7 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 	if (!lines)
 		goto out;
 	ge = e;
-	double total = p->facts.total_seconds;
+	double total = prof_event_facts_of(p, o)->total_seconds;
 	if (!o->no_heading)
 		fputs("index  %time     self  children         called  name\n", out);
 	for (size_t i = 0; i < n; i++) {

@@ -6,7 +6,9 @@
  * "inclusive_ticks", "inclusive_seconds" and "inclusive_percent", and the
  * object a "stacks" member (samples with a stack, lost, truncated,
  * depth_limited, jit); with --threads a "threads" array, one flat view
- * ({tid, name, rows}) per thread of the stacks.
+ * ({tid, name, rows}) per thread of the stacks; with --sample=wall or
+ * offcpu each thread also has "samples_due", "states_unread", "states"
+ * (seconds by thread state) and "waits" (its waiting seconds by reason).
  */
 #include "out.h"
 
@@ -28,7 +30,8 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 		fputs("\"name\":", out);
 		prof_json_str(out, fn->name);
 		fprintf(out, ",\"kind\":\"%s\",\"object\":", prof_kind_name(fn->kind));
-		if (fn->kind == PROF_FN_UNKNOWN)
+		int nomap = fn->kind == PROF_FN_UNKNOWN || fn->mapping >= p->nmappings;
+		if (nomap)	/* [unknown], and a wait frame: no object */
 			fputs("null,\"address\":null", out);
 		else {
 			prof_json_str(out, p->mappings[fn->mapping].path);
@@ -38,7 +41,7 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 				fprintf(out, ",\"address\":%llu,\"size\":%llu",
 					(unsigned long long)fn->start, (unsigned long long)fn->size);
 		}
-		if (fn->kind == PROF_FN_UNKNOWN)
+		if (nomap)
 			fputs(",\"size\":null", out);
 		fputs(",\"symbol\":", out);
 		if (fn->system_name)
@@ -69,12 +72,52 @@ static int json_rows(const struct prof_profile *p, const struct prof_opts *o, FI
 	return 0;
 }
 
+/* A thread's wall-clock accounting and its time by state and by wait
+ * reason (--sample=wall or offcpu): "samples_due", "states" {name:
+ * seconds}, "waits" [{name, seconds}], most first. */
+static int json_split(const struct prof_profile *p, const struct prof_opts *o, size_t t, FILE *out)
+{
+	struct prof_split sp;
+	if (prof_thread_split(p, o, t, &sp) < 0)
+		return -1;
+	const struct prof_thread_name *th = &p->threads[t];
+	if (th->wall_listed)
+		fprintf(out, ",\"samples_due\":%llu,\"states_unread\":%llu",
+			(unsigned long long)th->wall_expected, (unsigned long long)th->wall_unreadable);
+	fputs(",\"states\":{", out);
+	for (int k = PROF_TS_RUNNING, n = 0; k < PROF_NTS; k++) {
+		if (!(sp.state[k] > 0))
+			continue;
+		fputs(n++ ? "," : "", out);
+		prof_json_str(out, prof_tstate_name(k));
+		fprintf(out, ":%.15g", sp.state[k]);
+	}
+	fputs("},\"waits\":[", out);
+	for (size_t r = 0; r < sp.nreasons; r++) {
+		fputs(r ? ",{\"name\":" : "{\"name\":", out);
+		if (sp.reasons[r].function == SIZE_MAX)
+			fputs("null", out);
+		else
+			prof_json_str(out, p->functions[sp.reasons[r].function].name);
+		fprintf(out, ",\"seconds\":%.15g}", sp.reasons[r].seconds);
+	}
+	fputc(']', out);
+	prof_split_free(&sp);
+	return 0;
+}
+
 int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
 	const struct prof_facts *a = &p->facts;
+	const struct prof_event_facts *ef = prof_event_facts_of(p, o);
 	fprintf(out, "{\"schema\":\"monprof-prof-flat\",\"version\":1,");
+	if (prof_event_named(p, o)) {	/* which event the seconds are of */
+		fputs("\"sample\":", out);
+		prof_json_str(out, prof_event_of(p, o)->name);
+		fputc(',', out);
+	}
 	fprintf(out, "\"rate_hz\":%.15g,\"total_ticks\":%.15g,\"total_seconds\":%.15g,",
-		a->rate_hz, a->total_samples, a->total_seconds);
+		ef->rate_hz, ef->total_samples, ef->total_seconds);
 	fprintf(out, "\"files\":%zu,\"call_counts_used\":%llu,", a->nfiles,
 		(unsigned long long)a->cells_used);
 	if (a->have_stats)
@@ -102,7 +145,7 @@ int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FI
 			"\"depth_limited\":%llu,\"jit\":%llu}", a->stack_samples,
 			(unsigned long long)a->stacks_lost, (unsigned long long)a->stacks_truncated,
 			(unsigned long long)a->stacks_depth, (unsigned long long)a->stacks_jit);
-	if (o->threads && a->have_stacks) {
+	if (o->threads && ef->have_stacks) {
 		struct prof_opts t = *o;
 		t.only_thread = 1;
 		fputs(",\n\"threads\":[", out);
@@ -110,6 +153,8 @@ int prof_render_json(const struct prof_profile *p, const struct prof_opts *o, FI
 			fprintf(out, "%s{\"tid\":%llu,\"name\":", i ? ",\n" : "\n",
 				(unsigned long long)p->threads[i].tid);
 			prof_json_str(out, p->threads[i].name);
+			if (prof_event_of(p, o)->wall && json_split(p, o, i, out) < 0)
+				return -1;
 			fputs(",\"rows\":", out);
 			t.thread = i;
 			if (json_rows(p, &t, out) < 0)

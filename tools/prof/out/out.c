@@ -54,6 +54,26 @@ int prof_render(const struct prof_profile *p, const struct prof_opts *o, FILE *o
 	return r->render(p, o, out);
 }
 
+const struct prof_event_type *prof_event_of(const struct prof_profile *p, const struct prof_opts *o)
+{
+	int e = o->event >= 0 && o->event < PROF_NEV ? o->event : PROF_EV_CPU;
+	return &(p->event_types ? p->event_types : prof_events)[e];
+}
+
+const struct prof_event_facts *prof_event_facts_of(const struct prof_profile *p,
+						   const struct prof_opts *o)
+{
+	return &p->events[o->event >= 0 && o->event < PROF_NEV ? o->event : PROF_EV_CPU];
+}
+
+int prof_event_named(const struct prof_profile *p, const struct prof_opts *o)
+{
+	int named = o->event != 0;
+	for (int e = 1; e < PROF_NEV; e++)
+		named |= p->events[e].present;
+	return named;
+}
+
 const char *prof_kind_name(int k)
 {
 	switch (k) {
@@ -62,6 +82,7 @@ const char *prof_kind_name(int k)
 	case PROF_FN_UNWIND: return "unwind";
 	case PROF_FN_OBJECT: return "object";
 	case PROF_FN_MARKER: return "marker";
+	case PROF_FN_WAIT: return "wait";
 	default: return "unknown";
 	}
 }
@@ -155,15 +176,18 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 	f->order = malloc(nf * sizeof *f->order);
 	size_t *seen = malloc(nf * sizeof *seen);	/* the last sample that counted it */
 	f->n = 0;
-	f->inclusive = p->facts.have_stacks;
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	const struct prof_event_facts *ef = prof_event_facts_of(p, o);
+	int vs = ev->count, vt = ev->time;
+	f->inclusive = ef->have_stacks;
 	/* The rows' sum: with stacks a row's own time is its stacks' leaf
 	 * samples plus the histogram time they leave unexplained, which adds up
 	 * to a little more than the histograms hold (samples dropped or lost
 	 * for the histograms still have a stack; System V's split of a bin is
 	 * not where the stacks' exact PCs fell), so the shares of every format
 	 * are of the same total. */
-	int sum_rows = o->only_thread || p->facts.have_stacks;
-	f->total_seconds = sum_rows ? 0 : p->facts.total_seconds;
+	int sum_rows = o->only_thread || ef->have_stacks;
+	f->total_seconds = sum_rows ? 0 : ef->total_seconds;
 	if (!f->all || !f->order || !seen) {
 		free(seen);
 		prof_flat_free(f);
@@ -180,11 +204,11 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 			continue;
 		const struct prof_location *leaf = &p->locations[s->locations[0]];
 		struct prof_flat_row *r = &f->all[leaf->lines[0].function];
-		r->samples += s->value[PROF_VAL_SAMPLES];
-		r->seconds += s->value[PROF_VAL_CPU];
+		r->samples += s->value[vs];
+		r->seconds += s->value[vt];
 		r->calls += (uint64_t)s->value[PROF_VAL_CALLS];
 		if (sum_rows)
-			f->total_seconds += s->value[PROF_VAL_CPU];
+			f->total_seconds += s->value[vt];
 		/* Inclusive: once per sample for each function of its stack. */
 		for (size_t k = 0; k < s->nlocations; k++) {
 			const struct prof_location *l = &p->locations[s->locations[k]];
@@ -193,8 +217,8 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 				if (seen[fn] == i)
 					continue;
 				seen[fn] = i;
-				f->all[fn].incl_samples += s->value[PROF_VAL_SAMPLES];
-				f->all[fn].incl_seconds += s->value[PROF_VAL_CPU];
+				f->all[fn].incl_samples += s->value[vs];
+				f->all[fn].incl_seconds += s->value[vt];
 			}
 		}
 	}
@@ -212,6 +236,96 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 	ctx = &c;
 	qsort(f->order, f->n, sizeof *f->order, cmp_rows);
 	ctx = NULL;
+	return 0;
+}
+
+static int cmp_reason(const void *x, const void *y)
+{
+	const struct prof_split_reason *a = x, *b = y;
+	if (a->seconds != b->seconds)
+		return a->seconds > b->seconds ? -1 : 1;
+	return a->function < b->function ? -1 : a->function > b->function;
+}
+
+int prof_thread_split(const struct prof_profile *p, const struct prof_opts *o, size_t thread,
+		      struct prof_split *sp)
+{
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	memset(sp, 0, sizeof *sp);
+	/* One slot per function, and one for samples without a wait frame. */
+	double *by = calloc(p->nfunctions + 1, sizeof *by);
+	if (!by) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct prof_sample *s = &p->samples[i];
+		if (!s->stack || (thread != SIZE_MAX && s->thread != thread))
+			continue;
+		double v = s->value[ev->time];
+		sp->total += v;
+		if (s->state <= PROF_TS_NONE || s->state >= PROF_NTS)
+			continue;
+		sp->state[s->state] += v;
+		if (s->state == PROF_TS_RUNNING || s->state == PROF_TS_RUNNABLE ||
+		    s->state == PROF_TS_UNKNOWN || !(v > 0))
+			continue;	/* not known to be waiting */
+		sp->waiting += v;
+		const struct prof_location *leaf = &p->locations[s->locations[0]];
+		size_t fn = leaf->lines[0].function;
+		by[p->functions[fn].kind == PROF_FN_WAIT ? fn : p->nfunctions] += v;
+	}
+	size_t n = 0;
+	for (size_t f = 0; f <= p->nfunctions; f++)
+		n += by[f] > 0;
+	if (n && !(sp->reasons = malloc(n * sizeof *sp->reasons))) {
+		free(by);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t f = 0; f <= p->nfunctions; f++)
+		if (by[f] > 0)
+			sp->reasons[sp->nreasons++] = (struct prof_split_reason){
+				f == p->nfunctions ? SIZE_MAX : f, by[f] };
+	qsort(sp->reasons, sp->nreasons, sizeof *sp->reasons, cmp_reason);
+	free(by);
+	return 0;
+}
+
+void prof_split_free(struct prof_split *sp)
+{
+	free(sp->reasons);
+	memset(sp, 0, sizeof *sp);
+}
+
+int prof_thread_states(const struct prof_profile *p, const struct prof_opts *o, size_t thread,
+		       FILE *out)
+{
+	struct prof_split sp;
+	if (prof_thread_split(p, o, thread, &sp) < 0)
+		return -1;
+	double st = 0;
+	for (int k = PROF_TS_RUNNING; k < PROF_NTS; k++)
+		st += sp.state[k];
+	if (st > 0) {
+		const char *sep = ": ";
+		fprintf(out, "  %s %.2f s", prof_event_of(p, o)->noun, sp.total);
+		for (int k = PROF_TS_RUNNING; k < PROF_NTS; k++) {
+			if (!(sp.state[k] > 0))
+				continue;
+			fprintf(out, "%s%s %.2f s (%.1f %%)", sep, prof_tstate_name(k), sp.state[k],
+				sp.total > 0 ? 100.0 * sp.state[k] / sp.total : 0.0);
+			sep = ", ";
+		}
+		fputc('\n', out);
+		for (size_t r = 0; r < sp.nreasons; r++)
+			fprintf(out, "  %9.2f s %5.1f %%  %s\n", sp.reasons[r].seconds,
+				sp.total > 0 ? 100.0 * sp.reasons[r].seconds / sp.total : 0.0,
+				sp.reasons[r].function == SIZE_MAX
+					? "[no wait reason recorded]"
+					: p->functions[sp.reasons[r].function].name);
+	}
+	prof_split_free(&sp);
 	return 0;
 }
 

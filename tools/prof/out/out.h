@@ -26,6 +26,8 @@ struct prof_opts {
 	int summary;		/* -s */
 	int demangle;		/* -C (the default); --no-demangle clears it */
 	int threads;		/* --threads: a report per thread (stacks) */
+	int event;		/* --sample: enum prof_event (0: CPU, the default); every
+				 * renderer shows this event's samples and seconds */
 	const char *callers;	/* --callers=NAME: the call graph of NAME's callers */
 	const char *callees;	/* --callees=NAME: the call graph of NAME's callees */
 	/* Set by a renderer for prof_flat_make: only the stack samples of
@@ -66,11 +68,22 @@ void prof_json_str(FILE *f, const char *s);
  * when it holds a comma, a quote or a line break. */
 void prof_csv_str(FILE *f, const char *s);
 
+/* The event o asks for (o->event), its words and sample types, and what p
+ * holds of it. */
+const struct prof_event_type *prof_event_of(const struct prof_profile *p, const struct prof_opts *o);
+const struct prof_event_facts *prof_event_facts_of(const struct prof_profile *p,
+						   const struct prof_opts *o);
+
+/* Whether a format whose fields do not say which event they measure
+ * (JSON's "seconds") names it: the profile holds more than the default
+ * event, or another was asked. */
+int prof_event_named(const struct prof_profile *p, const struct prof_opts *o);
+
 /* ---- the flat profile: the model's samples added up by leaf function ----- */
 
 struct prof_flat_row {
 	size_t function;	/* index in p->functions */
-	double samples, seconds;
+	double samples, seconds;	/* of the event asked (o->event) */
 	uint64_t calls;
 	/* Inclusive: the samples (seconds) of every sample whose stack holds
 	 * the function, each sample counted once even under recursion. */
@@ -81,9 +94,10 @@ struct prof_flat {
 	struct prof_flat_row *all;	/* one per function, by index */
 	size_t *order;			/* the rows shown, in the order asked */
 	size_t n;
-	int inclusive;		/* the profile has stacks: show inclusive time */
-	double total_seconds;	/* what %Time is of: all the histograms' time,
-				 * or a thread's stack samples' (o->only_thread) */
+	int inclusive;		/* the event's samples have stacks: show inclusive time */
+	double total_seconds;	/* what %Time is of: all the histograms' time (CPU
+				 * without stacks), else the rows' sum (of a thread's
+				 * stack samples with o->only_thread) */
 };
 
 /* Adds up p's samples by their leaf location's innermost function, and
@@ -94,6 +108,32 @@ struct prof_flat {
  * that thread's stack samples count.  0 or -1 (ENOMEM). */
 int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f);
 void prof_flat_free(struct prof_flat *f);
+
+/* A thread's time of the event o asks for, split by the thread's state in
+ * its wall-clock samples, and its waiting time (blocked, uninterruptible,
+ * stopped, other: not running, not runnable, not unread) by what it waited
+ * for: the sample's wait frame (a function of kind PROF_FN_WAIT, its leaf),
+ * most first.  thread: an index in p->threads, or SIZE_MAX for every
+ * thread.  Seconds.  Without wall samples every state is 0. */
+struct prof_split_reason {
+	size_t function;	/* the wait frame; SIZE_MAX: the sample has none */
+	double seconds;
+};
+struct prof_split {
+	double total;			/* the thread's seconds of the event */
+	double state[PROF_NTS];		/* by enum prof_tstate */
+	double waiting;			/* of them not running or runnable */
+	struct prof_split_reason *reasons;	/* malloc'd, most first */
+	size_t nreasons;
+};
+int prof_thread_split(const struct prof_profile *p, const struct prof_opts *o, size_t thread,
+		      struct prof_split *sp);
+void prof_split_free(struct prof_split *sp);
+/* The text form of thread's split (text.c): a line of its states' shares,
+ * then its waiting time by reason, one per line; nothing for an event
+ * without thread states (CPU).  0 or -1 (ENOMEM). */
+int prof_thread_states(const struct prof_profile *p, const struct prof_opts *o, size_t thread,
+		       FILE *out);
 
 /* Kind names of the JSON and CSV "kind" field ("function", "gap", ...). */
 const char *prof_kind_name(int kind);
@@ -121,11 +161,12 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
 int prof_diff_supported(const struct prof_renderer *r);
 
 /* --annotate=FUNCTION (annotate.c): FUNCTION's source lines with the
- * samples at each and their percent of the function's samples, from a
+ * samples (of the event o->event) at each and their percent of the function's samples, from a
  * model with lines (profile_lines, not split); its disassembly (Capstone)
  * where the source cannot be read.  Returns 0; 1 when no function has that
  * name; -1 with errno (ENOMEM). */
-int prof_annotate(const struct prof_profile *p, const char *name, FILE *out);
+int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const char *name,
+		  FILE *out);
 prof_render_fn prof_render_diff;
 
 #endif /* PROF_OUT_H */

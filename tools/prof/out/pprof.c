@@ -7,9 +7,16 @@
  *
  * The model already has the message's shape (profile.h), so each part is
  * written as it is, one to one, with ids = index + 1:
- *   sample_type   samples/count, cpu/nanoseconds, calls/count,
- *                 arc-calls/count (profile.h's PROF_VAL_*, CPU seconds as
- *                 integer nanoseconds); default_sample_type "cpu";
+ *   sample_type   the model's sample types the profile holds, in its order
+ *                 and with its names (profile.h's prof_sample_types[]):
+ *                 samples/count, cpu/nanoseconds, calls/count,
+ *                 arc-calls/count, and with wall-clock samples
+ *                 wall-samples/count, wall/nanoseconds,
+ *                 off-cpu-samples/count, off-cpu/nanoseconds (seconds as
+ *                 integer nanoseconds, the type's export unit);
+ *                 default_sample_type the time of the event --sample asks
+ *                 for ("cpu" by default; go tool pprof -sample_index=wall
+ *                 picks another);
  *   sample        every model sample: its stack of locations, leaf first
  *                 (pprof's order too), and its four values rounded to
  *                 integers (System V's split makes fractional samples);
@@ -24,8 +31,9 @@
  *   location      only those the samples name: address and lines (function, line; line 0: not known);
  *   function      those the locations name: printed name, the symbol's own spelling as system_name;
  *                 no file name yet (the model has no source files);
- *   period_type   cpu/nanoseconds, period 1e9 / rate; duration_nanos the
- *                 runs' elapsed time when the files recorded it;
+ *   period_type   the asked event's time type (cpu/nanoseconds), period
+ *                 1e9 / its rate; duration_nanos the runs' elapsed time
+ *                 when the files recorded it;
  *   comment       each warning prof gave ("warning: ..."), so a profile
  *                 shown elsewhere is not silently incomplete.
  *
@@ -202,10 +210,10 @@ static int64_t rounded(double v)
 	return v > 0 ? (int64_t)llround(v) : 0;
 }
 
-/* The value written for sample type k. */
-static int64_t sample_value(const struct prof_sample *s, int k)
+/* The value written for sample type k: in its export unit. */
+static int64_t sample_value(const struct prof_profile *p, const struct prof_sample *s, int k)
 {
-	return rounded(k == PROF_VAL_CPU ? s->value[k] * 1e9 : s->value[k]);
+	return rounded(s->value[k] * p->sample_types[k].export_scale);
 }
 
 static void value_type(struct pbuf *m, struct pbuf *sub, struct strtab *t, unsigned field,
@@ -217,9 +225,11 @@ static void value_type(struct pbuf *m, struct pbuf *sub, struct strtab *t, unsig
 }
 
 /* The whole message, not yet compressed, into m. */
-static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *t,
-		   const unsigned char *usedloc, const unsigned char *usedfn)
+static void encode(const struct prof_profile *p, const struct prof_opts *o, struct pbuf *m,
+		   struct strtab *t, const unsigned char *usedloc, const unsigned char *usedfn)
 {
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	const struct prof_sample_type *evt = &p->sample_types[ev->time];
 	struct pbuf sub = { 0 }, pk = { 0 };
 	uint64_t *lohi = malloc((p->nmappings ? p->nmappings : 1) * 2 * sizeof *lohi);
 	if (!lohi) {
@@ -228,10 +238,11 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 	}
 	st_intern(t, "");
 
-	/* sample_type = 1: the model's, CPU in nanoseconds. */
+	/* sample_type = 1: the model's that p holds, times in nanoseconds. */
 	for (int k = 0; k < PROF_NVAL; k++)
-		value_type(m, &sub, t, 1, p->sample_types[k].type,
-			   k == PROF_VAL_CPU ? "nanoseconds" : p->sample_types[k].unit);
+		if (prof_has_type(p, k))
+			value_type(m, &sub, t, 1, p->sample_types[k].type,
+				   p->sample_types[k].export_unit);
 
 	/* sample = 2: location_id = 1, value = 2, both packed. */
 	for (size_t i = 0; i < p->nsamples; i++) {
@@ -240,7 +251,8 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 			pb_varint(&pk, s->locations[j] + 1);
 		pb_sub(&sub, 1, &pk);
 		for (int k = 0; k < PROF_NVAL; k++)
-			pb_varint(&pk, (uint64_t)sample_value(s, k));
+			if (prof_has_type(p, k))
+				pb_varint(&pk, (uint64_t)sample_value(p, s, k));
 		pb_sub(&sub, 2, &pk);
 		pb_sub(m, 2, &sub);
 	}
@@ -320,9 +332,10 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 	const struct prof_facts *fa = &p->facts;
 	if (fa->cov && fa->cov->nfacts > 0)
 		pb_uint(m, 10, (uint64_t)rounded(fa->cov->elapsed_s * 1e9));
-	value_type(m, &sub, t, 11, "cpu", "nanoseconds");
-	if (fa->rate_hz > 0)
-		pb_uint(m, 12, (uint64_t)rounded(1e9 / fa->rate_hz));
+	value_type(m, &sub, t, 11, evt->type, evt->export_unit);
+	double rate = prof_event_facts_of(p, o)->rate_hz;
+	if (rate > 0)
+		pb_uint(m, 12, (uint64_t)rounded(evt->export_scale / rate));
 
 	/* comment = 13 (packed string indexes): the warnings, and what the
 	 * arc samples are. */
@@ -336,7 +349,7 @@ static void encode(const struct prof_profile *p, struct pbuf *m, struct strtab *
 	pb_sub(m, 13, &pk);
 
 	/* default_sample_type = 14. */
-	pb_uint(m, 14, st_intern(t, "cpu"));
+	pb_uint(m, 14, st_intern(t, evt->type));
 
 	/* string_table = 6, last: every string is known now. */
 	for (size_t i = 0; i < t->n && !t->err; i++)
@@ -388,7 +401,8 @@ static int gzip_out(const unsigned char *d, size_t n, FILE *out)
 
 int prof_render_pprof(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	(void)o;	/* sort and columns are the viewer's business */
+	/* Sort and columns are the viewer's business; o->event chooses the
+	 * default sample type. */
 	struct pbuf m = { 0 };
 	struct strtab t = { 0 };
 	int rc = -1;
@@ -408,7 +422,7 @@ int prof_render_pprof(const struct prof_profile *p, const struct prof_opts *o, F
 	for (size_t i = 0; i < p->nlocations; i++)
 		for (size_t j = 0; usedloc[i] && j < p->locations[i].nlines; j++)
 			usedfn[p->locations[i].lines[j].function] = 1;
-	encode(p, &m, &t, usedloc, usedfn);
+	encode(p, o, &m, &t, usedloc, usedfn);
 	free(usedloc);
 	free(usedfn);
 	if (m.err)

@@ -8,7 +8,10 @@
  *     61.5    1.23    1.23    1000      1.2300  busy
  *
  * (System V's heading said "Seconds"; the column is CPU time, samples
- * divided by the rate of the profiling clock, so it says so.)
+ * divided by the rate of the profiling clock, so it says so.  With
+ * --sample=wall or offcpu the column is the event's, as the model titles it
+ * (prof_events[]: Wallsecs, OffCPUsecs), and so are all the times: shares
+ * of wall-clock (off-CPU) time, msec/call wall-clock milliseconds per call.)
  *
  * %Time, CPUsecs and Cumsecs are "%6.1f%8.2f%8.2f" (Cumsecs adds up in the
  * printed order); with calls, "%8llu" then msec/call with 0 to 4 decimals
@@ -22,9 +25,15 @@
  * %Incl and InclSecs, the inclusive time (the function and everything it
  * called, each sample once); functions with inclusive time only (main) are
  * listed too.  With --threads, one such table per thread of the stacks,
- * under "Thread NAME-TID: S samples", %Time of that thread's samples.
+ * under "Thread NAME-TID: S samples", %Time of that thread's samples; with
+ * --sample=wall that line gives the thread's wall-clock time split by its
+ * state (running, runnable, blocked, ...) and, below it, its blocked time
+ * by what it waited for (the wait reason frames, most first).
  */
 #include "out.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* Fractional digits of msec/call: more calls, more digits (System V). */
 static int call_digits(uint64_t calls)
@@ -38,6 +47,10 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 	if (prof_flat_make(p, o, &f) < 0)
 		return -1;
 	double total = f.total_seconds, cum = 0;
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	/* The seconds columns: System V's 8 characters, wider for a longer
+	 * title than "CPUsecs". */
+	int sw = (int)strlen(ev->column) + 1 > 8 ? (int)strlen(ev->column) + 1 : 8;
 	/* System V's #Calls field is 8 wide; a count of 8 digits or more
 	 * would run into Cumsecs, so the column widens for every row. */
 	int cw = 8;
@@ -49,8 +62,8 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 	if (!o->no_heading) {
 		if (o->addr_radix)
 			fputs(" Address ", out);
-		fprintf(out, " %%Time CPUsecs Cumsecs%s%*s   msec/call  Name\n",
-			f.inclusive ? " %Incl InclSecs" : "", cw, "#Calls");
+		fprintf(out, " %%Time%*s%*s%s%*s   msec/call  Name\n", sw, ev->column, sw,
+			"Cumsecs", f.inclusive ? " %Incl InclSecs" : "", cw, "#Calls");
 	}
 	for (size_t i = 0; i < f.n; i++) {
 		const struct prof_flat_row *w = &f.all[f.order[i]];
@@ -60,8 +73,8 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 			fprintf(out, "%8llo ", (unsigned long long)fn->start);
 		else if (o->addr_radix == 16)
 			fprintf(out, "%8llx ", (unsigned long long)fn->start);
-		fprintf(out, "%6.1f%8.2f%8.2f", total > 0 ? 100.0 * w->seconds / total : 0.0,
-			w->seconds, cum);
+		fprintf(out, "%6.1f%*.2f%*.2f", total > 0 ? 100.0 * w->seconds / total : 0.0,
+			sw, w->seconds, sw, cum);
 		if (f.inclusive)
 			fprintf(out, "%6.1f%9.2f", total > 0 ? 100.0 * w->incl_seconds / total : 0.0,
 				w->incl_seconds);
@@ -80,18 +93,31 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 
 int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
-	if (!o->threads || !p->facts.have_stacks)
+	const struct prof_event_type *ev = prof_event_of(p, o);
+	if (!o->threads || !prof_event_facts_of(p, o)->have_stacks)
 		return text_table(p, o, out);
 	struct prof_opts t = *o;
 	t.only_thread = 1;
-	for (size_t i = 0; i < p->nthreads; i++) {
+	for (size_t i = 0, shown = 0; i < p->nthreads; i++) {
 		char label[64];
 		double n = 0;
+		int any = 0;
 		for (size_t k = 0; k < p->nsamples; k++)
-			if (p->samples[k].stack && p->samples[k].thread == i)
-				n += p->samples[k].value[PROF_VAL_SAMPLES];
-		fprintf(out, "%sThread %s: %.0f samples\n", i ? "\n" : "",
+			if (p->samples[k].stack && p->samples[k].thread == i) {
+				n += p->samples[k].value[ev->count];
+				any |= p->samples[k].value[ev->count] > 0 ||
+				       p->samples[k].state != PROF_TS_NONE;
+			}
+		if (!any)	/* a thread with none of the event's samples */
+			continue;
+		fprintf(out, "%sThread %s: %.0f samples", shown++ ? "\n" : "",
 			prof_thread_label(p, i, label, sizeof label), n);
+		/* Wall-clock: against the samples due over its lifetime. */
+		if (p->threads[i].wall_listed && ev->wall)
+			fprintf(out, " of %llu due", (unsigned long long)p->threads[i].wall_expected);
+		fputc('\n', out);
+		if (prof_thread_states(p, o, i, out) < 0)
+			return -1;
 		t.thread = i;
 		if (text_table(p, &t, out) < 0)
 			return -1;

@@ -1,0 +1,1465 @@
+/*
+ * wall.c — wall-clock and off-CPU sampling of every thread, whatever its
+ * state, without stopping it, signalling it or touching its system calls.
+ *
+ * The wall sampler is a thread of the runtime's own (named "monprof-wall"),
+ * made with the C library's pthread_create (the one after libmon's, so the
+ * CPU clocks' wrapper never sees it) with every signal blocked
+ * (pthread_attr_setsigmask_np(3): the C library keeps its own internal
+ * signals open).  Its tid is mon_runtime_tid (util.c): threads.c never
+ * arms a CPU clock in it and runfacts.c never lists it as the program's.
+ * At MONPROF_WALL rounds a second of CLOCK_MONOTONIC (absolute deadlines,
+ * FUTEX_WAIT_BITSET on the stop word: futex(2)) a round lists
+ * /proc/self/task (getdents64 on a descriptor kept open) and samples each
+ * thread once:
+ *
+ *   1. The thread's CPU clock (clock_gettime of its CPU-time clock id, as
+ *      pthread_getcpuclockid(3) makes it: no descriptor, ~0.5 us).  If it
+ *      has not moved since the last full read, the thread has not run since
+ *      then: it is still where it was (blocked: the same sample again;
+ *      running then: it has been waiting for a CPU since, runnable).
+ *   2. Otherwise a full read of /proc/self/task/TID/syscall (proc(5)):
+ *      "running" for a thread on a CPU or runnable; else the system call
+ *      number, its six arguments, SP and PC of a blocked thread ("-1 SP PC"
+ *      when blocked outside a system call), read by the kernel without
+ *      stopping the thread.  Running is split from runnable by the
+ *      thread's schedstat (CPU time and run-queue wait, nanoseconds): an R
+ *      sample is runnable with probability wait / (CPU + wait) over the
+ *      time since the previous full read, rounded by error diffusion per
+ *      thread, so that the counts follow the ratio.  A blocked thread gets
+ *      its state letter from /proc/self/task/TID/stat (S, D, T/t), what it
+ *      waits on (below), and its stack: up to 32 KiB of its stack from SP
+ *      copied with process_vm_readv(2) (every byte checked by the kernel:
+ *      the thread may wake, and its stack go, meanwhile) into a buffer of
+ *      ours that ends at a PROT_NONE page, and mon_unwind (unwind.h) walks
+ *      the copy from a ucontext_t holding the PC and the copy's SP (RBP is
+ *      not known: 0, so frames whose CFA is RBP-based end the walk).  If the
+ *      thread's CPU clock moved during all this, it ran: the read is done
+ *      again once, and a second race keeps the PC alone, flagged truncated.
+ *
+ * A running or runnable thread's stack is not read (that would take a
+ * signal, and a signal is not certain to land in user space: a thread that
+ * blocks meanwhile would see EINTR): its samples say how much of its wall
+ * time it ran or waited for a CPU, and the CPU clock's stacks of the same
+ * thread say where (prof spreads them so).
+ *
+ * What a blocked thread waits on (mon.out(5) WAIT): for read, write,
+ * recv*, send*, accept*, connect, readv/writev, pread/pwrite, the
+ * descriptor in the first argument; for poll/ppoll the first pollfd's
+ * (read with process_vm_readv), for select/pselect6 the first descriptor
+ * set in the first set given; for epoll_wait/epoll_pwait(2) the epoll
+ * descriptor.  It is described by readlink(2) of /proc/self/fd/N and, for
+ * a socket, getsockname(2)/getpeername(2)/getsockopt(SO_TYPE) (read-only
+ * queries).  For futex(2) waits: the word's address, the loaded object
+ * whose PT_LOAD segment holds it (dl_iterate_phdr(3), in this thread) and
+ * its offset from the load bias, and for a glibc mutex (FUTEX_WAIT with
+ * value 2 on a word followed by struct __pthread_mutex_s's __owner, a
+ * thread of this process, and a plausible __kind; or a PI futex, whose
+ * word holds the owner) the tid of the thread that holds it, read checked.
+ *
+ * Budgets.  Descriptors: the task directory, and per thread the syscall
+ * and schedstat files kept open (moved above mon_fd_floor, adopted by
+ * fdguard.c: the program cannot close them and dup2 onto one moves it) up
+ * to an eighth of the numbers above the floor; beyond that a read opens,
+ * reads and closes (the number is taken from the program's range for that
+ * instant, as every open is).  A blocked thread that has not run costs one
+ * clock_gettime a round and no descriptor.  Memory: tables mapped once
+ * (mon_alloc), nothing allocated in a round; the program's malloc is
+ * never called by this file (pthread_create's own bookkeeping aside).
+ *
+ * Tables.  Only the sampler thread adds entries; each is filled, then
+ * published by a release store of the table's count, so the writer — also
+ * from a fatal-signal handler while the sampler runs — reads whole entries
+ * (counts with atomic loads).  Threads: MAX_THREADS seen over the run
+ * (more: counted in threads_unlisted).  Samples: MAX_SAMPLES unique keys,
+ * POOL_PCS PCs (no room: counted in lost).  Waits: MAX_WAITS.
+ *
+ * fork: the child has no sampler; monitor.c's child hook calls
+ * mon_wall_fork_child, which forgets the parent's tables and descriptors
+ * and starts the child's own.  exec: monitor.c stops the sampler before
+ * the profile is written (mon_wall_stop joins it) and resumes it if the
+ * exec fails.  exit: mon_finish stops it before the write; _exit and fatal
+ * signals write while it runs (the kernel ends it with the process).
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <netinet/in.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "unwind.h"
+#include "wall.h"
+
+#define MAX_THREADS 8192u	/* threads seen over a run */
+#define THREAD_SLOTS 16384u	/* tid hash, a power of two */
+#define MAX_SAMPLES 65536u	/* unique sample keys */
+#define SAMPLE_SLOTS 131072u	/* their hash, a power of two */
+#define POOL_PCS (1u << 21)	/* PCs of all samples' stacks (16 MiB) */
+#define MAX_WAITS 4096u
+#define WAIT_TEXT 120u		/* bytes of a wait's description kept */
+#define COPY_BYTES (32u << 10)	/* stack copied per blocked thread */
+#define PAGE 4096u
+#define RACE_RETRIES 1
+#define LIST_EVERY 8u		/* list /proc/self/task every 8th round (and the first) */
+#define RING 4096u		/* threads announced by pthread_create, not yet listed */
+
+struct wthread {
+	pid_t tid;
+	int fd_sys, fd_sched;	/* kept open, or -1 */
+	int ended;
+	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
+	uint64_t sched_cpu, sched_wait;	/* schedstat at the last read of it */
+	uint64_t sched_ns;	/* when (CLOCK_MONOTONIC), 0: never */
+	uint32_t last;		/* sample index + 1 counted at the last full read, 0: none */
+	uint32_t last_state;
+	int64_t credit;		/* runnable credit, 1/65536 of a sample */
+	int64_t ratio;		/* runnable share of its last R interval, 1/65536 */
+	uint64_t seen_round;	/* the last round that listed it */
+	uint64_t seen_ns;	/* when (CLOCK_MONOTONIC) */
+	struct monout_wall_thread out;
+};
+
+struct wsample {
+	uint64_t count;		/* atomic */
+	uint64_t tid;
+	uint32_t state, syscall, wait, depth, flags;
+	uint32_t pc_at;		/* index of pcs[0] in the pool */
+};
+
+struct wwait {
+	struct monout_wait w;	/* id = index; text points to text */
+	uint64_t bias;		/* load bias of the object holding address, when found */
+	int has_object;
+	char text[WAIT_TEXT];
+};
+
+struct wall {
+	struct wthread threads[MAX_THREADS];
+	uint32_t thread_slot[THREAD_SLOTS];	/* index + 1 */
+	struct wsample samples[MAX_SAMPLES];
+	uint32_t sample_slot[SAMPLE_SLOTS];
+	uint64_t pool[POOL_PCS];
+	struct wwait waits[MAX_WAITS];
+};
+
+static struct wall *tab;	/* mapped once */
+static unsigned char *copy_area;	/* COPY_BYTES, then a PROT_NONE page */
+static unsigned nthreads, nsamples, nwaits, npool;	/* published counts (release) */
+static unsigned unlisted;	/* threads the table had no room for */
+static uint64_t lost;		/* samples without room */
+static uint64_t rounds, missed;
+static uint64_t start_ns;	/* the sampler's start (CLOCK_MONOTONIC) */
+static uint64_t last_round_ns;
+static uint64_t own_user_us, own_sys_us;	/* the sampler's CPU, rusage at each round */
+static unsigned rate, depth_max;
+static int have_schedstat = 1;
+static int ever_started;
+
+static pthread_t sampler;
+static int sampler_joinable;
+static int stop_word;		/* futex: 1 asks the sampler to end */
+static int running;
+static int task_fd = -1;
+static unsigned fds_kept, fds_budget;
+static pid_t own_pid;
+static unsigned nalive;		/* threads listed and not ended */
+static pid_t ring[RING];	/* announced tids; ring_head counts them all */
+static uint64_t ring_ns[RING];	/* when each was announced (CLOCK_MONOTONIC) */
+static unsigned ring_head, ring_tail;
+
+/* ---- small helpers ------------------------------------------------------- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of thread tid (ns), UINT64_MAX if it is gone.  The clock id
+ * encoding is pthread_getcpuclockid's: ~tid << 3 | CPUCLOCK_SCHED (2) |
+ * CPUCLOCK_PERTHREAD (4) (the kernel's posix-cpu-timers). */
+static uint64_t thread_cpu_ns(pid_t tid)
+{
+	struct timespec ts;
+	clockid_t c = (clockid_t)((~(unsigned)tid) << 3) | 6;
+	if (syscall(SYS_clock_gettime, c, &ts) < 0)
+		return UINT64_MAX;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static char *put_dec(char *p, uint64_t v)
+{
+	char d[24];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = d[--n];
+	*p = '\0';
+	return p;
+}
+
+/* "/proc/self/task/TID/name" in buf (64 bytes). */
+static void task_path(char *buf, pid_t tid, const char *name)
+{
+	char *p = memcpy(buf, "/proc/self/task/", 16);
+	p = put_dec(p + 16, (uint64_t)tid);
+	*p++ = '/';
+	strcpy(p, name);
+}
+
+static void close_ours(int fd)
+{
+	if (fd < 0)
+		return;
+	mon_fd_drop(fd);
+	syscall(SYS_close, fd);
+}
+
+/* Open a /proc file of ours: kept (moved above the floor, adopted) when
+ * keep and the budget allows, *kept set then. */
+static int open_proc(const char *path, int keep, int *kept)
+{
+	*kept = 0;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !keep || fds_kept >= fds_budget)
+		return fd;
+	int nfd = mon_fd_raise(fd);
+	if (nfd < 0)
+		return (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	mon_fd_adopt(nfd);
+	fds_kept++;
+	*kept = 1;
+	return nfd;
+}
+
+/* Read the /proc file name of thread t into buf (cap bytes, NUL-ended):
+ * bytes read, or -1 with errno (ENOENT/ESRCH: the thread is gone). */
+static ssize_t read_task(struct wthread *t, const char *name, int *cached, int keep, char *buf,
+			 size_t cap)
+{
+	ssize_t n;
+	if (*cached >= 0) {
+		n = (ssize_t)syscall(SYS_pread64, *cached, buf, cap - 1, (off_t)0);
+		if (n >= 0) {
+			buf[n] = '\0';
+			return n;
+		}
+		if (errno != EBADF)
+			return -1;
+		*cached = -1;	/* taken over: forget it */
+	}
+	char path[64];
+	task_path(path, t->tid, name);
+	int kept;
+	int fd = open_proc(path, keep, &kept);
+	if (fd < 0)
+		return -1;
+	n = (ssize_t)syscall(SYS_pread64, fd, buf, cap - 1, (off_t)0);
+	int e = errno;
+	if (kept)
+		*cached = fd;
+	else
+		syscall(SYS_close, fd);
+	if (n < 0) {
+		errno = e;
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+static int hexnum(const char **p, uint64_t *out)
+{
+	const char *s = *p;
+	while (*s == ' ')
+		s++;
+	if (s[0] == '0' && s[1] == 'x')
+		s += 2;
+	uint64_t v = 0;
+	int any = 0;
+	for (;; s++, any = 1) {
+		unsigned c = (unsigned char)*s, d;
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	*p = s;
+	*out = v;
+	return any;
+}
+
+static int decnum(const char **p, int64_t *out)
+{
+	const char *s = *p;
+	while (*s == ' ')
+		s++;
+	int neg = *s == '-';
+	s += neg;
+	if (*s < '0' || *s > '9')
+		return 0;
+	int64_t v = 0;
+	while (*s >= '0' && *s <= '9')
+		v = v * 10 + (*s++ - '0');
+	*p = s;
+	*out = neg ? -v : v;
+	return 1;
+}
+
+/* Checked read of n bytes at a in our own memory (process_vm_readv(2) on
+ * our pid: EFAULT for unmapped memory, never a fault).  1 if all read. */
+static int peek(uintptr_t a, void *out, size_t n)
+{
+	struct iovec l = { out, n }, r = { (void *)a, n };
+	return syscall(SYS_process_vm_readv, own_pid, &l, 1ul, &r, 1ul, 0ul) == (long)n;
+}
+
+/* ---- the tables ---------------------------------------------------------- */
+
+static uint32_t mix32(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return (uint32_t)h;
+}
+
+static struct wthread *thread_find(pid_t tid, int make)
+{
+	uint32_t h = mix32((uint64_t)tid) & (THREAD_SLOTS - 1);
+	for (unsigned probe = 0; probe < THREAD_SLOTS; probe++, h = (h + 1) & (THREAD_SLOTS - 1)) {
+		uint32_t ix = tab->thread_slot[h];
+		if (ix == 0) {
+			if (!make)
+				return NULL;
+			unsigned n = nthreads;
+			if (n >= MAX_THREADS) {
+				unlisted++;
+				return NULL;
+			}
+			struct wthread *t = &tab->threads[n];
+			memset(t, 0, sizeof *t);
+			t->tid = tid;
+			t->fd_sys = t->fd_sched = -1;
+			t->cpu_ns = UINT64_MAX;
+			t->out.tid = (uint64_t)tid;
+			tab->thread_slot[h] = n + 1;
+			__atomic_store_n(&nthreads, n + 1, __ATOMIC_RELEASE);
+			return t;
+		}
+		struct wthread *t = &tab->threads[ix - 1];
+		if (t->tid == tid && !t->ended)
+			return t;
+	}
+	return NULL;
+}
+
+static uint32_t sample_hash(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
+			    uint32_t flags, const uintptr_t *pcs, unsigned n)
+{
+	uint64_t h = tid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)state << 40 | (uint64_t)sc << 8 | flags);
+	h = h * 0x100000001b3ull ^ wait;
+	for (unsigned i = 0; i < n; i++)
+		h = (h ^ pcs[i]) * 0x100000001b3ull;
+	return mix32(h ^ n);
+}
+
+/* Count weight samples of this key; the entry's index + 1, or 0 (no
+ * room: the weight goes to lost). */
+static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
+			     uint32_t flags, const uintptr_t *pcs, unsigned n, uint64_t weight)
+{
+	uint32_t h = sample_hash(tid, state, sc, wait, flags, pcs, n) & (SAMPLE_SLOTS - 1);
+	for (unsigned probe = 0; probe < 64; probe++, h = (h + 1) & (SAMPLE_SLOTS - 1)) {
+		uint32_t ix = tab->sample_slot[h];
+		if (ix == 0)
+			break;
+		struct wsample *s = &tab->samples[ix - 1];
+		if (s->tid == tid && s->state == state && s->syscall == sc && s->wait == wait &&
+		    s->flags == flags && s->depth == n &&
+		    (n == 0 || memcmp(&tab->pool[s->pc_at], pcs, n * sizeof *pcs) == 0)) {
+			__atomic_add_fetch(&s->count, weight, __ATOMIC_RELAXED);
+			return ix;
+		}
+	}
+	unsigned k = nsamples;
+	if (k >= MAX_SAMPLES || npool + n > POOL_PCS ||
+	    tab->sample_slot[h] != 0) {
+		lost += weight;
+		return 0;
+	}
+	struct wsample *s = &tab->samples[k];
+	s->tid = tid;
+	s->state = state;
+	s->syscall = sc;
+	s->wait = wait;
+	s->flags = flags;
+	s->depth = n;
+	s->pc_at = npool;
+	memcpy(&tab->pool[npool], pcs, n * sizeof *pcs);
+	npool += n;
+	s->count = weight;
+	tab->sample_slot[h] = k + 1;
+	__atomic_store_n(&nsamples, k + 1, __ATOMIC_RELEASE);
+	return k + 1;
+}
+
+/* Count weight more samples of the entry of index + 1 ix. */
+static void sample_again(uint32_t ix, uint64_t weight)
+{
+	__atomic_add_fetch(&tab->samples[ix - 1].count, weight, __ATOMIC_RELAXED);
+}
+
+/* The id of the wait equal to *v (text in v->text), made if new;
+ * MONOUT_NO_WAIT when the table is full. */
+static uint32_t wait_id(const struct wwait *v)
+{
+	unsigned n = nwaits;
+	for (unsigned i = 0; i < n; i++) {
+		const struct wwait *o = &tab->waits[i];
+		if (o->w.kind == v->w.kind && o->w.fd == v->w.fd && o->w.fd_kind == v->w.fd_kind &&
+		    o->w.address == v->w.address && o->w.flags == v->w.flags &&
+		    o->w.owner == v->w.owner && o->w.text_len == v->w.text_len &&
+		    memcmp(o->text, v->text, v->w.text_len) == 0)
+			return i;
+	}
+	if (n >= MAX_WAITS)
+		return MONOUT_NO_WAIT;
+	struct wwait *o = &tab->waits[n];
+	*o = *v;
+	o->w.id = n;
+	o->w.text = o->text;
+	__atomic_store_n(&nwaits, n + 1, __ATOMIC_RELEASE);
+	return n;
+}
+
+/* ---- what a blocked thread waits on -------------------------------------- */
+
+static void text_set(struct wwait *v, const char *s, size_t n)
+{
+	if (n > WAIT_TEXT)
+		n = WAIT_TEXT;
+	memcpy(v->text, s, n);
+	v->w.text_len = (uint32_t)n;
+}
+
+/* "ADDR:PORT" of a socket address into p (room for 64 bytes). */
+static char *put_addr(char *p, const struct sockaddr_storage *ss, socklen_t len)
+{
+	if (len == 0) {
+		strcpy(p, "-");
+		return p + 1;
+	}
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)ss;
+		inet_ntop(AF_INET, &a->sin_addr, p, 48);
+		p += strlen(p);
+		*p++ = ':';
+		return put_dec(p, ntohs(a->sin_port));
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)ss;
+		*p++ = '[';
+		inet_ntop(AF_INET6, &a->sin6_addr, p, 48);
+		p += strlen(p);
+		*p++ = ']';
+		*p++ = ':';
+		return put_dec(p, ntohs(a->sin6_port));
+	}
+	if (ss->ss_family == AF_UNIX) {
+		const struct sockaddr_un *a = (const void *)ss;
+		size_t n = len > offsetof(struct sockaddr_un, sun_path)
+				   ? len - offsetof(struct sockaddr_un, sun_path) : 0;
+		if (n == 0) {
+			strcpy(p, "-");
+			return p + 1;
+		}
+		const char *s = a->sun_path;
+		if (s[0] == '\0') {	/* abstract */
+			*p++ = '@';
+			s++;
+			n--;
+		}
+		size_t k = strnlen(s, n);
+		if (k > 56)
+			k = 56;
+		memcpy(p, s, k);
+		p[k] = '\0';
+		return p + k;
+	}
+	return put_dec(p, ss->ss_family);
+}
+
+/* Describe descriptor fd of the program into v (kind, text). */
+static void describe_fd(int fd, struct wwait *v)
+{
+	char path[40], link[WAIT_TEXT];
+	char *p = memcpy(path, "/proc/self/fd/", 14);
+	put_dec(p + 14, (uint64_t)fd);
+	v->w.kind = MONOUT_WAIT_FD;
+	v->w.fd = (uint32_t)fd;
+	v->w.object = MONOUT_NO_OBJECT;
+	ssize_t n = (ssize_t)syscall(SYS_readlink, path, link, sizeof link);
+	if (n <= 0) {
+		v->w.fd_kind = MONOUT_FD_UNKNOWN;
+		return;
+	}
+	if (n >= 7 && memcmp(link, "socket:", 7) == 0) {
+		struct sockaddr_storage a, b;
+		socklen_t la = sizeof a, lb = sizeof b;
+		int type = 0;
+		socklen_t lt = sizeof type;
+		v->w.fd_kind = MONOUT_FD_SOCKET;
+		if (syscall(SYS_getsockname, fd, &a, &la) < 0 ||
+		    syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_TYPE, &type, &lt) < 0) {
+			text_set(v, link, (size_t)n);
+			return;
+		}
+		if (syscall(SYS_getpeername, fd, &b, &lb) < 0)
+			lb = 0;
+		char t[WAIT_TEXT + 160], *q = t;
+		const char *proto = a.ss_family == AF_UNIX ? "unix"
+				    : type == SOCK_STREAM ? (a.ss_family == AF_INET6 ? "tcp6" : "tcp")
+				    : type == SOCK_DGRAM ? (a.ss_family == AF_INET6 ? "udp6" : "udp")
+				    : "socket";
+		q = stpcpy(q, proto);
+		*q++ = ' ';
+		q = put_addr(q, &a, la);
+		*q++ = ' ';
+		q = put_addr(q, &b, lb);
+		text_set(v, t, (size_t)(q - t));
+		return;
+	}
+	if (n >= 5 && memcmp(link, "pipe:", 5) == 0)
+		v->w.fd_kind = MONOUT_FD_PIPE;
+	else if (n >= 11 && memcmp(link, "anon_inode:", 11) == 0) {
+		const char *k = link + 11;
+		size_t kl = (size_t)n - 11;
+		v->w.fd_kind = kl >= 9 && !memcmp(k, "[eventfd]", 9) ? MONOUT_FD_EVENTFD
+			       : kl >= 9 && !memcmp(k, "[timerfd]", 9) ? MONOUT_FD_TIMERFD
+			       : kl >= 11 && !memcmp(k, "[eventpoll]", 11) ? MONOUT_FD_EPOLL
+			       : kl >= 10 && !memcmp(k, "[signalfd]", 10) ? MONOUT_FD_SIGNALFD
+			       : MONOUT_FD_OTHER;
+	} else if (n >= 5 && memcmp(link, "/dev/", 5) == 0)
+		v->w.fd_kind = MONOUT_FD_DEVICE;
+	else if (link[0] == '/')
+		v->w.fd_kind = MONOUT_FD_FILE;
+	else
+		v->w.fd_kind = MONOUT_FD_OTHER;
+	text_set(v, link, (size_t)n);
+}
+
+/* Held while the sampler is inside dl_iterate_phdr (the loader's lock):
+ * a fork waits for it (at most 50 ms: a constructor that forks under the
+ * loader's lock must not wait for a sampler that waits for that lock), so
+ * that no child inherits the loader's lock taken by a thread it has not. */
+static pthread_mutex_t in_loader = PTHREAD_MUTEX_INITIALIZER;
+static int loader_held;
+
+static void fork_prepare(void)
+{
+	for (int i = 0; i < 50; i++) {
+		if (pthread_mutex_trylock(&in_loader) == 0) {
+			loader_held = 1;
+			return;
+		}
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+}
+
+static void fork_parent(void)
+{
+	if (loader_held) {
+		loader_held = 0;
+		pthread_mutex_unlock(&in_loader);
+	}
+}
+
+/* In a fork child, before its sampler starts (mon_wall_fork_child). */
+static void fork_child_unlock(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	memcpy(&in_loader, &fresh, sizeof in_loader);
+	loader_held = 0;
+}
+
+struct find_obj {
+	uintptr_t addr;
+	uint64_t bias;
+	int found;
+};
+
+static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct find_obj *f = arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && f->addr >= lo && f->addr - lo < ph->p_memsz) {
+			f->bias = info->dlpi_addr;
+			f->found = 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int thread_of_ours(pid_t tid)
+{
+	return tid > 0 && syscall(SYS_tgkill, own_pid, tid, 0) == 0;
+}
+
+/* The futex word at uaddr, waited on with command cmd and value val. */
+static void describe_futex(uintptr_t uaddr, unsigned cmd, uint64_t val, struct wwait *v)
+{
+	v->w.kind = MONOUT_WAIT_FUTEX;
+	v->w.fd = MONOUT_NO_FD;
+	v->w.address = uaddr;
+	v->w.object = MONOUT_NO_OBJECT;
+	v->w.offset = uaddr;
+	struct find_obj f = { uaddr, 0, 0 };
+	pthread_mutex_lock(&in_loader);
+	dl_iterate_phdr(find_obj_cb, &f);
+	pthread_mutex_unlock(&in_loader);
+	if (f.found) {
+		v->has_object = 1;
+		v->bias = f.bias;
+		v->w.offset = uaddr - f.bias;
+	}
+	/* struct __pthread_mutex_s (x86_64 glibc): int __lock, unsigned
+	 * __count, int __owner, unsigned __nusers, int __kind. */
+	int32_t m[5];
+	if (cmd == FUTEX_LOCK_PI || cmd == FUTEX_LOCK_PI2) {
+		if (peek(uaddr, m, 4) && thread_of_ours(m[0] & FUTEX_TID_MASK)) {
+			v->w.owner = (uint64_t)(m[0] & FUTEX_TID_MASK);
+			v->w.flags |= MONOUT_WAIT_OWNER | MONOUT_WAIT_MUTEX;
+		}
+		return;
+	}
+	if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) && val == 2 && (uaddr & 3) == 0 &&
+	    peek(uaddr, m, sizeof m) && m[0] != 0 && (m[4] & ~0x7f) == 0 &&
+	    thread_of_ours(m[2])) {
+		v->w.owner = (uint64_t)m[2];
+		v->w.flags |= MONOUT_WAIT_OWNER | MONOUT_WAIT_MUTEX;
+	}
+}
+
+/* Fill v for system call nr with arguments a[6]; 0 if it waits on nothing
+ * described here. */
+static int describe_wait(long nr, const uint64_t *a, struct wwait *v)
+{
+	memset(v, 0, sizeof *v);
+	switch (nr) {
+#ifdef __x86_64__
+	case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
+	case SYS_pread64: case SYS_pwrite64: case SYS_preadv: case SYS_pwritev:
+	case SYS_preadv2: case SYS_pwritev2:
+	case SYS_recvfrom: case SYS_sendto: case SYS_recvmsg: case SYS_sendmsg:
+	case SYS_recvmmsg: case SYS_sendmmsg: case SYS_accept: case SYS_accept4:
+	case SYS_connect: case SYS_epoll_wait: case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+	case SYS_flock: case SYS_fsync: case SYS_fdatasync: case SYS_sendfile:
+		describe_fd((int)a[0], v);
+		return 1;
+	case SYS_poll: case SYS_ppoll: {
+		struct pollfd pf;
+		if (a[1] == 0 || !peek((uintptr_t)a[0], &pf, sizeof pf) || pf.fd < 0)
+			return 0;
+		describe_fd(pf.fd, v);
+		return 1;
+	}
+	case SYS_select: case SYS_pselect6: {
+		unsigned nfds = (unsigned)a[0];
+		uint64_t word;
+		for (int set = 1; set <= 3; set++) {
+			if (a[set] == 0)
+				continue;
+			for (unsigned w = 0; w * 64 < nfds && w < FD_SETSIZE / 64; w++) {
+				if (!peek((uintptr_t)a[set] + w * 8, &word, 8))
+					break;
+				if (w * 64 + 64 > nfds && nfds % 64)
+					word &= ((uint64_t)1 << (nfds % 64)) - 1;
+				if (word) {
+					describe_fd((int)(w * 64 + (unsigned)__builtin_ctzll(word)), v);
+					return 1;
+				}
+			}
+		}
+		return 0;
+	}
+	case SYS_futex:
+		describe_futex((uintptr_t)a[0], (unsigned)a[1] & FUTEX_CMD_MASK, a[2], v);
+		return 1;
+#endif
+	}
+	return 0;
+}
+
+/* ---- one thread, one round ----------------------------------------------- */
+
+struct sysread {
+	int running;		/* "running" */
+	long nr;		/* -1: blocked outside a system call */
+	uint64_t args[6], sp, pc;
+};
+
+static int parse_syscall(const char *s, struct sysread *r)
+{
+	memset(r, 0, sizeof *r);
+	if (strncmp(s, "running", 7) == 0) {
+		r->running = 1;
+		return 1;
+	}
+	int64_t nr;
+	if (!decnum(&s, &nr))
+		return 0;
+	r->nr = (long)nr;
+	if (nr >= 0)
+		for (int i = 0; i < 6; i++)
+			if (!hexnum(&s, &r->args[i]))
+				return 0;
+	return hexnum(&s, &r->sp) && hexnum(&s, &r->pc);
+}
+
+/* State letter and start time (clock ticks after boot) from stat; name into
+ * the thread's entry.  0 if unreadable. */
+static int read_stat(struct wthread *t, char *letter, uint64_t *start_ticks)
+{
+	char buf[1024];
+	int none = -1;
+	if (read_task(t, "stat", &none, 0, buf, sizeof buf) <= 0)
+		return 0;
+	char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
+	if (open_p == NULL || close_p == NULL || close_p[1] != ' ')
+		return 0;
+	size_t nl = (size_t)(close_p - open_p - 1);
+	if (nl > MONOUT_THREAD_NAME_LEN - 1)
+		nl = MONOUT_THREAD_NAME_LEN - 1;
+	char name[MONOUT_THREAD_NAME_LEN] = { 0 };
+	memcpy(name, open_p + 1, nl);
+	memcpy(t->out.name, name, sizeof name);
+	*letter = close_p[2];
+	/* Field 22 (starttime) is the 20th after the state (field 3). */
+	const char *s = close_p + 3;
+	for (int f = 4; f < 22 && *s; f++) {
+		while (*s && *s != ' ')
+			s++;
+		while (*s == ' ')
+			s++;
+	}
+	int64_t st = 0;
+	*start_ticks = decnum(&s, &st) && st > 0 ? (uint64_t)st : 0;
+	return 1;
+}
+
+/* Walk the blocked thread's stack from sp/pc; pcs[0..return). */
+static unsigned walk_copy(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigned max,
+			  unsigned *flags)
+{
+	unsigned char *end = copy_area + COPY_BYTES;
+	struct iovec l = { copy_area, COPY_BYTES }, r = { (void *)sp, COPY_BYTES };
+	long got = syscall(SYS_process_vm_readv, own_pid, &l, 1ul, &r, 1ul, 0ul);
+	if (got <= 0) {
+		/* Not even a page: the PC alone. */
+		pcs[0] = pc;
+		*flags = MON_STACK_TRUNCATED;
+		return 1;
+	}
+	/* The copy must end at the PROT_NONE page: reads past it fail. */
+	if ((size_t)got < COPY_BYTES)
+		memmove(end - got, copy_area, (size_t)got);
+	ucontext_t uc;
+	memset(&uc, 0, sizeof uc);
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)(end - got);
+	uc.uc_mcontext.gregs[REG_RBP] = 0;
+	unsigned fl = 0;
+	unsigned n = mon_unwind(&uc, pcs, max, &fl);
+	if (n == 0) {
+		pcs[0] = pc;
+		n = 1;
+		fl |= MON_STACK_TRUNCATED;
+	}
+	*flags = fl;
+	return n;
+}
+
+static uint32_t state_of(char letter)
+{
+	switch (letter) {
+	case 'S':
+		return MONOUT_WALL_BLOCKED;
+	case 'D':
+		return MONOUT_WALL_DISK;
+	case 'T':
+	case 't':
+		return MONOUT_WALL_STOPPED;
+	case 'R':
+		return MONOUT_WALL_BLOCKED;	/* woke between the two reads: it was blocked */
+	}
+	return MONOUT_WALL_OTHER;
+}
+
+/* An R thread: running or runnable.  Over the time since its last
+ * schedstat read (d, CLOCK_MONOTONIC) it ran dc and waited in a run queue
+ * dw (schedstat).  Seen R at both ends (prev_r), it is taken as wanting a
+ * CPU all along: runnable for d - dc, which counts the time its CPU was
+ * taken from it with the hypervisor's steal (in neither dc nor dw on a
+ * virtual machine); else for dw / (dc + dw).  The sample is runnable with
+ * that probability, by error diffusion in t->credit. */
+static uint32_t split_running(struct wthread *t, int prev_r)
+{
+	char buf[128];
+	uint64_t now = mono_ns();
+	if (!have_schedstat || read_task(t, "schedstat", &t->fd_sched, 1, buf, sizeof buf) <= 0)
+		return MONOUT_WALL_RUNNING;
+	const char *s = buf;
+	int64_t cpu, wait;
+	if (!decnum(&s, &cpu) || !decnum(&s, &wait))
+		return MONOUT_WALL_RUNNING;
+	uint64_t dc = (uint64_t)cpu - t->sched_cpu, dw = (uint64_t)wait - t->sched_wait;
+	uint64_t d = now - t->sched_ns;
+	int first = t->sched_ns == 0;
+	t->sched_cpu = (uint64_t)cpu;
+	t->sched_wait = (uint64_t)wait;
+	t->sched_ns = now;
+	if (first || dc + dw == 0) {
+		t->ratio = 0;
+		return MONOUT_WALL_RUNNING;
+	}
+	if (prev_r && d > dc)
+		t->ratio = (int64_t)((double)(d - dc) / (double)d * 65536.0);
+	else
+		t->ratio = (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
+	t->credit += t->ratio;
+	if (t->credit >= 32768) {
+		t->credit -= 65536;
+		return MONOUT_WALL_RUNNABLE;
+	}
+	return MONOUT_WALL_RUNNING;
+}
+
+/* A full read of thread t.  Returns the sample counted (index + 1), 0 if
+ * none was counted (no room); -1 if its state could not be read; -2 if the
+ * thread is gone. */
+static long full_read(struct wthread *t, uint64_t cpu)
+{
+	int prev_r = t->last && (t->last_state == MONOUT_WALL_RUNNING ||
+				 t->last_state == MONOUT_WALL_RUNNABLE);
+	uintptr_t pcs[MON_WALL_DEPTH_MAX];
+	for (int attempt = 0;; attempt++) {
+		char buf[256];
+		struct sysread sr;
+		ssize_t got = read_task(t, "syscall", &t->fd_sys, 1, buf, sizeof buf);
+		if (got == 0)
+			return -2;	/* nothing to say: the thread is exiting */
+		if (got < 0)
+			return errno == ENOENT || errno == ESRCH ? -2 : -1;
+		if (!parse_syscall(buf, &sr))
+			return -1;
+		if (sr.running) {
+			if (t->out.name[0] == '\0') {
+				char letter;
+				uint64_t st;
+				read_stat(t, &letter, &st);
+			}
+			t->last_state = split_running(t, prev_r);
+			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
+					    MONOUT_NO_WAIT, 0, pcs, 0, 1);
+		}
+		char letter = 'S';
+		uint64_t st = 0;
+		read_stat(t, &letter, &st);
+		struct wwait v;
+		uint32_t wid = MONOUT_NO_WAIT;
+		if (sr.nr >= 0 && describe_wait(sr.nr, sr.args, &v))
+			wid = wait_id(&v);
+		unsigned fl = 0, n = walk_copy((uintptr_t)sr.sp, (uintptr_t)sr.pc, pcs, depth_max,
+					       &fl);
+		if (thread_cpu_ns(t->tid) != cpu) {
+			/* It ran while we read: the stack may be of another moment. */
+			if (attempt < RACE_RETRIES) {
+				cpu = thread_cpu_ns(t->tid);
+				t->cpu_ns = cpu;
+				continue;
+			}
+			n = 1;
+			pcs[0] = (uintptr_t)sr.pc;
+			fl = MON_STACK_TRUNCATED;
+		}
+		t->last_state = state_of(letter);
+		return sample_count(t->out.tid, t->last_state,
+				    sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, pcs, n, 1);
+	}
+}
+
+/* Sample thread t.  weight: 1 + the rounds the sampler was late for
+ * (it woke that many periods after its deadline).  A thread that has not
+ * run since its last full read was where that read found it for the whole
+ * time: it gets them all.  One that ran gets 1, and misses the others (its
+ * expected count says so). */
+static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
+{
+	if (cpu == UINT64_MAX)
+		cpu = thread_cpu_ns(t->tid);
+	if (cpu == UINT64_MAX)
+		return;		/* gone: the listing will say */
+	if (cpu == t->cpu_ns && t->last) {
+		if (t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE) {
+			/* Seen R, has not run since: waiting for a CPU. */
+			t->last_state = MONOUT_WALL_RUNNABLE;
+			t->last = sample_count(t->out.tid, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL,
+					       MONOUT_NO_WAIT, 0, NULL, 0, weight);
+		} else {
+			sample_again(t->last, weight);
+		}
+		if (t->last)
+			__atomic_add_fetch(&t->out.taken, weight, __ATOMIC_RELAXED);
+		return;
+	}
+	t->cpu_ns = cpu;
+	uint32_t before = t->last ? t->last_state : 0;
+	long r = full_read(t, cpu);
+	if (r == -2)
+		return;
+	if (r < 0) {
+		t->last = 0;
+		__atomic_add_fetch(&t->out.unreadable, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	t->last = (uint32_t)r;
+	if (r > 0)
+		__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
+	/* Late rounds of a thread that was R at both ends (a thread on the
+	 * CPU or waiting for one): R throughout, split as its schedstat says
+	 * (the ratio of this interval).  Any other thread that ran misses
+	 * them: where it blocked meanwhile is not known. */
+	int is_r = t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE;
+	int was_r = before == MONOUT_WALL_RUNNING || before == MONOUT_WALL_RUNNABLE;
+	for (uint64_t k = 1; r > 0 && is_r && was_r && k < weight; k++) {
+		t->credit += t->ratio;
+		uint32_t st = MONOUT_WALL_RUNNING;
+		if (t->credit >= 32768) {
+			t->credit -= 65536;
+			st = MONOUT_WALL_RUNNABLE;
+		}
+		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, NULL, 0, 1))
+			__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* A thread listed for the first time: its name and, when it started
+ * after the sampler (since_ns, the last round that did not list it, is
+ * not 0), when: the later of since_ns and its start time (stat's
+ * starttime, clock ticks after boot: CLOCK_BOOTTIME). */
+static void first_sight(struct wthread *t, uint64_t since_ns, uint64_t now_ns)
+{
+	char letter;
+	uint64_t st = 0;
+	if (!read_stat(t, &letter, &st) || since_ns == 0)
+		return;
+	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_STARTED, __ATOMIC_RELAXED);
+	uint64_t at = since_ns;
+	if (st) {
+		long tck = sysconf(_SC_CLK_TCK);
+		struct timespec bt;
+		clock_gettime(CLOCK_BOOTTIME, &bt);
+		uint64_t boot_now = (uint64_t)bt.tv_sec * 1000000000u + (uint64_t)bt.tv_nsec;
+		uint64_t born = st * (1000000000u / (uint64_t)(tck > 0 ? tck : 100));
+		uint64_t age = boot_now > born ? boot_now - born : 0;
+		uint64_t when = now_ns > age ? now_ns - age : 0;
+		if (when > at)
+			at = when;
+	}
+	t->out.first_usec = at > start_ns ? (at - start_ns) / 1000 : 0;
+}
+
+static void thread_ended(struct wthread *t)
+{
+	t->ended = 1;
+	if (t->fd_sys >= 0) {
+		close_ours(t->fd_sys);
+		fds_kept -= fds_kept > 0;
+	}
+	if (t->fd_sched >= 0) {
+		close_ours(t->fd_sched);
+		fds_kept -= fds_kept > 0;
+	}
+	t->fd_sys = t->fd_sched = -1;
+	t->out.last_usec = t->seen_ns > start_ns ? (t->seen_ns - start_ns) / 1000 : 0;
+	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_ENDED, __ATOMIC_RELEASE);
+}
+
+/* A thread listed (or announced at born_ns, else 0) in round r. */
+static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_ns,
+		 uint64_t weight, uint64_t born_ns, uint64_t cpu)
+{
+	if (t->seen_round == r)
+		return;
+	uint64_t w = t->seen_round + 1 == r ? weight : 1;	/* seen last round */
+	if (t->seen_round == 0) {
+		if (born_ns && rounds > 0) {
+			/* Its start is known: its name comes with a later read of stat. */
+			__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_STARTED,
+					  __ATOMIC_RELAXED);
+			t->out.first_usec = born_ns > start_ns ? (born_ns - start_ns) / 1000 : 0;
+		} else {
+			first_sight(t, rounds > 0 ? since_ns : 0, now_ns);
+		}
+		nalive++;
+	}
+	t->seen_round = r;
+	t->seen_ns = now_ns;
+	sample_thread(t, w, cpu);
+}
+
+/* Called in each thread our pthread_create starts (threads.c's hook). */
+static void announce(pid_t tid)
+{
+	unsigned k = __atomic_fetch_add(&ring_head, 1, __ATOMIC_ACQ_REL);
+	__atomic_store_n(&ring_ns[k % RING], mono_ns(), __ATOMIC_RELAXED);
+	__atomic_store_n(&ring[k % RING], tid, __ATOMIC_RELEASE);
+}
+
+/* One round: sample every thread (weight: sample_thread) and note those
+ * gone.  Every LIST_EVERY rounds the list is /proc/self/task (getdents64:
+ * a cost that grows with the threads, most of a round's with hundreds, and
+ * half of one with eight at 1 kHz); in between, the threads known and
+ * those our pthread_create announced (a thread made otherwise, by a raw
+ * clone, is found at the next listing), and a thread whose CPU clock is
+ * refused (EINVAL: no such thread of this process) has ended. */
+static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
+{
+	char buf[16384] __attribute__((aligned(8)));
+	long n;
+	pid_t self = mon_gettid();
+	uint64_t r = rounds + 1;
+	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
+	int list = r % LIST_EVERY == 1 || head - ring_tail > RING;
+	if (list) {
+		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0)
+			return;
+		while ((n = syscall(SYS_getdents64, task_fd, buf, sizeof buf)) > 0) {
+			for (long at = 0; at < n;) {
+				struct dirent64 *e = (struct dirent64 *)(void *)(buf + at);
+				at += e->d_reclen;
+				pid_t tid = 0;
+				for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
+					tid = tid * 10 + (*c - '0');
+				if (tid <= 0 || tid == self)
+					continue;
+				struct wthread *t = thread_find(tid, 1);
+				if (t != NULL)
+					seen(t, r, since_ns, now_ns, weight, 0, UINT64_MAX);
+			}
+		}
+		ring_tail = head;
+	} else {
+		for (; ring_tail != head; ring_tail++) {
+			pid_t tid = __atomic_load_n(&ring[ring_tail % RING], __ATOMIC_ACQUIRE);
+			if (tid <= 0 || tid == self || thread_cpu_ns(tid) == UINT64_MAX)
+				continue;
+			struct wthread *t = thread_find(tid, 1);
+			if (t != NULL)
+				seen(t, r, since_ns, now_ns, weight,
+				     __atomic_load_n(&ring_ns[ring_tail % RING], __ATOMIC_RELAXED),
+				     UINT64_MAX);
+		}
+	}
+	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < k; i++) {
+		struct wthread *t = &tab->threads[i];
+		if (t->ended || t->seen_round == 0)
+			continue;
+		if (!list && t->seen_round != r) {
+			uint64_t cpu = thread_cpu_ns(t->tid);
+			if (cpu != UINT64_MAX)
+				seen(t, r, since_ns, now_ns, weight, 0, cpu);
+		}
+		if (t->seen_round != r) {
+			thread_ended(t);
+			nalive -= nalive > 0;
+		}
+	}
+}
+
+static void own_cpu(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+		__atomic_store_n(&own_user_us, (uint64_t)ru.ru_utime.tv_sec * 1000000u +
+				 (uint64_t)ru.ru_utime.tv_usec, __ATOMIC_RELAXED);
+		__atomic_store_n(&own_sys_us, (uint64_t)ru.ru_stime.tv_sec * 1000000u +
+				 (uint64_t)ru.ru_stime.tv_usec, __ATOMIC_RELAXED);
+	}
+}
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&mon_runtime_tid, mon_gettid(), __ATOMIC_RELEASE);
+	prctl(PR_SET_NAME, "monprof-wall", 0, 0, 0);
+	uint64_t period = 1000000000u / rate;
+	uint64_t next = mono_ns(), prev = next;
+	if (start_ns == 0)
+		start_ns = next;
+	for (;;) {
+		if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
+			break;
+		uint64_t now = mono_ns();
+		if (now < next) {
+			struct timespec ts = { (time_t)(next / 1000000000u),
+					       (long)(next % 1000000000u) };
+			/* Sleep to the deadline, or until mon_wall_stop wakes us. */
+			syscall(SYS_futex, &stop_word, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0,
+				&ts, NULL, FUTEX_BITSET_MATCH_ANY);
+			continue;
+		}
+		uint64_t late = 0;
+		if (now - next >= period) {
+			late = (now - next) / period;
+			__atomic_add_fetch(&missed, late, __ATOMIC_RELAXED);
+			next += late * period;
+		}
+		round_all(prev, now, 1 + late);
+		prev = now;
+		__atomic_store_n(&last_round_ns, now, __ATOMIC_RELAXED);
+		if (__atomic_add_fetch(&rounds, 1, __ATOMIC_RELEASE) % 16 == 1)
+			own_cpu();	/* for a write while it runs; exact at the end */
+		next += period;
+	}
+	own_cpu();
+	return NULL;
+}
+
+/* ---- the program's descriptors: dup2 onto one of ours -------------------- */
+
+static int move_one(int *slot, int fd)
+{
+	if (__atomic_load_n(slot, __ATOMIC_ACQUIRE) != fd)
+		return 0;
+	int nfd = fcntl(fd, F_DUPFD_CLOEXEC, mon_fd_floor());
+	if (nfd < 0 || nfd >= MON_FD_MAX) {
+		if (nfd >= 0)
+			syscall(SYS_close, nfd);
+		__atomic_store_n(slot, -1, __ATOMIC_RELEASE);	/* the program's now */
+		mon_fd_drop(fd);
+		return 1;
+	}
+	mon_fd_adopt(nfd);
+	int cur = fd;
+	if (__atomic_compare_exchange_n(slot, &cur, nfd, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		mon_fd_drop(fd);
+	else {
+		mon_fd_drop(nfd);
+		syscall(SYS_close, nfd);
+	}
+	return 1;
+}
+
+static void wall_fd_move(int fd)
+{
+	if (tab == NULL)
+		return;
+	if (move_one(&task_fd, fd))
+		return;
+	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < k; i++)
+		if (move_one(&tab->threads[i].fd_sys, fd) || move_one(&tab->threads[i].fd_sched, fd))
+			return;
+}
+
+/* ---- starting, stopping, fork -------------------------------------------- */
+
+unsigned mon_wall_setting(void)
+{
+	const char *v = getenv("MONPROF_WALL");
+	if (v == NULL || *v < '0' || *v > '9')
+		return 0;
+	unsigned long x = 0;
+	for (; *v >= '0' && *v <= '9' && x <= MON_WALL_RATE_MAX; v++)
+		x = x * 10 + (unsigned long)(*v - '0');
+	return *v == '\0' && x <= MON_WALL_RATE_MAX ? (unsigned)x : 0;
+}
+
+static int tables(void)
+{
+	if (tab == NULL) {
+		void *p = mmap(NULL, sizeof *tab, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		if (p == MAP_FAILED)
+			return mon_fail(ENOMEM);
+		tab = p;
+	}
+	if (copy_area == NULL) {
+		void *p = mmap(NULL, COPY_BYTES + PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return mon_fail(ENOMEM);
+		if (mprotect((char *)p + COPY_BYTES, PAGE, PROT_NONE) < 0) {
+			munmap(p, COPY_BYTES + PAGE);
+			return mon_fail(ENOMEM);
+		}
+		copy_area = p;
+	}
+	return 0;
+}
+
+static int launch(void)
+{
+	own_pid = getpid();
+	if (task_fd < 0) {
+		int kept = 0;
+		int budget_save = (int)fds_budget;
+		fds_budget = fds_kept + 1;
+		task_fd = open_proc("/proc/self/task", 1, &kept);
+		fds_budget = (unsigned)budget_save;
+		if (task_fd < 0)
+			return -1;
+		if (kept)
+			fds_kept--;	/* not counted against the threads' budget */
+	}
+	struct rlimit rl;
+	unsigned room = 64;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		room = (unsigned)(rl.rlim_cur - (rlim_t)mon_fd_floor());
+	fds_budget = room / 8;
+	if (fds_budget > 256)
+		fds_budget = 256;
+	char probe[64];
+	task_path(probe, mon_gettid(), "schedstat");
+	have_schedstat = access(probe, R_OK) == 0;
+	mon_fd_set_wall_mover(wall_fd_move);
+	ring_tail = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
+	mon_hooks.thread_started = announce;
+	static int atfork_set;
+	if (!atfork_set) {
+		atfork_set = 1;
+		pthread_atfork(fork_prepare, fork_parent, NULL);
+	}
+	static int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+	if (create == NULL)
+		create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				  void *))dlsym(RTLD_NEXT, "pthread_create");
+	if (create == NULL)
+		return mon_fail(ENOSYS);
+	pthread_attr_t attr;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256u << 10);
+	pthread_attr_setsigmask_np(&attr, &all);
+	__atomic_store_n(&stop_word, 0, __ATOMIC_RELEASE);
+	int rc = create(&sampler, &attr, sampler_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+		return mon_fail(rc);
+	sampler_joinable = 1;
+	running = 1;
+	ever_started = 1;
+	return 0;
+}
+
+int mon_wall_start(unsigned rate_hz, unsigned depth)
+{
+	if (running)
+		return 0;
+	if (rate_hz == 0 || rate_hz > MON_WALL_RATE_MAX)
+		return mon_fail(EINVAL);
+	if (tables() < 0)
+		return -1;
+	if (depth > 1)
+		mon_unwind_refresh();	/* the walks' tables (the CPU stacks may be off) */
+	rate = rate_hz;
+	depth_max = depth == 0 ? 1 : depth > MON_WALL_DEPTH_MAX ? MON_WALL_DEPTH_MAX : depth;
+	return launch();
+}
+
+int mon_wall_resume(void)
+{
+	if (running || !ever_started)
+		return 0;
+	return launch();
+}
+
+uint64_t mon_wall_rounds(void)
+{
+	return __atomic_load_n(&rounds, __ATOMIC_ACQUIRE);
+}
+
+int mon_wall_running(void)
+{
+	return running;
+}
+
+void mon_wall_stop(void)
+{
+	if (!running)
+		return;
+	__atomic_store_n(&stop_word, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &stop_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	if (sampler_joinable) {
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += 2;
+		if (pthread_timedjoin_np(sampler, NULL, &dl) != 0)
+			pthread_detach(sampler);
+		sampler_joinable = 0;
+	}
+	running = 0;
+}
+
+void mon_wall_fork_child(int go)
+{
+	fork_child_unlock();
+	if (!ever_started)
+		return;
+	int was = running;
+	running = 0;
+	sampler_joinable = 0;	/* the parent's thread is not here */
+	__atomic_store_n(&mon_runtime_tid, 0, __ATOMIC_RELEASE);
+	if (tab != NULL) {
+		for (unsigned i = 0; i < nthreads; i++) {
+			struct wthread *t = &tab->threads[i];
+			close_ours(t->fd_sys);
+			close_ours(t->fd_sched);
+		}
+		memset(tab->thread_slot, 0, sizeof tab->thread_slot);
+		memset(tab->sample_slot, 0, sizeof tab->sample_slot);
+	}
+	close_ours(task_fd);
+	task_fd = -1;
+	fds_kept = 0;
+	nthreads = nsamples = nwaits = npool = 0;
+	nalive = 0;
+	unlisted = 0;
+	lost = rounds = missed = 0;
+	own_user_us = own_sys_us = 0;
+	start_ns = 0;
+	ever_started = 0;
+	if (go && was)
+		launch();
+}
+
+/* ---- the record ---------------------------------------------------------- */
+
+int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs)
+{
+	if (!ever_started || tab == NULL)
+		return 0;
+	uint64_t now = mono_ns();
+	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
+	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
+	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
+	struct monout_wall_head h;
+	memset(&h, 0, sizeof h);
+	h.rate_hz = rate;
+	h.max_depth = depth_max;
+	h.elapsed_usec = elapsed;
+	h.rounds = __atomic_load_n(&rounds, __ATOMIC_ACQUIRE);
+	h.missed = __atomic_load_n(&missed, __ATOMIC_RELAXED);
+	h.user_usec = __atomic_load_n(&own_user_us, __ATOMIC_RELAXED);
+	h.sys_usec = __atomic_load_n(&own_sys_us, __ATOMIC_RELAXED);
+	h.threads_unlisted = unlisted;
+	h.lost = lost;
+	h.flags = (unlisted ? MONOUT_WALL_F_THREADS_FULL : 0) |
+		  (lost ? MONOUT_WALL_F_SAMPLES_FULL : 0) |
+		  (have_schedstat ? 0 : MONOUT_WALL_F_NO_SCHEDSTAT);
+#if defined(__x86_64__)
+	h.machine = EM_X86_64;
+#elif defined(__aarch64__)
+	h.machine = EM_AARCH64;
+#elif defined(__i386__)
+	h.machine = EM_386;
+#endif
+	if (monout_wall_open(w, &h) < 0)
+		return -1;
+	unsigned nt = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < nt; i++) {
+		const struct wthread *t = &tab->threads[i];
+		struct monout_wall_thread o = t->out;
+		o.taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
+		o.unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
+		o.flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
+		if (!(o.flags & MONOUT_WALL_THREAD_ENDED))
+			o.last_usec = last_us;
+		if (o.last_usec < o.first_usec)
+			o.last_usec = o.first_usec;
+		/* The round instants k / rate (k >= 0) in [first, last]. */
+		uint64_t lo = (o.first_usec * rate + 999999u) / 1000000u;
+		uint64_t hi = o.last_usec * rate / 1000000u;
+		o.expected = o.last_usec >= o.first_usec && hi >= lo && t->seen_round ? hi - lo + 1 : 0;
+		monout_wall_thread(w, &o);
+	}
+	pid_t own = __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE);
+	if (own > 0) {
+		struct monout_wall_thread o;
+		memset(&o, 0, sizeof o);
+		o.tid = (uint64_t)own;
+		o.last_usec = elapsed;
+		o.flags = MONOUT_WALL_THREAD_SAMPLER;
+		memcpy(o.name, "monprof-wall", 12);
+		monout_wall_thread(w, &o);
+	}
+	unsigned nw = __atomic_load_n(&nwaits, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < nw; i++) {
+		struct monout_wait v = tab->waits[i].w;
+		v.text = tab->waits[i].text;
+		v.object = MONOUT_NO_OBJECT;
+		if (tab->waits[i].has_object)
+			for (size_t k = 0; k < nobjs; k++)
+				if (objs[k].load_bias == tab->waits[i].bias) {
+					v.object = (uint32_t)k;
+					break;
+				}
+		if (v.object == MONOUT_NO_OBJECT)
+			v.offset = v.address;
+		monout_wall_wait(w, &v);
+	}
+	unsigned ns = __atomic_load_n(&nsamples, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < ns; i++) {
+		const struct wsample *s = &tab->samples[i];
+		struct monout_wall_sample o;
+		o.count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+		o.tid = s->tid;
+		o.state = s->state;
+		o.syscall = s->syscall;
+		o.wait = s->wait;
+		o.depth = s->depth;
+		o.flags = s->flags;
+		o.pcs = s->depth ? &tab->pool[s->pc_at] : NULL;
+		monout_wall_sample(w, &o);
+	}
+	return monout_wall_close(w);
+}

@@ -1,0 +1,77 @@
+/*
+ * wall.h — wall-clock and off-CPU sampling of every thread (private to
+ * libmon; see wall.c): a thread of the runtime's own, the wall sampler,
+ * reads every thread's state at MONPROF_WALL rounds a second of
+ * wall-clock time without stopping or signalling it, and counts samples
+ * per (thread, state, system call, what it waits on, stack) for mon.out's
+ * WALL record (format/monout.h, mon.out(5)).
+ */
+#ifndef MON_WALL_H
+#define MON_WALL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "monout.h"
+#include "runtime.h"
+
+#define MON_WALL_RATE_DEFAULT 100u	/* monrun --wall without =HZ */
+#define MON_WALL_RATE_MAX 10000u	/* MONPROF_WALL's largest */
+#define MON_WALL_DEPTH_MAX 128u		/* PCs kept per wall-clock stack at most */
+
+/* The rate MONPROF_WALL asks for, rounds per second (0: off, also when
+ * unset or invalid: settings.c refuses an invalid value before).  Reads
+ * the environment (getenv): call at start-up, not from a handler. */
+MON_HIDDEN unsigned mon_wall_setting(void);
+
+/*
+ * Start the wall sampler at rate_hz rounds a second (1..MON_WALL_RATE_MAX)
+ * with stacks of at most depth PCs (0 is taken as 1: the PC alone): its
+ * tables (mapped once, a few MiB, pages backed when touched), then its
+ * thread (pthread_create(3) with every signal blocked, 256 KiB of stack;
+ * never armed by the CPU clocks, never listed as the program's).  A
+ * sampler already running is left as it is.  Not async-signal-safe.
+ * Returns 0, or -1 with errno (ENOMEM, EAGAIN from pthread_create, EINVAL
+ * for a rate out of range).
+ */
+MON_HIDDEN int mon_wall_start(unsigned rate_hz, unsigned depth);
+
+/*
+ * Stop the sampler and wait (at most about 2 s) for its thread to end;
+ * its tables stay for the writer.  Call in normal context (exit, monitor(0),
+ * before exec): not from a signal handler (a write from a handler reads
+ * the tables while the sampler runs: every entry is published whole).
+ */
+MON_HIDDEN void mon_wall_stop(void);
+
+/* Rounds taken in this process (a fork child: its own); async-signal-safe. */
+MON_HIDDEN uint64_t mon_wall_rounds(void);
+
+/* 1 while the sampler runs (between mon_wall_start and mon_wall_stop). */
+MON_HIDDEN int mon_wall_running(void);
+
+/* Restart after mon_wall_stop (an exec that failed): same rate, the counts
+ * go on.  0 or -1/errno as mon_wall_start. */
+MON_HIDDEN int mon_wall_resume(void);
+
+/*
+ * In a fork child (the sampler thread did not come along): close the
+ * parent's descriptors of ours, zero the tables and, when go is nonzero
+ * (profiling continues in the child), start a sampler of the child's own
+ * at the parent's rate.  Not async-signal-safe (pthread_create).
+ */
+MON_HIDDEN void mon_wall_fork_child(int go);
+
+/*
+ * Write the WALL record to w: every thread seen (the sampler's own with
+ * MONOUT_WALL_THREAD_SAMPLER and its CPU), every wait, every sample, the
+ * rounds and the sampler's CPU; objs[0..nobjs) are the OBJECT records
+ * the file holds, in order (a futex word in an object's data is named by
+ * its index).  Nothing is written when the sampler never ran.
+ * Async-signal-safe: reads the tables only (entries being added at that
+ * moment are left out).  Returns 0 or -1 with errno from the writer.
+ */
+MON_HIDDEN int mon_wall_put(struct monout_writer *w, const struct monout_object *objs,
+			    size_t nobjs);
+
+#endif /* MON_WALL_H */

@@ -1,0 +1,40 @@
+#!/bin/sh
+# The wall sampler never disturbs the program: tests/progs/wall_eintr.c
+# makes 10 400 blocking calls (nanosleep, epoll_wait, poll, select, futex,
+# read of a pipe and of a socket, sigtimedwait; it catches SIGWINCH and
+# SIGURG without SA_RESTART) under monrun --wall=1000.
+#   wall_guest_sampled    the WALL record is at 1000 Hz and has blocked samples in
+#                         each of those system calls (the sampler saw every one)
+#   wall_guest_no_eintr   no call returned EINTR
+#   wall_guest_no_early   no timed wait ended before its time
+#   wall_guest_same       the program's output (its counts) is the same without --wall
+# Mutation: the sampler sending SIGURG to each thread it finds blocked
+# (tgkill in full_read) fails wall_guest_no_eintr; MONPROF_WALL ignored fails
+# wall_guest_sampled.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wall_lib.inc"
+
+build_wall_dump
+$CC -O2 -g -o "$T/eintr" "$ROOT/tests/progs/wall_eintr.c" -lpthread
+timeout 120 "$B/bin/monrun" --wall=1000 -o "$T/eintr.mon" "$T/eintr" >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/out" "$T/err"
+wall_dump "$T/eintr.mon" "$T/eintr" >"$T/wall.txt" 2>&1
+head -n 1 "$T/wall.txt"
+miss=$(awk '$1 == "wall" { if ($2 != 1 || $4 != 1000) print "no WALL record at 1000 Hz" }
+	$1 == "sample" && $6 != "running" && $6 != "runnable" { n[$8] += $2 }
+	END {
+		split("clock_nanosleep epoll_wait poll pselect6 futex read rt_sigtimedwait", k, " ")
+		for (i in k) if (!(n[k[i]] > 0)) printf " no samples in %s", k[i]
+	}' "$T/wall.txt")
+if [ $rc -eq 0 ] && [ -z "$miss" ]; then ok wall_guest_sampled; else not_ok wall_guest_sampled "exit $rc$miss"; fi
+calls=$(awk '$1 == "total" { print $3 }' "$T/out")
+eintr=$(awk '$1 == "total" { print $5 }' "$T/out")
+early=$(awk '$1 == "total" { print $7 }' "$T/out")
+other=$(awk '$1 == "total" { print $9 }' "$T/out")
+if [ "${calls:-0}" -ge 10000 ] && [ "$eintr" = 0 ]; then ok wall_guest_no_eintr
+else not_ok wall_guest_no_eintr "calls ${calls:-none}, EINTR $eintr"; fi
+if [ "${calls:-0}" -ge 10000 ] && [ "$early" = 0 ] && [ "$other" = 0 ]; then ok wall_guest_no_early
+else not_ok wall_guest_no_early "calls ${calls:-none}, early $early, unexpected $other"; fi
+timeout 120 "$T/eintr" >"$T/plain" 2>&1
+if cmp -s "$T/out" "$T/plain"; then ok wall_guest_same; else not_ok wall_guest_same "$(diff "$T/plain" "$T/out" | head -n 4)"; fi

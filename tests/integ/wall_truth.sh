@@ -1,0 +1,127 @@
+#!/bin/sh
+# Wall-clock sampling against the truth: tests/progs/wall_truth.c's six
+# threads (on the CPU, a mutex another thread holds, one long nanosleep, a
+# blocking pipe read, epoll_wait with 2 ms timeouts, a condition variable;
+# then each sleeps for a time of its own, outside its phase) time their phases with CLOCK_MONOTONIC and their CPU with the thread CPU
+# clock, built -O2 -fomit-frame-pointer, run under monrun --wall=250.
+#   wall_truth_record      the profile has a WALL record at 250 Hz, every worker in it
+#   wall_truth_share       each phase's share of the workers' wall time within
+#                          2 pp of its measured share (each thread's samples
+#                          weighed up to its expected count: rounds the sampler
+#                          was late for are the record's, not the program's)
+#   wall_truth_offcpu      each phase's share of the off-CPU time (every state
+#                          but running) within 2 pp of its measured share
+#                          (phase time minus its CPU time)
+#   wall_truth_stacks      >= 95 % of each blocked thread's wall samples reach
+#                          its start function
+#   wall_truth_reasons     the mutex wait names queue_lock (a symbol of the
+#                          program's data) and the thread holding it; the
+#                          pipe read a pipe, epoll_wait an epoll descriptor,
+#                          the sleep clock_nanosleep, the condition wait a
+#                          futex in ready_cond
+#   wall_truth_prof        prof --sample=wall --format=folded (profsample's views) shows
+#                          the mutex thread's samples under start_mutex ending in
+#                          [futex queue_lock, held by tid HOLDER]
+# Mutations: the R split taken as always running (split_running) fails
+# wall_truth_offcpu; mon_unwind replaced by the PC alone fails
+# wall_truth_stacks; no owner read (describe_futex) fails wall_truth_reasons.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wall_lib.inc"
+
+build_wall_dump
+$CC -O2 -fomit-frame-pointer -g -o "$T/truth" "$ROOT/tests/progs/wall_truth.c" -lpthread
+timeout 120 "$B/bin/monrun" --wall=250 -o "$T/truth.mon" "$T/truth" 1200 >"$T/truth.out" 2>"$T/truth.err"
+rc=$?
+cat "$T/truth.out" "$T/truth.err"
+wall_dump "$T/truth.mon" "$T/truth" >"$T/wall.txt" 2>&1
+cat "$T/wall.txt"
+
+# One awk over the program's truth and the record; prints "check NAME ok|why".
+awk '
+FNR == NR {
+	if ($1 == "thread") { name[$4] = $2; life[$4] = $6; ph[$4] = $8; pcpu[$4] = $10; n++ }
+	if ($1 == "holder") holder = $2
+	next
+}
+$1 == "wall" { have = $2; rate = $4 }
+$1 == "thread" { expct[$2] = $6; taken[$2] = $8 }
+$1 == "wait" { wkind[$2] = $4; fdk[$2] = $8; wsym[$2] = $12; wowner[$2] = $16; wtext[$2] = $NF }
+$1 == "sample" {
+	tid = $4; if (!(tid in name)) next
+	c = $2; st = $6; sc = $8; w = $10; fr = $NF
+	all[tid] += c
+	inph = st == "running" || st == "runnable" || index(fr, "phase_" name[tid])
+	if (inph) phase[tid] += c
+	if (inph && st != "running") off[tid] += c
+	if (st != "running" && st != "runnable") {
+		blocked[tid] += c
+		if (index(fr, "start_" name[tid])) reach[tid] += c
+		sys[tid, sc] += c
+		if (w >= 0) waits[tid, w] += c
+	}
+}
+function abs(x) { return x < 0 ? -x : x }
+END {
+	bad = ""
+	if (have != 1 || rate != 250) bad = "no WALL record at 250 Hz"
+	for (t in name) if (!(t in all)) bad = bad " no samples of " name[t]
+	print "check wall_truth_record " (bad == "" ? "ok" : bad)
+	# wall shares, each thread weighed to its expected count
+	tl = 0; tw = 0; to = 0; tot = 0
+	for (t in name) {
+		k = taken[t] > 0 ? expct[t] / taken[t] : 0
+		W[t] = phase[t] * k; O[t] = off[t] * k
+		tw += all[t] * k; to += O[t]; tl += life[t]; tot += ph[t] - pcpu[t]
+	}
+	bad = ""; bado = ""
+	for (t in name) {
+		m = tw ? 100 * W[t] / tw : 0; want = 100 * ph[t] / tl
+		printf "# %-6s wall %.2f %% (truth %.2f %%)", name[t], m, want
+		if (abs(m - want) > 2) bad = bad sprintf(" %s %.2f vs %.2f", name[t], m, want)
+		m = to ? 100 * O[t] / to : 0; want = tot ? 100 * (ph[t] - pcpu[t]) / tot : 0
+		printf "  off-CPU %.2f %% (truth %.2f %%)\n", m, want
+		if (abs(m - want) > 2) bado = bado sprintf(" %s %.2f vs %.2f", name[t], m, want)
+	}
+	print "check wall_truth_share " (bad == "" ? "ok" : bad)
+	print "check wall_truth_offcpu " (bado == "" ? "ok" : bado)
+	bad = ""
+	for (t in name) {
+		if (name[t] == "cpu") continue
+		f = blocked[t] ? reach[t] / blocked[t] : 0
+		printf "# %-6s %d of %d blocked samples reach start_%s\n", name[t], reach[t], blocked[t], name[t]
+		if (f < 0.95) bad = bad sprintf(" %s %.3f", name[t], f)
+	}
+	print "check wall_truth_stacks " (bad == "" ? "ok" : bad)
+	bad = ""
+	for (t in name) {
+		nm = name[t]; best = -1; bc = 0
+		for (k in waits) { split(k, p, SUBSEP); if (p[1] == t && waits[k] > bc) { bc = waits[k]; best = p[2] } }
+		if (nm == "mutex" && !(best >= 0 && wsym[best] == "queue_lock" && wowner[best] == holder))
+			bad = bad " mutex: lock " (best >= 0 ? wsym[best] " owner " wowner[best] : "none") " (holder " holder ")"
+		if (nm == "pipe" && !(best >= 0 && fdk[best] == 2 && sys[t, "read"] > 0))
+			bad = bad " pipe: no read of a pipe"
+		if (nm == "epoll" && !(best >= 0 && fdk[best] == 6 && sys[t, "epoll_wait"] > 0))
+			bad = bad " epoll: no epoll_wait on an epoll descriptor"
+		if (nm == "cond" && !(best >= 0 && wkind[best] == 2 && wsym[best] == "ready_cond"))
+			bad = bad " cond: no futex in ready_cond"
+		if (nm == "sleep" && !(sys[t, "clock_nanosleep"] + sys[t, "nanosleep"] > 0.95 * blocked[t]))
+			bad = bad " sleep: not in nanosleep"
+	}
+	print "check wall_truth_reasons " (bad == "" ? "ok" : bad)
+}' "$T/truth.out" "$T/wall.txt" >"$T/checks"
+cat "$T/checks" | grep '^#'
+if [ $rc -ne 0 ]; then
+	not_ok wall_truth_run "exit $rc"
+else
+	ok wall_truth_run
+fi
+for c in wall_truth_record wall_truth_share wall_truth_offcpu wall_truth_stacks wall_truth_reasons; do
+	r=$(awk -v c="$c" '$1 == "check" && $2 == c { $1 = $2 = ""; sub(/^  /, ""); print }' "$T/checks")
+	if [ "$r" = ok ]; then ok "$c"; else not_ok "$c" "${r:-not checked}"; fi
+done
+holder=$(awk '$1 == "holder" { print $2 }' "$T/truth.out")
+"$B/bin/prof" --sample=wall --format=folded -m "$T/truth.mon" "$T/truth" >"$T/folded" 2>"$T/folded.err"
+n=$(awk -v h="[futex queue_lock, held by tid $holder]" \
+	'index($0, "start_mutex;") && index($0, h) { n += $NF } END { print n + 0 }' "$T/folded")
+if [ "$n" -ge 250 ]; then ok wall_truth_prof
+else not_ok wall_truth_prof "$n samples of start_mutex on queue_lock held by $holder: $(grep start_mutex "$T/folded" | head -n 2)"; fi
