@@ -103,6 +103,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/vfs.h>
 #include <sys/un.h>
 #include <time.h>
 #include <ucontext.h>
@@ -231,12 +232,22 @@ static void task_path(char *buf, pid_t tid, const char *name)
 	strcpy(p, name);
 }
 
+/* 1 if fd still names a /proc file: a program that closed ours with the raw
+ * close_range system call (no wrapper of fdguard.c sees it) may hold the
+ * number now, and then it is never ours to close. */
+static int still_proc(int fd)
+{
+	struct statfs fs;
+	return syscall(SYS_fstatfs, fd, &fs) == 0 && fs.f_type == 0x9fa0 /* PROC_SUPER_MAGIC, statfs(2) */;
+}
+
 static void close_ours(int fd)
 {
 	if (fd < 0)
 		return;
 	mon_fd_drop(fd);
-	syscall(SYS_close, fd);
+	if (still_proc(fd))
+		syscall(SYS_close, fd);
 }
 
 /* Open a /proc file of ours: kept (moved above the floor, adopted) when
@@ -1271,7 +1282,7 @@ static int launch(void)
 	static int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 	if (create == NULL)
 		create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
-				  void *))dlsym(RTLD_NEXT, "pthread_create");
+				  void *))mon_libc_next("pthread_create");
 	if (create == NULL)
 		return mon_fail(ENOSYS);
 	pthread_attr_t attr;

@@ -663,7 +663,7 @@ static void wall_record(void **state)
 	memset(&m, 0, sizeof m);
 	m.run.rate_hz = 1000;
 	struct monout_object obj = { 0x400000, 0x401000, 0x402000, MONOUT_OBJ_MAIN, 0, NULL, 9,
-				     "/bin/true" };
+				     "/bin/true", 0 };
 	FILE *f = tmpfile();
 	struct monout_writer w;
 	assert_int_equal(monout_begin(&w, fileno(f), 0), 0);
