@@ -2,7 +2,7 @@
 # The layers' include rule (docs/architecture.md): every quoted #include of
 # a file in format/ names a header of include/ or format/; of a tool, one of
 # include/, format/ or its own directory (never lib/); of lib/, one of
-# include/, lib/ or format/ (never a tool's).  The Makefile gives each layer
+# include/, lib/, lib/arch/ARCH/ or format/ (never a tool's).  The Makefile gives each layer
 # only those paths; this checks the sources, whatever the flags.
 . "$(dirname "$0")/lib.sh"
 cd "$ROOT" || exit 1
@@ -25,7 +25,15 @@ layer "tools include only include/, format/ and their own directory" "include fo
 	tools/*/*.c tools/*/*.h
 layer "prof's renderers include only include/, format/, prof's directory and their own" \
 	"include format tools/prof" tools/prof/out/*.c tools/prof/out/*.h
-layer "lib/ includes only include/, lib/ and format/" "include lib format" lib/*.c lib/*.h
+layer "lib/ includes only include/, lib/, its machine's lib/arch/ARCH/ and format/" \
+	"include lib lib/arch/$(uname -m) format" lib/*.c lib/*.h
+# A machine's directory includes only include/, lib/, format/ and itself,
+# never another machine's (musl's src/*/ARCH/ rule).
+for a in lib/arch/*/; do
+	a=${a%/}
+	layer "$a includes only include/, lib/, format/ and its own directory" "include lib format" \
+		"$a"/*.c "$a"/*.h
+done
 
 # Sources cite primary sources (manual pages, kernel documentation, the
 # historic code by path), never the sections of a notes file outside the
