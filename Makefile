@@ -269,12 +269,12 @@ check-sanitize: deps-check
 	    [ -f tests/integ/$$t.sh ] || continue; \
 	    B=build-tsan CC="$(CC) -fsanitize=thread" \
 	        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	        $$(command -v timeout >/dev/null && echo timeout -k 10 $${TEST_TIMEOUT:-600}) \
+	        $$(command -v timeout >/dev/null && echo timeout -k 10 $${TEST_TIMEOUT:-900}) \
 	        $$(env --default-signal true 2>/dev/null && echo env --default-signal) \
 	        sh tests/integ/$$t.sh >build-tsan/tests/log/$$t.out 2>&1; rc=$$?; \
 	    p=$$(grep -c '^ok ' build-tsan/tests/log/$$t.out); \
 	    f=$$(grep -c '^not ok ' build-tsan/tests/log/$$t.out); \
-	    case $$rc in 124|137) echo "tsan: FAIL $$t: timed out after $${TEST_TIMEOUT:-600} s (TEST_TIMEOUT)"; \
+	    case $$rc in 124|137) echo "tsan: FAIL $$t: timed out after $${TEST_TIMEOUT:-900} s (TEST_TIMEOUT)"; \
 	        f=$$((f + 1)) ;; esac; \
 	    [ $$rc -ne 0 ] && [ $$f -eq 0 ] && f=1; \
 	    grep '^not ok ' build-tsan/tests/log/$$t.out | sed "s|^|tsan: FAIL $$t: |"; \

@@ -7,13 +7,14 @@
 #    lines (one per check) or, if it prints none, counts once by its exit status
 #    (0 pass, 77 skip, anything else fail).
 # Every program and script has a time limit, TEST_TIMEOUT seconds (default
-# 600: generous, the slowest script takes a small part of it): one that
+# 900, above the hang guards of unwind.sh (600 s); the slowest script takes
+# about 30 s on 2 loaded cores): one that
 # hangs is killed with everything it started (timeout(1) signals its whole
 # process group: TERM, then KILL 10 s later) and fails once more, by name,
 # "timed out after N s"; the run goes on with the next.
 B=${B:-build}
 export B
-LIMIT=${TEST_TIMEOUT:-600}
+LIMIT=${TEST_TIMEOUT:-900}
 TMO=
 command -v timeout >/dev/null 2>&1 && TMO="timeout -k 10 $LIMIT"
 # Did timeout(1) kill it?  124: TERM was enough; 137: KILL was needed.
