@@ -214,16 +214,24 @@ clean:
 # on it.
 #   make fuzz            build the libFuzzer harnesses (fuzz/fuzz_*.c) with
 #                        clang + ASan + UBSan into $(B)/fuzz/, make the seed
-#                        corpora (fuzz/make-seeds.sh), and run each harness
-#                        for FUZZ_TIME seconds (default 60).  New inputs go
+#                        corpora (fuzz/make-seeds.sh), replay every seed and
+#                        every input of fuzz/regress/NAME/ (each by name),
+#                        then run each harness for FUZZ_TIME seconds (default
+#                        60; 0: no limit) or FUZZ_RUNS executions (default
+#                        -1: no limit), whichever ends first.  New inputs go
 #                        to $(B)/fuzz/corpus-NAME/, failures to
 #                        $(B)/fuzz/crash-NAME/ (copy them to fuzz/regress/NAME/
-#                        once fixed: make check replays that directory).
+#                        once fixed: make check replays that directory).  A
+#                        failure ends make fuzz naming the harness and the
+#                        input; the last line is "fuzz: N harnesses, M
+#                        executions, no failure".  FUZZ_NAMES lists the
+#                        harnesses: a new fuzz/fuzz_X.c is one more word.
 #   make check-sanitize  the whole suite under ASan+UBSan (build dir
 #                        build-asan), then the threaded tests under TSan
 #                        (build-tsan); ends with one "N passed, N failed".
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 60
+FUZZ_RUNS  ?= -1
 FUZZ_FLAGS := -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
               -fno-omit-frame-pointer
 FUZZ_NAMES := monout gmon symtab cfi
@@ -261,15 +269,7 @@ fuzz-build: $(FUZZ_BINS)
 fuzz-seeds: all
 	@rm -rf $(B)/fuzz/seeds && sh fuzz/make-seeds.sh $(B)/fuzz/seeds $(B) 2>/dev/null
 fuzz: fuzz-build fuzz-seeds
-	@set -e; for n in $(FUZZ_NAMES); do \
-	    mkdir -p $(B)/fuzz/corpus-$$n $(B)/fuzz/crash-$$n; \
-	    echo "fuzz: $$n for $(FUZZ_TIME) s"; \
-	    $(B)/fuzz/fuzz_$$n -max_total_time=$(FUZZ_TIME) -print_final_stats=1 -timeout=10 \
-	        -rss_limit_mb=2048 -artifact_prefix=$(B)/fuzz/crash-$$n/ \
-	        $(B)/fuzz/corpus-$$n $(B)/fuzz/seeds/$$n fuzz/regress/$$n 2>$(B)/fuzz/$$n.log \
-	        || { tail -n 40 $(B)/fuzz/$$n.log; exit 1; }; \
-	    grep -E '^stat::(number_of_executed_units|average_exec_per_sec)' $(B)/fuzz/$$n.log; \
-	done
+	@FUZZ_B=$(B) FUZZ_TIME=$(FUZZ_TIME) FUZZ_RUNS=$(FUZZ_RUNS) sh fuzz/run.sh $(FUZZ_NAMES)
 
 # nonnull-attribute is left out: <unistd.h> declares profil()'s buffer
 # nonnull, but profil(NULL, 0, 0, 0) is how profil(2) turns sampling off.
@@ -295,10 +295,13 @@ check-sanitize: deps-check
 	    [ -f tests/integ/$$t.sh ] || continue; \
 	    B=build-tsan CC="$(CC) -fsanitize=thread" \
 	        TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	        $$(command -v timeout >/dev/null && echo timeout -k 10 $${TEST_TIMEOUT:-900}) \
 	        $$(env --default-signal true 2>/dev/null && echo env --default-signal) \
 	        sh tests/integ/$$t.sh >build-tsan/tests/log/$$t.out 2>&1; rc=$$?; \
 	    p=$$(grep -c '^ok ' build-tsan/tests/log/$$t.out); \
 	    f=$$(grep -c '^not ok ' build-tsan/tests/log/$$t.out); \
+	    case $$rc in 124|137) echo "tsan: FAIL $$t: timed out after $${TEST_TIMEOUT:-900} s (TEST_TIMEOUT)"; \
+	        f=$$((f + 1)) ;; esac; \
 	    [ $$rc -ne 0 ] && [ $$f -eq 0 ] && f=1; \
 	    grep '^not ok ' build-tsan/tests/log/$$t.out | sed "s|^|tsan: FAIL $$t: |"; \
 	    echo "tsan: $$t: $$p passed, $$f failed"; \

@@ -72,6 +72,10 @@ static unsigned rate_asked = MON_RATE_DEFAULT;
 static unsigned tick_cost_ns;
 static unsigned check_usec;	/* CPU the rate check took (not sampled) */
 static int rate_lowered;
+/* Times mon_clock_check_rate measured in this process image: 0 or 1.  A
+ * fork child inherits it (and the result: the rate, the cost), a new image
+ * starts from 0. */
+static unsigned rate_checks;
 static int clock_taken;		/* the program took the itimer clock's SIGPROF */
 static int sigq_short;		/* timers refused for the pending-signal quota (threads.c) */
 
@@ -545,10 +549,14 @@ void mon_clock_check_rate(struct mon_thread_clock *tc)
 	 * tick; the CPU-time timers raise at most one signal per kernel tick
 	 * (their overruns are weight), so their cost stays small.  At 1000 Hz
 	 * and below a tick is not dear enough to measure (0.1 s of CPU per
-	 * CPU-second even at 100 us a tick).  Costs about 20 ms of CPU, once,
-	 * not sampled (recorded in the profile: FACTS). */
-	if (tc->kind != MON_CLOCK_PERF || tc->fd < 0 || mon_clock_cfg.rate_hz <= 1000)
+	 * CPU-second even at 100 us a tick).  Costs about 20 ms of CPU, once
+	 * per process image (a program that turns profiling off and on pays
+	 * it at the first start only; the lowered rate stays in
+	 * mon_clock_cfg), not sampled (recorded in the profile: FACTS). */
+	if (tc->kind != MON_CLOCK_PERF || tc->fd < 0 || mon_clock_cfg.rate_hz <= 1000 ||
+	    rate_checks > 0)
 		return;
+	rate_checks++;
 	int saved_errno = errno;
 	uint64_t window = 8000000u;	/* 8 ms of CPU without ticks, as much with */
 	uint64_t began = thread_cpu_ns();
@@ -584,6 +592,11 @@ void mon_clock_check_rate(struct mon_thread_clock *tc)
 	check_usec += (unsigned)((thread_cpu_ns() - began) / 1000u);
 	ioctl(tc->fd, PERF_EVENT_IOC_ENABLE, 0);
 	errno = saved_errno;
+}
+
+unsigned mon_clock_rate_checks(void)
+{
+	return rate_checks;
 }
 
 void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns, uint32_t *flags,

@@ -107,8 +107,13 @@ MON_HIDDEN void mon_clock_unsampled_reset(void);
 /* Measure what a tick of the clock just armed in the calling thread (tc)
  * costs in CPU and, when the set rate would spend more than a quarter of
  * the CPU in ticks, lower the rate (kept for every thread armed after).
- * Perf clock above 1000 Hz only; costs about 20 ms of CPU then. */
+ * Perf clock above 1000 Hz only, at the first start of the clocks in a
+ * process image only (a fork child keeps the parent's result); costs
+ * about 20 ms of CPU then. */
 MON_HIDDEN void mon_clock_check_rate(struct mon_thread_clock *tc);
+/* How many times mon_clock_check_rate measured in this process image: 0 or
+ * 1 (for tests: tests/unit/test_rate_check.c). */
+MON_HIDDEN unsigned mon_clock_rate_checks(void);
 /* Facts for the profile: rate asked and set (Hz), measured tick cost (ns,
  * 0 if not measured), MONOUT_FACT_* flags (system time sampled or not,
  * rate lowered), CPU the rate check took (microseconds, not sampled). */

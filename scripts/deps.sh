@@ -5,6 +5,8 @@
 #   deps.sh check   what `make check` needs
 #   deps.sh build   what `make` and `make demo` need
 #   deps.sh bench   what `make bench` needs
+#   deps.sh fuzz    what `make fuzz` needs: clang and its libFuzzer runtime
+#                   (Debian: libclang-rt-dev, only recommended by clang)
 # Optional tools (opt: "package:command"), which tests use where present and
 # skip with a message otherwise, are installed on Debian as root and only
 # named elsewhere: for `check`, protoc (protobuf-compiler, 6 MB: decodes
@@ -23,6 +25,8 @@ case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
        opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc" ;;
+fuzz)  pkgs="$base clang libclang-rt-dev"
+       pcs="$base_pc" cmds="$base_cmd clang" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"

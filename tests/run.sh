@@ -6,8 +6,21 @@
 #  - tests/integ/*.sh: integration scripts; each prints "ok NAME" / "not ok NAME"
 #    lines (one per check) or, if it prints none, counts once by its exit status
 #    (0 pass, 77 skip, anything else fail).
+# Every program and script has a time limit, TEST_TIMEOUT seconds (default
+# 900, above the hang guards of unwind.sh (600 s); the slowest script takes
+# about 30 s on 2 loaded cores): one that
+# hangs is killed with everything it started (timeout(1) signals its whole
+# process group: TERM, then KILL 10 s later) and fails once more, by name,
+# "timed out after N s"; the run goes on with the next.
 B=${B:-build}
 export B
+LIMIT=${TEST_TIMEOUT:-900}
+TMO=
+command -v timeout >/dev/null 2>&1 && TMO="timeout -k 10 $LIMIT"
+# Did timeout(1) kill it?  124: TERM was enough; 137: KILL was needed.
+timed_out() {
+	[ -n "$TMO" ] && { [ "$1" -eq 124 ] || [ "$1" -eq 137 ]; }
+}
 # Every test starts with every signal at its default action, whatever this
 # shell inherited (nohup ignores SIGHUP, some CI runners ignore SIGPIPE): the
 # tests check what a program sees of its dispositions and how it ends.
@@ -21,15 +34,20 @@ for t in "$B"/tests/unit/*; do
 	n=$(basename "$t")
 	out="$log/unit-$n.out"
 	# cmocka in TAP mode: a plan "1..N", then "ok K - NAME" / "not ok K - NAME".
-	CMOCKA_MESSAGE_OUTPUT=TAP $DFL "$t" >"$out" 2>&1
+	CMOCKA_MESSAGE_OUTPUT=TAP $TMO $DFL "$t" >"$out" 2>&1
 	rc=$?
+	to=0
+	timed_out $rc && to=1
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
 	p=$(grep -c '^ok ' "$out")
 	f=$(grep -c '^not ok ' "$out")
 	grep '^not ok ' "$out" | sed "s|^not ok [0-9]* - |FAIL unit/$n: |"
 	# No plan, fewer results than planned (a crash), or a failing exit
 	# with no failed case: the program fails once more.
-	if [ -z "$plan" ] || [ $((p + f)) -lt "$plan" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
+	if [ $to = 1 ]; then
+		f=$((f + 1))
+		echo "FAIL unit/$n: timed out after $LIMIT s (TEST_TIMEOUT), $((p + f - 1)) of ${plan:-?} results, see $out"
+	elif [ -z "$plan" ] || [ $((p + f)) -lt "$plan" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
 		f=$((f + 1))
 		echo "FAIL unit/$n (exit $rc, $((p + f - 1)) of ${plan:-?} results, see $out)"
 	fi
@@ -41,8 +59,11 @@ for t in tests/integ/*.sh; do
 	[ -f "$t" ] || continue
 	n=$(basename "$t" .sh)
 	out="$log/integ-$n.out"
-	$DFL sh "$t" >"$out" 2>&1
+	$TMO $DFL sh "$t" >"$out" 2>&1
 	rc=$?
+	if timed_out $rc; then
+		echo "not ok integ_${n}_time_limit timed out after $LIMIT s (TEST_TIMEOUT)" >>"$out"
+	fi
 	p=$(grep -c '^ok ' "$out")
 	f=$(grep -c '^not ok ' "$out")
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then

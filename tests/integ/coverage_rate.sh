@@ -34,7 +34,10 @@ want=$(awk -v c="$cost" -v a="$asked" 'BEGIN {
 	if (a * c * 1e-9 <= 0.25) { print a; exit }
 	r = int(0.25 * 1e9 / c); if (r < 1000) r = 1000; if (r > a) r = a; print r }')
 lowered=$(( (flags & 4) != 0 ))
-if [ "$set" = "$want" ] && { [ "$set" = "$asked" ] && [ $lowered = 0 ] || [ "$set" != "$asked" ] && [ $lowered = 1 ]; } &&
+# Either kept and not flagged, or lowered and flagged (each pair braced:
+# the shell's && and || bind alike, left to right).
+if [ "$set" = "$want" ] &&
+    { { [ "$set" = "$asked" ] && [ $lowered = 0 ]; } || { [ "$set" != "$asked" ] && [ $lowered = 1 ]; }; } &&
     [ "$(get rate)" = "$set" ]; then
 	ok cov_rate_lowered
 else

@@ -9,7 +9,8 @@
  * raced with a change of the buffer.
  *
  * A second thread spins in fn_spin the whole time; the main thread turns
- * profil() on and off 10000 times with the same buffer, spinning 0.05 ms
+ * profil() on and off 10000 times (more until a tick landed while on)
+ * with the same buffer, spinning 0.05 ms
  * of CPU in fn_spin while it is on.  No buffer ever changes while ticks
  * land in it, so: lost == 0, samples == counted + dropped + saturated + lost,
  * and counted == what the bins received.  Run at a high rate, so that the
@@ -43,8 +44,14 @@ int main(void)
 	profil_off();
 	pthread_t t;
 	CHECK(pthread_create(&t, NULL, spinner, NULL) == 0, "pthread_create");
-	int toggles = 10000;
-	for (int i = 0; i < toggles; i++) {
+	/* At least 10000 toggles, and on until some tick landed in an
+	 * on-window: the itimer clock's ticks come at the kernel's tick, so
+	 * on a loaded machine 10000 windows of 0.05 ms held as few as 19 (a
+	 * run with none would test nothing and failed "no samples").  The
+	 * count of windows comes from what this run saw, not from its speed;
+	 * 100 times as many without a sample is a clock that never ticks. */
+	int toggles = 0;
+	for (; toggles < 10000 || (stats_now().samples == 0 && toggles < 1000000); toggles++) {
 		profil_on(hist, sizeof hist, lo, 0x8000);
 		fn_spin(0.00005);
 		profil_off();

@@ -350,6 +350,10 @@ void symtab_free(struct prof_image *im);
  * range per start.  Returns 0, or -1 when out of memory (what was read is
  * kept). */
 int unwind_ranges(Elf *elf, struct prof_range **out, size_t *nout);
+/* A section's bytes in the file (elf_getdata, or elf_rawdata if raw), or
+ * NULL when it has none (SHT_NOBITS, empty, unreadable): symtab.c.  Every
+ * section prof reads goes through it. */
+Elf_Data *prof_section_bytes(Elf_Scn *scn, int raw);
 
 /* "0123abcd..." of a build ID into buf (2*len+1 bytes). */
 void prof_hex(const unsigned char *id, size_t len, char *buf);

@@ -137,7 +137,7 @@ static void elf_close_file(struct elffile *f)
 /* Looks for an NT_GNU_BUILD_ID note in data; copies it to im. */
 static int note_build_id(Elf_Data *data, struct prof_image *im)
 {
-	if (data == NULL)
+	if (data == NULL || data->d_buf == NULL)
 		return 0;
 	size_t off = 0, name_off, desc_off;
 	GElf_Nhdr nh;
@@ -162,7 +162,7 @@ static void read_build_id(Elf *elf, struct prof_image *im)
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_NOTE)
 			continue;
-		if (note_build_id(elf_getdata(scn, NULL), im))
+		if (note_build_id(prof_section_bytes(scn, 0), im))
 			return;
 	}
 	size_t nph;
@@ -326,7 +326,7 @@ static long collect_syms_data(Elf *elf, unsigned type, int locals, struct collec
 		GElf_Shdr sh;
 		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != type)
 			continue;
-		Elf_Data *data = elf_getdata(scn, NULL);
+		Elf_Data *data = prof_section_bytes(scn, 0);
 		if (data == NULL || sh.sh_entsize == 0)
 			break;
 		size_t n = data->d_size / sh.sh_entsize;
@@ -376,6 +376,23 @@ static int has_section(Elf *elf, unsigned type)
 			return 1;
 	}
 	return 0;
+}
+
+/* The bytes a section holds in the file, for every section prof reads
+ * (elf_getdata(3) and friends): its Elf_Data, or NULL when it has none:
+ * SHT_NOBITS (libelf gives d_buf NULL with d_size the section's size), an
+ * empty section, a section past the file's end or otherwise unreadable
+ * (elf_getdata fails).  raw: elf_rawdata(3) (the file's bytes, not
+ * converted to the host's byte order). */
+Elf_Data *prof_section_bytes(Elf_Scn *scn, int raw)
+{
+	GElf_Shdr sh;
+	if (scn == NULL || gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
+		return NULL;
+	Elf_Data *d = raw ? elf_rawdata(scn, NULL) : elf_getdata(scn, NULL);
+	if (d == NULL || d->d_buf == NULL || d->d_size == 0)
+		return NULL;
+	return d;
 }
 
 static Elf_Scn *section_named(Elf *elf, const char *want, GElf_Shdr *sh)
@@ -428,9 +445,9 @@ static long collect_plt(Elf *elf, struct collect *c)
 			continue;
 		Elf_Scn *symscn = elf_getscn(elf, sh.sh_link);
 		GElf_Shdr ssh;
-		Elf_Data *rd = elf_getdata(scn, NULL), *sd;
+		Elf_Data *rd = prof_section_bytes(scn, 0), *sd;
 		if (!symscn || !gelf_getshdr(symscn, &ssh) || ssh.sh_type != SHT_DYNSYM || !rd ||
-		    (sd = elf_getdata(symscn, NULL)) == NULL)
+		    (sd = prof_section_bytes(symscn, 0)) == NULL)
 			continue;
 		size_t n = rd->d_size / sh.sh_entsize;
 		for (size_t i = 0; i < n; i++) {
@@ -467,8 +484,7 @@ static long collect_plt(Elf *elf, struct collect *c)
 		GElf_Shdr sh;
 		Elf_Scn *ps = section_named(elf, plts[p], &sh);
 		Elf_Data *d;
-		if (!ps || sh.sh_type != SHT_PROGBITS || (d = elf_getdata(ps, NULL)) == NULL ||
-		    d->d_buf == NULL)
+		if (!ps || sh.sh_type != SHT_PROGBITS || (d = prof_section_bytes(ps, 0)) == NULL)
 			continue;
 		uint64_t es = sh.sh_entsize ? sh.sh_entsize : 16;
 		if (es < 6 || es > 64)
@@ -600,7 +616,7 @@ static int find_debuglink(Elf *elf, const char *path, const struct prof_image *i
 	GElf_Shdr sh;
 	Elf_Scn *scn = section_named(elf, ".gnu_debuglink", &sh);
 	Elf_Data *d;
-	if (!scn || (d = elf_getdata(scn, NULL)) == NULL || d->d_size < 8)
+	if ((d = prof_section_bytes(scn, 0)) == NULL || d->d_size < 8)
 		return 0;
 	const char *name = d->d_buf;
 	size_t nl = strnlen(name, d->d_size);
@@ -642,8 +658,7 @@ static unsigned char *minidebug_bytes(Elf *elf, size_t *len)
 	GElf_Shdr sh;
 	Elf_Scn *scn = section_named(elf, ".gnu_debugdata", &sh);
 	Elf_Data *d;
-	if (!scn || sh.sh_type == SHT_NOBITS || (d = elf_rawdata(scn, NULL)) == NULL ||
-	    d->d_size == 0)
+	if ((d = prof_section_bytes(scn, 1)) == NULL)
 		return NULL;
 	lzma_stream s = LZMA_STREAM_INIT;
 	if (lzma_stream_decoder(&s, UINT64_MAX, 0) != LZMA_OK)

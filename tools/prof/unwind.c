@@ -246,8 +246,8 @@ static int add_range(struct prof_range **v, size_t *n, size_t *cap, uint64_t lo,
 static int section_ranges(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, int eh,
 			  struct prof_range **v, size_t *n, size_t *cap)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	if (data == NULL || data->d_buf == NULL || data->d_size == 0)
+	Elf_Data *data = prof_section_bytes(scn, 0);
+	if (data == NULL)
 		return 0;
 	size_t idlen;
 	const char *ident = elf_getident(elf, &idlen);
