@@ -1,6 +1,6 @@
 #!/bin/sh
 # The fuzz harnesses without libFuzzer: every reader (mon.out, gmon.out,
-# ELF symbols) is fed its seed corpus (remade by fuzz/make-seeds.sh from the
+# ELF symbols, the unwinder's CFI compiler) is fed its seed corpus (remade by fuzz/make-seeds.sh from the
 # programs the tests build) and every input that once made a harness fail
 # (fuzz/regress/NAME/), through fuzz/replay.c.  Each harness's own checks
 # abort on a broken invariant; the replay is built with ASan and UBSan when
@@ -52,6 +52,8 @@ build() {
 build monout "$ROOT"/format/*.c
 build gmon "$PROF_A" $ELF_LIBS -lm
 build symtab "$PROF_A" "$ROOT"/format/*.c $ELF_LIBS -lm
+# The unwinder's CFI compiler (lib/cfi.c) and its machine's rules.
+build cfi -I"$ROOT/lib" -I"$ROOT/lib/arch/$(uname -m)" "$ROOT/lib/cfi.c" "$ROOT/lib/arch/$(uname -m)/arch.c"
 
 if sh "$F/make-seeds.sh" "$T/seeds" "$B" >seeds.log 2>&1; then
 	ok make_seeds
@@ -60,7 +62,7 @@ else
 fi
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1}
-for name in monout gmon symtab; do
+for name in monout gmon symtab cfi; do
 	[ -x "replay_$name" ] || continue
 	# The seeds must exist: a corpus that silently shrank to nothing would
 	# make this check pass without testing anything.
