@@ -232,34 +232,36 @@ static void install_if_default(int sig)
 static __thread void *alt_mem __attribute__((tls_model("initial-exec")));
 static __thread size_t alt_len __attribute__((tls_model("initial-exec")));
 
-static int raw_sigaltstack(const stack_t *ss, stack_t *old)
+MON_NO_TSAN static int raw_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	return (int)syscall(SYS_sigaltstack, ss, old);
 }
 
 /* 1 if the kernel's alternate stack for this thread is ours. */
-static int ours_in_kernel(void)
+MON_NO_TSAN static int ours_in_kernel(void)
 {
 	stack_t cur;
 	return alt_mem != NULL && raw_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE) &&
 	       cur.ss_sp == alt_mem;
 }
 
-static void put_ours(void)
+MON_NO_TSAN static void put_ours(void)
 {
 	stack_t ss = { .ss_sp = alt_mem, .ss_flags = 0, .ss_size = alt_len };
 	raw_sigaltstack(&ss, NULL);
 }
 
-void mon_fatal_thread_start(void)
+MON_NO_TSAN void mon_fatal_thread_start(void)
 {
 	if (!__atomic_load_n(&installed, __ATOMIC_ACQUIRE) || alt_mem != NULL)
 		return;
 	int saved_errno = errno;
 	stack_t cur;
 	if (raw_sigaltstack(NULL, &cur) == 0 && (cur.ss_flags & SS_DISABLE)) {
-		void *p = mmap(NULL, MON_ALT_STACK, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
+		/* The system call itself: this runs in threads a sanitizer's
+		 * runtime has not set up yet (threads.c's start behind). */
+		void *p = (void *)syscall(SYS_mmap, NULL, MON_ALT_STACK, PROT_READ | PROT_WRITE,
+					  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_STACK, -1, 0);
 		if (p != MAP_FAILED) {
 			alt_mem = p;
 			alt_len = MON_ALT_STACK;
@@ -269,7 +271,7 @@ void mon_fatal_thread_start(void)
 	errno = saved_errno;
 }
 
-void mon_fatal_thread_end(void)
+MON_NO_TSAN void mon_fatal_thread_end(void)
 {
 	if (alt_mem == NULL)
 		return;
@@ -278,7 +280,7 @@ void mon_fatal_thread_end(void)
 		stack_t off = { .ss_sp = NULL, .ss_flags = SS_DISABLE, .ss_size = 0 };
 		raw_sigaltstack(&off, NULL);
 	}
-	munmap(alt_mem, alt_len);
+	syscall(SYS_munmap, alt_mem, alt_len);
 	alt_mem = NULL;
 	errno = saved_errno;
 }
@@ -286,8 +288,10 @@ void mon_fatal_thread_end(void)
 /* sigaltstack(2), as the program sees it: ours is never reported (old
  * says SS_DISABLE while ours is in place), one the program sets replaces
  * ours, and disabling the program's own puts ours back.  Same arguments,
- * results and errors (EINVAL, ENOMEM, EPERM, EFAULT) as sigaltstack(2). */
-MON_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
+ * results and errors (EINVAL, ENOMEM, EPERM, EFAULT) as sigaltstack(2).
+ * Not instrumented by ThreadSanitizer: its runtime calls sigaltstack while
+ * it is being set up, before an instrumented function may run. */
+MON_NO_TSAN MON_EXPORT int sigaltstack(const stack_t *ss, stack_t *old)
 {
 	if (alt_mem == NULL || !ours_in_kernel()) {
 		int rc = raw_sigaltstack(ss, old);
