@@ -117,7 +117,14 @@ else
 fi
 for c in wall_truth_record wall_truth_share wall_truth_offcpu wall_truth_stacks wall_truth_reasons; do
 	r=$(awk -v c="$c" '$1 == "check" && $2 == c { $1 = $2 = ""; sub(/^  /, ""); print }' "$T/checks")
-	if [ "$r" = ok ]; then ok "$c"; else not_ok "$c" "${r:-not checked}"; fi
+	if [ "$r" = ok ]; then ok "$c"
+	else
+		case $c in
+		wall_truth_share | wall_truth_offcpu | wall_truth_stacks)
+			wall_san_not_ok "$c" "${r:-not checked}" "the sanitizer's interceptors of read and nanosleep are built with frame pointers, and a blocked thread's walk starts from the SP and PC /proc gives, without its frame pointer, so it ends in them" ;;
+		*) not_ok "$c" "${r:-not checked}" ;;
+		esac
+	fi
 done
 holder=$(awk '$1 == "holder" { print $2 }' "$T/truth.out")
 "$B/bin/prof" --sample=wall --format=folded -m "$T/truth.mon" "$T/truth" >"$T/folded" 2>"$T/folded.err"

@@ -88,5 +88,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < started; i++)
 		printf("thread %d life_us %llu\n", (int)r[i].tid, (unsigned long long)r[i].life_us);
 	printf("fds %d\nstarted %d\n", got, started);
+	free(th);
+	free(r);
 	return 0;
 }

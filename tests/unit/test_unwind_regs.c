@@ -18,6 +18,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include <stdio.h>
+
 #include <cmocka.h>
 
 #include "unwind.h"
@@ -34,7 +36,7 @@ __attribute__((noinline)) static void here(struct mon_unwind_regs *r)
 	r->known = MON_REG_FP;
 }
 
-static uintptr_t main_lo, main_hi;	/* set from main's own address */
+static uintptr_t main_lo, main_hi;	/* main's call of run_group_below_main: see there */
 
 static int reaches(const uintptr_t *pcs, unsigned n, uintptr_t lo, uintptr_t hi)
 {
@@ -65,7 +67,17 @@ static void from_own_registers(void **state)
 	assert_true(reaches(pcs, n, main_lo, main_hi));
 	assert_int_equal(flags & MON_STACK_TRUNCATED, 0);
 	n = walk_here(0, pcs, &flags);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	/* The sanitizer builds compile this file with -fno-omit-frame-pointer
+	 * (the Makefile's SAN_FLAGS): every frame's CFA is then the frame
+	 * pointer, which a walk without FP cannot know (unwind.h), so the walk
+	 * ends at the first frame; the plain build checks it reaches main. */
+	fprintf(stderr, "test_unwind_regs: skip the walk without FP under sanitizers: "
+			"frames built with frame pointers need FP\n");
+	(void)n;
+#else
 	assert_true(reaches(pcs, n, main_lo, main_hi));
+#endif
 }
 
 static void bad_input(void **state)
@@ -150,15 +162,26 @@ static void another_thread(void **state)
 	assert_true(reaches(pcs, n, (uintptr_t)other_main, (uintptr_t)other_main + 64));
 }
 
+/* The tests run below this call, so every walk from them passes through
+ * its return address: main_lo/main_hi bracket it (the unwinder reports a
+ * caller's PC as its return address minus 1), whatever main's size. */
+__attribute__((noinline)) static int run_group_below_main(const struct CMUnitTest *tests, size_t n)
+{
+	uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+	main_lo = ra - 1;
+	main_hi = ra + 1;
+	return _cmocka_run_group_tests("test_unwind_regs", tests, n, NULL, NULL);
+}
+
 int main(void)
 {
-	main_lo = (uintptr_t)main;
-	main_hi = main_lo + 512;
 	mon_unwind_refresh();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(from_own_registers),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(another_thread),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	int rc = run_group_below_main(tests, sizeof tests / sizeof tests[0]);
+	__asm__ volatile("" ::: "memory");	/* keep the call a call, not a tail jump */
+	return rc;
 }
