@@ -421,8 +421,13 @@ struct monout_hist {
 	 * (most of a large text is never hit).  Reader sets NULL. */
 	const uint64_t *touched;
 	uint64_t touched_span;	/* bins per bit, > 0 when touched is set */
-	uint64_t *index;	/* Reader only: see counts; NULL when dense */
-	uint64_t nnz;		/* Reader only: entries of index and counts */
+	/* Reader: see counts; NULL when dense.  Writer: when not NULL (and
+	 * flags has MONOUT_HIST_SPARSE), the bins are the nnz pairs (index[k],
+	 * counts[k]), index strictly increasing and below nbins: the writer's
+	 * work is then proportional to nnz, not to nbins, so that a model the
+	 * reader kept sparse is written back as it was read. */
+	uint64_t *index;
+	uint64_t nnz;		/* entries of index and counts */
 };
 
 struct monout_call {
@@ -649,7 +654,10 @@ int monout_put_run(struct monout_writer *w, const struct monout_run *r);
 int monout_put_object(struct monout_writer *w, const struct monout_object *o);
 /* h->raw (bin_bytes wide, native order) or h->counts (written bin_bytes
  * wide, clipped to its maximum).  With MONOUT_HIST_SPARSE in h->flags only
- * the non-zero bins are written, as (index, count) pairs. */
+ * the non-zero bins are written, as (index, count) pairs; with h->index
+ * too, those are its nnz pairs (a model the reader kept sparse).  -1 with
+ * errno EINVAL: a bin width other than 2, 4 or 8, no counts, or index
+ * without MONOUT_HIST_SPARSE, out of order or not below nbins. */
 int monout_put_hist(struct monout_writer *w, const struct monout_hist *h);
 /* Entries with selfpc == 0 or count == 0 are left out, so a sparse table
  * can be passed as it is.  Counts are read once each (atomically). */

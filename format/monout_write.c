@@ -250,6 +250,11 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 		return w_fail(w, EINVAL);
 	if (h->raw == NULL && h->counts == NULL && h->nbins)
 		return w_fail(w, EINVAL);
+	if (h->index != NULL && (!(h->flags & MONOUT_HIST_SPARSE) || h->counts == NULL))
+		return w_fail(w, EINVAL);	/* pairs are only a sparse record's */
+	for (uint64_t k = 0; h->index != NULL && k < h->nnz; k++)
+		if (h->index[k] >= h->nbins || (k > 0 && h->index[k] <= h->index[k - 1]))
+			return w_fail(w, EINVAL);
 	if (rec_open(w, MONOUT_REC_HIST) < 0)
 		return -1;
 	w_u64(w, h->lowpc);
@@ -260,7 +265,14 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 	w_u32(w, h->flags);
 	w_u32(w, h->object);
 	/* Each bin is read once, atomically: ticks may still be arriving. */
-	if (h->flags & MONOUT_HIST_SPARSE) {
+	if (h->index != NULL) {
+		for (uint64_t k = 0; k < h->nnz; k++) {
+			if (h->counts[k] == 0)
+				continue;
+			w_u64(w, h->index[k]);
+			w_u64(w, h->counts[k]);
+		}
+	} else if (h->flags & MONOUT_HIST_SPARSE) {
 		for (uint64_t i = 0; i < h->nbins; i++) {
 			if (h->touched != NULL && h->touched_span > 0 && i % h->touched_span == 0) {
 				uint64_t k = i / h->touched_span;

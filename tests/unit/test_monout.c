@@ -405,7 +405,37 @@ static void sparse_hist(void **state)
 	assert_int_equal(r.hists[0].counts[1], 70000);
 	assert_int_equal(r.hists[0].index[2], 99999);
 	assert_int_equal(r.hists[0].counts[2], 3);
+	/* A model kept sparse is written back as its pairs: the same bytes,
+	 * and work in proportion to the pairs, not to the bins it declares
+	 * (2^26 here: a writer that walks the bins reads far past the 3
+	 * counts). */
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &r), 0);
+	static unsigned char back[8192];
+	assert_int_equal(pread(fileno(f), back, sizeof back, 0), n);
+	fclose(f);
+	assert_memory_equal(back, buf, (size_t)n);
+	r.hists[0].nbins = MONOUT_MAX_BINS;
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &r), 0);
+	ssize_t bn = pread(fileno(f), back, sizeof back, 0);
+	fclose(f);
+	assert_int_equal(bn, n);
+	uint64_t keep = r.hists[0].index[1];
+	r.hists[0].index[1] = r.hists[0].index[2];	/* out of order: refused */
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &r), -1);
+	assert_int_equal(errno, EINVAL);
+	fclose(f);
+	r.hists[0].index[1] = keep;
 	monout_free(&r);
+	struct monout big;
+	assert_int_equal(monout_parse_opts(back, (size_t)bn, &big, MONOUT_PARSE_SPARSE, err, sizeof err),
+			 0);
+	assert_int_equal(big.hists[0].nbins, MONOUT_MAX_BINS);
+	assert_int_equal(big.hists[0].nnz, 3);
+	assert_int_equal(big.hists[0].index[2], 99999);
+	monout_free(&big);
 
 	/* With a touched map, spans whose bit is clear are not read: bin 4711
 	 * (span 4 of 1024 bins) is left out, bins 0 and 99999 are written. */
