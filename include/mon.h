@@ -208,6 +208,32 @@ int moncontrol(int mode);
 int mon_write(void);
 
 /*
+ * mon_setclock — choose the profiling clock and its rate for the next start
+ * of profiling in this process (monitor.3, "Rate and clock from code"),
+ * from code rather than the environment before start-up.
+ *
+ * clock    enum mon_clock: MON_CLOCK_PERF, MON_CLOCK_THREAD or
+ *          MON_CLOCK_ITIMER for that clock only (as MONPROF_CLOCK=perf,
+ *          thread, itimer), MON_CLOCK_NONE (0) for the usual order (perf,
+ *          then thread, then itimer).
+ * rate_hz  samples per CPU-second, 1..20000 (as MONPROF_RATE; default
+ *          1000).  Above 1000 Hz the perf clock's rate may still be
+ *          lowered at start if a tick costs too much CPU (profil.3).
+ *
+ * The choice replaces MONPROF_CLOCK and MONPROF_RATE and takes effect the
+ * next time the clocks start from off: profil() turning sampling on,
+ * monitor(), monstartup(), moncontrol(1) after moncontrol(0).  Clocks
+ * already running keep their rate (a mix of periods would skew the
+ * profile); mon_getstats().rate_hz and .clock show what runs.  It holds
+ * for this process image and its fork children, not for a program it
+ * execs (that one reads its environment).  Not async-signal-safe.
+ *
+ * Returns 0, or -1 with errno EINVAL: clock is not one of enum mon_clock,
+ * or rate_hz is 0 or above 20000 (nothing changes).
+ */
+int mon_setclock(int clock, unsigned rate_hz);
+
+/*
  * mon_outname — the path the profile will be written to (recomputed for the
  * calling process's pid), or NULL if profiling never started or PROFDIR
  * disabled it.  The string stays valid until the next call.
