@@ -32,7 +32,7 @@
  * skips calls made while another thread is inside it.
  *
  * The arc cells taken can be limited (MONPROF_ARCS, monrun -a: glibc's
- * glibc.gmon.maxarcs tunable, FACTS.md 5): the call that would take one
+ * glibc.gmon.maxarcs tunable, glibc manual "Tunables"): the call that would take one
  * more cell than the limit stops counting for good (glibc's
  * GMON_PROF_ERROR state) and the profile is not written, with one line on
  * stderr when the write is due (mon_write_profile), as glibc's

@@ -13,7 +13,7 @@
  *   MONPROF_OUT=FILE     (monrun -o) FILE, and FILE.PID in a fork child
  *   GMON_OUT_PREFIX=P    where PROFDIR and MONPROF_OUT are unset: P.PID in
  *                        every process, as glibc's gmon.c names gmon.out
- *                        (FACTS.md 5; empty is unset here, and P is made
+ *                        (glibc gmon/gmon.c, write_gmon; empty is unset here, and P is made
  *                        absolute at start like a relative PROFDIR)
  * A set-user-ID or set-group-ID program (AT_SECURE) ignores PROFDIR and
  * GMON_OUT_PREFIX (glibc ignores the latter under __libc_enable_secure).  A

@@ -8,7 +8,7 @@
  *     61.5    1.23    1.23    1000      1.2300  busy
  *
  * System V's five columns, headings and order, which scripts read by
- * position (FACTS.md 3.3, the illumos prof(1)): Seconds is CPU time, samples
+ * position (the illumos prof(1) page, usr/src/cmd/sgs/prof/common/prof.c): Seconds is CPU time, samples
  * divided by the rate of the profiling clock.  With --sample=wall or offcpu
  * the column is the event's, as the model titles it (prof_events[].column:
  * Wallsecs, OffCPUsecs), and so are all the times: shares of wall-clock
