@@ -16,9 +16,10 @@
 #             pool of 16384 x depth PCs of 8 bytes, backed only where
 #             stacks are stored);
 #   walk      bench/stacks_walk.c at the bottom of a 300-deep recursion
-#             (CFI only, -fomit-frame-pointer): one walk and one count in
-#             the table, in the thread's own CPU time, keeping at most
-#             depth PCs — the sink's work per sample, without the kernel's.
+#             and of a 40-deep one (CFI only, -fomit-frame-pointer): one
+#             walk and one count in the table, in the thread's own CPU
+#             time, keeping at most depth PCs — the sink's work per sample,
+#             without the kernel's.
 # Not part of make check.
 #   sh bench/stacks_depth.sh [BUILD_DIR] [RUNS] [ROUNDS] [LEVELS] [RATE]
 set -u
@@ -94,9 +95,12 @@ for d in $DEPTHS; do
 done
 echo "(samples, cut: all $RUNS runs together; CPU: the least run; RSS: the largest)"
 
-echo "== the sink's work per sample (bench/stacks_walk.c, 300 frames under main, thread CPU)"
-for d in $DEPTHS; do
-	printf 'depth %-4s ' "$d"
-	"$W/stacks_walk" 300 100000 "$d" | tr '\n' ';' | sed 's/;$//; s/;/; /g'
-	echo
+echo "== the sink's work per sample (bench/stacks_walk.c, thread CPU): a stack deeper than every"
+echo "   limit (300 calls under main), and one shallower than all (40 calls)"
+for f in 300 40; do
+	for d in $DEPTHS; do
+		printf '%3s calls, depth %-4s ' "$f" "$d"
+		"$W/stacks_walk" "$f" 100000 "$d" | tr '\n' ';' | sed 's/;$//; s/;/; /g'
+		echo
+	done
 done

@@ -53,7 +53,7 @@ static const char help_text[] =
 	"  -r rate     samples per CPU-second, 1 to 20000 (default 1000)\n"
 	"  -o file     write the profile to file\n"
 	"  -c clock    the profiling clock: perf, thread or itimer\n"
-	"  -d depth    PCs kept per call stack, 0 to 512 (default 64; 0: flat profile only)\n"
+	"  -d depth    PCs kept per call stack, 0 to 512 (default 256; 0: flat profile only)\n"
 	"  -a arcs     call-graph arcs a -pg program may count, 50 to 1073741824 (default: no\n"
 	"              limit); past it no profile is written, as glibc's maxarcs\n"
 	"  --wall[=HZ] also sample every thread HZ times a second of wall-clock time, whatever\n"
