@@ -7,8 +7,10 @@
  * under main, and gettid(2) (what the per-thread cache saves).  Links
  * libmon.a for the hidden interfaces; bench/stacks_cost.sh builds and runs
  * it.  Not part of make check.
- *   stacks_walk [DEPTH [N]]   prints "walk DEPTH frames F ns", "add ns",
- *                             "gettid ns"
+ *   stacks_walk [DEPTH [N [CAP]]]   prints "walk DEPTH frames F ns", "add ns",
+ *                             "gettid ns"; CAP (default 64, up to
+ *                             MON_STACK_DEPTH_MAX) is the PCs kept, as
+ *                             MONPROF_STACK_DEPTH (bench/stacks_depth.sh)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -29,6 +31,7 @@ static double cpu_ns(void)
 }
 
 static long n_ops = 200000;
+static unsigned cap = 64;
 
 __attribute__((noinline)) static void measure(void)
 {
@@ -38,9 +41,9 @@ __attribute__((noinline)) static void measure(void)
 	unsigned flags = 0, n = 0;
 	double t0 = cpu_ns();
 	for (long i = 0; i < n_ops; i++)
-		n = mon_unwind(&uc, pcs, 64, &flags);
+		n = mon_unwind(&uc, pcs, cap, &flags);
 	double walk = (cpu_ns() - t0) / (double)n_ops;
-	struct mon_stack_table *t = mon_stack_table_new(MON_STACKS_DEFAULT, 64);
+	struct mon_stack_table *t = mon_stack_table_new(MON_STACKS_DEFAULT, cap);
 	if (t == NULL)
 		exit(1);
 	t0 = cpu_ns();
@@ -71,6 +74,10 @@ int main(int argc, char **argv)
 	int depth = argc > 1 ? atoi(argv[1]) : 40;
 	if (argc > 2)
 		n_ops = atol(argv[2]);
+	if (argc > 3)
+		cap = (unsigned)atoi(argv[3]);
+	if (cap < 1 || cap > MON_STACK_DEPTH_MAX)
+		cap = 64;
 	if (mon_unwind_refresh() < 0) {
 		perror("mon_unwind_refresh");
 		return 1;

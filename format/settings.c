@@ -12,6 +12,10 @@
  *   MONPROF_FOLLOW    0 or 1 (monrun -f)
  *   MONPROF_STACK_DEPTH  PCs kept per call stack, 0..512 (0: no stacks; monrun -d)
  *   MONPROF_STACK_TABLE  unique call stacks the table holds, 16..4194304
+ *   MONPROF_ARCS      call-graph arcs (caller, callee pairs) counted at most,
+ *                     50..1073741824 (glibc's glibc.gmon.minarcs/maxarcs);
+ *                     unset: no limit; past it no profile is written
+ *                     (monrun -a)
  *   MONPROF_WALL      wall-clock samples of every thread: rounds per second
  *                     of wall-clock time, 0..10000 (0: off; monrun --wall)
  *   MONPROF_AUTO      a process ID, or ppid:PID (set by monrun and by
@@ -99,6 +103,9 @@ const char *mon_setting_problem(const char *name, const char *v)
 	if (strcmp(name, "MONPROF_STACK_TABLE") == 0)
 		return decimal(v, MON_SETTING_STACK_TABLE_MIN, MON_SETTING_STACK_TABLE_MAX) ? NULL
 			: "the stack table holds 16 to 4194304 stacks";
+	if (strcmp(name, "MONPROF_ARCS") == 0)
+		return decimal(v, MON_SETTING_ARCS_MIN, MON_SETTING_ARCS_MAX) ? NULL
+			: "the arc table holds 50 to 1073741824 arcs";
 	if (strcmp(name, "MONPROF_WALL") == 0)
 		return decimal(v, 0, MON_SETTING_WALL_MAX) ? NULL
 			: "the wall-clock rate is 0 to 10000 samples per second (0: off)";
@@ -111,7 +118,7 @@ const char *mon_setting_problem(const char *name, const char *v)
 const char *const mon_setting_names[] = { "MONPROF_RATE", "MONPROF_CLOCK", "MONPROF_SIGNAL",
 					   "MONPROF_SNAPSHOT", "MONPROF_FOLLOW", "MONPROF_AUTO",
 					   "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE", "MONPROF_WALL",
-					   NULL };
+					   "MONPROF_ARCS", NULL };
 
 const char *mon_settings_first_problem(const char **name, const char **value)
 {

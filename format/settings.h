@@ -13,6 +13,8 @@
 #define MON_SETTING_STACK_TABLE_MIN 16		/* MONPROF_STACK_TABLE */
 #define MON_SETTING_STACK_TABLE_MAX 4194304
 #define MON_SETTING_WALL_MAX 10000		/* MONPROF_WALL, samples per second */
+#define MON_SETTING_ARCS_MIN 50			/* MONPROF_ARCS (glibc's MINARCS) */
+#define MON_SETTING_ARCS_MAX 1073741824
 
 #if defined(__GNUC__)
 #define MON_SETTINGS_HIDDEN __attribute__((visibility("hidden")))

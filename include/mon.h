@@ -58,6 +58,61 @@ extern "C" {
  */
 int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale);
 
+/*
+ * sprofil — profil() over several regions of text at once (sprofil.3),
+ * glibc's interface (<sys/profil.h>, after IRIX 6.5's sprofil(2)); on
+ * glibc that header is used, so both declare the same struct prof.
+ *
+ * profp    profcnt regions (profcnt >= 0), each:
+ *   pr_base   its counters: pr_size BYTES of 16-bit counters (unsigned
+ *             short, 2-byte aligned) or, with PROF_UINT, of 32-bit ones
+ *             (unsigned int, 4-byte aligned); writable while profiling.
+ *   pr_off    lowest PC of the region (bytes, a virtual address).
+ *   pr_scale  16.16 fixed point, 2..0xffffffff: a sample at pc adds one
+ *             to counter ((pc - pr_off) / W) * pr_scale / 65536, W = 2
+ *             (PROF_USHORT) or 4 (PROF_UINT) bytes, while that is below
+ *             pr_size / W; below 2 the region is left out.
+ *   The region with pr_off 0 and pr_scale 2 is the overflow bin: its
+ *   first counter counts the samples whose PC no other region covers.
+ *   Where regions overlap, the one with the higher pr_off counts.
+ * tvp      NULL, or gets the sampling period (1 / the profiling clock's
+ *          rate: 1000 us at the default 1000 Hz; MONPROF_RATE,
+ *          mon_setclock).
+ * flags    PROF_USHORT (0) or PROF_UINT, optionally | PROF_FAST (no
+ *          effect, as in glibc).
+ * Counters saturate (65535 / 4294967295) instead of wrapping.  Sampling
+ * covers every thread, like profil(); a call while sprofil() is on turns
+ * it off, whatever its arguments (glibc's rule).
+ *
+ * Returns 0 (also when no region is left to sample into: nothing starts),
+ * or -1 with errno:
+ *   EINVAL  profcnt < 0, a flag other than PROF_UINT / PROF_FAST, a
+ *           pr_scale above 0xffffffff, a pr_base not aligned for its
+ *           counters, or an invalid MONPROF_* setting;
+ *   EFAULT  profp NULL with profcnt > 0, or a region's counters NULL or
+ *           not writable (nothing changes);
+ *   ENOMEM  no memory for the region table;
+ *   EBUSY   another thread started sprofil() during this call;
+ *   ENOTSUP, EAGAIN  as for profil(): no clock could start.
+ */
+#if defined(__has_include)
+#if __has_include(<sys/profil.h>)
+#include <sys/profil.h>
+#define MON_HAVE_SYS_PROFIL_H 1
+#endif
+#endif
+#ifndef MON_HAVE_SYS_PROFIL_H
+struct timeval;
+struct prof {
+	void *pr_base;			/* counters */
+	size_t pr_size;			/* their size, bytes */
+	size_t pr_off;			/* lowest PC */
+	unsigned long int pr_scale;	/* 16.16 fixed point */
+};
+enum { PROF_USHORT = 0, PROF_UINT = 1 << 0, PROF_FAST = 1 << 1 };
+#endif
+int sprofil(struct prof *profp, int profcnt, struct timeval *tvp, unsigned int flags);
+
 /* ---- monprof's runtime queries ------------------------------------------ */
 
 /* The profiling clocks, in the order the runtime tries them.  These values
@@ -206,6 +261,32 @@ int moncontrol(int mode);
  * open/write/rename (ENOENT if profiling was never started).
  */
 int mon_write(void);
+
+/*
+ * mon_setclock — choose the profiling clock and its rate for the next start
+ * of profiling in this process (monitor.3, "Rate and clock from code"),
+ * from code rather than the environment before start-up.
+ *
+ * clock    enum mon_clock: MON_CLOCK_PERF, MON_CLOCK_THREAD or
+ *          MON_CLOCK_ITIMER for that clock only (as MONPROF_CLOCK=perf,
+ *          thread, itimer), MON_CLOCK_NONE (0) for the usual order (perf,
+ *          then thread, then itimer).
+ * rate_hz  samples per CPU-second, 1..20000 (as MONPROF_RATE; default
+ *          1000).  Above 1000 Hz the perf clock's rate may still be
+ *          lowered at start if a tick costs too much CPU (profil.3).
+ *
+ * The choice replaces MONPROF_CLOCK and MONPROF_RATE and takes effect the
+ * next time the clocks start from off: profil() turning sampling on,
+ * monitor(), monstartup(), moncontrol(1) after moncontrol(0).  Clocks
+ * already running keep their rate (a mix of periods would skew the
+ * profile); mon_getstats().rate_hz and .clock show what runs.  It holds
+ * for this process image and its fork children, not for a program it
+ * execs (that one reads its environment).  Not async-signal-safe.
+ *
+ * Returns 0, or -1 with errno EINVAL: clock is not one of enum mon_clock,
+ * or rate_hz is 0 or above 20000 (nothing changes).
+ */
+int mon_setclock(int clock, unsigned rate_hz);
 
 /*
  * mon_outname — the path the profile will be written to (recomputed for the

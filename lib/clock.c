@@ -194,11 +194,41 @@ static unsigned parse_uint(const char *s, unsigned lo, unsigned hi, unsigned dfl
 	return (unsigned)v;
 }
 
+/* What mon_setclock() asked for the next start (0: nothing asked). */
+static int next_asked;
+static int next_kind;
+static unsigned next_rate;
+
+void mon_clock_set_next(int kind, unsigned rate_hz)
+{
+	next_kind = kind;
+	next_rate = rate_hz;
+	next_asked = 1;
+}
+
+/* mon_setclock()'s choice replaces the environment's, once no clock runs:
+ * a rate changed while ticking would give the threads armed later another
+ * period than the rest.  The new rate is checked anew at its start
+ * (mon_clock_check_rate). */
+static void apply_next(void)
+{
+	if (!next_asked || __atomic_load_n(&mon_clock_active, __ATOMIC_RELAXED) != MON_CLOCK_NONE)
+		return;
+	next_asked = 0;
+	rate_asked = next_rate;
+	rate_lowered = next_rate > MON_RATE_MAX;
+	mon_clock_cfg.rate_hz = rate_lowered ? MON_RATE_MAX : next_rate;
+	mon_clock_cfg.kind = next_kind;
+	rate_checks = 0;
+}
+
 void mon_clock_configure(void)
 {
 	static int done;
-	if (done)
+	if (done) {
+		apply_next();
 		return;
+	}
 	done = 1;
 	int saved_errno = errno;
 	mon_clock_cfg.rate_hz = parse_uint(getenv("MONPROF_RATE"), 1, ~0u, MON_RATE_DEFAULT);
@@ -220,6 +250,7 @@ void mon_clock_configure(void)
 	int dflt = SIGRTMAX - 6;
 	mon_clock_cfg.signo = (int)parse_uint(getenv("MONPROF_SIGNAL"), (unsigned)SIGRTMIN,
 					      (unsigned)SIGRTMAX, (unsigned)dflt);
+	apply_next();
 	errno = saved_errno;
 }
 

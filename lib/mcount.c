@@ -31,6 +31,14 @@
  * atomic add: nothing is dropped, unlike the C library's mcount, which
  * skips calls made while another thread is inside it.
  *
+ * The arc cells taken can be limited (MONPROF_ARCS, monrun -a: glibc's
+ * glibc.gmon.maxarcs tunable, glibc manual "Tunables"): the call that would take one
+ * more cell than the limit stops counting for good (glibc's
+ * GMON_PROF_ERROR state) and the profile is not written, with one line on
+ * stderr when the write is due (mon_write_profile), as glibc's
+ * tst-mcount-overflow expects of gmon.out: a message, and no file whose
+ * call graph is silently short.
+ *
  * Functions are numbered in the order of their first call (a second table,
  * keyed by selfpc); the first ones get the struct cnt cells of the
  * monitor() buffers, as System V gave them out.  Per-function totals are
@@ -43,6 +51,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/single_threaded.h>
@@ -79,6 +88,9 @@ MON_HIDDEN struct monout_arc *mon_arc_cell0;
 static struct fntab fns[MAX_TABLES];
 static uint64_t lost;
 static uint32_t next_order;
+static uint64_t arc_limit;	/* MONPROF_ARCS: arc cells at most; 0: no limit */
+static uint64_t arc_cells;	/* arc cells claimed (counted only under a limit) */
+static int arcs_overflowed;	/* a call wanted a cell past arc_limit */
 
 /* The cells of monitor() buffers, in the order they were handed in. */
 #define MAX_BLOCKS 64
@@ -219,6 +231,15 @@ GPR __attribute__((noinline)) static void count_new(uint64_t frompc, uint64_t se
 				}
 				continue;
 			}
+			if (arc_limit != 0 &&
+			    __atomic_add_fetch(&arc_cells, 1, __ATOMIC_RELAXED) > arc_limit) {
+				/* Past the limit: give the cell back, stop for good. */
+				__atomic_store_n(&a->selfpc, 0, __ATOMIC_RELEASE);
+				__atomic_store_n(&arcs_overflowed, 1, __ATOMIC_RELEASE);
+				__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+				__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+				return;
+			}
 			__atomic_store_n(&a->frompc, frompc, __ATOMIC_RELAXED);
 			__atomic_store_n(&a->selfpc, selfpc, __ATOMIC_RELEASE);
 			__atomic_add_fetch(&a->count, 1, __ATOMIC_RELAXED);
@@ -271,6 +292,11 @@ GPR void mon_count(uintptr_t frompc, uintptr_t selfpc)
 
 int mon_count_init(void)
 {
+	/* Valid by now (settings.c checked it): decimal, in range. */
+	const char *lim = getenv("MONPROF_ARCS");
+	arc_limit = 0;
+	for (const char *c = lim; c != NULL && *c >= '0' && *c <= '9'; c++)
+		arc_limit = arc_limit * 10 + (uint64_t)(*c - '0');
 	uint64_t mask;
 	if (arc_table(0, &mask) == NULL || fn_table(0) == NULL)
 		return mon_fail(ENOMEM);
@@ -308,6 +334,12 @@ void mon_count_reset(void)
 		for (size_t i = 0; i < blocks[b].n; i++)
 			blocks[b].cells[i].mcnt = 0;
 	__atomic_store_n(&lost, 0, __ATOMIC_RELAXED);
+}
+
+int mon_count_overflowed(uint64_t *limit)
+{
+	*limit = arc_limit;
+	return __atomic_load_n(&arcs_overflowed, __ATOMIC_ACQUIRE);
 }
 
 /* Function-table cell of selfpc, or NULL. */

@@ -11,7 +11,12 @@
  *                        DIR/PID.mon.out for an explicit monitor() /
  *                        monstartup() call
  *   MONPROF_OUT=FILE     (monrun -o) FILE, and FILE.PID in a fork child
- * A set-user-ID or set-group-ID program (AT_SECURE) ignores PROFDIR.  A
+ *   GMON_OUT_PREFIX=P    where PROFDIR and MONPROF_OUT are unset: P.PID in
+ *                        every process, as glibc's gmon.c names gmon.out
+ *                        (glibc gmon/gmon.c, write_gmon; empty is unset here, and P is made
+ *                        absolute at start like a relative PROFDIR)
+ * A set-user-ID or set-group-ID program (AT_SECURE) ignores PROFDIR and
+ * GMON_OUT_PREFIX (glibc ignores the latter under __libc_enable_secure).  A
  * fork child that goes on profiling never takes its parent's file: with
  * PROFDIR unset it writes PID.progname / PID.mon.out in the same directory,
  * with PROFDIR its own pid is in the name anyway.  Relative directories are
@@ -51,6 +56,7 @@
 static int ready;		/* setup done and profiling allowed */
 static char *explicit_path;	/* monrun -o FILE (MONPROF_OUT); fork children: FILE.PID */
 static int with_pid;		/* PID.base form (PROFDIR set) */
+static int prefix_form;		/* explicit_path is GMON_OUT_PREFIX: every process adds .PID */
 static char *dir;		/* absolute (or ".") directory, no trailing slash */
 static char *base;		/* "mon.out" or the program's name */
 static pid_t setup_pid;		/* the process that decided the name */
@@ -166,6 +172,19 @@ int mon_file_setup(int mode, const struct mon_file_inherited *inherited)
 		pd = inh_with_pid ? inh_dir : NULL;
 	else if (pd != NULL && pd[0] == '\0')
 		return mon_fail(ECANCELED);
+	if (prefix_form) {	/* decided anew: the prefix may be gone */
+		mon_free(explicit_path);
+		explicit_path = NULL;
+		prefix_form = 0;
+	}
+	/* glibc's name, where System V's PROFDIR and monrun's -o are not set;
+	 * a followed exec reads it again (mon_file_decision does not pass it
+	 * on as MONPROF_OUT). */
+	const char *prefix = getauxval(AT_SECURE) ? NULL : getenv("GMON_OUT_PREFIX");
+	if ((out == NULL || out[0] == '\0') && pd == NULL && prefix != NULL && prefix[0] != '\0') {
+		out = prefix;
+		prefix_form = 1;
+	}
 	if (out != NULL && out[0] != '\0') {
 		mon_free(explicit_path);
 		explicit_path = absolute(out);
@@ -220,7 +239,7 @@ void mon_file_decision(const char **d, int *wp, const char **out)
 {
 	*d = dir;
 	*wp = with_pid;
-	*out = explicit_path;
+	*out = prefix_form ? NULL : explicit_path;
 }
 
 void mon_file_set_exec_suffix(int n)
@@ -261,7 +280,7 @@ const char *mon_file_name(void)
 	name_buf[0] = '\0';
 	if (explicit_path != NULL) {
 		put(name_buf, &at, explicit_path);
-		if (pid != setup_pid) {
+		if (pid != setup_pid || prefix_form) {
 			put(name_buf, &at, ".");
 			put_num(name_buf, &at, (unsigned long)pid);
 		}

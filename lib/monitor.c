@@ -353,6 +353,38 @@ static int fill(struct monout_writer *w, void *arg)
 	return mon_follow_put(w);
 }
 
+/* The arc table overflowed (MONPROF_ARCS, mcount.c): glibc's words (its
+ * mcount's "call graph buffer size limit exceeded, gmon.out will not be
+ * generated", which tst-mcount-overflow looks for), with our file's name,
+ * the limit and the remedy; once per process.  Async-signal-safe. */
+static void say_arcs_overflow(uint64_t limit)
+{
+	static pid_t told;
+	pid_t me = getpid();
+	if (__atomic_exchange_n(&told, me, __ATOMIC_ACQ_REL) == me)
+		return;
+	char num[24];
+	int i = (int)sizeof num;
+	do
+		num[--i] = (char)('0' + limit % 10);
+	while ((limit /= 10) != 0 && i > 0);
+	const char *name = mon_file_name();
+	static const char a[] = "monprof: mcount: call graph buffer size limit exceeded, ";
+	static const char b[] = " will not be generated: the program made more than ";
+	static const char c[] = " arcs (caller, callee pairs); raise MONPROF_ARCS (monrun -a)\n";
+	struct iovec v[5] = {
+		{ (void *)a, sizeof a - 1 },
+		{ (void *)(name ? name : MON_OUT), strlen(name ? name : MON_OUT) },
+		{ (void *)b, sizeof b - 1 },
+		{ num + i, sizeof num - (size_t)i },
+		{ (void *)c, sizeof c - 1 },
+	};
+	ssize_t r;
+	do
+		r = writev(STDERR_FILENO, v, 5);
+	while (r < 0 && errno == EINTR);
+}
+
 int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 {
 	pid_t self = mon_gettid();
@@ -361,6 +393,15 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	 * not adopted (threads.c): its samples are the parent's. */
 	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
 		return mon_fail(ESRCH);
+	/* Past the arc limit the call graph is short: no file (glibc's rule),
+	 * and stderr says why and what to do. */
+	uint64_t arc_limit;
+	if (mon_count_overflowed(&arc_limit)) {
+		int e = errno;
+		say_arcs_overflow(arc_limit);
+		errno = e;
+		return mon_fail(ENOSPC);
+	}
 	/* Wait (at most about two seconds) for a write in another thread. */
 	for (int i = 0; !__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
 						     __ATOMIC_RELAXED);
@@ -943,6 +984,19 @@ MON_EXPORT int mon_write(void)
 	if (!started)
 		return mon_fail(ENOENT);
 	return mon_write_profile(MONOUT_WHY_SNAPSHOT, 0, MONOUT_F_SNAPSHOT, 0);
+}
+
+MON_EXPORT int mon_setclock(int clock, unsigned rate_hz)
+{
+	if (clock < MON_CLOCK_NONE || clock > MON_CLOCK_ITIMER || rate_hz < 1 ||
+	    rate_hz > MON_SETTING_RATE_MAX)
+		return mon_fail(EINVAL);
+	int saved_errno = errno;
+	mon_lock();
+	mon_clock_set_next(clock, rate_hz);
+	mon_unlock();
+	errno = saved_errno;
+	return 0;
 }
 
 MON_EXPORT const char *mon_outname(void)

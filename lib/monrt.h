@@ -61,6 +61,11 @@ MON_HIDDEN int mon_count_put(struct monout_writer *w);
 /* Calls that could not be counted (no memory for a new arc). */
 MON_HIDDEN uint64_t mon_count_lost(void);
 
+/* 1 once a call wanted more arc cells than MONPROF_ARCS allows (counting
+ * then stopped for good, and the profile is not to be written), else 0;
+ * *limit is the limit (0: none).  Async-signal-safe. */
+MON_HIDDEN int mon_count_overflowed(uint64_t *limit);
+
 /* ---- monitor.c --------------------------------------------------------- */
 
 #define MON_MODE_EXPLICIT 0	/* monitor()/monstartup(): PROFDIR/PID.mon.out */

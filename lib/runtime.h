@@ -67,8 +67,14 @@ struct mon_thread_clock {
 
 MON_HIDDEN extern struct mon_clock_cfg mon_clock_cfg;
 
-/* Read MONPROF_RATE / MONPROF_CLOCK / MONPROF_SIGNAL once. */
+/* Read MONPROF_RATE / MONPROF_CLOCK / MONPROF_SIGNAL once; then, while no
+ * clock runs, apply what mon_clock_set_next asked. */
 MON_HIDDEN void mon_clock_configure(void);
+
+/* mon_setclock(3): the clock kind (enum mon_clock, 0: automatic) and rate
+ * (1..20000 Hz, checked by the caller) for the next start of the clocks,
+ * replacing MONPROF_CLOCK / MONPROF_RATE.  Under mon_lock(). */
+MON_HIDDEN void mon_clock_set_next(int kind, unsigned rate_hz);
 
 /* The clock kind in effect, MON_CLOCK_NONE when off; the last one that
  * was in effect (still set after profiling stopped, for the file).  Set by

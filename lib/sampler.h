@@ -48,12 +48,14 @@ struct mon_sink {
 				 * after the charging sinks; its answer is ignored and
 				 * no counter depends on it */
 
-/* The slots, in the order a tick is offered: profil()'s buffer first, then
- * the whole-process histograms (which take what profil()'s range leaves);
- * the call stacks' observer (stacks.c) after them. */
+/* The slots, in the order a tick is offered: profil()'s buffer first,
+ * sprofil()'s regions (sprofil.c) next, then the whole-process histograms
+ * (which take what those leave); the call stacks' observer (stacks.c) after
+ * them. */
 #define MON_SINK_PROFIL 0
-#define MON_SINK_OBJHIST 1
-#define MON_SINK_STACKS 2
+#define MON_SINK_SPROFIL 1
+#define MON_SINK_OBJHIST 2
+#define MON_SINK_STACKS 3
 #define MON_SINKS 4
 
 /* The tick path: offer one tick to the sinks and count it.  clock.c's
@@ -72,6 +74,7 @@ MON_HIDDEN void mon_sampler_set_sink(unsigned slot, const struct mon_sink *sink)
  * returns 0 or -1/errno (ENOTSUP, EAGAIN, ENOMEM). */
 #define MON_USER_PROFIL 1	/* profil() is on */
 #define MON_USER_OBJHIST 2	/* whole-process object histograms are on */
+#define MON_USER_SPROFIL 4	/* sprofil() is on */
 MON_HIDDEN int mon_sampling_acquire(int user);
 MON_HIDDEN void mon_sampling_release(int user);
 MON_HIDDEN int mon_sampling_users(void);

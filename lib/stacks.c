@@ -28,8 +28,8 @@
  * 0.8 us, the add 0.1 us.
  *
  * Memory: the slots and the pool are anonymous mappings, backed only where
- * a stack was stored; the defaults (16384 stacks of 64 PCs) map
- * 32768 * 40 B + 16384 * 64 * 8 B = 1.25 MiB + 8 MiB.
+ * a stack was stored; the defaults (16384 stacks of 256 PCs) map
+ * 32768 * 40 B + 16384 * 256 * 8 B = 1.25 MiB + 32 MiB.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -23,7 +23,7 @@ gprof -p -b gw gmon.out >gprof.txt 2>/dev/null
 # gprof's rows: "%time cum self [calls self/call total/call] name".
 awk 'NF == 7 && $1 ~ /^[0-9.]+$/ { print $7, $3, $4 }
      NF == 4 && $1 ~ /^[0-9.]+$/ { print $4, $3, 0 }' gprof.txt | sort >gprof.rows
-# prof's rows: "%Time CPUsecs Cumsecs [#Calls msec/call] Name".
+# prof's rows: "%Time Seconds Cumsecs [#Calls msec/call] Name".
 awk 'NF == 6 { print $6, $2, $4 } NF == 4 { print $4, $2, 0 }' prof.txt | sort >prof.rows
 if [ ! -s gprof.rows ]; then
 	not_ok gmon_matches_gprof "gprof printed no rows"

@@ -30,6 +30,11 @@ build_prog_static craft prof_craft.c -I"$ROOT/format" || { not_ok craft_build; e
 $CC -O1 -g -o gcraft "$ROOT/tests/progs/gmon_craft.c" || { not_ok gmon_craft_build; exit 1; }
 # s.mon and ./stacks: a profile with call stacks (prof_lib.inc).
 stacks_inputs || { not_ok craft_stacks; exit 1; }
+# sc.mon: s.mon with call counts (as -pg records them, mid-function: work
+# 1001 calls, easy and hard 1, rec 3), for System V's five columns in their
+# places with the inclusive ones after msec/call.
+stacks_inputs sc.mon -c 0x4010e5:1001 -c 0x4010a5:1 -c 0x401065:1 -c 0x401125:3 ||
+	{ not_ok craft_stacks_calls; exit 1; }
 # w.mon: the same program with wall-clock samples (prof_lib.inc).
 wall_inputs || { not_ok craft_wall; exit 1; }
 

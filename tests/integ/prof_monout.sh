@@ -166,7 +166,7 @@ x=$("$PROF" -h -x -m o.mon | awk '$NF == "heavy" { print $1 }')
 o=$("$PROF" -h -o -m o.mon | awk '$NF == "heavy" { print $1 }')
 if [ "$x" = "$(printf %x "$aH")" ] && [ "$o" = "$(printf %o "$aH")" ]; then ok address_columns
 else not_ok address_columns "x=$x o=$o"; fi
-if "$PROF" -m o.mon | head -1 | grep -q '^ %Time CPUsecs Cumsecs  #Calls   msec/call  Name$' &&
+if "$PROF" -m o.mon | head -1 | grep -q '^ %Time Seconds Cumsecs  #Calls   msec/call  Name$' &&
    "$PROF" -x -m o.mon | head -1 | grep -q '^ Address  %Time' &&
    ! "$PROF" -h -m o.mon | grep -q '%Time'; then ok heading
 else not_ok heading; fi

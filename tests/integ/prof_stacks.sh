@@ -141,5 +141,5 @@ check summary_stacks test "$(grep '^call stacks' sum.err)" = \
 "$PROF" -m plain.mon >plain.txt 2>plain.err
 head -1 plain.txt >why
 check no_stacks_no_inclusive test "$(head -1 plain.txt)" = \
-	" %Time CPUsecs Cumsecs  #Calls   msec/call  Name"
+	" %Time Seconds Cumsecs  #Calls   msec/call  Name"
 check no_stacks_no_warning test ! -s plain.err

@@ -46,7 +46,7 @@ if [ -z "$missing" ] && grep -q '^ %Time Wallsecs' wall.txt; then ok wall_reason
 else not_ok wall_reasons "missing:$missing; $(head -n 3 wall.txt | tr '\n' '|')"; fi
 
 timeout 60 "$PROF" ./truth >cpu.txt 2>/dev/null
-if grep -q '^ %Time CPUsecs' cpu.txt && ! grep -qF '[read pipe]' cpu.txt &&
+if grep -q '^ %Time Seconds' cpu.txt && ! grep -qF '[read pipe]' cpu.txt &&
    ! grep -qF '[futex' cpu.txt; then ok wall_cpu_clean
 else not_ok wall_cpu_clean "$(grep -F '[' cpu.txt | head -n 3 | tr '\n' '|')"; fi
 

@@ -111,9 +111,9 @@ if grep -q '^summary (System V' pipe.err && grep -q 'samples in the histograms' 
 	ok summary_survives_closed_pipe
 else not_ok summary_survives_closed_pipe "$(cat pipe.err)"; fi
 "$PROF" -s -m ok.mon >s.out 2>s.err
-if grep -q '^columns: %Time share of all samples; CPUsecs CPU seconds' s.err &&
+if grep -q '^columns: %Time share of all samples; Seconds CPU seconds' s.err &&
    grep -q 'rate 1000 Hz (samples per CPU-second)' s.err &&
-   head -1 s.out | grep -q '^ %Time CPUsecs Cumsecs'; then ok summary_explains_terms
+   head -1 s.out | grep -q '^ %Time Seconds Cumsecs'; then ok summary_explains_terms
 else not_ok summary_explains_terms "$(cat s.err)"; fi
 
 # --- the program took the itimer clock's SIGPROF ------------------------------

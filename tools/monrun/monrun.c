@@ -40,7 +40,7 @@
 #endif
 
 static const char usage_line[] =
-	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [--wall[=HZ]] [--] command [args ...]\n";
+	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [-a arcs] [--wall[=HZ]] [--] command [args ...]\n";
 
 #ifndef MONPROF_VERSION
 #define MONPROF_VERSION "unknown"
@@ -53,7 +53,9 @@ static const char help_text[] =
 	"  -r rate     samples per CPU-second, 1 to 20000 (default 1000)\n"
 	"  -o file     write the profile to file\n"
 	"  -c clock    the profiling clock: perf, thread or itimer\n"
-	"  -d depth    PCs kept per call stack, 0 to 512 (default 64; 0: flat profile only)\n"
+	"  -d depth    PCs kept per call stack, 0 to 512 (default 256; 0: flat profile only)\n"
+	"  -a arcs     call-graph arcs a -pg program may count, 50 to 1073741824 (default: no\n"
+	"              limit); past it no profile is written, as glibc's maxarcs\n"
 	"  --wall[=HZ] also sample every thread HZ times a second of wall-clock time, whatever\n"
 	"              it is doing (running, waiting for a CPU, blocked, stopped): 1 to 10000,\n"
 	"              default 100; 0: off\n"
@@ -326,7 +328,8 @@ static char *find_libmon(const char *argv0)
 
 int main(int argc, char **argv)
 {
-	const char *rate = NULL, *out = NULL, *clock = NULL, *depth = NULL, *wall = NULL;
+	const char *rate = NULL, *out = NULL, *clock = NULL, *depth = NULL, *wall = NULL,
+		   *arcs = NULL;
 	int follow = 0, c;
 	static const struct option longopts[] = {
 		{ "help", no_argument, NULL, 'H' },
@@ -335,7 +338,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
-	while ((c = getopt_long(argc, argv, "+:fr:o:c:d:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:fr:o:c:d:a:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			follow = 1;
@@ -361,6 +364,11 @@ int main(int argc, char **argv)
 				errx(2, "-d %s: the stack depth is 0 to 512 PCs (0: no call stacks)",
 				     optarg);
 			depth = optarg;
+			break;
+		case 'a':
+			if (mon_setting_problem("MONPROF_ARCS", optarg) != NULL || !*optarg)
+				errx(2, "-a %s: the arc table holds 50 to 1073741824 arcs", optarg);
+			arcs = optarg;
 			break;
 		case 'W':
 			if (optarg == NULL)
@@ -401,7 +409,7 @@ int main(int argc, char **argv)
 		if ((rate && !strcmp(n, "MONPROF_RATE")) || (clock && !strcmp(n, "MONPROF_CLOCK")) ||
 		    (follow && !strcmp(n, "MONPROF_FOLLOW")) || !strcmp(n, "MONPROF_AUTO") ||
 		    (depth && !strcmp(n, "MONPROF_STACK_DEPTH")) ||
-		    (wall && !strcmp(n, "MONPROF_WALL")))
+		    (wall && !strcmp(n, "MONPROF_WALL")) || (arcs && !strcmp(n, "MONPROF_ARCS")))
 			continue;	/* replaced by monrun */
 		const char *v = getenv(n), *why = mon_setting_problem(n, v);
 		if (why != NULL)
@@ -495,7 +503,7 @@ int main(int argc, char **argv)
 	    (follow && setenv("MONPROF_FOLLOW", "1", 1)) || (out && setenv("MONPROF_OUT", out, 1)) ||
 	    (rate && setenv("MONPROF_RATE", rate, 1)) || (clock && setenv("MONPROF_CLOCK", clock, 1)) ||
 	    (depth && setenv("MONPROF_STACK_DEPTH", depth, 1)) ||
-	    (wall && setenv("MONPROF_WALL", wall, 1)))
+	    (wall && setenv("MONPROF_WALL", wall, 1)) || (arcs && setenv("MONPROF_ARCS", arcs, 1)))
 		err(1, "setenv");
 	execvp(cmd, argv + optind);
 	err(errno == ENOENT ? 127 : 126, "%s", cmd);

@@ -40,7 +40,7 @@ const struct prof_sample_type prof_sample_types[PROF_NVAL] = {
 };
 
 const struct prof_event_type prof_events[PROF_NEV] = {
-	[PROF_EV_CPU] = { "cpu", PROF_VAL_SAMPLES, PROF_VAL_CPU, "CPUsecs", "CPU", "CPU-second", 0 },
+	[PROF_EV_CPU] = { "cpu", PROF_VAL_SAMPLES, PROF_VAL_CPU, "Seconds", "CPU", "CPU-second", 0 },
 	[PROF_EV_WALL] = { "wall", PROF_VAL_WALL_SAMPLES, PROF_VAL_WALL, "Wallsecs", "wall-clock",
 			   "second", 1 },
 	[PROF_EV_OFFCPU] = { "offcpu", PROF_VAL_OFFCPU_SAMPLES, PROF_VAL_OFFCPU, "OffCPUsecs",

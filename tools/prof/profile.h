@@ -107,7 +107,7 @@ enum prof_event { PROF_EV_CPU, PROF_EV_WALL, PROF_EV_OFFCPU, PROF_NEV };
 struct prof_event_type {
 	const char *name;	/* --sample=NAME: "cpu", "wall", "offcpu" */
 	int count, time;	/* enum prof_val: its samples, its seconds */
-	const char *column;	/* the text report's title for its seconds ("CPUsecs") */
+	const char *column;	/* the text report's title for its seconds ("Seconds", System V's; "Wallsecs") */
 	const char *noun;	/* in sentences: "CPU", "wall-clock", "off-CPU" */
 	const char *per;	/* what its rate is per: "CPU-second", "second" */
 	int wall;		/* its samples are the wall-clock sampler's */

@@ -10,12 +10,12 @@
  * (--sample: CPU by default; prof's %Time column); the change in
  * percentage points is this profile's share minus the base's, and the
  * change in seconds this profile's seconds minus the base's.  The seconds'
- * column is titled as the model titles the event (CPUsecs, Wallsecs, ...).
+ * column is titled as the model titles the event (Seconds, Wallsecs, ...).
  * Rows are every function with samples in either profile, the largest
  * change in percentage points first (by magnitude), then the largest
  * change in seconds, then by name.
  *
- *   text:  %Time   Base  Change  CPUsecs   Base  Change  Name
+ *   text:  %Time   Base  Change  Seconds   Base  Change  Name
  *           60.0   40.0   +20.0     0.60   0.40   +0.20  heavy
  *   JSON: {"schema":"monprof-prof-diff","version":1,"base":FILE,...,
  *          "rows":[{"name":"heavy",...,"percent":60,"base_percent":40,
@@ -169,7 +169,7 @@ int prof_render_diff(const struct prof_profile *p, const struct prof_opts *o, FI
 	const char *fmt = o->renderer ? o->renderer->name : "text";
 	const struct prof_event_type *ev = prof_event_of(p, o);
 	const struct prof_event_facts *ef = prof_event_facts_of(p, o), *bf = prof_event_facts_of(o->base, o);
-	/* The seconds' columns: 7 wide (CPUsecs), wider for a longer title. */
+	/* The seconds' columns: 7 wide (Seconds), wider for a longer title. */
 	int sw = strlen(ev->column) > 7 ? (int)strlen(ev->column) : 7;
 	struct drow *r;
 	size_t n;

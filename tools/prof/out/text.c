@@ -4,16 +4,17 @@
  * usr/src/cmd/sgs/prof/common/prof.c), one line per function, heading
  * unless -h:
  *
- *    %Time CPUsecs Cumsecs  #Calls   msec/call  Name
+ *    %Time Seconds Cumsecs  #Calls   msec/call  Name
  *     61.5    1.23    1.23    1000      1.2300  busy
  *
- * (System V's heading said "Seconds"; the column is CPU time, samples
- * divided by the rate of the profiling clock, so it says so.  With
- * --sample=wall or offcpu the column is the event's, as the model titles it
- * (prof_events[]: Wallsecs, OffCPUsecs), and so are all the times: shares
- * of wall-clock (off-CPU) time, msec/call wall-clock milliseconds per call.)
+ * System V's five columns, headings and order, which scripts read by
+ * position (the illumos prof(1) page, usr/src/cmd/sgs/prof/common/prof.c): Seconds is CPU time, samples
+ * divided by the rate of the profiling clock.  With --sample=wall or offcpu
+ * the column is the event's, as the model titles it (prof_events[].column:
+ * Wallsecs, OffCPUsecs), and so are all the times: shares of wall-clock
+ * (off-CPU) time, msec/call wall-clock milliseconds per call.
  *
- * %Time, CPUsecs and Cumsecs are "%6.1f%8.2f%8.2f" (Cumsecs adds up in the
+ * %Time, Seconds and Cumsecs are "%6.1f%8.2f%8.2f" (Cumsecs adds up in the
  * printed order); with calls, "%8llu" then msec/call with 0 to 4 decimals
  * (more decimals the more calls: 1, 10, 100, 1000 and up) in a field of 8 +
  * decimals, padded to 14 characters; without calls, 22 spaces.  -o/-x put
@@ -21,8 +22,9 @@
  * %Time is relative to all samples in the histograms, including those shown
  * as [object]+0xoffset and [unknown], so the column adds up to 100.
  *
- * With call stacks (a STACKS record) two columns follow Cumsecs, "%6.1f%9.2f":
- * %Incl and InclSecs, the inclusive time (the function and everything it
+ * With call stacks (a STACKS record) two columns follow msec/call (so that
+ * System V's five keep their places), "%6.1f%9.2f": %Incl and InclSecs,
+ * then two spaces before Name; the inclusive time (the function and everything it
  * called, each sample once); functions with inclusive time only (main) are
  * listed too.  With --threads, one such table per thread of the stacks,
  * under "Thread NAME-TID: S samples", %Time of that thread's samples; with
@@ -49,7 +51,7 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 	double total = f.total_seconds, cum = 0;
 	const struct prof_event_type *ev = prof_event_of(p, o);
 	/* The seconds columns: System V's 8 characters, wider for a longer
-	 * title than "CPUsecs". */
+	 * title than "Seconds". */
 	int sw = (int)strlen(ev->column) + 1 > 8 ? (int)strlen(ev->column) + 1 : 8;
 	/* System V's #Calls field is 8 wide; a count of 8 digits or more
 	 * would run into Cumsecs, so the column widens for every row. */
@@ -62,8 +64,8 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 	if (!o->no_heading) {
 		if (o->addr_radix)
 			fputs(" Address ", out);
-		fprintf(out, " %%Time%*s%*s%s%*s   msec/call  Name\n", sw, ev->column, sw,
-			"Cumsecs", f.inclusive ? " %Incl InclSecs" : "", cw, "#Calls");
+		fprintf(out, " %%Time%*s%*s%*s   msec/call%s  Name\n", sw, ev->column, sw,
+			"Cumsecs", cw, "#Calls", f.inclusive ? "   %Incl InclSecs" : "");
 	}
 	for (size_t i = 0; i < f.n; i++) {
 		const struct prof_flat_row *w = &f.all[f.order[i]];
@@ -75,9 +77,6 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 			fprintf(out, "%8llx ", (unsigned long long)fn->start);
 		fprintf(out, "%6.1f%*.2f%*.2f", total > 0 ? 100.0 * w->seconds / total : 0.0,
 			sw, w->seconds, sw, cum);
-		if (f.inclusive)
-			fprintf(out, "%6.1f%9.2f", total > 0 ? 100.0 * w->incl_seconds / total : 0.0,
-				w->incl_seconds);
 		if (w->calls > 0) {
 			int d = call_digits(w->calls);
 			fprintf(out, "%*llu%#*.*f%*s", cw, (unsigned long long)w->calls, 8 + d, d,
@@ -85,6 +84,9 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 		} else {
 			fprintf(out, "%*s", cw + 14, "");
 		}
+		if (f.inclusive)
+			fprintf(out, "%6.1f%9.2f  ",
+				total > 0 ? 100.0 * w->incl_seconds / total : 0.0, w->incl_seconds);
 		fprintf(out, "%s\n", fn->name);
 	}
 	prof_flat_free(&f);
