@@ -133,7 +133,7 @@ $(PROF_LIB): $(PROF_LIB_OBJ)
 $(B)/bin/prof: $(B)/tool/tools/prof/main.o $(PROF_LIB) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
-$(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
+$(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"' -DMON_SONAME='"$(SONAME)"'
 $(B)/bin/monrun: $(MONRUN_OBJ) $(SETTINGS_SRC:%.c=$(B)/tool/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
