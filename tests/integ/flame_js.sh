@@ -4,7 +4,12 @@
 #    Makefile embeds it through scripts/embed.sh as $(B)/gen/flame_js.h);
 #  - it cannot end its CDATA section: it holds no "]]>", and embed.sh
 #    refuses a script that does;
-#  - it parses (node --check; a skip naming Debian's nodejs when absent).
+#  - it parses (node --check) and passes eslint (Debian's eslint package:
+#    eslint:recommended for ECMAScript 5 in a browser, every variable used
+#    but init, which the SVG's onload calls, no built-in global such as
+#    window.frames redeclared).  Each tool that is absent is a skip that
+#    says which package brings it (scripts/deps.sh check installs both
+#    as root).
 . "$(dirname "$0")/lib.sh"
 JS=$ROOT/tools/prof/out/flame.js
 [ -s "$JS" ] || { not_ok flame_js_file "tools/prof/out/flame.js missing"; exit 1; }
@@ -39,3 +44,31 @@ else
 	ok "flame_js_node_check # skip node absent (Debian: nodejs)"
 fi
 
+if command -v eslint >/dev/null 2>&1; then
+	cat >eslintrc.json <<'EOF'
+{
+  "root": true,
+  "extends": "eslint:recommended",
+  "env": { "browser": true },
+  "parserOptions": { "ecmaVersion": 5, "sourceType": "script" },
+  "rules": {
+    "no-unused-vars": ["error", { "vars": "all", "args": "after-used", "varsIgnorePattern": "^init$" }],
+    "no-redeclare": ["error", { "builtinGlobals": true }],
+    "strict": ["error", "global"]
+  }
+}
+EOF
+	cp "$JS" flame.js
+	# Debian's eslint finds its modules under /usr/share/nodejs, which a
+	# nodejs from elsewhere does not search by itself.
+	np=${NODE_PATH:-}
+	[ -d /usr/share/nodejs ] && np=/usr/share/nodejs${np:+:$np}
+	if NODE_PATH=$np eslint --no-eslintrc -c eslintrc.json --format unix flame.js >eslint.out 2>&1; then
+		ok flame_js_eslint
+	else
+		cat eslint.out
+		not_ok flame_js_eslint "$(head -n 3 eslint.out | tr '\n' ' ')"
+	fi
+else
+	ok "flame_js_eslint # skip eslint absent (Debian: eslint)"
+fi

@@ -1,5 +1,5 @@
 "use strict";
-var W, XP, FH, CW, frames = [], views = {}, view = 'flame', zoomed = null, term = null;
+var W, XP, FH, CW, shown = [], views = {}, view = 'flame', term = null;
 function $(id) { return document.getElementById(id); }
 function init() {
   var svg = document.documentElement;
@@ -22,7 +22,7 @@ function init() {
     }
     views[v] = { box: box, frames: list, reversed: v == 'callers' };
   });
-  frames = views.flame.frames;
+  shown = views.flame.frames;
   $('unzoom').addEventListener('click', unzoom);
   $('search').addEventListener('click', ask);
   if ($('flip')) $('flip').addEventListener('click', function () { show(view == 'flame' ? 'callers' : 'flame'); });
@@ -41,7 +41,7 @@ function fragment() {
     else if (k == 'search') search(v);
     else if (k == 'click') {
       var best = null;
-      frames.forEach(function (f) { if (f.name == v && (!best || f.ow > best.ow)) best = f; });
+      shown.forEach(function (f) { if (f.name == v && (!best || f.ow > best.ow)) best = f; });
       if (best) best.g.dispatchEvent(new MouseEvent('click', { bubbles: true }));
     }
   }
@@ -49,7 +49,7 @@ function fragment() {
 function show(v) {
   unzoom();
   views[view].box.setAttribute('display', 'none');
-  view = v; frames = views[v].frames;
+  view = v; shown = views[v].frames;
   views[v].box.removeAttribute('display');
   $('flip').textContent = v == 'flame' ? 'Callers' : 'Callees';
   search(term);
@@ -72,7 +72,7 @@ function place(f, x, w, faded) {
 }
 function zoom(z) {
   var tol = 0.02, scale = (W - 2 * XP) / z.ow, rev = views[view].reversed;
-  frames.forEach(function (f) {
+  shown.forEach(function (f) {
     var below = rev ? f.y < z.y : f.y > z.y;
     if (below) {
       if (f.ox <= z.ox + tol && f.ox + f.ow >= z.ox + z.ow - tol) place(f, XP, W - 2 * XP, true);
@@ -81,17 +81,17 @@ function zoom(z) {
       place(f, XP + (f.ox - z.ox) * scale, f.ow * scale, false);
     } else f.g.setAttribute('display', 'none');
   });
-  zoomed = z; $('unzoom').removeAttribute('display');
+  $('unzoom').removeAttribute('display');
 }
 function unzoom() {
-  frames.forEach(function (f) { place(f, f.ox, f.ow, false); });
-  zoomed = null; $('unzoom').setAttribute('display', 'none');
+  shown.forEach(function (f) { place(f, f.ox, f.ow, false); });
+  $('unzoom').setAttribute('display', 'none');
 }
 function search(t) {
   var re = null;
   if (t) { try { re = new RegExp(t); } catch (e) { $('matched').textContent = 'not a regular expression: ' + t; return; } }
   var spans = [];
-  frames.forEach(function (f) {
+  shown.forEach(function (f) {
     if (re && re.test(f.name)) { f.r.setAttribute('fill', 'rgb(230,0,230)'); spans.push([f.ox, f.ox + f.ow]); }
     else f.r.setAttribute('fill', f.fill);
   });
