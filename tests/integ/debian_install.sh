@@ -86,8 +86,9 @@ cd "$T" || exit 1
 cp "$ROOT/tests/progs/prof_work.c" prog.c
 runs() {	# NAME CMD...: CMD exits 0, output in NAME.out and NAME.err
 	n=$1; shift
-	if "$@" >"$n.out" 2>"$n.err"; then return 0; fi
-	echo "# $n: exit $? — $(head -c 300 "$n.err")"; return 1
+	"$@" >"$n.out" 2>"$n.err"; rc=$?
+	[ $rc = 0 ] && return 0
+	echo "# $n: exit $rc — $(head -c 300 "$n.err")"; return 1
 }
 has() { grep -q -- "$2" "$1.out"; }	# NAME REGEX: NAME's output matches
 try() {	# NAME WHAT CMD...: ok when CMD succeeds and its output has WHAT
