@@ -127,13 +127,22 @@ $(B)/tool/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(TOOL_INC) $(CPPFLAGS) -DMONPROF_VERSION='"$(VERSION)"' $(ELF_CFLAGS) $(CFLAGS) $(WARN) -MMD -MP -c $< -o $@
 $(PROF_OBJ): TOOL_INC += -Itools/prof
+# The flame graph's script keeps its own file (tools/prof/out/flame.js),
+# built in as the C array flame_js of $(B)/gen/flame_js.h (scripts/embed.sh;
+# a script holding "]]>", which would end its CDATA section, is refused).
+FLAME_OBJ := $(B)/tool/tools/prof/out/flame.o $(B)/fuzz/obj/tools/prof/out/flame.o
+$(B)/gen/flame_js.h: tools/prof/out/flame.js scripts/embed.sh
+	@mkdir -p $(@D)
+	sh scripts/embed.sh $< flame_js ']]>' >$@.tmp && mv $@.tmp $@
+$(FLAME_OBJ): $(B)/gen/flame_js.h
+$(FLAME_OBJ): TOOL_INC += -I$(B)/gen
 $(PROF_LIB): $(PROF_LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 $(B)/bin/prof: $(B)/tool/tools/prof/main.o $(PROF_LIB) $(FORMAT_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
-$(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"'
+$(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"' -DMON_SONAME='"$(SONAME)"'
 $(B)/bin/monrun: $(MONRUN_OBJ) $(SETTINGS_SRC:%.c=$(B)/tool/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^

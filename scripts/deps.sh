@@ -7,6 +7,8 @@
 #   deps.sh bench   what `make bench` needs
 #   deps.sh fuzz    what `make fuzz` needs: clang and its libFuzzer runtime
 #                   (Debian: libclang-rt-dev, only recommended by clang)
+#   deps.sh package what scripts/ci-package.sh needs: the Debian package's
+#                   build (debhelper, dpkg-dev) and lintian
 # Optional tools (opt: "package:command"), which tests use where present and
 # skip with a message otherwise, are installed on Debian as root and only
 # named elsewhere: for `check`, protoc (protobuf-compiler, 6 MB: decodes
@@ -15,7 +17,9 @@
 # and chromium (about 250 MB with what it pulls in: renders the flame graph,
 # clicks and searches in it headless; installed cleanly on Debian 12) and
 # golang-go (about 450 MB: `go tool pprof` reads --format=pprof) and
-# musl-tools (musl-gcc: a musl program monrun must refuse with its own message).
+# musl-tools (musl-gcc: a musl program monrun must refuse with its own message)
+# and eslint (with Debian's nodejs: lints the flame graph's script,
+# tools/prof/out/flame.js; node --check alone where eslint is missing).
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
 base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev"
@@ -24,9 +28,11 @@ base_cmd="make pkg-config"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
-       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc" ;;
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc eslint:eslint" ;;
 fuzz)  pkgs="$base clang libclang-rt-dev"
        pcs="$base_pc" cmds="$base_cmd clang" ;;
+package) pkgs="$base debhelper dpkg-dev lintian"
+       pcs="$base_pc" cmds="$base_cmd dpkg-buildpackage dh lintian" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"

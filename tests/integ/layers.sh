@@ -23,8 +23,9 @@ layer() {
 layer "format/ includes only include/ and format/" "include format" format/*.c format/*.h
 layer "tools include only include/, format/ and their own directory" "include format" \
 	tools/*/*.c tools/*/*.h
+# (and the resources the build embeds, $B/gen/: flame_js.h from flame.js)
 layer "prof's renderers include only include/, format/, prof's directory and their own" \
-	"include format tools/prof" tools/prof/out/*.c tools/prof/out/*.h
+	"include format tools/prof $B/gen" tools/prof/out/*.c tools/prof/out/*.h
 layer "lib/ includes only include/, lib/, its machine's lib/arch/ARCH/ and format/" \
 	"include lib lib/arch/$(uname -m) format" lib/*.c lib/*.h
 # A machine's directory includes only include/, lib/, format/ and itself,

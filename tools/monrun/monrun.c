@@ -38,6 +38,9 @@
 #ifndef MON_LIBDIR
 #define MON_LIBDIR "/usr/local/lib"
 #endif
+#ifndef MON_SONAME
+#define MON_SONAME "libmon.so.0"
+#endif
 
 static const char usage_line[] =
 	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [-a arcs] [--wall[=HZ]] [--] command [args ...]\n";
@@ -288,7 +291,9 @@ static const char *loader_program(char **args)
 }
 
 /* libmon.so beside us (bin/../lib, as installed and as built), else the
- * configured library directory.  Where we are: /proc/self/exe, or without
+ * configured library directory's libmon.so.0 (MON_SONAME: the runtime
+ * package's one file, as a distribution installs it without the
+ * development link) or libmon.so.  Where we are: /proc/self/exe, or without
  * /proc (a container or jail that has none) argv0 as execvp found it. */
 static char *find_libmon(const char *argv0)
 {
@@ -320,10 +325,16 @@ static char *find_libmon(const char *argv0)
 			}
 		}
 	}
-	char *p;
-	if (asprintf(&p, "%s/libmon.so", MON_LIBDIR) < 0 || access(p, R_OK) != 0)
-		return NULL;
-	return p;
+	static const char *const names[] = { MON_SONAME, "libmon.so" };
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		char *p;
+		if (asprintf(&p, "%s/%s", MON_LIBDIR, names[i]) < 0)
+			return NULL;
+		if (access(p, R_OK) == 0)
+			return p;
+		free(p);
+	}
+	return NULL;
 }
 
 int main(int argc, char **argv)

@@ -36,7 +36,8 @@
  * family the shade comes from a hash of the name, so a function keeps its
  * colour across graphs.  A legend says so.
  *
- * The inline script (ECMAScript, in CDATA): click a frame to zoom (it fills
+ * The inline script (ECMAScript 5, in CDATA; its source is flame.js beside
+ * this file, linted by tests/integ/flame_js.sh): click a frame to zoom (it fills
  * the width, frames above it scale with it, its callers below span the width
  * half-faded, the rest hide); "Reset Zoom" undoes it; "Search" (or Ctrl-F)
  * asks for a regular expression, paints the matching frames magenta and
@@ -488,120 +489,10 @@ static size_t frames_at(const struct tree *t, double scale, double minw)
 	return n;
 }
 
-static const char script[] =
-"\"use strict\";\n"
-"var W, XP, FH, CW, frames = [], views = {}, view = 'flame', zoomed = null, term = null;\n"
-"function $(id) { return document.getElementById(id); }\n"
-"function init() {\n"
-"  var svg = document.documentElement;\n"
-"  W = +svg.getAttribute('width'); XP = +svg.getAttribute('data-xpad');\n"
-"  FH = +svg.getAttribute('data-frameh'); CW = +svg.getAttribute('data-charw');\n"
-"  ['flame', 'callers'].forEach(function (v) {\n"
-"    var box = $(v); if (!box) return;\n"
-"    var gs = box.getElementsByTagName('g'), list = [];\n"
-"    for (var i = 0; i < gs.length; i++) {\n"
-"      var g = gs[i], r = g.getElementsByTagName('rect')[0];\n"
-"      var t = g.getElementsByTagName('title')[0].textContent;\n"
-"      var f = { g: g, r: r, ox: +r.getAttribute('x'), ow: +r.getAttribute('width'),\n"
-"                y: +r.getAttribute('y'), fill: r.getAttribute('fill'), title: t,\n"
-"                name: t.substring(0, t.lastIndexOf(' (')),\n"
-"                text: g.getElementsByTagName('text')[0] || null };\n"
-"      list.push(f);\n"
-"      g.addEventListener('click', zoom.bind(null, f));\n"
-"      g.addEventListener('mouseover', function (f) { $('details').textContent = f.title; }.bind(null, f));\n"
-"      g.addEventListener('mouseout', function () { $('details').textContent = ' '; });\n"
-"    }\n"
-"    views[v] = { box: box, frames: list, reversed: v == 'callers' };\n"
-"  });\n"
-"  frames = views.flame.frames;\n"
-"  $('unzoom').addEventListener('click', unzoom);\n"
-"  $('search').addEventListener('click', ask);\n"
-"  if ($('flip')) $('flip').addEventListener('click', function () { show(view == 'flame' ? 'callers' : 'flame'); });\n"
-"  document.addEventListener('keydown', function (e) {\n"
-"    if ((e.ctrlKey || e.metaKey) && e.key == 'f') { e.preventDefault(); ask(); }\n"
-"    else if (e.key == 'Escape') search(null);\n"
-"  });\n"
-"  fragment();\n"
-"}\n"
-"function fragment() {\n"
-"  var parts = location.hash.substring(1).split('&');\n"
-"  for (var i = 0; i < parts.length; i++) {\n"
-"    var eq = parts[i].indexOf('='), k = eq < 0 ? parts[i] : parts[i].substring(0, eq);\n"
-"    var v = eq < 0 ? '' : decodeURIComponent(parts[i].substring(eq + 1));\n"
-"    if (k == 'callers' && views.callers) show('callers');\n"
-"    else if (k == 'search') search(v);\n"
-"    else if (k == 'click') {\n"
-"      var best = null;\n"
-"      frames.forEach(function (f) { if (f.name == v && (!best || f.ow > best.ow)) best = f; });\n"
-"      if (best) best.g.dispatchEvent(new MouseEvent('click', { bubbles: true }));\n"
-"    }\n"
-"  }\n"
-"}\n"
-"function show(v) {\n"
-"  unzoom();\n"
-"  views[view].box.setAttribute('display', 'none');\n"
-"  view = v; frames = views[v].frames;\n"
-"  views[v].box.removeAttribute('display');\n"
-"  $('flip').textContent = v == 'flame' ? 'Callers' : 'Callees';\n"
-"  search(term);\n"
-"}\n"
-"function label(f, x, w) {\n"
-"  var n = Math.floor((w - 6) / CW);\n"
-"  if (n < 3) { if (f.text) f.text.textContent = ''; return; }\n"
-"  if (!f.text) {\n"
-"    f.text = document.createElementNS('http://www.w3.org/2000/svg', 'text');\n"
-"    f.text.setAttribute('y', f.y + FH - 4.5); f.g.appendChild(f.text);\n"
-"  }\n"
-"  f.text.setAttribute('x', (x + 3).toFixed(2));\n"
-"  f.text.textContent = f.name.length <= n ? f.name : f.name.substring(0, n - 2) + '..';\n"
-"}\n"
-"function place(f, x, w, faded) {\n"
-"  f.g.removeAttribute('display');\n"
-"  if (faded) f.g.setAttribute('opacity', '0.6'); else f.g.removeAttribute('opacity');\n"
-"  f.r.setAttribute('x', x.toFixed(2)); f.r.setAttribute('width', w.toFixed(2));\n"
-"  label(f, x, w);\n"
-"}\n"
-"function zoom(z) {\n"
-"  var tol = 0.02, scale = (W - 2 * XP) / z.ow, rev = views[view].reversed;\n"
-"  frames.forEach(function (f) {\n"
-"    var below = rev ? f.y < z.y : f.y > z.y;\n"
-"    if (below) {\n"
-"      if (f.ox <= z.ox + tol && f.ox + f.ow >= z.ox + z.ow - tol) place(f, XP, W - 2 * XP, true);\n"
-"      else f.g.setAttribute('display', 'none');\n"
-"    } else if (f.ox >= z.ox - tol && f.ox + f.ow <= z.ox + z.ow + tol) {\n"
-"      place(f, XP + (f.ox - z.ox) * scale, f.ow * scale, false);\n"
-"    } else f.g.setAttribute('display', 'none');\n"
-"  });\n"
-"  zoomed = z; $('unzoom').removeAttribute('display');\n"
-"}\n"
-"function unzoom() {\n"
-"  frames.forEach(function (f) { place(f, f.ox, f.ow, false); });\n"
-"  zoomed = null; $('unzoom').setAttribute('display', 'none');\n"
-"}\n"
-"function search(t) {\n"
-"  var re = null;\n"
-"  if (t) { try { re = new RegExp(t); } catch (e) { $('matched').textContent = 'not a regular expression: ' + t; return; } }\n"
-"  var spans = [];\n"
-"  frames.forEach(function (f) {\n"
-"    if (re && re.test(f.name)) { f.r.setAttribute('fill', 'rgb(230,0,230)'); spans.push([f.ox, f.ox + f.ow]); }\n"
-"    else f.r.setAttribute('fill', f.fill);\n"
-"  });\n"
-"  term = re ? t : null;\n"
-"  $('search').textContent = re ? 'Reset Search' : 'Search';\n"
-"  if (!re) { $('matched').textContent = ''; return; }\n"
-"  spans.sort(function (a, b) { return a[0] - b[0]; });\n"
-"  var sum = 0, end = -1;\n"
-"  spans.forEach(function (s) {\n"
-"    if (s[0] >= end) { sum += s[1] - s[0]; end = s[1]; }\n"
-"    else if (s[1] > end) { sum += s[1] - end; end = s[1]; }\n"
-"  });\n"
-"  $('matched').textContent = 'Matched: ' + (100 * sum / (W - 2 * XP)).toFixed(2) + '%';\n"
-"}\n"
-"function ask() {\n"
-"  if (term) { search(null); return; }\n"
-"  var t = prompt('Search for (a regular expression)', '');\n"
-"  if (t) search(t);\n"
-"}\n";
+/* The inline script: tools/prof/out/flame.js, embedded at build time as
+ * the C string flame_js (scripts/embed.sh writes $(B)/gen/flame_js.h, and
+ * refuses a script holding "]]>", which would end its CDATA section). */
+#include "flame_js.h"
 
 int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
@@ -649,7 +540,7 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		"fill: #000; } #flame g, #callers g, .b { cursor: pointer; } "
 		"#flame g:hover rect, #callers g:hover rect { stroke: #000; stroke-width: 0.5; } "
 		".b { fill: #336; } .s { fill: #555; }</style>\n", FLAME_FONT);
-	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", script);
+	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", flame_js);
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f6f6f0\"/>\n", out);
 
 	/* Title: the program; subtitle: what the picture holds. */

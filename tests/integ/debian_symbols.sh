@@ -1,0 +1,84 @@
+#!/bin/sh
+# debian/ agrees with the tree it packages:
+#  - debian/libmon0.symbols lists exactly the symbols lib/libmon.map
+#    exports, each under its version node (NAME@Base for the anonymous
+#    node libmon.map uses today, NAME@NODE and the node NODE@NODE itself
+#    for a named one, as dpkg-gensymbols(1) writes them), both ways: a
+#    symbol added to the map and not to the symbols file, or left in the
+#    symbols file after leaving the map, is named;
+#  - the symbols file's library is the soname (libmon.so.$(SOVERSION)) and
+#    its package libmon$(SOVERSION), which debian/control declares;
+#  - debian/changelog's version is the Makefile's VERSION.
+# (The package build checks the built library against the symbols file,
+# DPKG_GENSYMBOLS_CHECK_LEVEL=4 in debian/rules; this test needs no build.)
+. "$(dirname "$0")/lib.sh"
+D=$ROOT/debian
+for f in libmon0.symbols control changelog rules copyright; do
+	[ -f "$D/$f" ] || { not_ok "debian_$f" "debian/$f missing"; exit 1; }
+done
+
+# NAME@NODE per global symbol of the version script, sorted: comments
+# dropped, "NODE {" opens a node ("{" alone: the anonymous one, Base),
+# "global:"/"local:" switch sections, "} [PARENT];" closes it.
+map_symbols() {
+	awk '{ s = s $0 "\n" }
+	END {
+		gsub(/\/\*([^*]|\*+[^*\/])*\*+\//, " ", s)
+		gsub(/#[^\n]*/, " ", s)
+		gsub(/[{}:;]/, " & ", s)
+		n = split(s, w, /[ \t\n]+/)
+		node = ""; depth = 0; sect = "global"; prev = ""
+		for (i = 1; i <= n; i++) {
+			t = w[i]
+			if (t == "") continue
+			if (t == "{") {
+				node = (prev != "" && prev != ";" && prev != "}") ? prev : "Base"
+				if (node != "Base") print node "@" node
+				depth = 1; sect = "global"
+			} else if (t == "}") {
+				depth = 0
+			} else if (depth && t == ":" ) {
+				sect = prev
+			} else if (depth && t != ";" && w[i + 1] != ":" && sect == "global") {
+				print t "@" node
+			}
+			prev = t
+		}
+	}' "$ROOT/lib/libmon.map" | LC_ALL=C sort
+}
+sym_symbols() {
+	awk '/^ [^ ]/ { print $1 }' "$D/libmon0.symbols" | LC_ALL=C sort
+}
+map_symbols >"$T/map"
+sym_symbols >"$T/sym"
+[ -s "$T/map" ] || { not_ok debian_symbols_map "no symbol read from lib/libmon.map"; exit 1; }
+# The parser agrees with lib.sh's reading of the same map (names only).
+grep -v '^\(.*\)@\1$' "$T/map" | sed 's/@.*//' | LC_ALL=C sort >"$T/mapnames"
+map_names >"$T/libnames"
+cmp -s "$T/mapnames" "$T/libnames" && ok debian_symbols_map_read ||
+    not_ok debian_symbols_map_read "$(diff "$T/libnames" "$T/mapnames" | tr '\n' ' ')"
+missing=$(LC_ALL=C comm -23 "$T/map" "$T/sym" | tr '\n' ' ')
+extra=$(LC_ALL=C comm -13 "$T/map" "$T/sym" | tr '\n' ' ')
+[ -z "$missing" ] && ok debian_symbols_has_every_map_symbol ||
+    not_ok debian_symbols_has_every_map_symbol "in lib/libmon.map, not in debian/libmon0.symbols: $missing"
+[ -z "$extra" ] && ok debian_symbols_has_no_other ||
+    not_ok debian_symbols_has_no_other "in debian/libmon0.symbols, not in lib/libmon.map: $extra"
+dups=$(uniq -d "$T/sym" | tr '\n' ' ')
+[ -z "$dups" ] && ok debian_symbols_once || not_ok debian_symbols_once "listed twice: $dups"
+
+version=$(sed -n 's/^VERSION *:= *//p' "$ROOT/Makefile")
+sover=$(sed -n 's/^SOVERSION *:= *//p' "$ROOT/Makefile")
+head=$(head -n 1 "$D/libmon0.symbols")
+[ "$head" = "libmon.so.$sover libmon$sover #MINVER#" ] && ok debian_symbols_soname ||
+    not_ok debian_symbols_soname "first line '$head', soname libmon.so.$sover"
+grep -qx "Package: libmon$sover" "$D/control" && ok debian_control_runtime_package ||
+    not_ok debian_control_runtime_package "no 'Package: libmon$sover' in debian/control"
+# Each symbol's minimal version is a released one: not past VERSION.
+late=
+command -v dpkg >/dev/null 2>&1 &&
+late=$(awk -v v="$version" '/^ [^ ]/ { if ($2 != v && system("dpkg --compare-versions " $2 " gt " v) == 0) print $1 }' \
+    "$D/libmon0.symbols" | tr '\n' ' ')
+[ -z "$late" ] && ok debian_symbols_versions || not_ok debian_symbols_versions "after $version: $late"
+cl=$(sed -n '1s/^monprof (\([^)]*\)).*/\1/p' "$D/changelog")
+[ "${cl%-*}" = "$version" ] && ok debian_changelog_version ||
+    not_ok debian_changelog_version "debian/changelog has '$cl', the Makefile VERSION $version"
