@@ -31,9 +31,14 @@
  *      waits on (below), and its stack: up to 32 KiB of its stack from SP
  *      copied with process_vm_readv(2) (every byte checked by the kernel:
  *      the thread may wake, and its stack go, meanwhile) into a buffer of
- *      ours that ends at a PROT_NONE page, and mon_unwind (unwind.h) walks
- *      the copy from a ucontext_t holding the PC and the copy's SP (RBP is
- *      not known: 0, so frames whose CFA is RBP-based end the walk).  If the
+ *      ours, and mon_unwind_regs (unwind.h) walks from that PC and SP
+ *      through a memory reader that takes the words of [SP, SP + copied)
+ *      from the copy and reads any other address checked (the addresses
+ *      stay the thread's own: a saved RBP points into its stack).  RBP is
+ *      not known (proc(5) gives SP and PC only): a frame whose CFA is
+ *      RSP-based goes on, RBP becomes known where a frame's CFI says it
+ *      saved it, and a frame whose CFA needs RBP before then ends the walk,
+ *      flagged truncated.  If the
  *      thread's CPU clock moved during all this, it ran: the read is done
  *      again once, and a second race keeps the PC alone, flagged truncated.
  *
@@ -106,7 +111,6 @@
 #include <sys/vfs.h>
 #include <sys/un.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include "unwind.h"
@@ -165,7 +169,7 @@ struct wall {
 };
 
 static struct wall *tab;	/* mapped once */
-static unsigned char *copy_area;	/* COPY_BYTES, then a PROT_NONE page */
+static unsigned char *copy_area;	/* COPY_BYTES: a blocked thread's stack from its SP */
 static unsigned nthreads, nsamples, nwaits, npool;	/* published counts (release) */
 static unsigned unlisted;	/* threads the table had no room for */
 static uint64_t lost;		/* samples without room */
@@ -794,29 +798,45 @@ static int read_stat(struct wthread *t, char *letter, uint64_t *start_ticks)
 	return 1;
 }
 
-/* Walk the blocked thread's stack from sp/pc; pcs[0..return). */
-static unsigned walk_copy(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigned max,
-			  unsigned *flags)
+/* A memory reader (memread.h) of a blocked thread's stack: the words in
+ * [sp, sp + got) from the copy of them in copy_area (one moment's, taken
+ * by one process_vm_readv), any other address read checked from the live
+ * memory (peek).  Addresses are the thread's own: a saved RBP or a CFA
+ * points into its stack, not into the copy. */
+struct copy_reader {
+	struct mon_memreader r;	/* first: read() gets &r */
+	uintptr_t sp;
+	size_t got;
+};
+
+static int copy_read(struct mon_memreader *m, uintptr_t a, uintptr_t *out)
 {
-	unsigned char *end = copy_area + COPY_BYTES;
-	struct iovec l = { copy_area, COPY_BYTES }, r = { (void *)sp, COPY_BYTES };
-	long got = syscall(SYS_process_vm_readv, own_pid, &l, 1ul, &r, 1ul, 0ul);
-	if (got <= 0) {
-		/* Not even a page: the PC alone. */
-		pcs[0] = pc;
-		*flags = MON_STACK_TRUNCATED;
+	const struct copy_reader *c = (const struct copy_reader *)(void *)m;
+	if (a >= c->sp && a - c->sp <= c->got && c->got - (a - c->sp) >= sizeof *out) {
+		memcpy(out, copy_area + (a - c->sp), sizeof *out);
 		return 1;
 	}
-	/* The copy must end at the PROT_NONE page: reads past it fail. */
-	if ((size_t)got < COPY_BYTES)
-		memmove(end - got, copy_area, (size_t)got);
-	ucontext_t uc;
-	memset(&uc, 0, sizeof uc);
-	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)(end - got);
-	uc.uc_mcontext.gregs[REG_RBP] = 0;
+	return peek(a, out, sizeof *out);
+}
+
+/* Walk the blocked thread's stack from sp/pc (proc(5)'s syscall file: no
+ * frame pointer): pcs[0..return), *flags MON_STACK_*.  mon_unwind_regs
+ * with RBP unknown: a frame whose CFA is RSP-based goes on; RBP becomes
+ * known where a frame's CFI says it saved it; a frame whose CFA needs RBP
+ * before then ends the walk, flagged truncated. */
+static unsigned walk_blocked(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigned max,
+			     unsigned *flags)
+{
+	struct copy_reader c;
+	struct iovec l = { copy_area, COPY_BYTES }, r = { (void *)sp, COPY_BYTES };
+	long got = syscall(SYS_process_vm_readv, own_pid, &l, 1ul, &r, 1ul, 0ul);
+	mon_memread_other(&c.r);
+	c.r.read = copy_read;
+	c.sp = sp;
+	c.got = got > 0 ? (size_t)got : 0;
+	struct mon_unwind_regs regs = { pc, sp, 0, 0 };
 	unsigned fl = 0;
-	unsigned n = mon_unwind(&uc, pcs, max, &fl);
+	unsigned n = mon_unwind_regs(&regs, &c.r, pcs, max, &fl);
 	if (n == 0) {
 		pcs[0] = pc;
 		n = 1;
@@ -916,7 +936,7 @@ static long full_read(struct wthread *t, uint64_t cpu)
 		uint32_t wid = MONOUT_NO_WAIT;
 		if (sr.nr >= 0 && describe_wait(sr.nr, sr.args, &v))
 			wid = wait_id(&v);
-		unsigned fl = 0, n = walk_copy((uintptr_t)sr.sp, (uintptr_t)sr.pc, pcs, depth_max,
+		unsigned fl = 0, n = walk_blocked((uintptr_t)sr.sp, (uintptr_t)sr.pc, pcs, depth_max,
 					       &fl);
 		if (thread_cpu_ns(t->tid) != cpu) {
 			/* It ran while we read: the stack may be of another moment. */
@@ -1234,14 +1254,10 @@ static int tables(void)
 		tab = p;
 	}
 	if (copy_area == NULL) {
-		void *p = mmap(NULL, COPY_BYTES + PAGE, PROT_READ | PROT_WRITE,
+		void *p = mmap(NULL, COPY_BYTES, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return mon_fail(ENOMEM);
-		if (mprotect((char *)p + COPY_BYTES, PAGE, PROT_NONE) < 0) {
-			munmap(p, COPY_BYTES + PAGE);
-			return mon_fail(ENOMEM);
-		}
 		copy_area = p;
 	}
 	return 0;
