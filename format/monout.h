@@ -199,7 +199,8 @@
  *       32 wait u32        (id of a WAIT entry of this record, or MONOUT_NO_WAIT)
  *       36 depth u32       (PCs that follow, 0..max depth; 0: no stack, see below)
  *       40 flags u32       (MONOUT_STACK_*, as STACKS)
- *       44 reserved u32 0
+ *       44 object set u32  (the object set its PCs were taken in, as STACKS': see OBJECT; 0 in
+ *                          files written before this field existed)
  *       48 pcs u64[depth]  leaf first, as STACKS (pcs[0] the PC where the thread blocked)
  *     A running or runnable thread's stack cannot be read without stopping
  *     it, so its samples have depth 0: they say how much of its wall time
@@ -516,6 +517,7 @@ struct monout_wall_sample {	/* one WALL SAMPLE entry */
 	uint32_t depth;		/* PCs in pcs, 0..max depth */
 	uint32_t flags;		/* MONOUT_STACK_* */
 	uint64_t *pcs;		/* leaf first; NULL when depth is 0 */
+	uint32_t set;		/* object set its PCs were taken in (OBJECT; 0 in older files) */
 };
 
 struct monout_stack {		/* one STACKS entry */

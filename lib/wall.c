@@ -113,6 +113,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "objhist.h"
 #include "unwind.h"
 #include "wall.h"
 
@@ -149,6 +150,7 @@ struct wsample {
 	uint64_t count;		/* atomic */
 	uint64_t tid;
 	uint32_t state, syscall, wait, depth, flags;
+	uint32_t set;		/* the object set its PCs were taken in (objhist.h) */
 	uint32_t pc_at;		/* index of pcs[0] in the pool */
 };
 
@@ -397,28 +399,31 @@ static struct wthread *thread_find(pid_t tid, int make)
 }
 
 static uint32_t sample_hash(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
-			    uint32_t flags, const uintptr_t *pcs, unsigned n)
+			    uint32_t flags, uint32_t set, const uintptr_t *pcs, unsigned n)
 {
 	uint64_t h = tid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)state << 40 | (uint64_t)sc << 8 | flags);
 	h = h * 0x100000001b3ull ^ wait;
+	h = h * 0x100000001b3ull ^ set;
 	for (unsigned i = 0; i < n; i++)
 		h = (h ^ pcs[i]) * 0x100000001b3ull;
 	return mix32(h ^ n);
 }
 
-/* Count weight samples of this key; the entry's index + 1, or 0 (no
- * room: the weight goes to lost). */
+/* Count weight samples of this key (set: the object set pcs[0..n) were
+ * taken in, mon_objhist_set_now; 0 when n is 0); the entry's index + 1, or
+ * 0 (no room: the weight goes to lost). */
 static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
-			     uint32_t flags, const uintptr_t *pcs, unsigned n, uint64_t weight)
+			     uint32_t flags, uint32_t set, const uintptr_t *pcs, unsigned n,
+			     uint64_t weight)
 {
-	uint32_t h = sample_hash(tid, state, sc, wait, flags, pcs, n) & (SAMPLE_SLOTS - 1);
+	uint32_t h = sample_hash(tid, state, sc, wait, flags, set, pcs, n) & (SAMPLE_SLOTS - 1);
 	for (unsigned probe = 0; probe < 64; probe++, h = (h + 1) & (SAMPLE_SLOTS - 1)) {
 		uint32_t ix = tab->sample_slot[h];
 		if (ix == 0)
 			break;
 		struct wsample *s = &tab->samples[ix - 1];
 		if (s->tid == tid && s->state == state && s->syscall == sc && s->wait == wait &&
-		    s->flags == flags && s->depth == n &&
+		    s->flags == flags && s->set == set && s->depth == n &&
 		    (n == 0 || memcmp(&tab->pool[s->pc_at], pcs, n * sizeof *pcs) == 0)) {
 			__atomic_add_fetch(&s->count, weight, __ATOMIC_RELAXED);
 			return ix;
@@ -436,6 +441,7 @@ static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t
 	s->syscall = sc;
 	s->wait = wait;
 	s->flags = flags;
+	s->set = set;
 	s->depth = n;
 	s->pc_at = npool;
 	memcpy(&tab->pool[npool], pcs, n * sizeof *pcs);
@@ -927,7 +933,7 @@ static long full_read(struct wthread *t, uint64_t cpu)
 			}
 			t->last_state = split_running(t, prev_r);
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
-					    MONOUT_NO_WAIT, 0, pcs, 0, 1);
+					    MONOUT_NO_WAIT, 0, 0, pcs, 0, 1);
 		}
 		char letter = 'S';
 		uint64_t st = 0;
@@ -936,6 +942,7 @@ static long full_read(struct wthread *t, uint64_t cpu)
 		uint32_t wid = MONOUT_NO_WAIT;
 		if (sr.nr >= 0 && describe_wait(sr.nr, sr.args, &v))
 			wid = wait_id(&v);
+		uint32_t set = mon_objhist_set_now();	/* the objects the walk's PCs are in */
 		unsigned fl = 0, n = walk_blocked((uintptr_t)sr.sp, (uintptr_t)sr.pc, pcs, depth_max,
 					       &fl);
 		if (thread_cpu_ns(t->tid) != cpu) {
@@ -951,7 +958,8 @@ static long full_read(struct wthread *t, uint64_t cpu)
 		}
 		t->last_state = state_of(letter);
 		return sample_count(t->out.tid, t->last_state,
-				    sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, pcs, n, 1);
+				    sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, set, pcs, n,
+				    1);
 	}
 }
 
@@ -971,7 +979,7 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 			/* Seen R, has not run since: waiting for a CPU. */
 			t->last_state = MONOUT_WALL_RUNNABLE;
 			t->last = sample_count(t->out.tid, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL,
-					       MONOUT_NO_WAIT, 0, NULL, 0, weight);
+					       MONOUT_NO_WAIT, 0, 0, NULL, 0, weight);
 		} else {
 			sample_again(t->last, weight);
 		}
@@ -1005,7 +1013,7 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 			t->credit -= 65536;
 			st = MONOUT_WALL_RUNNABLE;
 		}
-		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, NULL, 0, 1))
+		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0, 1))
 			__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -1485,6 +1493,7 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		o.wait = s->wait;
 		o.depth = s->depth;
 		o.flags = s->flags;
+		o.set = s->set;
 		o.pcs = s->depth ? &tab->pool[s->pc_at] : NULL;
 		monout_wall_sample(w, &o);
 	}
