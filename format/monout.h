@@ -183,9 +183,10 @@
  *       20 fd kind u32     (MONOUT_FD_*)
  *       24 address u64     (futex: the lock word's runtime address; 0 otherwise)
  *       32 object u32      (the OBJECT whose mapping holds address, or MONOUT_NO_OBJECT)
- *       36 flags u32       (MONOUT_WAIT_OWNER: owner is known)
+ *       36 flags u32       (MONOUT_WAIT_*: OWNER owner is known, MUTEX, CONDVAR, JOIN)
  *       40 offset u64      (address minus that object's load bias: its ELF address; else address)
- *       48 owner u64       (futex of a glibc mutex: tid of the thread that held it; 0 unknown)
+ *       48 owner u64       (futex of a glibc mutex: tid of the thread that held it; of a
+ *                          pthread_join: the joined thread's tid; 0 unknown)
  *       56 text length u32 (bytes, no NUL)
  *       60 reserved u32 0
  *       64 text            (descriptor: /proc/self/fd/N's link, for a socket its family, type,
@@ -290,9 +291,10 @@
 #define MONOUT_WAIT_FD 1	/* a descriptor: read, write, recv*, send*, accept*, connect, poll, select, epoll_wait */
 #define MONOUT_WAIT_FUTEX 2	/* a futex word: a mutex, condition variable, semaphore, join */
 /* WAIT flags. */
-#define MONOUT_WAIT_OWNER 0x1	/* owner holds the tid of the mutex's holder */
+#define MONOUT_WAIT_OWNER 0x1	/* owner holds the tid of the mutex's holder, or of the joined thread */
 #define MONOUT_WAIT_MUTEX 0x2	/* the word is the lock of a glibc pthread_mutex_t */
 #define MONOUT_WAIT_CONDVAR 0x4	/* the word lies in a glibc pthread_cond_t (a condition wait) */
+#define MONOUT_WAIT_JOIN 0x8	/* the word is a thread's tid in its descriptor: pthread_join */
 /* Descriptor kinds (WAIT fd kind). */
 #define MONOUT_FD_UNKNOWN 0	/* closed, or its link could not be read */
 #define MONOUT_FD_SOCKET 1

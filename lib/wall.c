@@ -60,7 +60,10 @@
  * its offset from the load bias, and for a glibc mutex (FUTEX_WAIT with
  * value 2 on a word followed by struct __pthread_mutex_s's __owner, a
  * thread of this process, and a plausible __kind; or a PI futex, whose
- * word holds the owner) the tid of the thread that holds it, read checked.
+ * word holds the owner) the tid of the thread that holds it, read checked;
+ * a pthread_join (the word is a thread's tid in its descriptor: is_join)
+ * with the joined thread's tid; a condition wait (the word is a
+ * pthread_cond_t's group-signal word by its layout: is_condvar) flagged.
  *
  * Budgets.  Descriptors: the task directory, and per thread the syscall
  * and schedstat files kept open (moved above mon_fd_floor, adopted by
@@ -659,9 +662,71 @@ static int thread_of_ours(pid_t tid)
 	return tid > 0 && syscall(SYS_tgkill, own_pid, tid, 0) == 0;
 }
 
-/* The futex word at uaddr, waited on with command cmd and value val. */
-static void describe_futex(uintptr_t uaddr, unsigned cmd, uint64_t val, struct wwait *v)
+/* Where glibc's thread descriptor (struct pthread, the pthread_t) keeps
+ * its thread's tid, bytes from its start: found once, in the sampler, as
+ * the first int of its own descriptor equal to its tid (0: not found).
+ * pthread_join(3) waits on that word (futex(2) FUTEX_WAIT with the tid as
+ * the value) until the kernel clears it when the thread ends
+ * (CLONE_CHILD_CLEARTID, clone(2); set_tid_address(2)). */
+static size_t tid_offset;
+
+static void find_tid_offset(void)
 {
+	const unsigned char *self = (const unsigned char *)pthread_self();
+	pid_t me = mon_gettid();
+	for (size_t off = 0; off < 2048; off += sizeof(pid_t)) {
+		pid_t v;
+		memcpy(&v, self + off, sizeof v);
+		if (v == me) {
+			tid_offset = off;
+			return;
+		}
+	}
+}
+
+/* 1 if the futex word at uaddr, waited on for value val, is the tid word
+ * of a thread's descriptor (pthread_join's wait): val is a thread of ours,
+ * the word holds it, and the descriptor it would be part of starts with
+ * x86-64's TCB header, whose first and third words point at the TCB itself
+ * (glibc's tcbhead_t: tcb, dtv, self). */
+static int is_join(uintptr_t uaddr, uint64_t val)
+{
+	if (tid_offset == 0 || uaddr < tid_offset || (uaddr & 3) || val == 0 || val > INT32_MAX)
+		return 0;
+	uintptr_t pd = uaddr - tid_offset, head[3];
+	int32_t word;
+	return peek(uaddr, &word, sizeof word) && (uint64_t)(uint32_t)word == val &&
+	       peek(pd, head, sizeof head) && head[0] == pd && head[2] == pd &&
+	       thread_of_ours((pid_t)val);
+}
+
+/* 1 if the futex word at uaddr, waited on with futex operation op, is one
+ * of the two group-signal words of a glibc pthread_cond_t (struct
+ * __pthread_cond_s, 64-bit, since glibc 2.25: __wseq u64 at 0, __g1_start
+ * u64 at 8, __g_refs[2] at 16, __g_size[2] at 24, __g1_orig_size at 32,
+ * __wrefs at 36, __g_signals[2] at 40) with a waiter registered: __wrefs
+ * counts the waiters in units of 8 (at least 1, and no more than __wseq
+ * has started, in units of 2), its bit 0 says process-shared, which the
+ * wait's FUTEX_PRIVATE_FLAG must agree with.  A heuristic of the layout,
+ * confirmed by prof where a data symbol holds the word. */
+static int is_condvar(uintptr_t uaddr, unsigned op)
+{
+	if (uaddr & 3)
+		return 0;
+	uintptr_t base = (uaddr & 7) ? uaddr - 44 : uaddr - 40;
+	uint64_t c[6];
+	if (base >= uaddr || !peek(base, c, sizeof c))
+		return 0;
+	uint32_t wrefs = (uint32_t)(c[4] >> 32);
+	int shared = (wrefs & 1) != 0, private_op = (op & FUTEX_PRIVATE_FLAG) != 0;
+	return (wrefs >> 3) >= 1 && (wrefs >> 3) <= c[0] >> 1 && shared != private_op;
+}
+
+/* The futex word at uaddr, waited on with operation op (futex(2): a
+ * command and flags) and value val. */
+static void describe_futex(uintptr_t uaddr, unsigned op, uint64_t val, struct wwait *v)
+{
+	unsigned cmd = op & FUTEX_CMD_MASK;
 	v->w.kind = MONOUT_WAIT_FUTEX;
 	v->w.fd = MONOUT_NO_FD;
 	v->w.address = uaddr;
@@ -686,11 +751,17 @@ static void describe_futex(uintptr_t uaddr, unsigned cmd, uint64_t val, struct w
 		}
 		return;
 	}
-	if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) && val == 2 && (uaddr & 3) == 0 &&
-	    peek(uaddr, m, sizeof m) && m[0] != 0 && (m[4] & ~0x7f) == 0 &&
-	    thread_of_ours(m[2])) {
+	if (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET)
+		return;
+	if (val == 2 && (uaddr & 3) == 0 && peek(uaddr, m, sizeof m) && m[0] != 0 &&
+	    (m[4] & ~0x7f) == 0 && thread_of_ours(m[2])) {
 		v->w.owner = (uint64_t)m[2];
 		v->w.flags |= MONOUT_WAIT_OWNER | MONOUT_WAIT_MUTEX;
+	} else if (is_join(uaddr, val)) {
+		v->w.owner = val;
+		v->w.flags |= MONOUT_WAIT_OWNER | MONOUT_WAIT_JOIN;
+	} else if (is_condvar(uaddr, op)) {
+		v->w.flags |= MONOUT_WAIT_CONDVAR;
 	}
 }
 
@@ -740,7 +811,7 @@ static int describe_wait(long nr, const uint64_t *a, struct wwait *v)
 		return 0;
 	}
 	case SYS_futex:
-		describe_futex((uintptr_t)a[0], (unsigned)a[1] & FUTEX_CMD_MASK, a[2], v);
+		describe_futex((uintptr_t)a[0], (unsigned)a[1], a[2], v);
 		return 1;
 #endif
 	}
@@ -1169,6 +1240,7 @@ static void *sampler_main(void *arg)
 	(void)arg;
 	__atomic_store_n(&mon_runtime_tid, mon_gettid(), __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "monprof-wall", 0, 0, 0);
+	find_tid_offset();
 	uint64_t period = 1000000000u / rate;
 	uint64_t next = mono_ns(), prev = next;
 	if (start_ns == 0)

@@ -606,21 +606,42 @@ static void socket_words(const char *text, char *buf, size_t len)
  * "table+0x40"), else its object and offset, else its address (heap,
  * stack). */
 static void futex_words(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
-			const struct prof_wait *w, char *buf, size_t len)
+			const struct prof_wait *w, uint64_t back, char *buf, size_t len)
 {
 	if (w->object != SIZE_MAX && w->object < d->nobjs) {
 		const struct prof_image *im = a->images[img[w->object]];
-		const struct prof_sym *s = symtab_data_at(im, w->offset);
-		if (s && w->offset == s->addr)
+		uint64_t at = w->offset - back;
+		const struct prof_sym *s = symtab_data_at(im, at);
+		if (s && at == s->addr)
 			snprintf(buf, len, "%s", s->name);
 		else if (s)
-			snprintf(buf, len, "%s+%#llx", s->name, (unsigned long long)(w->offset - s->addr));
+			snprintf(buf, len, "%s+%#llx", s->name, (unsigned long long)(at - s->addr));
 		else
 			snprintf(buf, len, "%s+%#llx", im->label ? im->label : "?",
-				 (unsigned long long)w->offset);
+				 (unsigned long long)at);
 		return;
 	}
-	snprintf(buf, len, "%#llx", (unsigned long long)w->address);
+	snprintf(buf, len, "%#llx", (unsigned long long)(w->address - back));
+}
+
+/* Bytes from the start of the glibc pthread_cond_t holding a condition
+ * wait's futex word (its __g_signals[0] at 40, [1] at 44 on 64-bit
+ * machines: mon.out(5), WAIT flag 4), or UINT64_MAX when the word's data
+ * symbol shows it is not in one: the pthread_cond_t would not lie wholly
+ * inside the symbol (a symbol of 48 bytes or more holds it, as a variable
+ * of that type or in a structure). */
+static uint64_t condvar_back(const struct prof_attr *a, const struct prof_data *d,
+			     const size_t *img, const struct prof_wait *w)
+{
+	uint64_t back = (w->address & 7) ? 44 : 40;
+	if (w->object == SIZE_MAX || w->object >= d->nobjs)
+		return back;
+	const struct prof_sym *s = symtab_data_at(a->images[img[w->object]], w->offset);
+	if (s == NULL || s->size == 0)
+		return back;
+	if (w->offset < s->addr + back || w->offset - back + 48 > s->addr + s->size)
+		return UINT64_MAX;
+	return back;
 }
 
 /* The leaf frame's name of a wall sample: what its thread waited for
@@ -655,14 +676,25 @@ static void wait_reason(const struct prof_attr *a, const struct prof_data *d, co
 		return;
 	}
 	const struct prof_wait *w = s->wait < d->nwaits ? &d->waits[s->wait] : NULL;
+	if (w && w->kind == MONOUT_WAIT_FUTEX && (w->flags & MONOUT_WAIT_JOIN) &&
+	    (w->flags & MONOUT_WAIT_OWNER)) {
+		snprintf(buf, len, "[join tid %llu]", (unsigned long long)w->owner);
+		return;
+	}
+	uint64_t back = UINT64_MAX;
+	if (w && w->kind == MONOUT_WAIT_FUTEX && (w->flags & MONOUT_WAIT_CONDVAR) &&
+	    (back = condvar_back(a, d, img, w)) != UINT64_MAX) {
+		futex_words(a, d, img, w, back, what, sizeof what);
+		snprintf(buf, len, "[futex condvar %s]", what);
+		return;
+	}
 	if (w && w->kind == MONOUT_WAIT_FUTEX) {
-		futex_words(a, d, img, w, what, sizeof what);
+		futex_words(a, d, img, w, 0, what, sizeof what);
 		char owner[48] = "";
 		if (w->flags & MONOUT_WAIT_OWNER)
 			snprintf(owner, sizeof owner, ", held by tid %llu",
 				 (unsigned long long)w->owner);
-		snprintf(buf, len, "[futex %s%s%s]", what,
-			 w->flags & MONOUT_WAIT_CONDVAR ? " (condition variable)" : "", owner);
+		snprintf(buf, len, "[futex %s%s]", what, owner);
 		return;
 	}
 	if (w && w->kind == MONOUT_WAIT_FD) {
