@@ -281,6 +281,7 @@
 #define MONOUT_WALL_F_THREADS_FULL 0x1	/* the thread table was full: threads_unlisted */
 #define MONOUT_WALL_F_SAMPLES_FULL 0x2	/* the sample table was full: lost */
 #define MONOUT_WALL_F_NO_SCHEDSTAT 0x4	/* no schedstat: R samples were all taken as running */
+#define MONOUT_WALL_F_PAUSED 0x8	/* sampling was paused (moncontrol(0)) for part of the run */
 
 /* WALL THREAD flags. */
 #define MONOUT_WALL_THREAD_STARTED 0x1	/* started after the sampler did */

@@ -922,6 +922,7 @@ MON_EXPORT int moncontrol(int mode)
 		if (whole)
 			mon_objhist_start(4);
 		__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+		mon_wall_pause(0);
 		paused = 0;
 	} else if (!mode && !paused) {
 		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
@@ -931,6 +932,7 @@ MON_EXPORT int moncontrol(int mode)
 			mon_objhist_stop();
 		if (with_stacks)
 			mon_stacks_stop();
+		mon_wall_pause(1);
 		paused = 1;
 	}
 	pthread_mutex_unlock(&lock);

@@ -189,6 +189,13 @@ static int ever_started;
 static pthread_t sampler;
 static int sampler_joinable;
 static int stop_word;		/* futex: 1 asks the sampler to end */
+static int pause_word;		/* futex: 1 while moncontrol(0) has sampling paused */
+/* The pauses, microseconds after start_ns: [pause_lo[i], pause_hi[i]) for
+ * i < npauses (published with release stores; hi is UINT64_MAX while the
+ * pause lasts).  More than PAUSES_MAX: the last one grows to cover the rest. */
+#define PAUSES_MAX 256u
+static uint64_t pause_lo[PAUSES_MAX], pause_hi[PAUSES_MAX];
+static unsigned npauses;
 static int running;
 static int task_fd = -1;
 static unsigned fds_kept, fds_budget;
@@ -1248,6 +1255,20 @@ static void *sampler_main(void *arg)
 	for (;;) {
 		if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
 			break;
+		if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE)) {
+			/* Paused: no rounds until mon_wall_pause(0) or mon_wall_stop wakes us
+			 * (at most 1 s asleep: a stop that came between the two loads). */
+			struct timespec s1 = { 1, 0 };
+			syscall(SYS_futex, &pause_word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 1, &s1, NULL, 0);
+			if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE))
+				continue;
+			/* Resumed: the next round is the first instant start + k / rate
+			 * from now; the rounds of the pause are neither due nor missed. */
+			uint64_t now = mono_ns();
+			next = start_ns + (now - start_ns + period - 1) / period * period;
+			prev = now;
+			continue;
+		}
 		uint64_t now = mono_ns();
 		if (now < next) {
 			struct timespec ts = { (time_t)(next / 1000000000u),
@@ -1408,6 +1429,7 @@ int mon_wall_start(unsigned rate_hz, unsigned depth)
 		return -1;
 	if (depth > 1)
 		mon_unwind_refresh();	/* the walks' tables (the CPU stacks may be off) */
+	mon_wall_pause(0);	/* a profile started afresh samples (monitor.c: not paused) */
 	rate = rate_hz;
 	depth_max = depth == 0 ? 1 : depth > MON_WALL_DEPTH_MAX ? MON_WALL_DEPTH_MAX : depth;
 	return launch();
@@ -1418,6 +1440,35 @@ int mon_wall_resume(void)
 	if (running || !ever_started)
 		return 0;
 	return launch();
+}
+
+void mon_wall_pause(int pause)
+{
+	if (!ever_started || __atomic_load_n(&pause_word, __ATOMIC_RELAXED) == (pause != 0))
+		return;
+	uint64_t now = mono_ns(), at = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
+	unsigned n = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	if (pause) {
+		if (n < PAUSES_MAX) {
+			pause_lo[n] = at;
+			pause_hi[n] = UINT64_MAX;
+			__atomic_store_n(&npauses, n + 1, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&pause_hi[n - 1], UINT64_MAX, __ATOMIC_RELEASE);
+		}
+	} else if (n > 0) {
+		__atomic_store_n(&pause_hi[n - 1], at, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&pause_word, pause != 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &pause_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
+/* The round instants k / rate (k >= 0), microseconds after the start, in
+ * [lo, hi]. */
+static uint64_t rounds_in(uint64_t lo, uint64_t hi)
+{
+	uint64_t a = (lo * rate + 999999u) / 1000000u, b = hi * rate / 1000000u;
+	return hi >= lo && b >= a ? b - a + 1 : 0;
 }
 
 uint64_t mon_wall_rounds(void)
@@ -1436,6 +1487,7 @@ void mon_wall_stop(void)
 		return;
 	__atomic_store_n(&stop_word, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &stop_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	syscall(SYS_futex, &pause_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 	if (sampler_joinable) {
 		struct timespec dl;
 		clock_gettime(CLOCK_REALTIME, &dl);
@@ -1474,6 +1526,7 @@ void mon_wall_fork_child(int go)
 	lost = rounds = missed = 0;
 	own_user_us = own_sys_us = 0;
 	start_ns = 0;
+	npauses = 0;	/* the child's own run; paused still if the parent was */
 	ever_started = 0;
 	if (go && was)
 		launch();
@@ -1510,6 +1563,9 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 #elif defined(__i386__)
 	h.machine = EM_386;
 #endif
+	unsigned np = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	if (np)
+		h.flags |= MONOUT_WALL_F_PAUSED;
 	if (monout_wall_open(w, &h) < 0)
 		return -1;
 	unsigned nt = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
@@ -1523,10 +1579,17 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 			o.last_usec = last_us;
 		if (o.last_usec < o.first_usec)
 			o.last_usec = o.first_usec;
-		/* The round instants k / rate (k >= 0) in [first, last]. */
-		uint64_t lo = (o.first_usec * rate + 999999u) / 1000000u;
-		uint64_t hi = o.last_usec * rate / 1000000u;
-		o.expected = o.last_usec >= o.first_usec && hi >= lo && t->seen_round ? hi - lo + 1 : 0;
+		/* The round instants k / rate (k >= 0) in [first, last], but those
+		 * of the pauses (moncontrol(0)): rounds_in of each overlap. */
+		uint64_t due = t->seen_round ? rounds_in(o.first_usec, o.last_usec) : 0;
+		for (unsigned k = 0; k < np && due; k++) {
+			uint64_t plo = pause_lo[k], phi = __atomic_load_n(&pause_hi[k], __ATOMIC_ACQUIRE);
+			uint64_t a = plo > o.first_usec ? plo : o.first_usec;
+			uint64_t b = phi == UINT64_MAX || phi > o.last_usec ? o.last_usec : phi - 1;
+			uint64_t in = phi > plo ? rounds_in(a, b) : 0;
+			due -= in < due ? in : due;
+		}
+		o.expected = due;
 		monout_wall_thread(w, &o);
 	}
 	pid_t own = __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE);

@@ -44,6 +44,17 @@ MON_HIDDEN int mon_wall_start(unsigned rate_hz, unsigned depth);
  */
 MON_HIDDEN void mon_wall_stop(void);
 
+/*
+ * moncontrol(3)'s switch for the wall sampler: pause nonzero stops taking
+ * rounds (the sampler sleeps until resumed; threads keep being listed when
+ * it resumes), 0 resumes at the next round instant.  The rounds of a pause
+ * are neither due nor missed (each thread's expected count leaves them
+ * out); the WALL record gets MONOUT_WALL_F_PAUSED.  Not async-signal-safe;
+ * called under monitor.c's lock.  Nothing happens before the sampler's
+ * first start, or when already in that state.
+ */
+MON_HIDDEN void mon_wall_pause(int pause);
+
 /* Rounds taken in this process (a fork child: its own); async-signal-safe. */
 MON_HIDDEN uint64_t mon_wall_rounds(void);
 
