@@ -89,7 +89,6 @@
  * exec fails.  exit: mon_finish stops it before the write; _exit and fatal
  * signals write while it runs (the kernel ends it with the process).
  */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -135,7 +134,7 @@
 
 struct wthread {
 	pid_t tid;
-	int fd_sys, fd_sched;	/* kept open, or -1 */
+	int fd_sys, fd_sched, fd_stat;	/* kept open, or -1 */
 	int ended;
 	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
 	uint64_t sched_cpu, sched_wait;	/* schedstat at the last read of it */
@@ -394,7 +393,7 @@ static struct wthread *thread_find(pid_t tid, int make)
 			struct wthread *t = &tab->threads[n];
 			memset(t, 0, sizeof *t);
 			t->tid = tid;
-			t->fd_sys = t->fd_sched = -1;
+			t->fd_sys = t->fd_sched = t->fd_stat = -1;
 			t->cpu_ns = UINT64_MAX;
 			t->out.tid = (uint64_t)tid;
 			tab->thread_slot[h] = n + 1;
@@ -664,6 +663,53 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The loaded object whose PT_LOAD segment holds uaddr (dl_iterate_phdr,
+ * under in_loader), into *f.  The last FUTEX_CACHE answers are kept while
+ * dl_iterate_phdr(3)'s counts of objects loaded and unloaded (dlpi_adds,
+ * dlpi_subs) stay as they were: a futex waited on again
+ * costs no walk of the loader's list then. */
+#define FUTEX_CACHE 64u
+static struct {
+	uintptr_t addr;
+	struct find_obj f;
+} futex_cache[FUTEX_CACHE];
+static unsigned futex_cached;
+static unsigned long long cache_adds, cache_subs;
+
+static int loads_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *v = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+		v[0] = info->dlpi_adds;
+		v[1] = info->dlpi_subs;
+	}
+	return 1;	/* the counts are the same in every entry: the first is enough */
+}
+
+static void object_of(uintptr_t uaddr, struct find_obj *f)
+{
+	unsigned long long v[2] = { ~0ull, ~0ull };
+	pthread_mutex_lock(&in_loader);
+	dl_iterate_phdr(loads_cb, v);
+	if (v[0] != cache_adds || v[1] != cache_subs || v[0] == ~0ull) {
+		futex_cached = 0;
+		cache_adds = v[0];
+		cache_subs = v[1];
+	}
+	for (unsigned i = 0; i < futex_cached; i++)
+		if (futex_cache[i].addr == uaddr) {
+			*f = futex_cache[i].f;
+			pthread_mutex_unlock(&in_loader);
+			return;
+		}
+	*f = (struct find_obj){ uaddr, 0, 0 };
+	dl_iterate_phdr(find_obj_cb, f);
+	pthread_mutex_unlock(&in_loader);
+	unsigned k = futex_cached < FUTEX_CACHE ? futex_cached++ : uaddr % FUTEX_CACHE;
+	futex_cache[k].addr = uaddr;
+	futex_cache[k].f = *f;
+}
+
 static int thread_of_ours(pid_t tid)
 {
 	return tid > 0 && syscall(SYS_tgkill, own_pid, tid, 0) == 0;
@@ -739,10 +785,8 @@ static void describe_futex(uintptr_t uaddr, unsigned op, uint64_t val, struct ww
 	v->w.address = uaddr;
 	v->w.object = MONOUT_NO_OBJECT;
 	v->w.offset = uaddr;
-	struct find_obj f = { uaddr, 0, 0 };
-	pthread_mutex_lock(&in_loader);
-	dl_iterate_phdr(find_obj_cb, &f);
-	pthread_mutex_unlock(&in_loader);
+	struct find_obj f;
+	object_of(uaddr, &f);
 	if (f.found) {
 		v->has_object = 1;
 		v->bias = f.bias;
@@ -852,12 +896,14 @@ static int parse_syscall(const char *s, struct sysread *r)
 }
 
 /* State letter and start time (clock ticks after boot) from stat; name into
- * the thread's entry.  0 if unreadable. */
-static int read_stat(struct wthread *t, char *letter, uint64_t *start_ticks)
+ * the thread's entry.  keep: the descriptor is kept open (a blocked
+ * thread's, read again each time it blocks anew), when the budget allows.
+ * 0 if unreadable. */
+static int read_stat(struct wthread *t, int keep, char *letter, uint64_t *start_ticks)
 {
 	char buf[1024];
 	int none = -1;
-	if (read_task(t, "stat", &none, 0, buf, sizeof buf) <= 0)
+	if (read_task(t, "stat", keep ? &t->fd_stat : &none, keep, buf, sizeof buf) <= 0)
 		return 0;
 	char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
 	if (open_p == NULL || close_p == NULL || close_p[1] != ' ')
@@ -1007,7 +1053,7 @@ static long full_read(struct wthread *t, uint64_t cpu)
 			if (t->out.name[0] == '\0') {
 				char letter;
 				uint64_t st;
-				read_stat(t, &letter, &st);
+				read_stat(t, 0, &letter, &st);
 			}
 			t->last_state = split_running(t, prev_r);
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
@@ -1015,7 +1061,7 @@ static long full_read(struct wthread *t, uint64_t cpu)
 		}
 		char letter = 'S';
 		uint64_t st = 0;
-		read_stat(t, &letter, &st);
+		read_stat(t, 1, &letter, &st);
 		struct wwait v;
 		uint32_t wid = MONOUT_NO_WAIT;
 		if (sr.nr >= 0 && describe_wait(sr.nr, sr.args, &v))
@@ -1104,7 +1150,7 @@ static void first_sight(struct wthread *t, uint64_t since_ns, uint64_t now_ns)
 {
 	char letter;
 	uint64_t st = 0;
-	if (!read_stat(t, &letter, &st) || since_ns == 0)
+	if (!read_stat(t, 0, &letter, &st) || since_ns == 0)
 		return;
 	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_STARTED, __ATOMIC_RELAXED);
 	uint64_t at = since_ns;
@@ -1133,7 +1179,11 @@ static void thread_ended(struct wthread *t)
 		close_ours(t->fd_sched);
 		fds_kept -= fds_kept > 0;
 	}
-	t->fd_sys = t->fd_sched = -1;
+	if (t->fd_stat >= 0) {
+		close_ours(t->fd_stat);
+		fds_kept -= fds_kept > 0;
+	}
+	t->fd_sys = t->fd_sched = t->fd_stat = -1;
 	t->out.last_usec = t->seen_ns > start_ns ? (t->seen_ns - start_ns) / 1000 : 0;
 	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_ENDED, __ATOMIC_RELEASE);
 }
@@ -1176,10 +1226,25 @@ static void announce(pid_t tid)
  * those our pthread_create announced (a thread made otherwise, by a raw
  * clone, is found at the next listing), and a thread whose CPU clock is
  * refused (EINVAL: no such thread of this process) has ended. */
+struct listed {		/* a round's listing: seen()'s arguments */
+	pid_t self;
+	uint64_t r, since_ns, now_ns, weight;
+};
+
+/* mon_task_each's callback in a round that lists /proc/self/task. */
+static void listed_one(pid_t tid, void *arg)
+{
+	const struct listed *l = arg;
+	if (tid == l->self)
+		return;
+	struct wthread *t = thread_find(tid, 1);
+	if (t != NULL)
+		seen(t, l->r, l->since_ns, l->now_ns, l->weight, 0, UINT64_MAX);
+}
+
 static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 {
 	char buf[16384] __attribute__((aligned(8)));
-	long n;
 	pid_t self = mon_gettid();
 	uint64_t r = rounds + 1;
 	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
@@ -1187,20 +1252,8 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 	if (list) {
 		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0)
 			return;
-		while ((n = syscall(SYS_getdents64, task_fd, buf, sizeof buf)) > 0) {
-			for (long at = 0; at < n;) {
-				struct dirent64 *e = (struct dirent64 *)(void *)(buf + at);
-				at += e->d_reclen;
-				pid_t tid = 0;
-				for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
-					tid = tid * 10 + (*c - '0');
-				if (tid <= 0 || tid == self)
-					continue;
-				struct wthread *t = thread_find(tid, 1);
-				if (t != NULL)
-					seen(t, r, since_ns, now_ns, weight, 0, UINT64_MAX);
-			}
-		}
+		struct listed l = { self, r, since_ns, now_ns, weight };
+		mon_task_each(task_fd, buf, sizeof buf, listed_one, &l);
 		ring_tail = head;
 	} else {
 		for (; ring_tail != head; ring_tail++) {
@@ -1328,7 +1381,8 @@ static void wall_fd_move(int fd)
 		return;
 	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < k; i++)
-		if (move_one(&tab->threads[i].fd_sys, fd) || move_one(&tab->threads[i].fd_sched, fd))
+		if (move_one(&tab->threads[i].fd_sys, fd) || move_one(&tab->threads[i].fd_sched, fd) ||
+		    move_one(&tab->threads[i].fd_stat, fd))
 			return;
 }
 
@@ -1513,6 +1567,7 @@ void mon_wall_fork_child(int go)
 			struct wthread *t = &tab->threads[i];
 			close_ours(t->fd_sys);
 			close_ours(t->fd_sched);
+			close_ours(t->fd_stat);
 		}
 		memset(tab->thread_slot, 0, sizeof tab->thread_slot);
 		memset(tab->sample_slot, 0, sizeof tab->sample_slot);

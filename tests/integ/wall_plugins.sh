@@ -16,7 +16,7 @@
 . "$(dirname "$0")/wall_lib.inc"
 
 build_wall_dump
-$CC -O1 -g -o "$T/plugins" "$ROOT/tests/progs/wall_plugins.c" -ldl
+$CC -O1 -g -I"$ROOT/tests/progs" -o "$T/plugins" "$ROOT/tests/progs/wall_plugins.c" -ldl
 for p in A B; do
 	$CC -O1 -g -shared -fPIC -DPLUG=plug${p}_wait -o "$T/plug$p.so" "$ROOT/tests/progs/wall_plugin.c"
 done

@@ -23,12 +23,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
-build_wall_dump
-$CC -O2 -fomit-frame-pointer -g -o "$T/stacks" "$ROOT/tests/progs/wall_stacks.c" -lpthread
-timeout 60 "$B/bin/monrun" --wall=250 -o "$T/stacks.mon" "$T/stacks" 1000 >"$T/out" 2>"$T/err"
-rc=$?
-cat "$T/out" "$T/err"
-wall_dump "$T/stacks.mon" "$T/stacks" >"$T/wall.txt" 2>&1
+wall_run_omitfp stacks 250 60 1000
 grep -v '^sample' "$T/wall.txt" | head -n 20
 awk 'FNR == NR { if ($1 == "thread") name[$4] = $2; next }
 $1 == "sample" && ($4 in name) && $6 != "running" && $6 != "runnable" {
@@ -51,7 +46,7 @@ END {
 			r = blocked[nm] > 0 && reach[nm] >= 0.95 * blocked[nm] ? "ok" : sprintf("%d of %d walk through start_%s", reach[nm], blocked[nm], nm)
 		print "check wall_stacks_" nm " " r
 	}
-}' "$T/out" "$T/wall.txt" >"$T/checks"
+}' "$T/stacks.out" "$T/wall.txt" >"$T/checks"
 grep '^#' "$T/checks"
 [ $rc -eq 0 ] || not_ok wall_stacks_run "exit $rc"
 for c in plain saved direct; do

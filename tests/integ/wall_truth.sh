@@ -37,12 +37,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
-build_wall_dump
-$CC -O2 -fomit-frame-pointer -g -o "$T/truth" "$ROOT/tests/progs/wall_truth.c" -lpthread
-timeout 120 "$B/bin/monrun" --wall=250 -o "$T/truth.mon" "$T/truth" 1200 >"$T/truth.out" 2>"$T/truth.err"
-rc=$?
-cat "$T/truth.out" "$T/truth.err"
-wall_dump "$T/truth.mon" "$T/truth" >"$T/wall.txt" 2>&1
+wall_run_omitfp truth 250 120 1200
 cat "$T/wall.txt"
 
 # One awk over the program's truth and the record; prints "check NAME ok|why".

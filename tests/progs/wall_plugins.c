@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "plugin_open.h"
+
 static long now_us(void)
 {
 	struct timespec ts;
@@ -32,18 +34,10 @@ int main(int argc, char **argv)
 	const char *names[2] = { "plugA_wait", "plugB_wait" };
 	void *base[2] = { 0, 0 };
 	for (int k = 0; k < 2; k++) {
-		void *h = dlopen(libs[k], RTLD_NOW);
-		if (h == NULL) {
-			fprintf(stderr, "%s\n", dlerror());
+		void *h;
+		void (*wait)(long) = (void (*)(long))plugin_open(libs[k], "plug_wait", &h, &base[k]);
+		if (wait == NULL)
 			return 1;
-		}
-		void (*wait)(long) = (void (*)(long))dlsym(h, "plug_wait");
-		Dl_info di;
-		if (wait == NULL || !dladdr((void *)wait, &di)) {
-			fprintf(stderr, "no plug_wait in %s\n", libs[k]);
-			return 1;
-		}
-		base[k] = di.dli_fbase;
 		long t0 = now_us();
 		wait(k ? 2 * ms : ms);
 		printf("%s %ld\n", names[k], now_us() - t0);
