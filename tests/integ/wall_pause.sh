@@ -37,6 +37,7 @@ END {
 }' "$T/out" "$T/wall.txt")
 echo "$r" | grep '^#'
 set -- $(echo "$r" | grep -v '^#')
-if [ "${1:-}" = ok ]; then ok wall_pause_none; else not_ok wall_pause_none "$(echo "$r" | grep '^#')"; fi
+if [ "${1:-}" = ok ]; then ok wall_pause_none
+else wall_san_not_ok wall_pause_none "$(echo "$r" | grep '^#')" "the sanitizer's interceptors (nanosleep, read) are built with frame pointers, and a blocked thread's walk starts from the SP and PC /proc gives, without its frame pointer, so it ends in them"; fi
 if [ "${2:-}" = ok ]; then ok wall_pause_expected; else not_ok wall_pause_expected "$(echo "$r" | grep '^#')"; fi
 if [ "${3:-}" = ok ]; then ok wall_pause_flag; else not_ok wall_pause_flag "$(echo "$r" | grep '^#')"; fi
