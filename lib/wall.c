@@ -159,6 +159,7 @@ struct wsample {
 struct wwait {
 	struct monout_wait w;	/* id = index; text points to text */
 	uint64_t bias;		/* load bias of the object holding address, when found */
+	uint32_t set;		/* the object set then (objhist.h): which object had that bias */
 	int has_object;
 	char text[WAIT_TEXT];
 };
@@ -477,6 +478,7 @@ static uint32_t wait_id(const struct wwait *v)
 		if (o->w.kind == v->w.kind && o->w.fd == v->w.fd && o->w.fd_kind == v->w.fd_kind &&
 		    o->w.address == v->w.address && o->w.flags == v->w.flags &&
 		    o->w.owner == v->w.owner && o->w.text_len == v->w.text_len &&
+		    o->has_object == v->has_object && o->bias == v->bias && o->set == v->set &&
 		    memcmp(o->text, v->text, v->w.text_len) == 0)
 			return i;
 	}
@@ -790,6 +792,7 @@ static void describe_futex(uintptr_t uaddr, unsigned op, uint64_t val, struct ww
 	if (f.found) {
 		v->has_object = 1;
 		v->bias = f.bias;
+		v->set = mon_objhist_set_now();
 		v->w.offset = uaddr - f.bias;
 	}
 	/* struct __pthread_mutex_s (x86_64 glibc): int __lock, unsigned
@@ -1589,7 +1592,32 @@ void mon_wall_fork_child(int go)
 
 /* ---- the record ---------------------------------------------------------- */
 
-int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs)
+/* The index of the OBJECT record (objs, then unloaded numbered nobjs + i)
+ * of load bias bias that was loaded in object set set: of several with
+ * that bias (loaded there in turn), the latest whose set is not above set;
+ * MONOUT_NO_OBJECT for none. */
+static uint32_t object_index(const struct monout_object *objs, size_t nobjs,
+			     const struct monout_object *unloaded, size_t nunloaded, uint64_t bias,
+			     uint32_t set)
+{
+	uint32_t best = MONOUT_NO_OBJECT, best_set = 0;
+	int best_fits = 0;
+	for (size_t k = 0; k < nobjs + nunloaded; k++) {
+		const struct monout_object *o = k < nobjs ? &objs[k] : &unloaded[k - nobjs];
+		if (o->load_bias != bias)
+			continue;
+		int fits = o->set <= set;
+		if (best == MONOUT_NO_OBJECT || (fits && (!best_fits || o->set > best_set))) {
+			best = (uint32_t)k;
+			best_set = o->set;
+			best_fits = fits;
+		}
+	}
+	return best;
+}
+
+int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs,
+		 const struct monout_object *unloaded, size_t nunloaded)
 {
 	if (!ever_started || tab == NULL)
 		return 0;
@@ -1663,11 +1691,8 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		v.text = tab->waits[i].text;
 		v.object = MONOUT_NO_OBJECT;
 		if (tab->waits[i].has_object)
-			for (size_t k = 0; k < nobjs; k++)
-				if (objs[k].load_bias == tab->waits[i].bias) {
-					v.object = (uint32_t)k;
-					break;
-				}
+			v.object = object_index(objs, nobjs, unloaded, nunloaded, tab->waits[i].bias,
+						tab->waits[i].set);
 		if (v.object == MONOUT_NO_OBJECT)
 			v.offset = v.address;
 		monout_wall_wait(w, &v);

@@ -77,12 +77,13 @@ MON_HIDDEN void mon_wall_fork_child(int go);
  * Write the WALL record to w: every thread seen (the sampler's own with
  * MONOUT_WALL_THREAD_SAMPLER and its CPU), every wait, every sample, the
  * rounds and the sampler's CPU; objs[0..nobjs) are the OBJECT records
- * the file holds, in order (a futex word in an object's data is named by
- * its index).  Nothing is written when the sampler never ran.
+ * of the loaded objects the file holds, in order, and unloaded[0..nunloaded)
+ * those of objects unloaded since, numbered nobjs + i (a futex word in an
+ * object's data is named by its index).  Nothing is written when the sampler never ran.
  * Async-signal-safe: reads the tables only (entries being added at that
  * moment are left out).  Returns 0 or -1 with errno from the writer.
  */
 MON_HIDDEN int mon_wall_put(struct monout_writer *w, const struct monout_object *objs,
-			    size_t nobjs);
+			    size_t nobjs, const struct monout_object *unloaded, size_t nunloaded);
 
 #endif /* MON_WALL_H */
