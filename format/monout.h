@@ -183,9 +183,10 @@
  *       20 fd kind u32     (MONOUT_FD_*)
  *       24 address u64     (futex: the lock word's runtime address; 0 otherwise)
  *       32 object u32      (the OBJECT whose mapping holds address, or MONOUT_NO_OBJECT)
- *       36 flags u32       (MONOUT_WAIT_OWNER: owner is known)
+ *       36 flags u32       (MONOUT_WAIT_*: OWNER owner is known, MUTEX, CONDVAR, JOIN)
  *       40 offset u64      (address minus that object's load bias: its ELF address; else address)
- *       48 owner u64       (futex of a glibc mutex: tid of the thread that held it; 0 unknown)
+ *       48 owner u64       (futex of a glibc mutex: tid of the thread that held it; of a
+ *                          pthread_join: the joined thread's tid; 0 unknown)
  *       56 text length u32 (bytes, no NUL)
  *       60 reserved u32 0
  *       64 text            (descriptor: /proc/self/fd/N's link, for a socket its family, type,
@@ -199,7 +200,8 @@
  *       32 wait u32        (id of a WAIT entry of this record, or MONOUT_NO_WAIT)
  *       36 depth u32       (PCs that follow, 0..max depth; 0: no stack, see below)
  *       40 flags u32       (MONOUT_STACK_*, as STACKS)
- *       44 reserved u32 0
+ *       44 object set u32  (the object set its PCs were taken in, as STACKS': see OBJECT; 0 in
+ *                          files written before this field existed)
  *       48 pcs u64[depth]  leaf first, as STACKS (pcs[0] the PC where the thread blocked)
  *     A running or runnable thread's stack cannot be read without stopping
  *     it, so its samples have depth 0: they say how much of its wall time
@@ -279,6 +281,7 @@
 #define MONOUT_WALL_F_THREADS_FULL 0x1	/* the thread table was full: threads_unlisted */
 #define MONOUT_WALL_F_SAMPLES_FULL 0x2	/* the sample table was full: lost */
 #define MONOUT_WALL_F_NO_SCHEDSTAT 0x4	/* no schedstat: R samples were all taken as running */
+#define MONOUT_WALL_F_PAUSED 0x8	/* sampling was paused (moncontrol(0)) for part of the run */
 
 /* WALL THREAD flags. */
 #define MONOUT_WALL_THREAD_STARTED 0x1	/* started after the sampler did */
@@ -289,9 +292,10 @@
 #define MONOUT_WAIT_FD 1	/* a descriptor: read, write, recv*, send*, accept*, connect, poll, select, epoll_wait */
 #define MONOUT_WAIT_FUTEX 2	/* a futex word: a mutex, condition variable, semaphore, join */
 /* WAIT flags. */
-#define MONOUT_WAIT_OWNER 0x1	/* owner holds the tid of the mutex's holder */
+#define MONOUT_WAIT_OWNER 0x1	/* owner holds the tid of the mutex's holder, or of the joined thread */
 #define MONOUT_WAIT_MUTEX 0x2	/* the word is the lock of a glibc pthread_mutex_t */
 #define MONOUT_WAIT_CONDVAR 0x4	/* the word lies in a glibc pthread_cond_t (a condition wait) */
+#define MONOUT_WAIT_JOIN 0x8	/* the word is a thread's tid in its descriptor: pthread_join */
 /* Descriptor kinds (WAIT fd kind). */
 #define MONOUT_FD_UNKNOWN 0	/* closed, or its link could not be read */
 #define MONOUT_FD_SOCKET 1
@@ -521,6 +525,7 @@ struct monout_wall_sample {	/* one WALL SAMPLE entry */
 	uint32_t depth;		/* PCs in pcs, 0..max depth */
 	uint32_t flags;		/* MONOUT_STACK_* */
 	uint64_t *pcs;		/* leaf first; NULL when depth is 0 */
+	uint32_t set;		/* object set its PCs were taken in (OBJECT; 0 in older files) */
 };
 
 struct monout_stack {		/* one STACKS entry */

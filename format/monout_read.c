@@ -247,7 +247,7 @@ static int cmp_wait_q(const void *a, const void *b)
 	return c ? c : (x->id < y->id ? -1 : x->id > y->id);
 }
 
-/* Order of wall samples: tid, state, syscall, wait, flags, depth, pcs. */
+/* Order of wall samples: tid, state, syscall, wait, flags, object set, depth, pcs. */
 static int cmp_wall_sample(const void *a, const void *b)
 {
 	const struct monout_wall_sample *x = a, *y = b;
@@ -259,6 +259,7 @@ static int cmp_wall_sample(const void *a, const void *b)
 	CMPF(syscall);
 	CMPF(wait);
 	CMPF(flags);
+	CMPF(set);
 	CMPF(depth);
 #undef CMPF
 	for (uint32_t i = 0; i < x->depth; i++)
@@ -428,6 +429,7 @@ static int parse_wall(struct rd *r, size_t pl, size_t end, uint32_t i, size_t of
 			s->wait = g32(r, at + 32);
 			s->depth = depth;
 			s->flags = g32(r, at + 40);
+			s->set = g32(r, at + 44);
 			s->pcs = v;
 			if (s->tid == 0)
 				return rd_fail(r, "record %u (WALL) at offset %zu: sample entry %zu has "

@@ -519,7 +519,7 @@ int monout_wall_sample(struct monout_writer *w, const struct monout_wall_sample 
 	w_u32(w, s->wait);
 	w_u32(w, depth);
 	w_u32(w, flags);
-	w_u32(w, 0);
+	w_u32(w, s->set);
 	return depth ? w_bytes(w, s->pcs, (size_t)depth * 8) : (w->error ? w_fail(w, w->error) : 0);
 }
 

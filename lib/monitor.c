@@ -262,6 +262,9 @@ static int fill(struct monout_writer *w, void *arg)
 		return -1;
 	uint32_t hist_object = MONOUT_NO_OBJECT;
 	size_t nobj, extra = 0;
+	/* The first OBJECT records of unloaded objects, numbered nobjects + i
+	 * (one writer at a time: the write is serialised). */
+	static struct monout_object unloaded[64];
 	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
 	/* Each loaded object's object set: its latest histogram's (objhist.h). */
 	for (size_t i = 0; i < nobjects; i++)
@@ -328,6 +331,8 @@ static int fill(struct monout_writer *w, void *arg)
 			o.set = oh[k]->set;
 			if (monout_put_object(w, &o) < 0)
 				return -1;
+			if (extra < sizeof unloaded / sizeof unloaded[0])
+				unloaded[extra] = o;	/* for the wall sampler's waits */
 			h.object = (uint32_t)(nobjects + extra++);
 		}
 		if (monout_put_hist(w, &h) < 0)
@@ -346,7 +351,9 @@ static int fill(struct monout_writer *w, void *arg)
 		return -1;
 	if (mon_stacks_put(w) < 0)
 		return -1;
-	if (mon_wall_put(w, objects, nobjects) < 0)
+	if (mon_wall_put(w, objects, nobjects, unloaded,
+			 extra < sizeof unloaded / sizeof unloaded[0] ? extra
+			 : sizeof unloaded / sizeof unloaded[0]) < 0)
 		return -1;
 	if (mon_count_put(w) < 0)
 		return -1;
@@ -963,6 +970,7 @@ MON_EXPORT int moncontrol(int mode)
 		if (whole)
 			mon_objhist_start(4);
 		__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
+		mon_wall_pause(0);
 		paused = 0;
 	} else if (!mode && !paused) {
 		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
@@ -972,6 +980,7 @@ MON_EXPORT int moncontrol(int mode)
 			mon_objhist_stop();
 		if (with_stacks)
 			mon_stacks_stop();
+		mon_wall_pause(1);
 		paused = 1;
 	}
 	pthread_mutex_unlock(&lock);

@@ -243,13 +243,25 @@ static void sample_live(struct monout_thread *t, pid_t tid)
 	__atomic_store_n(&t->flags, MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
 }
 
-struct linux_dirent64 {
-	uint64_t d_ino;
-	int64_t d_off;
-	unsigned short d_reclen;
-	unsigned char d_type;
-	char d_name[];
-};
+/* mon_task_each's callback: thread tid's entry up to date (me: the writer). */
+static void sample_one(pid_t tid, void *arg)
+{
+	pid_t me = *(const pid_t *)arg;
+	if (tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_RELAXED))
+		return;	/* the wall sampler is in WALL, not here */
+	struct monout_thread *t = NULL;
+	unsigned used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+	for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;)
+		if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) == (uint64_t)tid &&
+		    !(table[i].flags & MONOUT_THREAD_ENDED)) {
+			t = &table[i];
+			break;
+		}
+	if (t == NULL)
+		t = tid == me ? mine() : claim(tid);
+	if (t != NULL)
+		sample_live(t, tid);
+}
 
 /* Bring every live thread's entry up to date. */
 static void sample_all(void)
@@ -259,32 +271,7 @@ static void sample_all(void)
 		return;
 	char buf[2048] __attribute__((aligned(8)));
 	pid_t me = mon_gettid();
-	for (;;) {
-		long n = syscall(SYS_getdents64, fd, buf, sizeof buf);
-		if (n <= 0)
-			break;
-		for (long off = 0; off < n;) {
-			struct linux_dirent64 *d = (struct linux_dirent64 *)(void *)(buf + off);
-			off += d->d_reclen;
-			pid_t tid = 0;
-			for (const char *c = d->d_name; *c >= '0' && *c <= '9'; c++)
-				tid = tid * 10 + (*c - '0');
-			if (tid <= 0 || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_RELAXED))
-				continue;	/* the wall sampler is in WALL, not here */
-			struct monout_thread *t = NULL;
-			unsigned used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
-			for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;)
-				if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) == (uint64_t)tid &&
-				    !(table[i].flags & MONOUT_THREAD_ENDED)) {
-					t = &table[i];
-					break;
-				}
-			if (t == NULL)
-				t = tid == me ? mine() : claim(tid);
-			if (t != NULL)
-				sample_live(t, tid);
-		}
-	}
+	mon_task_each(fd, buf, sizeof buf, sample_one, &me);
 	close(fd);
 	/* The writing thread itself: getrusage is exact for it. */
 	struct monout_thread *t = mine();

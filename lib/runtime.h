@@ -15,7 +15,8 @@
  *   unwind.c    the stack unwinder: CFI tables per object, walks from a
  *               tick's ucontext (unwind.h); uses objects.c, alloc.c, util.c
  *   stacks.c    the call stacks' table, the sampler's observer (stacks.h)
- *   util.c      mon_fail, mon_gettid, mon_writable, mon_fd_each_line, mon_lock (a leaf)
+ *   util.c      mon_fail, mon_gettid, mon_writable, mon_fd_each_line, mon_task_each,
+ *               mon_lock (a leaf)
  * No two of libmon's files use each other (tests/integ/lib_layers.sh):
  * where a lower file must reach a higher one, it calls a function it was
  * given (mon_clock_deliver_to, mon_hooks, mon_sig_route, mon_fd_set_mover).
@@ -324,6 +325,15 @@ MON_HIDDEN int mon_writable(const void *p);
  * the file; -1 with errno when read(2) fails (EINTR is retried).
  * Async-signal-safe (read and memmove only). */
 MON_HIDDEN int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void *arg);
+
+/* Call fn(tid, arg) for each thread listed in a /proc/self/task directory
+ * open at fd (proc(5)), read with getdents64(2) from the descriptor's
+ * offset to the end into buf (len bytes, 8-byte aligned; 2 KiB holds about
+ * 80 entries a call); entries whose names are not thread ids ("." and
+ * "..") are skipped.  Returns 0, or -1 with errno from getdents64 (EBADF,
+ * EINVAL: buf too small for an entry).  Async-signal-safe. */
+MON_HIDDEN int mon_task_each(int fd, char *buf, size_t len, void (*fn)(pid_t tid, void *arg),
+			     void *arg);
 
 /* The runtime's lock: serialises profil(), the object histograms, the
  * clock users, thread arming and fork (held across fork by threads.c).

@@ -37,6 +37,32 @@ int mon_writable(const void *p)
 	return r >= 0;
 }
 
+/* A getdents64(2) record (the kernel's struct linux_dirent64). */
+struct task_dirent {
+	uint64_t d_ino;
+	int64_t d_off;
+	unsigned short d_reclen;
+	unsigned char d_type;
+	char d_name[];
+};
+
+int mon_task_each(int fd, char *buf, size_t len, void (*fn)(pid_t tid, void *arg), void *arg)
+{
+	long n;
+	while ((n = syscall(SYS_getdents64, fd, buf, len)) > 0) {
+		for (long at = 0; at < n;) {
+			const struct task_dirent *e = (const struct task_dirent *)(void *)(buf + at);
+			at += e->d_reclen;
+			pid_t tid = 0;
+			for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
+				tid = tid * 10 + (*c - '0');
+			if (tid > 0)
+				fn(tid, arg);
+		}
+	}
+	return n < 0 ? -1 : 0;
+}
+
 int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void *arg)
 {
 	char buf[4096];

@@ -31,9 +31,14 @@
  *      waits on (below), and its stack: up to 32 KiB of its stack from SP
  *      copied with process_vm_readv(2) (every byte checked by the kernel:
  *      the thread may wake, and its stack go, meanwhile) into a buffer of
- *      ours that ends at a PROT_NONE page, and mon_unwind (unwind.h) walks
- *      the copy from a ucontext_t holding the PC and the copy's SP (RBP is
- *      not known: 0, so frames whose CFA is RBP-based end the walk).  If the
+ *      ours, and mon_unwind_regs (unwind.h) walks from that PC and SP
+ *      through a memory reader that takes the words of [SP, SP + copied)
+ *      from the copy and reads any other address checked (the addresses
+ *      stay the thread's own: a saved RBP points into its stack).  RBP is
+ *      not known (proc(5) gives SP and PC only): a frame whose CFA is
+ *      RSP-based goes on, RBP becomes known where a frame's CFI says it
+ *      saved it, and a frame whose CFA needs RBP before then ends the walk,
+ *      flagged truncated.  If the
  *      thread's CPU clock moved during all this, it ran: the read is done
  *      again once, and a second race keeps the PC alone, flagged truncated.
  *
@@ -55,7 +60,10 @@
  * its offset from the load bias, and for a glibc mutex (FUTEX_WAIT with
  * value 2 on a word followed by struct __pthread_mutex_s's __owner, a
  * thread of this process, and a plausible __kind; or a PI futex, whose
- * word holds the owner) the tid of the thread that holds it, read checked.
+ * word holds the owner) the tid of the thread that holds it, read checked;
+ * a pthread_join (the word is a thread's tid in its descriptor: is_join)
+ * with the joined thread's tid; a condition wait (the word is a
+ * pthread_cond_t's group-signal word by its layout: is_condvar) flagged.
  *
  * Budgets.  Descriptors: the task directory, and per thread the syscall
  * and schedstat files kept open (moved above mon_fd_floor, adopted by
@@ -81,7 +89,6 @@
  * exec fails.  exit: mon_finish stops it before the write; _exit and fatal
  * signals write while it runs (the kernel ends it with the process).
  */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
@@ -106,9 +113,9 @@
 #include <sys/vfs.h>
 #include <sys/un.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
+#include "objhist.h"
 #include "unwind.h"
 #include "wall.h"
 
@@ -127,7 +134,7 @@
 
 struct wthread {
 	pid_t tid;
-	int fd_sys, fd_sched;	/* kept open, or -1 */
+	int fd_sys, fd_sched, fd_stat;	/* kept open, or -1 */
 	int ended;
 	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
 	uint64_t sched_cpu, sched_wait;	/* schedstat at the last read of it */
@@ -145,12 +152,14 @@ struct wsample {
 	uint64_t count;		/* atomic */
 	uint64_t tid;
 	uint32_t state, syscall, wait, depth, flags;
+	uint32_t set;		/* the object set its PCs were taken in (objhist.h) */
 	uint32_t pc_at;		/* index of pcs[0] in the pool */
 };
 
 struct wwait {
 	struct monout_wait w;	/* id = index; text points to text */
 	uint64_t bias;		/* load bias of the object holding address, when found */
+	uint32_t set;		/* the object set then (objhist.h): which object had that bias */
 	int has_object;
 	char text[WAIT_TEXT];
 };
@@ -165,7 +174,7 @@ struct wall {
 };
 
 static struct wall *tab;	/* mapped once */
-static unsigned char *copy_area;	/* COPY_BYTES, then a PROT_NONE page */
+static unsigned char *copy_area;	/* COPY_BYTES: a blocked thread's stack from its SP */
 static unsigned nthreads, nsamples, nwaits, npool;	/* published counts (release) */
 static unsigned unlisted;	/* threads the table had no room for */
 static uint64_t lost;		/* samples without room */
@@ -180,6 +189,13 @@ static int ever_started;
 static pthread_t sampler;
 static int sampler_joinable;
 static int stop_word;		/* futex: 1 asks the sampler to end */
+static int pause_word;		/* futex: 1 while moncontrol(0) has sampling paused */
+/* The pauses, microseconds after start_ns: [pause_lo[i], pause_hi[i]) for
+ * i < npauses (published with release stores; hi is UINT64_MAX while the
+ * pause lasts).  More than PAUSES_MAX: the last one grows to cover the rest. */
+#define PAUSES_MAX 256u
+static uint64_t pause_lo[PAUSES_MAX], pause_hi[PAUSES_MAX];
+static unsigned npauses;
 static int running;
 static int task_fd = -1;
 static unsigned fds_kept, fds_budget;
@@ -378,7 +394,7 @@ static struct wthread *thread_find(pid_t tid, int make)
 			struct wthread *t = &tab->threads[n];
 			memset(t, 0, sizeof *t);
 			t->tid = tid;
-			t->fd_sys = t->fd_sched = -1;
+			t->fd_sys = t->fd_sched = t->fd_stat = -1;
 			t->cpu_ns = UINT64_MAX;
 			t->out.tid = (uint64_t)tid;
 			tab->thread_slot[h] = n + 1;
@@ -393,28 +409,31 @@ static struct wthread *thread_find(pid_t tid, int make)
 }
 
 static uint32_t sample_hash(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
-			    uint32_t flags, const uintptr_t *pcs, unsigned n)
+			    uint32_t flags, uint32_t set, const uintptr_t *pcs, unsigned n)
 {
 	uint64_t h = tid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)state << 40 | (uint64_t)sc << 8 | flags);
 	h = h * 0x100000001b3ull ^ wait;
+	h = h * 0x100000001b3ull ^ set;
 	for (unsigned i = 0; i < n; i++)
 		h = (h ^ pcs[i]) * 0x100000001b3ull;
 	return mix32(h ^ n);
 }
 
-/* Count weight samples of this key; the entry's index + 1, or 0 (no
- * room: the weight goes to lost). */
+/* Count weight samples of this key (set: the object set pcs[0..n) were
+ * taken in, mon_objhist_set_now; 0 when n is 0); the entry's index + 1, or
+ * 0 (no room: the weight goes to lost). */
 static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
-			     uint32_t flags, const uintptr_t *pcs, unsigned n, uint64_t weight)
+			     uint32_t flags, uint32_t set, const uintptr_t *pcs, unsigned n,
+			     uint64_t weight)
 {
-	uint32_t h = sample_hash(tid, state, sc, wait, flags, pcs, n) & (SAMPLE_SLOTS - 1);
+	uint32_t h = sample_hash(tid, state, sc, wait, flags, set, pcs, n) & (SAMPLE_SLOTS - 1);
 	for (unsigned probe = 0; probe < 64; probe++, h = (h + 1) & (SAMPLE_SLOTS - 1)) {
 		uint32_t ix = tab->sample_slot[h];
 		if (ix == 0)
 			break;
 		struct wsample *s = &tab->samples[ix - 1];
 		if (s->tid == tid && s->state == state && s->syscall == sc && s->wait == wait &&
-		    s->flags == flags && s->depth == n &&
+		    s->flags == flags && s->set == set && s->depth == n &&
 		    (n == 0 || memcmp(&tab->pool[s->pc_at], pcs, n * sizeof *pcs) == 0)) {
 			__atomic_add_fetch(&s->count, weight, __ATOMIC_RELAXED);
 			return ix;
@@ -432,6 +451,7 @@ static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t
 	s->syscall = sc;
 	s->wait = wait;
 	s->flags = flags;
+	s->set = set;
 	s->depth = n;
 	s->pc_at = npool;
 	memcpy(&tab->pool[npool], pcs, n * sizeof *pcs);
@@ -458,6 +478,7 @@ static uint32_t wait_id(const struct wwait *v)
 		if (o->w.kind == v->w.kind && o->w.fd == v->w.fd && o->w.fd_kind == v->w.fd_kind &&
 		    o->w.address == v->w.address && o->w.flags == v->w.flags &&
 		    o->w.owner == v->w.owner && o->w.text_len == v->w.text_len &&
+		    o->has_object == v->has_object && o->bias == v->bias && o->set == v->set &&
 		    memcmp(o->text, v->text, v->w.text_len) == 0)
 			return i;
 	}
@@ -644,26 +665,134 @@ static int find_obj_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/* The loaded object whose PT_LOAD segment holds uaddr (dl_iterate_phdr,
+ * under in_loader), into *f.  The last FUTEX_CACHE answers are kept while
+ * dl_iterate_phdr(3)'s counts of objects loaded and unloaded (dlpi_adds,
+ * dlpi_subs) stay as they were: a futex waited on again
+ * costs no walk of the loader's list then. */
+#define FUTEX_CACHE 64u
+static struct {
+	uintptr_t addr;
+	struct find_obj f;
+} futex_cache[FUTEX_CACHE];
+static unsigned futex_cached;
+static unsigned long long cache_adds, cache_subs;
+
+static int loads_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *v = arg;
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+		v[0] = info->dlpi_adds;
+		v[1] = info->dlpi_subs;
+	}
+	return 1;	/* the counts are the same in every entry: the first is enough */
+}
+
+static void object_of(uintptr_t uaddr, struct find_obj *f)
+{
+	unsigned long long v[2] = { ~0ull, ~0ull };
+	pthread_mutex_lock(&in_loader);
+	dl_iterate_phdr(loads_cb, v);
+	if (v[0] != cache_adds || v[1] != cache_subs || v[0] == ~0ull) {
+		futex_cached = 0;
+		cache_adds = v[0];
+		cache_subs = v[1];
+	}
+	for (unsigned i = 0; i < futex_cached; i++)
+		if (futex_cache[i].addr == uaddr) {
+			*f = futex_cache[i].f;
+			pthread_mutex_unlock(&in_loader);
+			return;
+		}
+	*f = (struct find_obj){ uaddr, 0, 0 };
+	dl_iterate_phdr(find_obj_cb, f);
+	pthread_mutex_unlock(&in_loader);
+	unsigned k = futex_cached < FUTEX_CACHE ? futex_cached++ : uaddr % FUTEX_CACHE;
+	futex_cache[k].addr = uaddr;
+	futex_cache[k].f = *f;
+}
+
 static int thread_of_ours(pid_t tid)
 {
 	return tid > 0 && syscall(SYS_tgkill, own_pid, tid, 0) == 0;
 }
 
-/* The futex word at uaddr, waited on with command cmd and value val. */
-static void describe_futex(uintptr_t uaddr, unsigned cmd, uint64_t val, struct wwait *v)
+/* Where glibc's thread descriptor (struct pthread, the pthread_t) keeps
+ * its thread's tid, bytes from its start: found once, in the sampler, as
+ * the first int of its own descriptor equal to its tid (0: not found).
+ * pthread_join(3) waits on that word (futex(2) FUTEX_WAIT with the tid as
+ * the value) until the kernel clears it when the thread ends
+ * (CLONE_CHILD_CLEARTID, clone(2); set_tid_address(2)). */
+static size_t tid_offset;
+
+static void find_tid_offset(void)
 {
+	const unsigned char *self = (const unsigned char *)pthread_self();
+	pid_t me = mon_gettid();
+	for (size_t off = 0; off < 2048; off += sizeof(pid_t)) {
+		pid_t v;
+		memcpy(&v, self + off, sizeof v);
+		if (v == me) {
+			tid_offset = off;
+			return;
+		}
+	}
+}
+
+/* 1 if the futex word at uaddr, waited on for value val, is the tid word
+ * of a thread's descriptor (pthread_join's wait): val is a thread of ours,
+ * the word holds it, and the descriptor it would be part of starts with
+ * x86-64's TCB header, whose first and third words point at the TCB itself
+ * (glibc's tcbhead_t: tcb, dtv, self). */
+static int is_join(uintptr_t uaddr, uint64_t val)
+{
+	if (tid_offset == 0 || uaddr < tid_offset || (uaddr & 3) || val == 0 || val > INT32_MAX)
+		return 0;
+	uintptr_t pd = uaddr - tid_offset, head[3];
+	int32_t word;
+	return peek(uaddr, &word, sizeof word) && (uint64_t)(uint32_t)word == val &&
+	       peek(pd, head, sizeof head) && head[0] == pd && head[2] == pd &&
+	       thread_of_ours((pid_t)val);
+}
+
+/* 1 if the futex word at uaddr, waited on with futex operation op, is one
+ * of the two group-signal words of a glibc pthread_cond_t (struct
+ * __pthread_cond_s, 64-bit, since glibc 2.25: __wseq u64 at 0, __g1_start
+ * u64 at 8, __g_refs[2] at 16, __g_size[2] at 24, __g1_orig_size at 32,
+ * __wrefs at 36, __g_signals[2] at 40) with a waiter registered: __wrefs
+ * counts the waiters in units of 8 (at least 1, and no more than __wseq
+ * has started, in units of 2), its bit 0 says process-shared, which the
+ * wait's FUTEX_PRIVATE_FLAG must agree with.  A heuristic of the layout,
+ * confirmed by prof where a data symbol holds the word. */
+static int is_condvar(uintptr_t uaddr, unsigned op)
+{
+	if (uaddr & 3)
+		return 0;
+	uintptr_t base = (uaddr & 7) ? uaddr - 44 : uaddr - 40;
+	uint64_t c[6];
+	if (base >= uaddr || !peek(base, c, sizeof c))
+		return 0;
+	uint32_t wrefs = (uint32_t)(c[4] >> 32);
+	int shared = (wrefs & 1) != 0, private_op = (op & FUTEX_PRIVATE_FLAG) != 0;
+	return (wrefs >> 3) >= 1 && (wrefs >> 3) <= c[0] >> 1 && shared != private_op;
+}
+
+/* The futex word at uaddr, waited on with operation op (futex(2): a
+ * command and flags) and value val. */
+static void describe_futex(uintptr_t uaddr, unsigned op, uint64_t val, struct wwait *v)
+{
+	unsigned cmd = op & FUTEX_CMD_MASK;
 	v->w.kind = MONOUT_WAIT_FUTEX;
 	v->w.fd = MONOUT_NO_FD;
 	v->w.address = uaddr;
 	v->w.object = MONOUT_NO_OBJECT;
 	v->w.offset = uaddr;
-	struct find_obj f = { uaddr, 0, 0 };
-	pthread_mutex_lock(&in_loader);
-	dl_iterate_phdr(find_obj_cb, &f);
-	pthread_mutex_unlock(&in_loader);
+	struct find_obj f;
+	object_of(uaddr, &f);
 	if (f.found) {
 		v->has_object = 1;
 		v->bias = f.bias;
+		v->set = mon_objhist_set_now();
 		v->w.offset = uaddr - f.bias;
 	}
 	/* struct __pthread_mutex_s (x86_64 glibc): int __lock, unsigned
@@ -676,11 +805,17 @@ static void describe_futex(uintptr_t uaddr, unsigned cmd, uint64_t val, struct w
 		}
 		return;
 	}
-	if ((cmd == FUTEX_WAIT || cmd == FUTEX_WAIT_BITSET) && val == 2 && (uaddr & 3) == 0 &&
-	    peek(uaddr, m, sizeof m) && m[0] != 0 && (m[4] & ~0x7f) == 0 &&
-	    thread_of_ours(m[2])) {
+	if (cmd != FUTEX_WAIT && cmd != FUTEX_WAIT_BITSET)
+		return;
+	if (val == 2 && (uaddr & 3) == 0 && peek(uaddr, m, sizeof m) && m[0] != 0 &&
+	    (m[4] & ~0x7f) == 0 && thread_of_ours(m[2])) {
 		v->w.owner = (uint64_t)m[2];
 		v->w.flags |= MONOUT_WAIT_OWNER | MONOUT_WAIT_MUTEX;
+	} else if (is_join(uaddr, val)) {
+		v->w.owner = val;
+		v->w.flags |= MONOUT_WAIT_OWNER | MONOUT_WAIT_JOIN;
+	} else if (is_condvar(uaddr, op)) {
+		v->w.flags |= MONOUT_WAIT_CONDVAR;
 	}
 }
 
@@ -730,7 +865,7 @@ static int describe_wait(long nr, const uint64_t *a, struct wwait *v)
 		return 0;
 	}
 	case SYS_futex:
-		describe_futex((uintptr_t)a[0], (unsigned)a[1] & FUTEX_CMD_MASK, a[2], v);
+		describe_futex((uintptr_t)a[0], (unsigned)a[1], a[2], v);
 		return 1;
 #endif
 	}
@@ -764,12 +899,14 @@ static int parse_syscall(const char *s, struct sysread *r)
 }
 
 /* State letter and start time (clock ticks after boot) from stat; name into
- * the thread's entry.  0 if unreadable. */
-static int read_stat(struct wthread *t, char *letter, uint64_t *start_ticks)
+ * the thread's entry.  keep: the descriptor is kept open (a blocked
+ * thread's, read again each time it blocks anew), when the budget allows.
+ * 0 if unreadable. */
+static int read_stat(struct wthread *t, int keep, char *letter, uint64_t *start_ticks)
 {
 	char buf[1024];
 	int none = -1;
-	if (read_task(t, "stat", &none, 0, buf, sizeof buf) <= 0)
+	if (read_task(t, "stat", keep ? &t->fd_stat : &none, keep, buf, sizeof buf) <= 0)
 		return 0;
 	char *open_p = strchr(buf, '('), *close_p = strrchr(buf, ')');
 	if (open_p == NULL || close_p == NULL || close_p[1] != ' ')
@@ -794,29 +931,45 @@ static int read_stat(struct wthread *t, char *letter, uint64_t *start_ticks)
 	return 1;
 }
 
-/* Walk the blocked thread's stack from sp/pc; pcs[0..return). */
-static unsigned walk_copy(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigned max,
-			  unsigned *flags)
+/* A memory reader (memread.h) of a blocked thread's stack: the words in
+ * [sp, sp + got) from the copy of them in copy_area (one moment's, taken
+ * by one process_vm_readv), any other address read checked from the live
+ * memory (peek).  Addresses are the thread's own: a saved RBP or a CFA
+ * points into its stack, not into the copy. */
+struct copy_reader {
+	struct mon_memreader r;	/* first: read() gets &r */
+	uintptr_t sp;
+	size_t got;
+};
+
+static int copy_read(struct mon_memreader *m, uintptr_t a, uintptr_t *out)
 {
-	unsigned char *end = copy_area + COPY_BYTES;
-	struct iovec l = { copy_area, COPY_BYTES }, r = { (void *)sp, COPY_BYTES };
-	long got = syscall(SYS_process_vm_readv, own_pid, &l, 1ul, &r, 1ul, 0ul);
-	if (got <= 0) {
-		/* Not even a page: the PC alone. */
-		pcs[0] = pc;
-		*flags = MON_STACK_TRUNCATED;
+	const struct copy_reader *c = (const struct copy_reader *)(void *)m;
+	if (a >= c->sp && a - c->sp <= c->got && c->got - (a - c->sp) >= sizeof *out) {
+		memcpy(out, copy_area + (a - c->sp), sizeof *out);
 		return 1;
 	}
-	/* The copy must end at the PROT_NONE page: reads past it fail. */
-	if ((size_t)got < COPY_BYTES)
-		memmove(end - got, copy_area, (size_t)got);
-	ucontext_t uc;
-	memset(&uc, 0, sizeof uc);
-	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)(end - got);
-	uc.uc_mcontext.gregs[REG_RBP] = 0;
+	return peek(a, out, sizeof *out);
+}
+
+/* Walk the blocked thread's stack from sp/pc (proc(5)'s syscall file: no
+ * frame pointer): pcs[0..return), *flags MON_STACK_*.  mon_unwind_regs
+ * with RBP unknown: a frame whose CFA is RSP-based goes on; RBP becomes
+ * known where a frame's CFI says it saved it; a frame whose CFA needs RBP
+ * before then ends the walk, flagged truncated. */
+static unsigned walk_blocked(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigned max,
+			     unsigned *flags)
+{
+	struct copy_reader c;
+	struct iovec l = { copy_area, COPY_BYTES }, r = { (void *)sp, COPY_BYTES };
+	long got = syscall(SYS_process_vm_readv, own_pid, &l, 1ul, &r, 1ul, 0ul);
+	mon_memread_other(&c.r);
+	c.r.read = copy_read;
+	c.sp = sp;
+	c.got = got > 0 ? (size_t)got : 0;
+	struct mon_unwind_regs regs = { pc, sp, 0, 0 };
 	unsigned fl = 0;
-	unsigned n = mon_unwind(&uc, pcs, max, &fl);
+	unsigned n = mon_unwind_regs(&regs, &c.r, pcs, max, &fl);
 	if (n == 0) {
 		pcs[0] = pc;
 		n = 1;
@@ -903,20 +1056,21 @@ static long full_read(struct wthread *t, uint64_t cpu)
 			if (t->out.name[0] == '\0') {
 				char letter;
 				uint64_t st;
-				read_stat(t, &letter, &st);
+				read_stat(t, 0, &letter, &st);
 			}
 			t->last_state = split_running(t, prev_r);
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
-					    MONOUT_NO_WAIT, 0, pcs, 0, 1);
+					    MONOUT_NO_WAIT, 0, 0, pcs, 0, 1);
 		}
 		char letter = 'S';
 		uint64_t st = 0;
-		read_stat(t, &letter, &st);
+		read_stat(t, 1, &letter, &st);
 		struct wwait v;
 		uint32_t wid = MONOUT_NO_WAIT;
 		if (sr.nr >= 0 && describe_wait(sr.nr, sr.args, &v))
 			wid = wait_id(&v);
-		unsigned fl = 0, n = walk_copy((uintptr_t)sr.sp, (uintptr_t)sr.pc, pcs, depth_max,
+		uint32_t set = mon_objhist_set_now();	/* the objects the walk's PCs are in */
+		unsigned fl = 0, n = walk_blocked((uintptr_t)sr.sp, (uintptr_t)sr.pc, pcs, depth_max,
 					       &fl);
 		if (thread_cpu_ns(t->tid) != cpu) {
 			/* It ran while we read: the stack may be of another moment. */
@@ -931,7 +1085,8 @@ static long full_read(struct wthread *t, uint64_t cpu)
 		}
 		t->last_state = state_of(letter);
 		return sample_count(t->out.tid, t->last_state,
-				    sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, pcs, n, 1);
+				    sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, set, pcs, n,
+				    1);
 	}
 }
 
@@ -951,7 +1106,7 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 			/* Seen R, has not run since: waiting for a CPU. */
 			t->last_state = MONOUT_WALL_RUNNABLE;
 			t->last = sample_count(t->out.tid, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL,
-					       MONOUT_NO_WAIT, 0, NULL, 0, weight);
+					       MONOUT_NO_WAIT, 0, 0, NULL, 0, weight);
 		} else {
 			sample_again(t->last, weight);
 		}
@@ -985,7 +1140,7 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 			t->credit -= 65536;
 			st = MONOUT_WALL_RUNNABLE;
 		}
-		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, NULL, 0, 1))
+		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0, 1))
 			__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -998,7 +1153,7 @@ static void first_sight(struct wthread *t, uint64_t since_ns, uint64_t now_ns)
 {
 	char letter;
 	uint64_t st = 0;
-	if (!read_stat(t, &letter, &st) || since_ns == 0)
+	if (!read_stat(t, 0, &letter, &st) || since_ns == 0)
 		return;
 	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_STARTED, __ATOMIC_RELAXED);
 	uint64_t at = since_ns;
@@ -1027,7 +1182,11 @@ static void thread_ended(struct wthread *t)
 		close_ours(t->fd_sched);
 		fds_kept -= fds_kept > 0;
 	}
-	t->fd_sys = t->fd_sched = -1;
+	if (t->fd_stat >= 0) {
+		close_ours(t->fd_stat);
+		fds_kept -= fds_kept > 0;
+	}
+	t->fd_sys = t->fd_sched = t->fd_stat = -1;
 	t->out.last_usec = t->seen_ns > start_ns ? (t->seen_ns - start_ns) / 1000 : 0;
 	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_ENDED, __ATOMIC_RELEASE);
 }
@@ -1070,10 +1229,25 @@ static void announce(pid_t tid)
  * those our pthread_create announced (a thread made otherwise, by a raw
  * clone, is found at the next listing), and a thread whose CPU clock is
  * refused (EINVAL: no such thread of this process) has ended. */
+struct listed {		/* a round's listing: seen()'s arguments */
+	pid_t self;
+	uint64_t r, since_ns, now_ns, weight;
+};
+
+/* mon_task_each's callback in a round that lists /proc/self/task. */
+static void listed_one(pid_t tid, void *arg)
+{
+	const struct listed *l = arg;
+	if (tid == l->self)
+		return;
+	struct wthread *t = thread_find(tid, 1);
+	if (t != NULL)
+		seen(t, l->r, l->since_ns, l->now_ns, l->weight, 0, UINT64_MAX);
+}
+
 static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 {
 	char buf[16384] __attribute__((aligned(8)));
-	long n;
 	pid_t self = mon_gettid();
 	uint64_t r = rounds + 1;
 	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
@@ -1081,20 +1255,8 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 	if (list) {
 		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0)
 			return;
-		while ((n = syscall(SYS_getdents64, task_fd, buf, sizeof buf)) > 0) {
-			for (long at = 0; at < n;) {
-				struct dirent64 *e = (struct dirent64 *)(void *)(buf + at);
-				at += e->d_reclen;
-				pid_t tid = 0;
-				for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
-					tid = tid * 10 + (*c - '0');
-				if (tid <= 0 || tid == self)
-					continue;
-				struct wthread *t = thread_find(tid, 1);
-				if (t != NULL)
-					seen(t, r, since_ns, now_ns, weight, 0, UINT64_MAX);
-			}
-		}
+		struct listed l = { self, r, since_ns, now_ns, weight };
+		mon_task_each(task_fd, buf, sizeof buf, listed_one, &l);
 		ring_tail = head;
 	} else {
 		for (; ring_tail != head; ring_tail++) {
@@ -1141,6 +1303,7 @@ static void *sampler_main(void *arg)
 	(void)arg;
 	__atomic_store_n(&mon_runtime_tid, mon_gettid(), __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "monprof-wall", 0, 0, 0);
+	find_tid_offset();
 	uint64_t period = 1000000000u / rate;
 	uint64_t next = mono_ns(), prev = next;
 	if (start_ns == 0)
@@ -1148,6 +1311,20 @@ static void *sampler_main(void *arg)
 	for (;;) {
 		if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
 			break;
+		if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE)) {
+			/* Paused: no rounds until mon_wall_pause(0) or mon_wall_stop wakes us
+			 * (at most 1 s asleep: a stop that came between the two loads). */
+			struct timespec s1 = { 1, 0 };
+			syscall(SYS_futex, &pause_word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 1, &s1, NULL, 0);
+			if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE))
+				continue;
+			/* Resumed: the next round is the first instant start + k / rate
+			 * from now; the rounds of the pause are neither due nor missed. */
+			uint64_t now = mono_ns();
+			next = start_ns + (now - start_ns + period - 1) / period * period;
+			prev = now;
+			continue;
+		}
 		uint64_t now = mono_ns();
 		if (now < next) {
 			struct timespec ts = { (time_t)(next / 1000000000u),
@@ -1207,7 +1384,8 @@ static void wall_fd_move(int fd)
 		return;
 	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < k; i++)
-		if (move_one(&tab->threads[i].fd_sys, fd) || move_one(&tab->threads[i].fd_sched, fd))
+		if (move_one(&tab->threads[i].fd_sys, fd) || move_one(&tab->threads[i].fd_sched, fd) ||
+		    move_one(&tab->threads[i].fd_stat, fd))
 			return;
 }
 
@@ -1234,14 +1412,10 @@ static int tables(void)
 		tab = p;
 	}
 	if (copy_area == NULL) {
-		void *p = mmap(NULL, COPY_BYTES + PAGE, PROT_READ | PROT_WRITE,
+		void *p = mmap(NULL, COPY_BYTES, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
 			return mon_fail(ENOMEM);
-		if (mprotect((char *)p + COPY_BYTES, PAGE, PROT_NONE) < 0) {
-			munmap(p, COPY_BYTES + PAGE);
-			return mon_fail(ENOMEM);
-		}
 		copy_area = p;
 	}
 	return 0;
@@ -1312,6 +1486,7 @@ int mon_wall_start(unsigned rate_hz, unsigned depth)
 		return -1;
 	if (depth > 1)
 		mon_unwind_refresh();	/* the walks' tables (the CPU stacks may be off) */
+	mon_wall_pause(0);	/* a profile started afresh samples (monitor.c: not paused) */
 	rate = rate_hz;
 	depth_max = depth == 0 ? 1 : depth > MON_WALL_DEPTH_MAX ? MON_WALL_DEPTH_MAX : depth;
 	return launch();
@@ -1322,6 +1497,35 @@ int mon_wall_resume(void)
 	if (running || !ever_started)
 		return 0;
 	return launch();
+}
+
+void mon_wall_pause(int pause)
+{
+	if (!ever_started || __atomic_load_n(&pause_word, __ATOMIC_RELAXED) == (pause != 0))
+		return;
+	uint64_t now = mono_ns(), at = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
+	unsigned n = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	if (pause) {
+		if (n < PAUSES_MAX) {
+			pause_lo[n] = at;
+			pause_hi[n] = UINT64_MAX;
+			__atomic_store_n(&npauses, n + 1, __ATOMIC_RELEASE);
+		} else {
+			__atomic_store_n(&pause_hi[n - 1], UINT64_MAX, __ATOMIC_RELEASE);
+		}
+	} else if (n > 0) {
+		__atomic_store_n(&pause_hi[n - 1], at, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&pause_word, pause != 0, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &pause_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+}
+
+/* The round instants k / rate (k >= 0), microseconds after the start, in
+ * [lo, hi]. */
+static uint64_t rounds_in(uint64_t lo, uint64_t hi)
+{
+	uint64_t a = (lo * rate + 999999u) / 1000000u, b = hi * rate / 1000000u;
+	return hi >= lo && b >= a ? b - a + 1 : 0;
 }
 
 uint64_t mon_wall_rounds(void)
@@ -1340,6 +1544,7 @@ void mon_wall_stop(void)
 		return;
 	__atomic_store_n(&stop_word, 1, __ATOMIC_RELEASE);
 	syscall(SYS_futex, &stop_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
+	syscall(SYS_futex, &pause_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 	if (sampler_joinable) {
 		struct timespec dl;
 		clock_gettime(CLOCK_REALTIME, &dl);
@@ -1365,6 +1570,7 @@ void mon_wall_fork_child(int go)
 			struct wthread *t = &tab->threads[i];
 			close_ours(t->fd_sys);
 			close_ours(t->fd_sched);
+			close_ours(t->fd_stat);
 		}
 		memset(tab->thread_slot, 0, sizeof tab->thread_slot);
 		memset(tab->sample_slot, 0, sizeof tab->sample_slot);
@@ -1378,6 +1584,7 @@ void mon_wall_fork_child(int go)
 	lost = rounds = missed = 0;
 	own_user_us = own_sys_us = 0;
 	start_ns = 0;
+	npauses = 0;	/* the child's own run; paused still if the parent was */
 	ever_started = 0;
 	if (go && was)
 		launch();
@@ -1385,7 +1592,32 @@ void mon_wall_fork_child(int go)
 
 /* ---- the record ---------------------------------------------------------- */
 
-int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs)
+/* The index of the OBJECT record (objs, then unloaded numbered nobjs + i)
+ * of load bias bias that was loaded in object set set: of several with
+ * that bias (loaded there in turn), the latest whose set is not above set;
+ * MONOUT_NO_OBJECT for none. */
+static uint32_t object_index(const struct monout_object *objs, size_t nobjs,
+			     const struct monout_object *unloaded, size_t nunloaded, uint64_t bias,
+			     uint32_t set)
+{
+	uint32_t best = MONOUT_NO_OBJECT, best_set = 0;
+	int best_fits = 0;
+	for (size_t k = 0; k < nobjs + nunloaded; k++) {
+		const struct monout_object *o = k < nobjs ? &objs[k] : &unloaded[k - nobjs];
+		if (o->load_bias != bias)
+			continue;
+		int fits = o->set <= set;
+		if (best == MONOUT_NO_OBJECT || (fits && (!best_fits || o->set > best_set))) {
+			best = (uint32_t)k;
+			best_set = o->set;
+			best_fits = fits;
+		}
+	}
+	return best;
+}
+
+int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs,
+		 const struct monout_object *unloaded, size_t nunloaded)
 {
 	if (!ever_started || tab == NULL)
 		return 0;
@@ -1414,6 +1646,9 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 #elif defined(__i386__)
 	h.machine = EM_386;
 #endif
+	unsigned np = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	if (np)
+		h.flags |= MONOUT_WALL_F_PAUSED;
 	if (monout_wall_open(w, &h) < 0)
 		return -1;
 	unsigned nt = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
@@ -1427,10 +1662,17 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 			o.last_usec = last_us;
 		if (o.last_usec < o.first_usec)
 			o.last_usec = o.first_usec;
-		/* The round instants k / rate (k >= 0) in [first, last]. */
-		uint64_t lo = (o.first_usec * rate + 999999u) / 1000000u;
-		uint64_t hi = o.last_usec * rate / 1000000u;
-		o.expected = o.last_usec >= o.first_usec && hi >= lo && t->seen_round ? hi - lo + 1 : 0;
+		/* The round instants k / rate (k >= 0) in [first, last], but those
+		 * of the pauses (moncontrol(0)): rounds_in of each overlap. */
+		uint64_t due = t->seen_round ? rounds_in(o.first_usec, o.last_usec) : 0;
+		for (unsigned k = 0; k < np && due; k++) {
+			uint64_t plo = pause_lo[k], phi = __atomic_load_n(&pause_hi[k], __ATOMIC_ACQUIRE);
+			uint64_t a = plo > o.first_usec ? plo : o.first_usec;
+			uint64_t b = phi == UINT64_MAX || phi > o.last_usec ? o.last_usec : phi - 1;
+			uint64_t in = phi > plo ? rounds_in(a, b) : 0;
+			due -= in < due ? in : due;
+		}
+		o.expected = due;
 		monout_wall_thread(w, &o);
 	}
 	pid_t own = __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE);
@@ -1449,11 +1691,8 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		v.text = tab->waits[i].text;
 		v.object = MONOUT_NO_OBJECT;
 		if (tab->waits[i].has_object)
-			for (size_t k = 0; k < nobjs; k++)
-				if (objs[k].load_bias == tab->waits[i].bias) {
-					v.object = (uint32_t)k;
-					break;
-				}
+			v.object = object_index(objs, nobjs, unloaded, nunloaded, tab->waits[i].bias,
+						tab->waits[i].set);
 		if (v.object == MONOUT_NO_OBJECT)
 			v.offset = v.address;
 		monout_wall_wait(w, &v);
@@ -1469,6 +1708,7 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		o.wait = s->wait;
 		o.depth = s->depth;
 		o.flags = s->flags;
+		o.set = s->set;
 		o.pcs = s->depth ? &tab->pool[s->pc_at] : NULL;
 		monout_wall_sample(w, &o);
 	}

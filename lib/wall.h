@@ -44,6 +44,17 @@ MON_HIDDEN int mon_wall_start(unsigned rate_hz, unsigned depth);
  */
 MON_HIDDEN void mon_wall_stop(void);
 
+/*
+ * moncontrol(3)'s switch for the wall sampler: pause nonzero stops taking
+ * rounds (the sampler sleeps until resumed; threads keep being listed when
+ * it resumes), 0 resumes at the next round instant.  The rounds of a pause
+ * are neither due nor missed (each thread's expected count leaves them
+ * out); the WALL record gets MONOUT_WALL_F_PAUSED.  Not async-signal-safe;
+ * called under monitor.c's lock.  Nothing happens before the sampler's
+ * first start, or when already in that state.
+ */
+MON_HIDDEN void mon_wall_pause(int pause);
+
 /* Rounds taken in this process (a fork child: its own); async-signal-safe. */
 MON_HIDDEN uint64_t mon_wall_rounds(void);
 
@@ -66,12 +77,13 @@ MON_HIDDEN void mon_wall_fork_child(int go);
  * Write the WALL record to w: every thread seen (the sampler's own with
  * MONOUT_WALL_THREAD_SAMPLER and its CPU), every wait, every sample, the
  * rounds and the sampler's CPU; objs[0..nobjs) are the OBJECT records
- * the file holds, in order (a futex word in an object's data is named by
- * its index).  Nothing is written when the sampler never ran.
+ * of the loaded objects the file holds, in order, and unloaded[0..nunloaded)
+ * those of objects unloaded since, numbered nobjs + i (a futex word in an
+ * object's data is named by its index).  Nothing is written when the sampler never ran.
  * Async-signal-safe: reads the tables only (entries being added at that
  * moment are left out).  Returns 0 or -1 with errno from the writer.
  */
 MON_HIDDEN int mon_wall_put(struct monout_writer *w, const struct monout_object *objs,
-			    size_t nobjs);
+			    size_t nobjs, const struct monout_object *unloaded, size_t nunloaded);
 
 #endif /* MON_WALL_H */

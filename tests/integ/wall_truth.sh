@@ -19,21 +19,25 @@
 #                          pipe read a pipe, epoll_wait an epoll descriptor,
 #                          the sleep clock_nanosleep, the condition wait a
 #                          futex in ready_cond
+#   wall_truth_condvar     the condition wait's futex is flagged a pthread_cond_t
+#                          (WAIT flag 4), no other thread's wait is
+#   wall_truth_join        main's waits in pthread_join are flagged join (WAIT flag
+#                          8) with a worker's tid as owner; no worker's wait is
 #   wall_truth_prof        prof --sample=wall --format=folded (profsample's views) shows
 #                          the mutex thread's samples under start_mutex ending in
 #                          [futex queue_lock, held by tid HOLDER]
+#   wall_truth_prof_reasons  ... the condition thread's under start_cond ending in
+#                          [futex condvar ready_cond], main's in [join tid WORKER]
 # Mutations: the R split taken as always running (split_running) fails
 # wall_truth_offcpu; mon_unwind replaced by the PC alone fails
-# wall_truth_stacks; no owner read (describe_futex) fails wall_truth_reasons.
+# wall_truth_stacks; no owner read (describe_futex) fails wall_truth_reasons;
+# is_condvar always 0 fails wall_truth_condvar and wall_truth_prof_reasons,
+# always 1 fails wall_truth_condvar (the mutex, the barrier); is_join
+# always 0 fails wall_truth_join and wall_truth_prof_reasons.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
-build_wall_dump
-$CC -O2 -fomit-frame-pointer -g -o "$T/truth" "$ROOT/tests/progs/wall_truth.c" -lpthread
-timeout 120 "$B/bin/monrun" --wall=250 -o "$T/truth.mon" "$T/truth" 1200 >"$T/truth.out" 2>"$T/truth.err"
-rc=$?
-cat "$T/truth.out" "$T/truth.err"
-wall_dump "$T/truth.mon" "$T/truth" >"$T/wall.txt" 2>&1
+wall_run_omitfp truth 250 120 1200
 cat "$T/wall.txt"
 
 # One awk over the program's truth and the record; prints "check NAME ok|why".
@@ -45,9 +49,10 @@ FNR == NR {
 }
 $1 == "wall" { have = $2; rate = $4 }
 $1 == "thread" { expct[$2] = $6; taken[$2] = $8 }
-$1 == "wait" { wkind[$2] = $4; fdk[$2] = $8; wsym[$2] = $12; wowner[$2] = $16; wtext[$2] = $NF }
+$1 == "wait" { wkind[$2] = $4; fdk[$2] = $8; wsym[$2] = $12; wowner[$2] = $16; wflags[$2] = $18; wtext[$2] = $NF }
 $1 == "sample" {
-	tid = $4; if (!(tid in name)) next
+	tid = $4
+	if (!(tid in name)) { if ($10 >= 0) joins[$10] += $2; next }
 	c = $2; st = $6; sc = $8; w = $10; fr = $NF
 	all[tid] += c
 	inph = st == "running" || st == "runnable" || index(fr, "phase_" name[tid])
@@ -104,10 +109,35 @@ END {
 			bad = bad " epoll: no epoll_wait on an epoll descriptor"
 		if (nm == "cond" && !(best >= 0 && wkind[best] == 2 && wsym[best] == "ready_cond"))
 			bad = bad " cond: no futex in ready_cond"
+		if (nm == "mutex" && best >= 0 && int(wflags[best] / 4) % 2)
+			bad = bad " mutex: its lock taken for a condition variable"
 		if (nm == "sleep" && !(sys[t, "clock_nanosleep"] + sys[t, "nanosleep"] > 0.95 * blocked[t]))
 			bad = bad " sleep: not in nanosleep"
 	}
 	print "check wall_truth_reasons " (bad == "" ? "ok" : bad)
+	# the condition wait flagged as one (a pthread_cond_t by its layout), nothing else
+	bad = ""
+	for (t in name) {
+		nm = name[t]
+		for (k in waits) {
+			split(k, p, SUBSEP)
+			if (p[1] != t) continue
+			cv = int(wflags[p[2]] / 4) % 2
+			if (nm == "cond" && wsym[p[2]] == "ready_cond" && !cv) bad = bad " ready_cond not flagged"
+			if (nm != "cond" && cv) bad = bad " " nm ": wait " p[2] " flagged a condition variable"
+		}
+	}
+	print "check wall_truth_condvar " (bad == "" ? "ok" : bad)
+	# main joins the workers: waits flagged join (8) whose owner is a worker
+	bad = ""; nj = 0
+	for (w in joins) {
+		if (int(wflags[w] / 8) % 2 == 0) continue
+		nj += joins[w]
+		if (!(wowner[w] in name)) bad = bad " join of tid " wowner[w] ", not a worker"
+	}
+	for (w in wflags) if (int(wflags[w] / 8) % 2 && !(w in joins)) bad = bad " join wait " w " of a worker"
+	if (nj == 0) bad = bad " no join samples in main"
+	print "check wall_truth_join " (bad == "" ? "ok" : bad)
 }' "$T/truth.out" "$T/wall.txt" >"$T/checks"
 cat "$T/checks" | grep '^#'
 if [ $rc -ne 0 ]; then
@@ -115,7 +145,8 @@ if [ $rc -ne 0 ]; then
 else
 	ok wall_truth_run
 fi
-for c in wall_truth_record wall_truth_share wall_truth_offcpu wall_truth_stacks wall_truth_reasons; do
+for c in wall_truth_record wall_truth_share wall_truth_offcpu wall_truth_stacks wall_truth_reasons \
+    wall_truth_condvar wall_truth_join; do
 	r=$(awk -v c="$c" '$1 == "check" && $2 == c { $1 = $2 = ""; sub(/^  /, ""); print }' "$T/checks")
 	if [ "$r" = ok ]; then ok "$c"
 	else
@@ -132,3 +163,11 @@ n=$(awk -v h="[futex queue_lock, held by tid $holder]" \
 	'index($0, "start_mutex;") && index($0, h) { n += $NF } END { print n + 0 }' "$T/folded")
 if [ "$n" -ge 250 ]; then ok wall_truth_prof
 else not_ok wall_truth_prof "$n samples of start_mutex on queue_lock held by $holder: $(grep start_mutex "$T/folded" | head -n 2)"; fi
+# The condition wait and the joins as their own reasons in prof's stacks.
+cv=$(awk 'index($0, "start_cond;") && index($0, "[futex condvar ready_cond]") { n += $NF } END { print n + 0 }' "$T/folded")
+jn=$(awk 'FNR == NR { if ($1 == "thread") w["[join tid " $4 "]"] = 1; next }
+	{ l = $0; sub(/ [0-9.]+$/, "", l); n = split(l, f, ";"); if (index(l, ";main;") && (f[n] in w)) s += $NF }
+	END { print s + 0 }' "$T/truth.out" "$T/folded")
+if [ "$cv" -ge 250 ] && [ "$jn" -ge 50 ]; then ok wall_truth_prof_reasons
+else wall_san_not_ok wall_truth_prof_reasons "$cv samples of start_cond in [futex condvar ready_cond], $jn of main in [join tid WORKER]: $(grep -E 'start_cond|join' "$T/folded" | head -n 3)" \
+    "the sanitizer's interceptors (nanosleep, read) are built with frame pointers, and a blocked thread's walk starts from the SP and PC /proc gives, without its frame pointer, so it ends in them"; fi

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "monrun_common.h"
+#include "plugin_open.h"
 
 int main(int argc, char **argv)
 {
@@ -25,18 +26,11 @@ int main(int argc, char **argv)
 	const char *names[2] = { "plugA_hot", "plugB_hot" };
 	void *base[2] = { 0, 0 };
 	for (int k = 0; k < 2; k++) {
-		void *h = dlopen(libs[k], RTLD_NOW);
-		if (h == NULL) {
-			fprintf(stderr, "%s\n", dlerror());
+		void *h;
+		double (*run)(double) = (double (*)(double))plugin_open(libs[k], "plug_run", &h,
+									 &base[k]);
+		if (run == NULL)
 			return 1;
-		}
-		double (*run)(double) = (double (*)(double))dlsym(h, "plug_run");
-		Dl_info di;
-		if (run == NULL || !dladdr((void *)run, &di)) {
-			fprintf(stderr, "no plug_run in %s\n", libs[k]);
-			return 1;
-		}
-		base[k] = di.dli_fbase;
 		printf("%s %.6f\n", names[k], run(k ? 4 * s : s));
 		if (k == 0 || (argc > 2 && strcmp(argv[2], "close") == 0))
 			dlclose(h);

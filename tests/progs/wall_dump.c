@@ -11,7 +11,7 @@
  *   wall HAVE rate HZ rounds N missed N elapsed_us N user_us N sys_us N lost N unlisted N flags N
  *   thread TID name NAME expected N taken N unreadable N first_us N last_us N flags N
  *   wait ID kind K fd N fdkind K object OBJ offset 0xN owner TID flags N text TEXT
- *   sample COUNT tid TID state S syscall NAME wait ID flags N depth N frames F1;F2;... (leaf first)
+ *   sample COUNT tid TID state S syscall NAME wait ID flags N depth N set N frames F1;F2;... (leaf first)
  * Exit 0, or 1 with the reader's message on stderr.
  */
 #include <inttypes.h>
@@ -133,9 +133,9 @@ int main(int argc, char **argv)
 			sc = scbuf;
 		}
 		printf("sample %" PRIu64 " tid %" PRIu64 " state %s syscall %s wait %d flags %u depth %u "
-		       "frames ",
+		       "set %u frames ",
 		       s->count, s->tid, state_name(s->state), sc,
-		       s->wait == MONOUT_NO_WAIT ? -1 : (int)s->wait, s->flags, s->depth);
+		       s->wait == MONOUT_NO_WAIT ? -1 : (int)s->wait, s->flags, s->depth, s->set);
 		for (uint32_t d = 0; d < s->depth; d++) {
 			uint64_t pc = s->pcs[d];
 			const char *name = NULL;

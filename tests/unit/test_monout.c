@@ -710,16 +710,16 @@ static void wall_record(void **state)
 	assert_int_equal(monout_wall_thread(&w, &t1), 0);
 	assert_int_equal(monout_wall_thread(&w, &t0), 0);	/* tid 0: left out */
 	/* Samples before the waits they name. */
-	struct monout_wall_sample s1 = { 5, 11, MONOUT_WALL_BLOCKED, 202, 7, 3, 0, (uint64_t *)a };
-	struct monout_wall_sample s2 = { 4, 11, MONOUT_WALL_BLOCKED, 202, 9, 3, 0, (uint64_t *)a };
+	struct monout_wall_sample s1 = { 5, 11, MONOUT_WALL_BLOCKED, 202, 7, 3, 0, (uint64_t *)a, 0 };
+	struct monout_wall_sample s2 = { 4, 11, MONOUT_WALL_BLOCKED, 202, 9, 3, 0, (uint64_t *)a, 0 };
 	struct monout_wall_sample s3 = { 90, 12, MONOUT_WALL_RUNNING, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT,
-					 0, 0, NULL };
+					 0, 0, NULL, 0 };
 	struct monout_wall_sample s4 = { 0, 12, MONOUT_WALL_DISK, 0, MONOUT_NO_WAIT, 2, 0,
-					 (uint64_t *)b };	/* count 0: left out */
+					 (uint64_t *)b, 0 };	/* count 0: left out */
 	struct monout_wall_sample s5 = { 8, 12, MONOUT_WALL_BLOCKED, 0, 3, 2, MONOUT_STACK_TRUNCATED,
-					 (uint64_t *)b };
+					 (uint64_t *)b, 3 };	/* taken in object set 3 */
 	struct monout_wall_sample s6 = { 150, 12, MONOUT_WALL_DISK, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT,
-					 2, 0, (uint64_t *)b };
+					 2, 0, (uint64_t *)b, 0 };
 	assert_int_equal(monout_wall_sample(&w, &s1), 0);
 	assert_int_equal(monout_wall_sample(&w, &s2), 0);
 	assert_int_equal(monout_wall_sample(&w, &s3), 0);
@@ -809,6 +809,8 @@ static void wall_record(void **state)
 	assert_int_equal(r.wall_samples[2].state, MONOUT_WALL_BLOCKED);
 	assert_int_equal(r.wall_samples[2].wait, 0);
 	assert_int_equal(r.wall_samples[2].flags, MONOUT_STACK_TRUNCATED);
+	assert_int_equal(r.wall_samples[2].set, 3);
+	assert_int_equal(r.wall_samples[0].set, 0);
 	assert_int_equal(r.wall_samples[3].state, MONOUT_WALL_DISK);
 	assert_int_equal(r.wall_samples[3].count, 150);
 	assert_int_equal(r.wall_samples[3].syscall, MONOUT_NO_SYSCALL);
@@ -828,6 +830,7 @@ static void wall_record(void **state)
 		assert_int_equal(r2.wall_samples[i].count, r.wall_samples[i].count);
 		assert_int_equal(r2.wall_samples[i].wait, r.wall_samples[i].wait);
 		assert_int_equal(r2.wall_samples[i].depth, r.wall_samples[i].depth);
+		assert_int_equal(r2.wall_samples[i].set, r.wall_samples[i].set);
 		if (r.wall_samples[i].depth)
 			assert_memory_equal(r2.wall_samples[i].pcs, r.wall_samples[i].pcs,
 					    r.wall_samples[i].depth * 8);

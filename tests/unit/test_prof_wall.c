@@ -133,14 +133,14 @@ static void write_profile(int with_wall)
 		uint64_t lock[3] = { at(wall_lock_wait, 2), at(wall_worker, 7), at(wall_thread_start, 3) };
 		uint64_t rd[2] = { at(wall_reader, 2), at(wall_thread_start, 5) };
 		struct monout_wall_sample s[] = {
-			{ 80, 100, MONOUT_WALL_RUNNING, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL },
-			{ 20, 100, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL },
-			{ 100, 100, MONOUT_WALL_BLOCKED, 202, 1, 3, 0, lock },
-			{ 150, 101, MONOUT_WALL_BLOCKED, 0, 3, 2, 0, rd },
-			{ 40, 101, MONOUT_WALL_BLOCKED, 230, MONOUT_NO_WAIT, 2, 0, rd },
-			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 4, 2, 0, rd },
-			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 5, 2, 0, rd },
-			{ 7, 101, MONOUT_WALL_BLOCKED, 202, 2, 2, 0, rd },
+			{ 80, 100, MONOUT_WALL_RUNNING, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0 },
+			{ 20, 100, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0 },
+			{ 100, 100, MONOUT_WALL_BLOCKED, 202, 1, 3, 0, lock, 0 },
+			{ 150, 101, MONOUT_WALL_BLOCKED, 0, 3, 2, 0, rd, 0 },
+			{ 40, 101, MONOUT_WALL_BLOCKED, 230, MONOUT_NO_WAIT, 2, 0, rd, 0 },
+			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 4, 2, 0, rd, 0 },
+			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 5, 2, 0, rd, 0 },
+			{ 7, 101, MONOUT_WALL_BLOCKED, 202, 2, 2, 0, rd, 0 },
 		};
 		for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 			assert_int_equal(monout_wall_sample(&w, &s[i]), 0);

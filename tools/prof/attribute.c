@@ -466,6 +466,38 @@ static size_t object_then(const struct prof_data *d, const unsigned char *shared
 	return best;
 }
 
+/* Objects of d that share addresses with another (one unloaded, the other
+ * loaded there later), flagged in a new array of d->nobjs bytes (freed by
+ * the caller), whose PCs are resolved by object set (object_then); *any
+ * is set when there is one.  NULL without memory. */
+static unsigned char *objects_shared(const struct prof_data *d, int *any)
+{
+	unsigned char *shared = calloc(d->nobjs ? d->nobjs : 1, 1);
+	*any = 0;
+	if (!shared)
+		return NULL;
+	for (size_t i = 0; i < d->nobjs; i++)
+		for (size_t j = i + 1; j < d->nobjs; j++)
+			if (d->objs[i].text_lo < d->objs[i].text_hi &&
+			    d->objs[j].text_lo < d->objs[j].text_hi &&
+			    d->objs[i].text_lo < d->objs[j].text_hi &&
+			    d->objs[j].text_lo < d->objs[i].text_hi)
+				shared[i] = shared[j] = 1, *any = 1;
+	return shared;
+}
+
+/* The row of pc, a PC sampled in object set `set`: in the object then
+ * mapped there when objects shared its address (shared, any: as
+ * objects_shared gives), else through the merged segments (row_at). */
+static size_t row_then(struct prof_attr *a, const struct prof_data *d, const size_t *img,
+		       const unsigned char *shared, int any, uint32_t set,
+		       const struct prof_seg *segs, size_t nsegs, const struct prof_seg *fb,
+		       size_t nfb, uint64_t pc)
+{
+	size_t o = any ? object_then(d, shared, set, pc) : SIZE_MAX;
+	return o != SIZE_MAX ? row_in_object(a, d, img, o, pc) : row_at(a, segs, nsegs, fb, nfb, pc);
+}
+
 /* The stacks of one file over the rows: each PC through row_at (a caller's
  * PC is its return address - 1, inside the call, so it falls in the
  * calling function), as a link-time PC of its row's image; the thread's
@@ -477,19 +509,10 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 {
 	a->have_stacks = 1;
 	a->stacks_lost += d->stacks_lost;
-	/* Objects that share addresses with another (one unloaded, the other
-	 * loaded there later): their PCs are resolved by object set. */
-	unsigned char *shared = calloc(d->nobjs ? d->nobjs : 1, 1);
-	int any_shared = 0;
+	int any_shared;
+	unsigned char *shared = objects_shared(d, &any_shared);
 	if (!shared)
 		return -1;
-	for (size_t i = 0; i < d->nobjs; i++)
-		for (size_t j = i + 1; j < d->nobjs; j++)
-			if (d->objs[i].text_lo < d->objs[i].text_hi &&
-			    d->objs[j].text_lo < d->objs[j].text_hi &&
-			    d->objs[i].text_lo < d->objs[j].text_hi &&
-			    d->objs[j].text_lo < d->objs[i].text_hi)
-				shared[i] = shared[j] = 1, any_shared = 1;
 	for (size_t i = 0; i < d->nstacks; i++) {
 		const struct prof_stack *st = &d->stacks[i];
 		if (reserve((void **)&a->stacks, &a->stacks_cap, a->nstacks + 1, sizeof *a->stacks) ||
@@ -513,9 +536,8 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 				break;
 			}
 		for (uint32_t k = 0; k < st->depth; k++) {
-			size_t o = any_shared ? object_then(d, shared, st->set, st->pcs[k]) : SIZE_MAX;
-			size_t row = o != SIZE_MAX ? row_in_object(a, d, img, o, st->pcs[k])
-						   : row_at(a, segs, nsegs, fb, nfb, st->pcs[k]);
+			size_t row = row_then(a, d, img, shared, any_shared, st->set, segs, nsegs,
+					      fb, nfb, st->pcs[k]);
 			a->frames[a->nframes++] = (struct prof_frame){
 				row, link_pc(a, d, img, row, st->pcs[k]) };
 		}
@@ -584,21 +606,42 @@ static void socket_words(const char *text, char *buf, size_t len)
  * "table+0x40"), else its object and offset, else its address (heap,
  * stack). */
 static void futex_words(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
-			const struct prof_wait *w, char *buf, size_t len)
+			const struct prof_wait *w, uint64_t back, char *buf, size_t len)
 {
 	if (w->object != SIZE_MAX && w->object < d->nobjs) {
 		const struct prof_image *im = a->images[img[w->object]];
-		const struct prof_sym *s = symtab_data_at(im, w->offset);
-		if (s && w->offset == s->addr)
+		uint64_t at = w->offset - back;
+		const struct prof_sym *s = symtab_data_at(im, at);
+		if (s && at == s->addr)
 			snprintf(buf, len, "%s", s->name);
 		else if (s)
-			snprintf(buf, len, "%s+%#llx", s->name, (unsigned long long)(w->offset - s->addr));
+			snprintf(buf, len, "%s+%#llx", s->name, (unsigned long long)(at - s->addr));
 		else
 			snprintf(buf, len, "%s+%#llx", im->label ? im->label : "?",
-				 (unsigned long long)w->offset);
+				 (unsigned long long)at);
 		return;
 	}
-	snprintf(buf, len, "%#llx", (unsigned long long)w->address);
+	snprintf(buf, len, "%#llx", (unsigned long long)(w->address - back));
+}
+
+/* Bytes from the start of the glibc pthread_cond_t holding a condition
+ * wait's futex word (its __g_signals[0] at 40, [1] at 44 on 64-bit
+ * machines: mon.out(5), WAIT flag 4), or UINT64_MAX when the word's data
+ * symbol shows it is not in one: the pthread_cond_t would not lie wholly
+ * inside the symbol (a symbol of 48 bytes or more holds it, as a variable
+ * of that type or in a structure). */
+static uint64_t condvar_back(const struct prof_attr *a, const struct prof_data *d,
+			     const size_t *img, const struct prof_wait *w)
+{
+	uint64_t back = (w->address & 7) ? 44 : 40;
+	if (w->object == SIZE_MAX || w->object >= d->nobjs)
+		return back;
+	const struct prof_sym *s = symtab_data_at(a->images[img[w->object]], w->offset);
+	if (s == NULL || s->size == 0)
+		return back;
+	if (w->offset < s->addr + back || w->offset - back + 48 > s->addr + s->size)
+		return UINT64_MAX;
+	return back;
 }
 
 /* The leaf frame's name of a wall sample: what its thread waited for
@@ -633,14 +676,25 @@ static void wait_reason(const struct prof_attr *a, const struct prof_data *d, co
 		return;
 	}
 	const struct prof_wait *w = s->wait < d->nwaits ? &d->waits[s->wait] : NULL;
+	if (w && w->kind == MONOUT_WAIT_FUTEX && (w->flags & MONOUT_WAIT_JOIN) &&
+	    (w->flags & MONOUT_WAIT_OWNER)) {
+		snprintf(buf, len, "[join tid %llu]", (unsigned long long)w->owner);
+		return;
+	}
+	uint64_t back = UINT64_MAX;
+	if (w && w->kind == MONOUT_WAIT_FUTEX && (w->flags & MONOUT_WAIT_CONDVAR) &&
+	    (back = condvar_back(a, d, img, w)) != UINT64_MAX) {
+		futex_words(a, d, img, w, back, what, sizeof what);
+		snprintf(buf, len, "[futex condvar %s]", what);
+		return;
+	}
 	if (w && w->kind == MONOUT_WAIT_FUTEX) {
-		futex_words(a, d, img, w, what, sizeof what);
+		futex_words(a, d, img, w, 0, what, sizeof what);
 		char owner[48] = "";
 		if (w->flags & MONOUT_WAIT_OWNER)
 			snprintf(owner, sizeof owner, ", held by tid %llu",
 				 (unsigned long long)w->owner);
-		snprintf(buf, len, "[futex %s%s%s]", what,
-			 w->flags & MONOUT_WAIT_CONDVAR ? " (condition variable)" : "", owner);
+		snprintf(buf, len, "[futex %s%s]", what, owner);
 		return;
 	}
 	if (w && w->kind == MONOUT_WAIT_FD) {
@@ -745,13 +799,17 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		return -1;
 	memcpy(a->wthreads + a->nwthreads, d->wall_threads, d->nwall_threads * sizeof *a->wthreads);
 	a->nwthreads += d->nwall_threads;
+	int any_shared;
+	unsigned char *shared = objects_shared(d, &any_shared);
+	if (!shared)
+		return -1;
 	for (size_t i = 0; i < d->nwall_samples; i++) {
 		const struct prof_wall_sample *s = &d->wall_samples[i];
 		char name[512];
 		wait_reason(a, d, img, s, name, sizeof name);
 		size_t reason = SIZE_MAX;
 		if (name[0] && (reason = reason_id(a, name)) == SIZE_MAX)
-			return -1;
+			goto fail;
 		int state = tstate_of(s->state);
 		if (s->depth == 0 &&
 		    (s->state == MONOUT_WALL_RUNNING || s->state == MONOUT_WALL_RUNNABLE)) {
@@ -766,7 +824,7 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 					struct prof_wallrow *w = new_wall(a, d, (double)s->count *
 						(double)a->stacks[k].count / c, s->tid, state, reason);
 					if (!w)
-						return -1;
+						goto fail;
 					w->first = a->stacks[k].first;
 					w->depth = a->stacks[k].depth;
 					w->flags = a->stacks[k].flags;
@@ -776,20 +834,21 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 			if (s->state == MONOUT_WALL_RUNNING) {
 				a->wall_running_unplaced += (double)s->count;
 				if ((reason = reason_id(a, "[running]")) == SIZE_MAX)
-					return -1;
+					goto fail;
 			}
 		}
 		if (reserve((void **)&a->frames, &a->frames_cap, a->nframes + s->depth,
 			    sizeof *a->frames))
-			return -1;
+			goto fail;
 		struct prof_wallrow *w = new_wall(a, d, (double)s->count, s->tid, state, reason);
 		if (!w)
-			return -1;
+			goto fail;
 		w->flags = s->flags;
 		w->first = a->nframes;
 		w->depth = s->depth;
 		for (uint32_t k = 0; k < s->depth; k++) {
-			size_t row = row_at(a, segs, nsegs, fb, nfb, s->pcs[k]);
+			size_t row = row_then(a, d, img, shared, any_shared, s->set, segs, nsegs, fb,
+					      nfb, s->pcs[k]);
 			a->frames[a->nframes++] = (struct prof_frame){
 				row, link_pc(a, d, img, row, s->pcs[k]) };
 		}
@@ -801,9 +860,13 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		size_t reason = reason_id(a, "[state not read]");
 		if (reason == SIZE_MAX ||
 		    !new_wall(a, d, (double)wt->unreadable, wt->tid, PROF_TS_UNKNOWN, reason))
-			return -1;
+			goto fail;
 	}
+	free(shared);
 	return 0;
+fail:
+	free(shared);
+	return -1;
 }
 
 static int cmp_seg(const void *x, const void *y)

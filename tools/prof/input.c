@@ -193,7 +193,7 @@ static int from_wall(const struct monout *m, struct prof_data *d)
 		d->wall_samples[i] = (struct prof_wall_sample){ .count = s->count, .tid = s->tid,
 			.state = s->state, .syscall = s->syscall,
 			.wait = s->wait < m->nwaits ? (size_t)s->wait : SIZE_MAX, .flags = s->flags,
-			.depth = s->depth, .pcs = pool };
+			.depth = s->depth, .set = s->set, .pcs = pool };
 		pool += s->depth;
 	}
 	d->nwall_samples = m->nwall_samples;

@@ -189,6 +189,7 @@ struct prof_wall_sample {	/* wall samples of one (tid, state, syscall, wait, sta
 	size_t wait;		/* index in prof_data.waits, SIZE_MAX: none */
 	uint32_t flags;		/* PROF_STACK_* */
 	uint32_t depth;		/* 0: no stack (a running or runnable thread) */
+	uint32_t set;		/* object set its PCs were taken in (prof_object.set) */
 	uint64_t *pcs;		/* leaf first, runtime PCs (callers: return address - 1) */
 };
 
