@@ -7,6 +7,8 @@
 #   wall_scale_complete   the WALL record lists all 1000, no thread left out,
 #                         no sample lost, no state unreadable
 #   wall_scale_rate       each thread's samples / its measured life >= 0.95 x 100 Hz
+#                         x the share of rounds the sampler took (rounds / (rounds +
+#                         missed), from the record: 1 unless the machine held it back)
 # Mutation: new threads found only by listing /proc/self/task every 8th
 # round (no announcement from pthread_create, announce left out) fails
 # wall_scale_rate; descriptors kept for every thread without a budget
@@ -28,16 +30,21 @@ if [ $rc -eq 0 ] && grep -qx 'fds 700' "$T/out" && grep -qx 'started 1000' "$T/o
 else
 	not_ok wall_scale_run "exit $rc, $(grep -E '^(fds|started)' "$T/out" | tr '\n' ' ')$(head -n 2 "$T/err")"
 fi
+# A thread's rate counts against the rounds the sampler took, not against
+# the rounds due: on a loaded machine the sampler itself runs late (the
+# record counts those rounds as missed, and prof reports them), and what
+# is checked is that no thread was left out of a round that ran.  The rate
+# of rounds taken, rounds / (rounds + missed), comes from the run itself.
 awk 'NR == FNR { if ($1 == "thread") life[$2] = $4; next }
-	$1 == "wall" { lost = $16; unl = $18 }
+	$1 == "wall" { lost = $16; unl = $18; on = $6 / ($6 + $8) }
 	$1 == "thread" && ($2 in life) { n++; if ($10 > 0) unr++
 		r = $8 / (life[$2] / 1e6); if (min == "" || r < min) { min = r; who = $2 } }
-	END { printf "listed %d lost %s unlisted %s unreadable %d min %.2f tid %s\n", n, lost, unl, unr, min, who }' \
+	END { printf "listed %d lost %s unlisted %s unreadable %d min %.2f tid %s on %.4f\n", n, lost, unl, unr, min, who, on }' \
 	"$T/out" "$T/wall.txt" >"$T/sum"
 cat "$T/sum"
-read -r _ listed _ lost _ unl _ unr _ min _ who <"$T/sum"
+read -r _ listed _ lost _ unl _ unr _ min _ who _ on <"$T/sum"
 if [ "$listed" = 1000 ] && [ "$lost" = 0 ] && [ "$unl" = 0 ] && [ "$unr" = 0 ]; then ok wall_scale_complete
 else not_ok wall_scale_complete "$(cat "$T/sum")"; fi
-if awk -v m="$min" 'BEGIN { exit !(m >= 95) }'; then ok wall_scale_rate
-else wall_san_not_ok wall_scale_rate "thread $who: $min samples a second" \
+if awk -v m="$min" -v on="$on" 'BEGIN { exit !(m >= 95 * on) }'; then ok wall_scale_rate
+else wall_san_not_ok wall_scale_rate "thread $who: $min samples a second, below 0.95 x 100 Hz x $on (the share of rounds the sampler took)" \
 	"the sampler's own code runs instrumented, several times slower, beside 1000 instrumented threads"; fi
