@@ -71,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct prof_image im;
 	char err[256];
 	memset(err, 'x', sizeof err);
-	if (symtab_load(path, locals, &im, err, sizeof err) == 0) {
+	if (symtab_load(path, locals, NULL, &im, err, sizeof err) == 0) {
 		check_image(&im);
 		symtab_free(&im);
 	} else {

@@ -18,9 +18,11 @@
 # musl-tools (musl-gcc: a musl program monrun must refuse with its own message).
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
-base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev"
+base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev libiberty-dev"
 base_pc="libelf libdw liblzma libdebuginfod zlib capstone"
 base_cmd="make pkg-config"
+# Headers of libraries with no pkg-config module (libiberty: libiberty-dev).
+base_hdr="libiberty/demangle.h"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
@@ -46,6 +48,9 @@ for c in $cmds; do
 	command -v "$c" >/dev/null 2>&1 || missing_cmd="$missing_cmd $c"
 done
 command -v "${CC:-cc}" >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing_cmd="$missing_cmd cc"
+for h in $base_hdr; do
+	echo "#include <$h>" | "${CC:-cc}" -E -x c - >/dev/null 2>&1 || missing_pc="$missing_pc <$h>"
+done
 missing_opt=
 for o in ${opt:-}; do
 	command -v "${o#*:}" >/dev/null 2>&1 || missing_opt="$missing_opt ${o%%:*}"

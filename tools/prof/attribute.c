@@ -312,7 +312,7 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 	memset(s, 0, sizeof *s);
 	char lerr[256];
 	int usable = 1;
-	if (o->no_file || symtab_load(path, a->locals, im, lerr, sizeof lerr) < 0) {
+	if (o->no_file || symtab_load(path, a->locals, &a->imports, im, lerr, sizeof lerr) < 0) {
 		if (o->is_main) {
 			snprintf(err, errlen, "%s: %s", path, lerr);
 			free(im);
@@ -827,6 +827,14 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	    (a->unknown_row = new_row(a, PROF_ROW_UNKNOWN, 0, 0, NULL)) == SIZE_MAX)
 		goto nomem;
 
+	/* The main program's imports first: they name the aliases of the
+	 * objects it calls (symtab.c). */
+	for (size_t i = 0; i < d->nobjs && a->imports.names == NULL; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const char *path = o->is_main && prog ? prog : o->path;
+		if (o->is_main && !o->no_file && path && symtab_imports(path, &a->imports) < 0)
+			goto nomem;
+	}
 	/* Images, and the runtime segments of every object. */
 	size_t nsegs = 0, nfb = 0;
 	for (size_t i = 0; i < d->nobjs; i++) {
@@ -1234,5 +1242,6 @@ void attr_free(struct prof_attr *a)
 	free(a->reasons);
 	free(a->wthreads);
 	coverage_free(a);
+	symtab_imports_free(&a->imports);
 	memset(a, 0, sizeof *a);
 }

@@ -325,6 +325,19 @@ struct prof_image {		/* an ELF object's functions, sorted by addr */
  * or NULL. */
 const struct prof_sym *symtab_data_at(const struct prof_image *im, uint64_t addr);
 
+/* The names a program imports: the undefined symbols of its .dynsym (the
+ * functions it calls in shared objects, as it spells them), sorted by
+ * strcmp, unversioned.  Chooses among aliases (symtab.c). */
+struct prof_imports {
+	char **names;
+	size_t n;
+};
+
+/* The imports of the ELF program at path into *out (empty for a static
+ * program or a file that cannot be read).  0, or -1 (ENOMEM). */
+int symtab_imports(const char *path, struct prof_imports *out);
+void symtab_imports_free(struct prof_imports *imp);
+
 /* Opens path as an ELF object and reads its function boundaries, from every
  * source it has, best first: .symtab; a separate debug file (by build ID
  * under /usr/lib/debug/.build-id, then by .gnu_debuglink); MiniDebugInfo
@@ -332,9 +345,11 @@ const struct prof_sym *symtab_data_at(const struct prof_image *im, uint64_t addr
  * DEBUGINFOD_URLS is set; .dynsym; PLT stubs from the PLT relocations; and
  * the FDE ranges of .eh_frame/.debug_frame (im->fdes) for code no symbol
  * covers.  locals: keep STB_LOCAL functions (prof's default; -l clears
- * it).  Returns 0, or -1 with err ("not an ELF file", "truncated ELF
+ * it).  imports (NULL: none): the program's imports, which name aliases
+ * (symtab.c, top).  Returns 0, or -1 with err ("not an ELF file", "truncated ELF
  * file", or strerror). */
-int symtab_load(const char *path, int locals, struct prof_image *im, char *err, size_t errlen);
+int symtab_load(const char *path, int locals, const struct prof_imports *imports,
+		struct prof_image *im, char *err, size_t errlen);
 
 /* Only the build ID and ELF class/byte order (for gmon.out and for checking
  * prog).  Returns 0 or -1 with err. */
@@ -522,6 +537,7 @@ struct prof_attr {
 	double wall_running_unplaced;	/* running samples of threads with no CPU stack */
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
+	struct prof_imports imports;	/* the main program's, read with its image */
 	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
 };
 
@@ -582,8 +598,9 @@ int coverage_image_syms(struct prof_image *im, const struct prof_object *o);
 
 /* ---- demangle.c ---------------------------------------------------------- */
 
-/* The demangled form of a C++ (Itanium ABI) name into buf, or NULL if name
- * is not mangled or the C++ runtime is not available. */
+/* The demangled form of a mangled name (C++, Rust legacy and v0, D:
+ * demangle.c) into buf (buflen bytes, truncated to fit, NUL-terminated),
+ * or NULL if name is not one libiberty's demangler reads. */
 const char *prof_demangle(const char *name, char *buf, size_t buflen);
 
 #endif /* PROF_H */

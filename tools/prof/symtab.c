@@ -38,10 +38,13 @@
  * real code), and local unless the caller asks for globals only (-l).
  * Assembler-local labels (.L*) and mapping symbols ($x, $d) are not
  * functions.  Several symbols at one address (aliases such as malloc and
- * __libc_malloc) become one entry, named by perf's rule (tools/perf/util/
- * symbol.c, choose_best_symbol): a symbol with a size before one without,
- * global before weak before local, fewer leading underscores first, then
- * the longer name, then the first in byte order.
+ * __libc_malloc, or tcmalloc's free, tc_free, tc_delete, tc_deletearray,
+ * ...) become one entry, named by the name a caller most likely used: a
+ * symbol with a size before one without (a label inside or before a
+ * function); then global before weak before local; then a name the program
+ * imports (an undefined symbol of its .dynsym: what its source called)
+ * before one it does not; then the shortest name (free, not
+ * __libc_free); then the first in byte order.  prof(1), "Names", says so.
  *
  * Every value read from the file is range-checked: a truncated or hostile
  * ELF gives an error or fewer symbols, never a crash.
@@ -520,8 +523,20 @@ nomem:
 
 /* ---- separate debug files ------------------------------------------------------ */
 
-/* Rank of a name among synonyms: lower is preferred (see the top). */
-static int syn_better(const struct rawsym *x, const struct rawsym *y, const char *pool)
+static int cmp_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Whether imp (sorted) holds name. */
+static int is_imported(const struct prof_imports *imp, const char *name)
+{
+	return imp && imp->n && bsearch(&name, imp->names, imp->n, sizeof *imp->names, cmp_name);
+}
+
+/* Whether x names an address better than y, its synonym (see the top). */
+static int syn_better(const struct rawsym *x, const struct rawsym *y, const char *pool,
+		      const struct prof_imports *imp)
 {
 	if ((x->size != 0) != (y->size != 0))
 		return x->size != 0;
@@ -530,13 +545,74 @@ static int syn_better(const struct rawsym *x, const struct rawsym *y, const char
 	if (bx != by)
 		return bx < by;
 	const char *nx = pool + x->name, *ny = pool + y->name;
-	size_t ux = strspn(nx, "_"), uy = strspn(ny, "_");
-	if (ux != uy)
-		return ux < uy;
+	int ix = is_imported(imp, nx), iy = is_imported(imp, ny);
+	if (ix != iy)
+		return ix;
 	size_t lx = strlen(nx), ly = strlen(ny);
 	if (lx != ly)
-		return lx > ly;
+		return lx < ly;
 	return strcmp(nx, ny) < 0;
+}
+
+int symtab_imports(const char *path, struct prof_imports *out)
+{
+	struct elffile f;
+	char err[128];
+	memset(out, 0, sizeof *out);
+	if (elf_open_file(path, &f, err, sizeof err) < 0)
+		return 0;
+	size_t cap = 0;
+	int rc = 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(f.elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM)
+			continue;
+		Elf_Data *data = prof_section_bytes(scn, 0);
+		size_t n = data && sh.sh_entsize ? data->d_size / sh.sh_entsize : 0;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym s;
+			if (gelf_getsym(data, (int)i, &s) == NULL)
+				break;
+			const char *name = elf_strptr(f.elf, sh.sh_link, s.st_name);
+			if (s.st_shndx != SHN_UNDEF || name == NULL || name[0] == '\0')
+				continue;
+			if (out->n == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				char **nv = realloc(out->names, ncap * sizeof *nv);
+				if (nv == NULL) {
+					rc = -1;
+					goto done;
+				}
+				out->names = nv;
+				cap = ncap;
+			}
+			if ((out->names[out->n] = strndup(name, strcspn(name, "@"))) == NULL) {
+				rc = -1;
+				goto done;
+			}
+			out->n++;
+		}
+		break;
+	}
+done:
+	elf_close_file(&f);
+	if (rc < 0) {
+		symtab_imports_free(out);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (out->n > 1)
+		qsort(out->names, out->n, sizeof *out->names, cmp_name);
+	return 0;
+}
+
+void symtab_imports_free(struct prof_imports *imp)
+{
+	for (size_t i = 0; i < imp->n; i++)
+		free(imp->names[i]);
+	free(imp->names);
+	memset(imp, 0, sizeof *imp);
 }
 
 static int cmp_raw(const void *x, const void *y)
@@ -727,7 +803,8 @@ static int find_debuginfod(const struct prof_image *im, struct elffile *dbg, cha
 }
 #endif
 
-int symtab_load(const char *path, int locals, struct prof_image *im, char *err, size_t errlen)
+int symtab_load(const char *path, int locals, const struct prof_imports *imports,
+		struct prof_image *im, char *err, size_t errlen)
 {
 	struct elffile f, dbg = { -1, NULL };
 	struct collect c = { 0 }, dc = { 0 };
@@ -811,7 +888,7 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 		size_t j = i, best = i;
 		uint64_t size = 0;
 		for (; j < c.n && c.v[j].addr == c.v[i].addr; j++) {
-			if (syn_better(&c.v[j], &c.v[best], c.pool))
+			if (syn_better(&c.v[j], &c.v[best], c.pool, imports))
 				best = j;
 			if (c.v[j].size > size)
 				size = c.v[j].size;
@@ -844,7 +921,7 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 	for (size_t i = 0; i < dc.n;) {
 		size_t j = i, best = i;
 		for (; j < dc.n && dc.v[j].addr == dc.v[i].addr; j++)
-			if (syn_better(&dc.v[j], &dc.v[best], dc.pool))
+			if (syn_better(&dc.v[j], &dc.v[best], dc.pool, NULL))
 				best = j;
 		im->dsyms[im->ndsyms++] = (struct prof_sym){ .addr = dc.v[i].addr,
 			.size = dc.v[best].size, .name = dc.pool + dc.v[best].name,
