@@ -15,7 +15,9 @@
 # and chromium (about 250 MB with what it pulls in: renders the flame graph,
 # clicks and searches in it headless; installed cleanly on Debian 12) and
 # golang-go (about 450 MB: `go tool pprof` reads --format=pprof) and
-# musl-tools (musl-gcc: a musl program monrun must refuse with its own message).
+# musl-tools (musl-gcc: a musl program monrun must refuse with its own message)
+# and rustc (about 120 MB with its standard library: real Rust programs'
+# names, both manglings).
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
 base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev libiberty-dev"
@@ -26,7 +28,7 @@ base_hdr="libiberty/demangle.h"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
-       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc" ;;
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc rustc:rustc" ;;
 fuzz)  pkgs="$base clang libclang-rt-dev"
        pcs="$base_pc" cmds="$base_cmd clang" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"

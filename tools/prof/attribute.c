@@ -466,10 +466,62 @@ static size_t object_then(const struct prof_data *d, const unsigned char *shared
 	return best;
 }
 
+/* The last function symbol of im at or below ELF address addr, or NULL. */
+static const struct prof_sym *sym_below(const struct prof_image *im, uint64_t addr)
+{
+	size_t lo = 0, hi = im->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (im->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &im->syms[lo - 1] : NULL;
+}
+
+/*
+ * A caller frame's PC, as the runtime records it (mon.out(5), STACKS): its
+ * return address - 1, inside the call instruction, so that a call at a
+ * function's last instruction (a noreturn call, the next function starting
+ * right after it) stays in its own function.  One return address is not
+ * preceded by a call: the one makecontext(3) pushes on a new context's
+ * stack (glibc's __start_context, which switches to uc_link or exits when
+ * the context's function returns), whose address - 1 lies in the alignment
+ * padding after the function before.  *pc (runtime) and *row are moved to
+ * the function at the return address when the address - 1 is in no
+ * function's symbol (st_size) and no unwind range (FDE) while the return
+ * address starts one: code that no call reached, so not the caller.
+ * Returns 1 when moved (the frame is such a pushed return address), else
+ * 0.  row: row_at's answer for *pc; at1: the row of *pc + 1.
+ */
+static int pushed_return(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
+			 uint64_t *pc, size_t *row, size_t at1)
+{
+	const struct prof_row *r = &a->rows[*row], *n = &a->rows[at1];
+	if (r->kind == PROF_ROW_UNKNOWN || r->kind == PROF_ROW_OBJECT || at1 == *row ||
+	    n->kind == PROF_ROW_UNKNOWN || n->kind == PROF_ROW_OBJECT || n->image != r->image)
+		return 0;
+	const struct prof_image *im = a->images[r->image];
+	uint64_t lpc = link_pc(a, d, img, *row, *pc);
+	if (n->addr != lpc + 1)
+		return 0;	/* the return address does not start a function */
+	const struct prof_sym *y = sym_below(im, lpc);
+	if (y && lpc - y->addr < y->size)
+		return 0;	/* inside a function: a call's return address */
+	size_t k = fde_at(im, lpc);
+	if (k < im->nfdes && im->fdes[k].lo <= lpc)
+		return 0;	/* inside an unwind range */
+	*pc += 1;
+	*row = at1;
+	return 1;
+}
+
 /* The stacks of one file over the rows: each PC through row_at (a caller's
- * PC is its return address - 1, inside the call, so it falls in the
- * calling function), as a link-time PC of its row's image; the thread's
- * name from THREADS.  leaf[r] += the counts of the stacks whose leaf is in
+ * PC through pushed_return too), as a link-time PC of its row's image; the
+ * thread's name from THREADS.  A walk that the runtime flagged truncated at
+ * a pushed return address (makecontext's bottom frame) is complete: the
+ * context's stack ends there.  leaf[r] += the counts of the stacks whose leaf is in
  * row r.  0 or -1 (ENOMEM). */
 static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size_t *img,
 		      const struct prof_seg *segs, size_t nsegs, const struct prof_seg *fb,
@@ -512,16 +564,24 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 				w->thread[sizeof w->thread - 1] = '\0';
 				break;
 			}
+		int pushed = 0;
 		for (uint32_t k = 0; k < st->depth; k++) {
-			size_t o = any_shared ? object_then(d, shared, st->set, st->pcs[k]) : SIZE_MAX;
-			size_t row = o != SIZE_MAX ? row_in_object(a, d, img, o, st->pcs[k])
-						   : row_at(a, segs, nsegs, fb, nfb, st->pcs[k]);
-			a->frames[a->nframes++] = (struct prof_frame){
-				row, link_pc(a, d, img, row, st->pcs[k]) };
+			uint64_t pc = st->pcs[k];
+			size_t o = any_shared ? object_then(d, shared, st->set, pc) : SIZE_MAX;
+			size_t row = o != SIZE_MAX ? row_in_object(a, d, img, o, pc)
+						   : row_at(a, segs, nsegs, fb, nfb, pc);
+			if (k > 0) {
+				size_t at1 = o != SIZE_MAX ? row_in_object(a, d, img, o, pc + 1)
+							   : row_at(a, segs, nsegs, fb, nfb, pc + 1);
+				pushed = pushed_return(a, d, img, &pc, &row, at1);
+			}
+			a->frames[a->nframes++] = (struct prof_frame){ row, link_pc(a, d, img, row, pc) };
 		}
+		if (pushed)
+			w->flags &= ~(uint32_t)PROF_STACK_TRUNCATED;
 		leaf[a->frames[w->first].row] += (double)st->count;
 		a->stack_samples += (double)st->count;
-		if (st->flags & PROF_STACK_TRUNCATED)
+		if (w->flags & PROF_STACK_TRUNCATED)
 			a->stacks_truncated += st->count;
 		if (st->flags & PROF_STACK_DEPTH)
 			a->stacks_depth += st->count;
@@ -788,11 +848,17 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		w->flags = s->flags;
 		w->first = a->nframes;
 		w->depth = s->depth;
+		int pushed = 0;
 		for (uint32_t k = 0; k < s->depth; k++) {
-			size_t row = row_at(a, segs, nsegs, fb, nfb, s->pcs[k]);
-			a->frames[a->nframes++] = (struct prof_frame){
-				row, link_pc(a, d, img, row, s->pcs[k]) };
+			uint64_t pc = s->pcs[k];
+			size_t row = row_at(a, segs, nsegs, fb, nfb, pc);
+			if (k > 0)
+				pushed = pushed_return(a, d, img, &pc, &row,
+						       row_at(a, segs, nsegs, fb, nfb, pc + 1));
+			a->frames[a->nframes++] = (struct prof_frame){ row, link_pc(a, d, img, row, pc) };
 		}
+		if (pushed)
+			w->flags &= ~(uint32_t)PROF_STACK_TRUNCATED;
 	}
 	for (size_t t = 0; t < d->nwall_threads; t++) {
 		const struct prof_wall_thread *wt = &d->wall_threads[t];
@@ -980,9 +1046,12 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	for (size_t c = 0; c < d->narcs; c++) {
 		const struct prof_arc *arc = &d->arcs[c];
 		struct prof_arcrow r;
-		r.from_row = row_at(a, segs, nsegs, fb, nfb, arc->frompc);
+		/* frompc is a return address: the call is at frompc - 1, in
+		 * the caller even when the call ends it (a noreturn call). */
+		uint64_t call = arc->frompc ? arc->frompc - 1 : 0;
+		r.from_row = row_at(a, segs, nsegs, fb, nfb, call);
 		r.to_row = row_at(a, segs, nsegs, fb, nfb, arc->selfpc);
-		r.frompc = link_pc(a, d, img, r.from_row, arc->frompc);
+		r.frompc = link_pc(a, d, img, r.from_row, call);
 		r.selfpc = link_pc(a, d, img, r.to_row, arc->selfpc);
 		r.count = arc->count;
 		if (add_arc(a, &r) < 0)

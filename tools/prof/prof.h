@@ -425,7 +425,7 @@ enum prof_rowkind { PROF_ROW_FUNC = PROF_FN_FUNC, PROF_ROW_GAP = PROF_FN_GAP,
  * [unknown]), as the model keeps it. */
 struct prof_arcrow {
 	size_t from_row, to_row;
-	uint64_t frompc, selfpc;
+	uint64_t frompc, selfpc;	/* frompc: inside the call (the return address - 1) */
 	uint64_t count;
 };
 
