@@ -81,15 +81,26 @@ static int chain_at(Dwarf *dw, uint64_t addr, struct frame *out, const char **co
 	int line = 0;
 	if (ln && dwarf_lineno(ln, &line) != 0)
 		line = 0;
+	/* Split DWARF (-gsplit-dwarf; DWARF 5, section 3.1.2 "Skeleton
+	 * Compilation Unit"): the line table is the skeleton's, the DIE tree
+	 * (subprograms, inlined subroutines, their call files) is the split
+	 * unit's, in the .dwo file libdw finds by the skeleton's DW_AT_dwo_name
+	 * and DW_AT_comp_dir (dwarf_cu_info gives it as subdie).  libdw 0.188,
+	 * Debian 12's, reads .dwo files; it reads .dwp packages from 0.191. */
+	Dwarf_Die tree = cu, split;
+	uint8_t unit_type = 0;
+	if (dwarf_cu_info(cu.cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
+	    unit_type == DW_UT_skeleton && dwarf_tag(&split) == DW_TAG_compile_unit)
+		tree = split;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+	if (dwarf_getsrcfiles(&tree, &files, &nfiles) != 0)
 		files = NULL;
 	/* dwarf_getscopes stops at an inlined subroutine's own scopes (the
 	 * abstract tree); the callers are the scopes around that DIE in the
 	 * concrete tree, dwarf_getscopes_die (as eu-addr2line -i walks them). */
 	Dwarf_Die *scopes = NULL;
-	int ns = dwarf_getscopes(&cu, addr, &scopes), n = 0;
+	int ns = dwarf_getscopes(&tree, addr, &scopes), n = 0;
 	for (int i = 0; i < ns && n < MAXCHAIN; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
