@@ -305,6 +305,53 @@ static size_t record_at(const unsigned char *buf, uint32_t t)
 	}
 }
 
+/* The FILES record (minor 6): an entry for each object with file_flags,
+ * read back onto its OBJECT; an entry naming an object the file has not
+ * described, or with flags 0, is rejected by name. */
+static void files_record(void **state)
+{
+	(void)state;
+	struct monout_object o[2];
+	memset(o, 0, sizeof o);
+	o[0].path = "/bin/with-id";
+	o[0].path_len = 12;
+	o[1].path = "/bin/no-id";
+	o[1].path_len = 10;
+	o[1].file_flags = MONOUT_FILE_STAT | MONOUT_FILE_TEXT;
+	o[1].file_size = 16016;
+	o[1].file_mtime_ns = 1764595200123456789ull;
+	o[1].text_crc = 0xdeadbeefu;
+	struct monout m, r;
+	char err[200];
+	memset(&m, 0, sizeof m);
+	m.nobjects = 2;
+	m.objects = o;
+	FILE *f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	unsigned char buf[4096];
+	ssize_t n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_int_equal(r.nobjects, 2);
+	assert_int_equal(r.objects[0].file_flags, 0);
+	assert_int_equal(r.objects[1].file_flags, MONOUT_FILE_STAT | MONOUT_FILE_TEXT);
+	assert_int_equal(r.objects[1].file_size, 16016);
+	assert_true(r.objects[1].file_mtime_ns == 1764595200123456789ull);
+	assert_int_equal(r.objects[1].text_crc, 0xdeadbeefu);
+	monout_free(&r);
+	size_t at = record_at(buf, MONOUT_REC_FILES) + MONOUT_REC_HEADER_SIZE;
+	uint32_t v = 2;
+	memcpy(buf + at, &v, 4);
+	refresh_crcs(buf, (size_t)n);
+	expect_error(buf, (size_t)n, "(FILES) at offset");
+	v = 1;
+	memcpy(buf + at, &v, 4);
+	v = 0;
+	memcpy(buf + at + 4, &v, 4);
+	refresh_crcs(buf, (size_t)n);
+	expect_error(buf, (size_t)n, "flags 0x0");
+}
+
 /* The IMAGES record (minor 3): written and read back entry by entry; a
  * record without exactly one entry for this image, or an entry that runs
  * past the record, is rejected by name. */
@@ -715,7 +762,7 @@ static void wall_record(void **state)
 	fclose(f);
 	uint32_t minor;
 	memcpy(&minor, buf + 36, 4);
-	assert_int_equal(minor, 5);
+	assert_int_equal(minor, MONOUT_MINOR);	/* 5 added WALL */
 	struct monout r;
 	char err[200];
 	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
@@ -1036,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(inconsistent_records),
 		cmocka_unit_test(sparse_hist),
 		cmocka_unit_test(images_record),
+		cmocka_unit_test(files_record),
 		cmocka_unit_test(write_errors),
 		cmocka_unit_test(read_file_errors),
 		cmocka_unit_test(coverage_records),

@@ -35,6 +35,8 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "monout.h"
 
@@ -276,6 +278,63 @@ static int same_id(const struct prof_image *im, const unsigned char *id, size_t 
 	return im->build_id_len == len && memcmp(im->build_id, id, len) == 0;
 }
 
+/* A time in nanoseconds since the Epoch as "2026-12-01 13:18:02 UTC". */
+static void utc_words(uint64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	if (gmtime_r(&t, &tm) == NULL || strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, len, "%llu s after the Epoch", (unsigned long long)(ns / 1000000000u));
+}
+
+/*
+ * Whether the file at path (read into im) is not the one object o of d
+ * was when it ran: by GNU build ID when both have one; else, for an object
+ * without one, by the CRC of its code that the runtime recorded (mon.out(5),
+ * FILES: a program linked with --build-id=none and rebuilt since).  Then
+ * 1 with why (why_len bytes) saying so, with both build IDs, or both sizes
+ * and modification times; else 0 (also when there is nothing to compare).
+ */
+static int file_changed(const struct prof_data *d, const struct prof_object *o, const char *path,
+			const struct prof_image *im, char *why, size_t why_len)
+{
+	if (o->build_id_len && im->build_id_len) {
+		if (same_id(im, o->build_id, o->build_id_len))
+			return 0;
+		char want[129], have[129];
+		prof_hex(o->build_id, o->build_id_len, want);
+		prof_hex(im->build_id, im->build_id_len, have);
+		snprintf(why, why_len, "build ID %s differs from %s recorded in %s", have, want,
+			 d->file);
+		return 1;
+	}
+	if (o->build_id_len || im->build_id_len || !(o->file_flags & MONOUT_FILE_TEXT))
+		return 0;
+	uint32_t crc;
+	char cerr[128];
+	if (symtab_text_crc(path, &crc, cerr, sizeof cerr) == 0 && crc == o->text_crc)
+		return 0;
+	char then[64] = "", now[64] = "";
+	struct stat st;
+	if (o->file_flags & MONOUT_FILE_STAT) {
+		char t[40];
+		utc_words(o->file_mtime_ns, t, sizeof t);
+		snprintf(then, sizeof then, ": %llu bytes, modified %s",
+			 (unsigned long long)o->file_size, t);
+	}
+	if (stat(path, &st) == 0) {
+		char t[40];
+		utc_words((uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec, t,
+			  sizeof t);
+		snprintf(now, sizeof now, ": %llu bytes, modified %s", (unsigned long long)st.st_size,
+			 t);
+	}
+	snprintf(why, why_len, "its code differs from the code that ran, recorded in %s (no build "
+		 "ID to compare; then%s; now%s)", d->file, then[0] ? then : ": unknown",
+		 now[0] ? now : ": unknown");
+	return 1;
+}
+
 /*
  * The image for an object of a profile: loaded on first use, shared by every
  * profile that names the same file with the same build ID.  main_prog: the
@@ -310,7 +369,7 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 	size_t idx = a->nimages;
 	struct imgsegs *s = img_segs(a, idx);
 	memset(s, 0, sizeof *s);
-	char lerr[256];
+	char lerr[512];
 	int usable = 1;
 	if (o->no_file || symtab_load(path, a->locals, &a->imports, im, lerr, sizeof lerr) < 0) {
 		if (o->is_main) {
@@ -339,21 +398,16 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 			snprintf(err, errlen, "%s", strerror(ENOMEM));
 			return SIZE_MAX;
 		}
-	} else if (o->build_id_len && im->build_id_len &&
-		   !same_id(im, o->build_id, o->build_id_len)) {
-		char want[129], have[129];
-		prof_hex(o->build_id, o->build_id_len, want);
-		prof_hex(im->build_id, im->build_id_len, have);
+	} else if (file_changed(d, o, path, im, lerr, sizeof lerr)) {
 		if (o->is_main) {
-			snprintf(err, errlen, "%s: build ID %s differs from %s recorded in %s; "
-				 "not the program that was profiled", path, have, want, d->file);
+			snprintf(err, errlen, "%s: %s; not the program that was profiled", path, lerr);
 			symtab_free(im);
 			free(im);
 			return SIZE_MAX;
 		}
-		prof_warn("build-id", "%s: build ID %s differs from %s recorded in %s "
-			  "(file changed since the run); its samples are shown as "
-			  "[object]+offset", path, have, want, d->file);
+		prof_warn(o->build_id_len ? "build-id" : "file-changed",
+			  "%s: %s (file changed since the run); its samples are shown as "
+			  "[object]+offset", path, lerr);
 		a->warned = 1;
 		usable = 0;
 		free(im->syms);

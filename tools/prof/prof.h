@@ -100,6 +100,12 @@ struct prof_object {		/* one loaded ELF object */
 					 * them (vDSO, perf map names of anonymous code) */
 	size_t nxsyms;
 	uint32_t set;		/* mon.out's object set it was first seen loaded in (0: at start) */
+	/* mon.out's FILES entry (an object without a build ID): what tells
+	 * the file that ran from a rebuilt one.  file_flags 0: none. */
+	uint32_t file_flags;	/* MONOUT_FILE_* */
+	uint64_t file_size;	/* bytes */
+	uint64_t file_mtime_ns;	/* nanoseconds since the Epoch */
+	uint32_t text_crc;	/* CRC-32 of its executable segments' bytes */
 };
 
 /* One thread of the run (mon.out's THREADS record). */
@@ -350,6 +356,14 @@ void symtab_imports_free(struct prof_imports *imp);
  * file", or strerror). */
 int symtab_load(const char *path, int locals, const struct prof_imports *imports,
 		struct prof_image *im, char *err, size_t errlen);
+
+/* The CRC-32 (monout_crc32) of the file bytes of the executable PT_LOAD
+ * segments of the ELF file at path, p_filesz bytes each in program-header
+ * order (segments without PF_R left out): what the runtime records of a
+ * loaded object without a build ID (mon.out(5), FILES).  0 with *crc, or
+ * -1 with err (the file cannot be read, has no such segment, or a segment
+ * runs past its end). */
+int symtab_text_crc(const char *path, uint32_t *crc, char *err, size_t errlen);
 
 /* Only the build ID and ELF class/byte order (for gmon.out and for checking
  * prog).  Returns 0 or -1 with err. */

@@ -216,6 +216,40 @@ int symtab_probe(const char *path, struct prof_image *im, char *err, size_t errl
 	return 0;
 }
 
+int symtab_text_crc(const char *path, uint32_t *crc, char *err, size_t errlen)
+{
+	struct elffile f;
+	if (elf_open_file(path, &f, err, errlen) < 0)
+		return -1;
+	size_t nph, len;
+	const char *raw = elf_rawfile(f.elf, &len);
+	int any = 0, rc = 0;
+	uint32_t c = 0;
+	if (raw == NULL || elf_getphdrnum(f.elf, &nph) != 0)
+		nph = 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(f.elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || !(ph.p_flags & PF_R))
+			continue;
+		if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset) {
+			seterr(err, errlen, "a code segment runs past the end of the file");
+			rc = -1;
+			break;
+		}
+		c = monout_crc32(c, raw + ph.p_offset, (size_t)ph.p_filesz);
+		any = 1;
+	}
+	if (rc == 0 && !any) {
+		seterr(err, errlen, "no code segment");
+		rc = -1;
+	}
+	elf_close_file(&f);
+	if (rc == 0)
+		*crc = c;
+	return rc;
+}
+
 /* ---- collecting symbols ---------------------------------------------------- */
 
 struct rawsym {
