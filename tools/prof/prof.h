@@ -357,6 +357,18 @@ void symtab_imports_free(struct prof_imports *imp);
 int symtab_load(const char *path, int locals, const struct prof_imports *imports,
 		struct prof_image *im, char *err, size_t errlen);
 
+/* The one search for an object's separate debug file, for its names
+ * (symtab.c) and its lines (lines.c): a libdwfl session (libdwfl.h) with
+ * the object at path reported offline and libdwfl's standard callbacks
+ * (dwfl_standard_find_debuginfo: by build ID under /usr/lib/debug/.build-id,
+ * by .gnu_debuglink next to the object, in its .debug/ and under
+ * /usr/lib/debug, its build ID or CRC checked; then, when DEBUGINFOD_URLS
+ * is set, the debuginfod servers).  *mod: the module.  NULL when libdwfl
+ * cannot read path.  The caller ends it with dwfl_end. */
+struct Dwfl;
+struct Dwfl_Module;
+struct Dwfl *prof_dwfl_offline(const char *path, struct Dwfl_Module **mod);
+
 /* The CRC-32 (monout_crc32) of the file bytes of the executable PT_LOAD
  * segments of the ELF file at path, p_filesz bytes each in program-header
  * order (segments without PF_R left out): what the runtime records of a

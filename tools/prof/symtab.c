@@ -10,16 +10,20 @@
  * Where function boundaries come from, best first (every source the
  * object has is tried in this order; the first full symbol table wins):
  *   1. the object's own .symtab (every function, local ones included);
- *   2. a separate debug file: by build ID under /usr/lib/debug/.build-id/
- *      xx/yyyy.debug (Debian's -dbgsym packages), then by the name and
- *      CRC-32 in .gnu_debuglink, looked for next to the object, in its
- *      .debug/ directory and under /usr/lib/debug/ + its directory (the
- *      places GDB's manual, "Separate Debug Files", lists);
+ *   2. a separate debug file, found by the one search prof makes for it,
+ *      libdwfl's (prof_dwfl_offline, which --lines uses too, so that names
+ *      and lines come from the same file): by build ID under
+ *      /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbgsym packages),
+ *      then by the name and CRC-32 in .gnu_debuglink, looked for next to
+ *      the object, in its .debug/ directory and under /usr/lib/debug/ + its
+ *      directory (the places GDB's manual, "Separate Debug Files", lists),
+ *      then, only when the environment sets DEBUGINFOD_URLS, a debuginfod
+ *      server asked by build ID;
  *   3. MiniDebugInfo: an xz-compressed ELF in .gnu_debugdata whose .symtab
  *      holds the functions .dynsym lacks (GDB's manual, "MiniDebugInfo");
- *      it is read together with .dynsym;
- *   4. a debuginfod server (elfutils' libdebuginfod), only when the
- *      environment sets DEBUGINFOD_URLS, asked by build ID;
+ *      it is read together with .dynsym (here, not by libdwfl: prof reads
+ *      every symbol table itself, to fold aliases by its own rule);
+ *   4. (the debuginfod server of 2.)
  *   5. the dynamic symbol table .dynsym (exported functions only);
  *   6. PLT stubs, named callee@plt from the PLT relocations (x86-64);
  *   7. last, the FDE ranges of .eh_frame and .debug_frame (unwind.c), kept
@@ -57,9 +61,8 @@
 #include <libelf.h>
 #include <limits.h>
 #include <lzma.h>
-#ifdef HAVE_DEBUGINFOD
-#include <elfutils/debuginfod.h>
-#endif
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -88,16 +91,20 @@ static void seterr(char *err, size_t errlen, const char *msg)
 	snprintf(err, errlen, "%s", msg);
 }
 
-/* An open ELF file: fd plus libelf handle. */
+/* An open ELF file: fd plus libelf handle.  dwfl: the libdwfl session the
+ * handle belongs to (a debug file found by find_debug), which closing ends;
+ * else NULL and the file is ours. */
 struct elffile {
 	int fd;
 	Elf *elf;
+	Dwfl *dwfl;
 };
 
 static int elf_open_file(const char *path, struct elffile *f, char *err, size_t errlen)
 {
 	f->fd = -1;
 	f->elf = NULL;
+	f->dwfl = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		seterr(err, errlen, "libelf is out of date");
 		return -1;
@@ -129,8 +136,11 @@ fail:
 
 static void elf_close_file(struct elffile *f)
 {
-	if (f->elf)
+	if (f->dwfl)
+		dwfl_end(f->dwfl);	/* its Elf handles with it */
+	else if (f->elf)
 		elf_end(f->elf);
+	f->dwfl = NULL;
 	if (f->fd >= 0)
 		close(f->fd);
 	f->elf = NULL;
@@ -689,74 +699,47 @@ static void read_texts(Elf *elf, struct prof_image *im)
 		qsort(im->texts, n, sizeof *im->texts, cmp_text);
 }
 
-/* A debug file for im: it must carry the same build ID when both have one
- * (else, for .gnu_debuglink, the CRC given).  Returns 1 and keeps it open in
- * *dbg, or 0. */
-static int debug_file_ok(const char *dpath, const struct prof_image *im, int check_crc,
-			 uint32_t crc, struct elffile *dbg)
+/* The separate debug file of the object at path, by the search libdwfl
+ * makes for its lines too (prof_dwfl_offline: build ID, .gnu_debuglink,
+ * debuginfod when DEBUGINFOD_URLS is set; libdwfl checks the build ID, or
+ * the debuglink's CRC), so that names and lines come from one file.
+ * libdwfl names a file it found on disk (dwfl_module_info's debugfile),
+ * which is opened here; one a debuginfod server gave it has no name there,
+ * and is taken as libdwfl opened it (dwarf_getelf of the module's DWARF,
+ * when that is not the object's own), the session kept open in dbg.
+ * Returns 1 with *dbg open when the file has a .symtab, its path
+ * (malloc'd, or NULL from a server) in *found and in *from where it came
+ * from (PROF_SYMS_DEBUG by build ID, PROF_SYMS_DEBUGINFOD, else
+ * PROF_SYMS_DEBUGLINK); else 0. */
+static int find_debug(const char *path, struct elffile *dbg, char **found, int *from)
 {
+	Dwfl_Module *mod;
+	Dwfl *dwfl = prof_dwfl_offline(path, &mod);
+	if (dwfl == NULL)
+		return 0;
+	const char *debugfile = NULL;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Elf *main_elf = dwfl_module_getelf(mod, &bias);
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 	char derr[128];
-	if (elf_open_file(dpath, dbg, derr, sizeof derr) < 0)
-		return 0;
-	struct prof_image di;
-	memset(&di, 0, sizeof di);
-	read_build_id(dbg->elf, &di);
-	int good;
-	if (im->build_id_len && di.build_id_len)
-		good = di.build_id_len == im->build_id_len &&
-		       memcmp(di.build_id, im->build_id, im->build_id_len) == 0;
-	else if (check_crc) {
-		size_t len;
-		const char *raw = elf_rawfile(dbg->elf, &len);
-		good = raw && monout_crc32(0, raw, len) == crc;
-	} else
-		good = 0;
-	if (!good || !has_section(dbg->elf, SHT_SYMTAB)) {
-		elf_close_file(dbg);
-		return 0;
-	}
-	return 1;
-}
-
-/* The separate debug file named by .gnu_debuglink: "name\0", padding to 4
- * bytes, then the CRC-32 of the debug file. */
-static int find_debuglink(Elf *elf, const char *path, const struct prof_image *im,
-			  struct elffile *dbg, char **found)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = section_named(elf, ".gnu_debuglink", &sh);
-	Elf_Data *d;
-	if ((d = prof_section_bytes(scn, 0)) == NULL || d->d_size < 8)
-		return 0;
-	const char *name = d->d_buf;
-	size_t nl = strnlen(name, d->d_size);
-	size_t crcoff = (nl + 4) & ~(size_t)3;
-	if (nl == 0 || crcoff + 4 > d->d_size || strchr(name, '/'))
-		return 0;
-	const unsigned char *cp = (const unsigned char *)d->d_buf + crcoff;
-	uint32_t crc = im->big ? (uint32_t)cp[0] << 24 | (uint32_t)cp[1] << 16 |
-				 (uint32_t)cp[2] << 8 | cp[3]
-			       : (uint32_t)cp[3] << 24 | (uint32_t)cp[2] << 16 |
-				 (uint32_t)cp[1] << 8 | cp[0];
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	if (slash)
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-	else
-		snprintf(dir, sizeof dir, ".");
-	char cand[3][PATH_MAX + 300];
-	snprintf(cand[0], sizeof cand[0], "%s/%.*s", dir, (int)nl, name);
-	snprintf(cand[1], sizeof cand[1], "%s/.debug/%.*s", dir, (int)nl, name);
-	snprintf(cand[2], sizeof cand[2], DEBUG_DIR "%s%s/%.*s", dir[0] == '/' ? "" : "/", dir,
-		 (int)nl, name);
-	for (int i = 0; i < 3; i++) {
-		if (strcmp(cand[i], path) == 0)	/* the object itself */
-			continue;
-		if (debug_file_ok(cand[i], im, 1, crc, dbg)) {
-			*found = strdup(cand[i]);
+	if (debugfile && strcmp(debugfile, path) != 0 &&
+	    elf_open_file(debugfile, dbg, derr, sizeof derr) == 0) {
+		if (has_section(dbg->elf, SHT_SYMTAB) && (*found = strdup(debugfile)) != NULL) {
+			*from = strncmp(debugfile, DEBUG_ROOT, sizeof DEBUG_ROOT - 1) == 0
+					? PROF_SYMS_DEBUG : PROF_SYMS_DEBUGLINK;
+			dwfl_end(dwfl);
 			return 1;
 		}
+		elf_close_file(dbg);
+	} else if (debugfile == NULL && dw && dwarf_getelf(dw) && dwarf_getelf(dw) != main_elf &&
+		   has_section(dwarf_getelf(dw), SHT_SYMTAB)) {
+		*dbg = (struct elffile){ -1, dwarf_getelf(dw), dwfl };
+		*found = NULL;
+		*from = PROF_SYMS_DEBUGINFOD;
+		return 1;
 	}
+	dwfl_end(dwfl);
 	return 0;
 }
 
@@ -809,38 +792,11 @@ fail:
 	return NULL;
 }
 
-#ifdef HAVE_DEBUGINFOD
-/* Asks the servers in DEBUGINFOD_URLS for the debug file of im's build ID;
- * the file is cached by libdebuginfod (DEBUGINFOD_CACHE_PATH). */
-static int find_debuginfod(const struct prof_image *im, struct elffile *dbg, char **found)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (urls == NULL || urls[0] == '\0' || im->build_id_len == 0)
-		return 0;
-	debuginfod_client *cl = debuginfod_begin();
-	if (cl == NULL)
-		return 0;
-	char *p = NULL;
-	int fd = debuginfod_find_debuginfo(cl, im->build_id, (int)im->build_id_len, &p);
-	debuginfod_end(cl);
-	if (fd < 0) {
-		free(p);
-		return 0;
-	}
-	close(fd);
-	int ok = p && debug_file_ok(p, im, 0, 0, dbg);
-	if (ok)
-		*found = p;
-	else
-		free(p);
-	return ok;
-}
-#endif
 
 int symtab_load(const char *path, int locals, const struct prof_imports *imports,
 		struct prof_image *im, char *err, size_t errlen)
 {
-	struct elffile f, dbg = { -1, NULL };
+	struct elffile f, dbg = { -1, NULL, NULL };
 	struct collect c = { 0 }, dc = { 0 };
 	unsigned char *mini = NULL;
 	Elf *minielf = NULL;
@@ -860,20 +816,10 @@ int symtab_load(const char *path, int locals, const struct prof_imports *imports
 		got = collect_syms_data(f.elf, SHT_SYMTAB, locals, &c, &dc);
 		im->from = PROF_SYMS_SYMTAB;
 	}
-	if (im->from == PROF_SYMS_NONE && im->build_id_len >= 2) {
-		char hex[sizeof im->build_id * 2 + 1];
-		prof_hex(im->build_id, im->build_id_len, hex);
-		char dpath[sizeof DEBUG_ROOT + sizeof hex + 8];
-		snprintf(dpath, sizeof dpath, "%s%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
-		if (debug_file_ok(dpath, im, 0, 0, &dbg)) {
-			got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
-			im->from = PROF_SYMS_DEBUG;
-			im->debug_path = strdup(dpath);
-		}
-	}
-	if (im->from == PROF_SYMS_NONE && find_debuglink(f.elf, path, im, &dbg, &im->debug_path)) {
+	int dfrom = 0;
+	if (got >= 0 && im->from == PROF_SYMS_NONE && find_debug(path, &dbg, &im->debug_path, &dfrom)) {
 		got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
-		im->from = PROF_SYMS_DEBUGLINK;
+		im->from = dfrom;
 	}
 	size_t minilen = 0;
 	if (got >= 0 && im->from == PROF_SYMS_NONE && (mini = minidebug_bytes(f.elf, &minilen))) {
@@ -883,12 +829,6 @@ int symtab_load(const char *path, int locals, const struct prof_imports *imports
 			im->from = PROF_SYMS_MINIDEBUG;
 		}
 	}
-#ifdef HAVE_DEBUGINFOD
-	if (got >= 0 && im->from == PROF_SYMS_NONE && find_debuginfod(im, &dbg, &im->debug_path)) {
-		got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
-		im->from = PROF_SYMS_DEBUGINFOD;
-	}
-#endif
 	/* .dynsym: alone, or with MiniDebugInfo (which leaves its symbols out). */
 	if (got >= 0 && (im->from == PROF_SYMS_NONE || im->from == PROF_SYMS_MINIDEBUG) &&
 	    has_section(f.elf, SHT_DYNSYM)) {
