@@ -51,7 +51,8 @@ for c in $cmds; do
 done
 command -v "${CC:-cc}" >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing_cmd="$missing_cmd cc"
 for h in $base_hdr; do
-	echo "#include <$h>" | "${CC:-cc}" -E -x c - >/dev/null 2>&1 || missing_pc="$missing_pc <$h>"
+	# shellcheck disable=SC2086 # CC may hold flags (make check-sanitize's)
+	echo "#include <$h>" | ${CC:-cc} -E -x c - >/dev/null 2>&1 || missing_pc="$missing_pc <$h>"
 done
 missing_opt=
 for o in ${opt:-}; do
