@@ -98,12 +98,12 @@ $(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 # ---- tools ----------------------------------------------------------------
 # prof reads ELF and DWARF (elfutils), MiniDebugInfo (liblzma) and, when the
 # package is there, asks debuginfod servers (elfutils' libdebuginfod); zlib
-# gzips --format=pprof.
+# gzips --format=pprof; libiberty (no pkg-config module: -liberty) demangles.
 HAVE_DEBUGINFOD := $(shell $(PKGCONFIG) --exists libdebuginfod 2>/dev/null && echo 1)
 ELF_PKGS   = libelf libdw liblzma zlib capstone $(if $(HAVE_DEBUGINFOD),libdebuginfod)
 ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags $(ELF_PKGS) 2>/dev/null) \
              $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
-ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null)
+ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null) -liberty
 FORMAT_SRC := $(FORMAT_WRITE_SRC) $(FORMAT_READ_SRC)
 FORMAT_OBJ := $(FORMAT_SRC:%.c=$(B)/tool/%.o)
 PROF_SRC   := $(sort $(wildcard tools/prof/*.c tools/prof/out/*.c))

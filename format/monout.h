@@ -34,10 +34,10 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version (MONOUT_MINOR, 5): 1 added sparse
+ *    36  u32   minor        minor version (MONOUT_MINOR, 6): 1 added sparse
  *                           HIST records, 2 added FACTS, THREADS, PCS and
- *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL; new record types
- *                           raise it
+ *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL, 6 FILES; new
+ *                           record types raise it
  *    40  u8[24] reserved, 0
  *
  *   Then `records` records, each starting at an 8-byte aligned offset:
@@ -147,6 +147,18 @@
  *       24 pcs u64[depth]  leaf first; runtime addresses; pcs[0] the interrupted PC, the others an address
  *                          inside the instruction the frame was executing (return address - 1 for callers)
  *
+ *   FILES (13, minor 6), at most one, after the OBJECT records it names:
+ *     what tells the file of an object without a GNU build ID from a
+ *     rebuilt one (prof compares it with the file it reads).  n × 32 bytes,
+ *     n = length / 32:
+ *        0 object u32      (index of its OBJECT record)
+ *        4 flags u32       (MONOUT_FILE_STAT 1: size and mtime hold; MONOUT_FILE_TEXT 2: text CRC holds)
+ *        8 size u64        (the file's st_size when the runtime first listed the object, bytes)
+ *       16 mtime u64       (its st_mtim, nanoseconds since the Epoch)
+ *       24 text CRC u32    (CRC-32 (IEEE, as the header's) of the bytes of its executable PT_LOAD
+ *                          segments as loaded, p_filesz bytes each, in program-header order: the
+ *                          code that ran)
+ *       28 reserved u32 0
  *   WALL (12, minor 5), at most one: wall-clock samples of every thread
  *     (MONPROF_WALL, monrun --wall), taken by the runtime's wall sampler
  *     thread at `rate` Hz of wall-clock time whatever each thread's state.
@@ -216,7 +228,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
-#define MONOUT_MINOR 5
+#define MONOUT_MINOR 6
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -237,6 +249,7 @@
 #define MONOUT_REC_IMAGES 10
 #define MONOUT_REC_STACKS 11
 #define MONOUT_REC_WALL 12
+#define MONOUT_REC_FILES 13
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -358,6 +371,11 @@
 #define MONOUT_OBJ_MAIN 0x1	/* the main program */
 #define MONOUT_OBJ_VDSO 0x2	/* the kernel's vDSO (no file) */
 
+/* FILES entry flags (struct monout_object's file_flags). */
+#define MONOUT_FILE_STAT 0x1	/* file_size and file_mtime_ns hold */
+#define MONOUT_FILE_TEXT 0x2	/* text_crc holds */
+#define MONOUT_FILE_ENTRY 32	/* bytes of a FILES entry */
+
 /* IMAGES roles. */
 #define MONOUT_IMAGE_EARLIER 0	/* ran before, in this process, and exec'd the next */
 #define MONOUT_IMAGE_THIS 1	/* the image this file profiles */
@@ -402,6 +420,12 @@ struct monout_object {
 	uint32_t path_len;	/* bytes, no NUL (the reader adds one) */
 	const char *path;
 	uint32_t set;		/* object set it was first seen loaded in (0: at start) */
+	/* Its FILES entry (minor 6; file_flags 0: none): the file's identity
+	 * when it has no build ID. */
+	uint32_t file_flags;	/* MONOUT_FILE_* */
+	uint64_t file_size;	/* st_size, bytes */
+	uint64_t file_mtime_ns;	/* st_mtim, nanoseconds since the Epoch */
+	uint32_t text_crc;	/* CRC-32 of its executable segments' bytes */
 };
 
 struct monout_hist {
@@ -711,6 +735,10 @@ int monout_wall_thread(struct monout_writer *w, const struct monout_wall_thread 
 int monout_wall_wait(struct monout_writer *w, const struct monout_wait *v);
 int monout_wall_sample(struct monout_writer *w, const struct monout_wall_sample *s);
 int monout_wall_close(struct monout_writer *w);
+/* The FILES record: an entry for each of the n objects (OBJECT indexes
+ * 0..n-1) whose file_flags is not 0; no record when there is none.
+ * Returns 0 or -1 with errno, as the puts. */
+int monout_put_files(struct monout_writer *w, const struct monout_object *o, size_t n);
 /* The IMAGES record: n entries, one of role MONOUT_IMAGE_THIS. */
 int monout_put_images(struct monout_writer *w, const struct monout_image *v, size_t n);
 /* Patch in the header; the file is complete when this returns 0. */

@@ -48,6 +48,8 @@ const char *monout_rec_name(uint32_t type)
 		return "STACKS";
 	case MONOUT_REC_WALL:
 		return "WALL";
+	case MONOUT_REC_FILES:
+		return "FILES";
 	}
 	return "unknown";
 }
@@ -1074,6 +1076,24 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 		case MONOUT_REC_WALL:
 			if (parse_wall(&r, pl, end, i, off, m) < 0)
 				goto fail;
+			break;
+		case MONOUT_REC_FILES:
+			if (rlen % MONOUT_FILE_ENTRY)
+				RFAIL("record %u (FILES) at offset %zu: %llu bytes, not a multiple of %d",
+				      i, off, (unsigned long long)rlen, MONOUT_FILE_ENTRY);
+			for (size_t at = pl; at < end; at += MONOUT_FILE_ENTRY) {
+				uint32_t ob = g32(&r, at), fl = g32(&r, at + 4);
+				if (ob >= m->nobjects)
+					RFAIL("record %u (FILES) at offset %zu: object %u, %zu read before it",
+					      i, off, ob, m->nobjects);
+				if (fl == 0 || (fl & ~(uint32_t)(MONOUT_FILE_STAT | MONOUT_FILE_TEXT)))
+					RFAIL("record %u (FILES) at offset %zu: flags 0x%x", i, off, fl);
+				struct monout_object *o = &m->objects[ob];
+				o->file_flags = fl;
+				o->file_size = g64(&r, at + 8);
+				o->file_mtime_ns = g64(&r, at + 16);
+				o->text_crc = g32(&r, at + 24);
+			}
 			break;
 		default:
 			/* A newer minor version may add record types, which older

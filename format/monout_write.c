@@ -302,6 +302,28 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h)
 	return rec_close(w);
 }
 
+int monout_put_files(struct monout_writer *w, const struct monout_object *o, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += o[i].file_flags != 0;
+	if (k == 0)
+		return 0;
+	if (rec_open(w, MONOUT_REC_FILES) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (o[i].file_flags == 0)
+			continue;
+		w_u32(w, (uint32_t)i);
+		w_u32(w, o[i].file_flags);
+		w_u64(w, o[i].file_size);
+		w_u64(w, o[i].file_mtime_ns);
+		w_u32(w, o[i].text_crc);
+		w_u32(w, 0);
+	}
+	return rec_close(w);
+}
+
 int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n)
 {
 	if (rec_open(w, MONOUT_REC_CALLS) < 0)
@@ -581,6 +603,8 @@ int monout_write_fd(int fd, const struct monout *m)
 	for (size_t i = 0; i < m->nobjects; i++)
 		if (monout_put_object(&w, &m->objects[i]) < 0)
 			return -1;
+	if (monout_put_files(&w, m->objects, m->nobjects) < 0)
+		return -1;
 	for (size_t i = 0; i < m->nhists; i++)
 		if (monout_put_hist(&w, &m->hists[i]) < 0)
 			return -1;

@@ -1,6 +1,7 @@
 /*
  * fuzz_symtab.c — libFuzzer harness for prof's ELF symbol loading
- * (tools/prof/symtab.c: symtab_load and symtab_probe, through libelf).
+ * (tools/prof/symtab.c: symtab_load, symtab_imports, symtab_text_crc and
+ * symtab_probe, through libelf).
  *
  * prof opens every object a mon.out names, so a hostile or damaged ELF
  * file is ordinary input.  The input is the whole file, handed over as a
@@ -70,14 +71,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	struct prof_image im;
 	char err[256];
+	/* The program's imports (sorted, each a string) name the aliases. */
+	struct prof_imports imp;
+	if (symtab_imports(path, &imp) == 0)
+		for (size_t i = 1; i < imp.n; i++)
+			CHECK(strcmp(imp.names[i - 1], imp.names[i]) <= 0);
 	memset(err, 'x', sizeof err);
-	if (symtab_load(path, locals, &im, err, sizeof err) == 0) {
+	if (symtab_load(path, locals, &imp, &im, err, sizeof err) == 0) {
 		check_image(&im);
 		symtab_free(&im);
 	} else {
 		CHECK(memchr(err, '\0', sizeof err) != NULL && err[0] != '\0');
 		CHECK(im.syms == NULL && im.path == NULL);
 	}
+	symtab_imports_free(&imp);
+	/* The CRC of the code segments (mon.out's FILES): within the file. */
+	uint32_t crc;
+	memset(err, 'x', sizeof err);
+	if (symtab_text_crc(path, &crc, err, sizeof err) < 0)
+		CHECK(memchr(err, '\0', sizeof err) != NULL);
 	/* symtab_probe reads a subset of what symtab_load reads: one input in
 	 * eight (by its last byte) is enough to keep it covered. */
 	if (size && (data[size - 1] & 0xe) != 0)

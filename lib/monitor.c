@@ -135,6 +135,9 @@ static int collect_one(const struct mon_object_info *oi, void *arg)
 	uint8_t *bid = NULL;
 	build_id_of(info, o, &bid);
 	o->build_id = bid;
+	if (o->build_id_len == 0)	/* what tells a rebuilt file (mon.out(5), FILES) */
+		o->file_flags = mon_object_file_id(oi, &o->file_size, &o->file_mtime_ns,
+						   &o->text_crc);
 	c->n++;
 	return 0;
 }
@@ -281,6 +284,8 @@ static int fill(struct monout_writer *w, void *arg)
 		    hist_object == MONOUT_NO_OBJECT)
 			hist_object = (uint32_t)i;
 	}
+	if (monout_put_files(w, objects, nobjects) < 0)
+		return -1;
 	if (hist.bins != NULL && hist.nbins > 0) {
 		struct monout_hist h;
 		memset(&h, 0, sizeof h);

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "monout.h"
 #include "objects.h"
 #include "runtime.h"
 
@@ -225,6 +226,36 @@ static int object_path(const struct dl_phdr_info *info, const char *name, char *
 		mon_free(a);
 	}
 	return found ? 0 : -1;
+}
+
+unsigned mon_object_file_id(const struct mon_object_info *oi, uint64_t *size,
+			    uint64_t *mtime_ns, uint32_t *text_crc)
+{
+	unsigned flags = 0;
+	if (oi->vdso || oi->path == NULL || oi->path[0] != '/')
+		return 0;
+	struct stat st;
+	if (stat(oi->path, &st) == 0) {
+		*size = (uint64_t)st.st_size;
+		*mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+		flags |= MONOUT_FILE_STAT;
+	}
+	const struct dl_phdr_info *info = oi->phdr;
+	uint32_t crc = 0;
+	int any = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !(ph->p_flags & PF_R))
+			continue;
+		crc = monout_crc32(crc, (const void *)(info->dlpi_addr + ph->p_vaddr),
+				   (size_t)ph->p_filesz);
+		any = 1;
+	}
+	if (any) {
+		*text_crc = crc;
+		flags |= MONOUT_FILE_TEXT;
+	}
+	return flags;
 }
 
 struct walk {

@@ -37,6 +37,17 @@ MON_HIDDEN int mon_objects_each(int (*fn)(const struct mon_object_info *o, void 
  * 0 when the object has none. */
 MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
 
+/* What tells the file of loaded object oi from a rebuilt one, for an
+ * object without a build ID (mon.out(5), FILES): *size and *mtime_ns
+ * (bytes; nanoseconds since the Epoch) from stat(2) of oi->path, and
+ * *text_crc, the CRC-32 of the bytes of its executable PT_LOAD segments as
+ * loaded (p_filesz each, program-header order: the code that runs, read
+ * in memory; segments without PF_R are left out).  Returns the flags that
+ * hold: MONOUT_FILE_STAT (stat succeeded), MONOUT_FILE_TEXT; 0 for the
+ * vDSO or an object without a path.  Normal context (not a handler). */
+MON_HIDDEN unsigned mon_object_file_id(const struct mon_object_info *oi, uint64_t *size,
+				       uint64_t *mtime_ns, uint32_t *text_crc);
+
 /* The program's own path, in mon_alloc memory: /proc/self/exe's target, or
  * AT_EXECFN made absolute when that names another ELF file (a program run
  * through the dynamic loader) or /proc is missing; NULL if unknown or out

@@ -19,16 +19,20 @@
 # golang-go (about 450 MB: `go tool pprof` reads --format=pprof) and
 # musl-tools (musl-gcc: a musl program monrun must refuse with its own message)
 # and eslint (with Debian's nodejs: lints the flame graph's script,
-# tools/prof/out/flame.js; node --check alone where eslint is missing).
+# tools/prof/out/flame.js; node --check alone where eslint is missing)
+# and rustc (about 120 MB with its standard library: real Rust programs'
+# names, both manglings).
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
-base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev"
+base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev libiberty-dev"
 base_pc="libelf libdw liblzma libdebuginfod zlib capstone"
 base_cmd="make pkg-config"
+# Headers of libraries with no pkg-config module (libiberty: libiberty-dev).
+base_hdr="libiberty/demangle.h"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
-       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc eslint:eslint" ;;
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc eslint:eslint rustc:rustc" ;;
 fuzz)  pkgs="$base clang libclang-rt-dev"
        pcs="$base_pc" cmds="$base_cmd clang" ;;
 package) pkgs="$base debhelper dpkg-dev lintian"
@@ -52,6 +56,10 @@ for c in $cmds; do
 	command -v "$c" >/dev/null 2>&1 || missing_cmd="$missing_cmd $c"
 done
 command -v "${CC:-cc}" >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing_cmd="$missing_cmd cc"
+for h in $base_hdr; do
+	# shellcheck disable=SC2086 # CC may hold flags (make check-sanitize's)
+	echo "#include <$h>" | ${CC:-cc} -E -x c - >/dev/null 2>&1 || missing_pc="$missing_pc <$h>"
+done
 missing_opt=
 for o in ${opt:-}; do
 	command -v "${o#*:}" >/dev/null 2>&1 || missing_opt="$missing_opt ${o%%:*}"

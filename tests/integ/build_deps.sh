@@ -1,6 +1,7 @@
 #!/bin/sh
 # make check's dependency step (scripts/deps.sh) asks pkg-config before
-# dpkg: on a system without dpkg whose pkg-config knows every library, it
+# dpkg: on a system without dpkg whose pkg-config knows every library (and
+# whose compiler finds libiberty's header, which has no module), it
 # passes; where a library is missing it names it and fails, without dpkg.
 # The system without dpkg is this one with every command but dpkg's and
 # apt's on PATH (the real pkg-config answering about the real libraries).
@@ -39,4 +40,19 @@ out=$(PATH="$T/bin" "$SH" "$ROOT/scripts/deps.sh" check 2>&1); rc=$?
 case $rc:$out in
 1:*cmocka*) ok "deps: a missing library is named" ;;
 *) not_ok "deps: a missing library is named" "exit $rc: $out" ;;
+esac
+
+# A library without a pkg-config module (libiberty: its header, found by
+# the compiler) missing: named by its header, and a failure.
+cat >"$T/cc-noiberty" <<EOS
+#!$SH
+in=\$(cat)
+case \$in in *libiberty*) exit 1 ;; esac
+printf '%s\n' "\$in" | exec "$(command -v "${CC%% *}")" "\$@"
+EOS
+chmod +x "$T/cc-noiberty"
+out=$(PATH="$T/bin" CC="$T/cc-noiberty" "$SH" "$ROOT/scripts/deps.sh" check 2>&1); rc=$?
+case $rc:$out in
+1:*libiberty/demangle.h*) ok "deps: a missing header is named" ;;
+*) not_ok "deps: a missing header is named" "exit $rc: $out" ;;
 esac

@@ -2,7 +2,9 @@
 # Function boundaries from every source an object has (issue 12): a
 # stripped program's functions are told apart by its unwind table (each FDE
 # range a row [object]+0xSTART with its size; no row spans two FDE ranges);
-# a separate debug file by .gnu_debuglink; MiniDebugInfo (.gnu_debugdata);
+# a separate debug file by .gnu_debuglink, found by libdwfl's search, the
+# one --lines uses (names and lines from the same file, issue 23);
+# MiniDebugInfo (.gnu_debugdata);
 # a debuginfod server on 127.0.0.1 (skipped with a message only when the
 # debuginfod package is absent); the warning for an object shown by unwind
 # ranges; and a real run of a stripped program.
@@ -78,6 +80,13 @@ crafted l.mon "$T/pf_l" "$ID"
 f7=$(nm_addr pf f7)
 [ "$(csv_field l.csv f7 4)" = "$(hex "$f7")" ] && [ "$(csv_field l.csv g_entry 2)" = function ] &&
 	! grep -q unwind l.csv && [ ! -s l.err ] && ok debuglink_same_dir || not_ok debuglink_same_dir "$(cat l.err l.csv)"
+# Names and lines from the one debug file libdwfl's search found (issue 23):
+# the functions of prof_funcs.c are rows "prof_funcs.c:N name", f7's among
+# them (crt1.o's _start has no DWARF and keeps its name).
+"$PROF" -m l.mon --lines --format=csv >ll.csv 2>ll.err
+awk -F, 'NR > 1 && $1 ~ /^(f[0-7]|g_entry|main)$/ { bad = 1 }
+	NR > 1 && $1 ~ /^prof_funcs\.c:[0-9]+ f7$/ { f7 = 1 } END { exit bad || !f7 }' ll.csv &&
+	[ ! -s ll.err ] && ok debuglink_names_and_lines || not_ok debuglink_names_and_lines "$(cat ll.err ll.csv)"
 mkdir -p .debug && mv pf.debug .debug/
 "$PROF" -m l.mon --format=csv >l2.csv 2>/dev/null
 [ "$(csv_field l2.csv f7 4)" = "$(hex "$f7")" ] && ok debuglink_dot_debug || not_ok debuglink_dot_debug "$(cat l2.csv)"

@@ -31,8 +31,8 @@ static unsigned char *sample(size_t *len)
 {
 	struct monout_object objs[2] = {
 		{ 0x555500000000ull, 0x555500001000ull, 0x555500002000ull, MONOUT_OBJ_MAIN,
-		  sizeof bid, bid, 9, "/bin/prog", 0 },
-		{ 0x7f0000000000ull, 0x7f0000010000ull, 0x7f0000020000ull, 0, 0, NULL, 11, "libc.so.6xx", 0 },
+		  sizeof bid, bid, 9, "/bin/prog", 0, 0, 0, 0, 0 },
+		{ 0x7f0000000000ull, 0x7f0000010000ull, 0x7f0000020000ull, 0, 0, NULL, 11, "libc.so.6xx", 0, 0, 0, 0, 0 },
 	};
 	objs[1].path_len = 9;	/* only "libc.so.6" */
 	struct monout_hist hists[2] = {
@@ -303,6 +303,53 @@ static size_t record_at(const unsigned char *buf, uint32_t t)
 			return off;
 		off += MONOUT_REC_HEADER_SIZE + (((size_t)rlen + 7) & ~(size_t)7);
 	}
+}
+
+/* The FILES record (minor 6): an entry for each object with file_flags,
+ * read back onto its OBJECT; an entry naming an object the file has not
+ * described, or with flags 0, is rejected by name. */
+static void files_record(void **state)
+{
+	(void)state;
+	struct monout_object o[2];
+	memset(o, 0, sizeof o);
+	o[0].path = "/bin/with-id";
+	o[0].path_len = 12;
+	o[1].path = "/bin/no-id";
+	o[1].path_len = 10;
+	o[1].file_flags = MONOUT_FILE_STAT | MONOUT_FILE_TEXT;
+	o[1].file_size = 16016;
+	o[1].file_mtime_ns = 1764595200123456789ull;
+	o[1].text_crc = 0xdeadbeefu;
+	struct monout m, r;
+	char err[200];
+	memset(&m, 0, sizeof m);
+	m.nobjects = 2;
+	m.objects = o;
+	FILE *f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	unsigned char buf[4096];
+	ssize_t n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_int_equal(r.nobjects, 2);
+	assert_int_equal(r.objects[0].file_flags, 0);
+	assert_int_equal(r.objects[1].file_flags, MONOUT_FILE_STAT | MONOUT_FILE_TEXT);
+	assert_int_equal(r.objects[1].file_size, 16016);
+	assert_true(r.objects[1].file_mtime_ns == 1764595200123456789ull);
+	assert_int_equal(r.objects[1].text_crc, 0xdeadbeefu);
+	monout_free(&r);
+	size_t at = record_at(buf, MONOUT_REC_FILES) + MONOUT_REC_HEADER_SIZE;
+	uint32_t v = 2;
+	memcpy(buf + at, &v, 4);
+	refresh_crcs(buf, (size_t)n);
+	expect_error(buf, (size_t)n, "(FILES) at offset");
+	v = 1;
+	memcpy(buf + at, &v, 4);
+	v = 0;
+	memcpy(buf + at + 4, &v, 4);
+	refresh_crcs(buf, (size_t)n);
+	expect_error(buf, (size_t)n, "flags 0x0");
 }
 
 /* The IMAGES record (minor 3): written and read back entry by entry; a
@@ -693,7 +740,7 @@ static void wall_record(void **state)
 	memset(&m, 0, sizeof m);
 	m.run.rate_hz = 1000;
 	struct monout_object obj = { 0x400000, 0x401000, 0x402000, MONOUT_OBJ_MAIN, 0, NULL, 9,
-				     "/bin/true", 0 };
+				     "/bin/true", 0, 0, 0, 0, 0 };
 	FILE *f = tmpfile();
 	struct monout_writer w;
 	assert_int_equal(monout_begin(&w, fileno(f), 0), 0);
@@ -745,7 +792,7 @@ static void wall_record(void **state)
 	fclose(f);
 	uint32_t minor;
 	memcpy(&minor, buf + 36, 4);
-	assert_int_equal(minor, 5);
+	assert_int_equal(minor, MONOUT_MINOR);	/* 5 added WALL */
 	struct monout r;
 	char err[200];
 	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
@@ -1069,6 +1116,7 @@ int main(void)
 		cmocka_unit_test(inconsistent_records),
 		cmocka_unit_test(sparse_hist),
 		cmocka_unit_test(images_record),
+		cmocka_unit_test(files_record),
 		cmocka_unit_test(write_errors),
 		cmocka_unit_test(read_file_errors),
 		cmocka_unit_test(coverage_records),

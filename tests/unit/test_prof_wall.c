@@ -92,7 +92,7 @@ static void write_profile(int with_wall)
 	assert_int_equal(monout_begin(&w, fd, 0), 0);
 	assert_int_equal(monout_put_run(&w, &run), 0);
 	struct monout_object obj = { bias, text_lo, text_hi, MONOUT_OBJ_MAIN, 0, NULL,
-				     (uint32_t)strlen(exe), exe, 0 };
+				     (uint32_t)strlen(exe), exe, 0, 0, 0, 0, 0 };
 	assert_int_equal(monout_put_object(&w, &obj), 0);
 	/* CPU-clock stacks of tid 100: 30 in spin, 10 in other. */
 	struct monout_stacks_head sh;

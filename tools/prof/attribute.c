@@ -35,6 +35,8 @@
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "monout.h"
 
@@ -276,6 +278,63 @@ static int same_id(const struct prof_image *im, const unsigned char *id, size_t 
 	return im->build_id_len == len && memcmp(im->build_id, id, len) == 0;
 }
 
+/* A time in nanoseconds since the Epoch as "2026-12-01 13:18:02 UTC". */
+static void utc_words(uint64_t ns, char *buf, size_t len)
+{
+	time_t t = (time_t)(ns / 1000000000u);
+	struct tm tm;
+	if (gmtime_r(&t, &tm) == NULL || strftime(buf, len, "%Y-%m-%d %H:%M:%S UTC", &tm) == 0)
+		snprintf(buf, len, "%llu s after the Epoch", (unsigned long long)(ns / 1000000000u));
+}
+
+/*
+ * Whether the file at path (read into im) is not the one object o of d
+ * was when it ran: by GNU build ID when both have one; else, for an object
+ * without one, by the CRC of its code that the runtime recorded (mon.out(5),
+ * FILES: a program linked with --build-id=none and rebuilt since).  Then
+ * 1 with why (why_len bytes) saying so, with both build IDs, or both sizes
+ * and modification times; else 0 (also when there is nothing to compare).
+ */
+static int file_changed(const struct prof_data *d, const struct prof_object *o, const char *path,
+			const struct prof_image *im, char *why, size_t why_len)
+{
+	if (o->build_id_len && im->build_id_len) {
+		if (same_id(im, o->build_id, o->build_id_len))
+			return 0;
+		char want[129], have[129];
+		prof_hex(o->build_id, o->build_id_len, want);
+		prof_hex(im->build_id, im->build_id_len, have);
+		snprintf(why, why_len, "build ID %s differs from %s recorded in %s", have, want,
+			 d->file);
+		return 1;
+	}
+	if (o->build_id_len || im->build_id_len || !(o->file_flags & MONOUT_FILE_TEXT))
+		return 0;
+	uint32_t crc;
+	char cerr[128];
+	if (symtab_text_crc(path, &crc, cerr, sizeof cerr) == 0 && crc == o->text_crc)
+		return 0;
+	char then[64] = "", now[64] = "";
+	struct stat st;
+	if (o->file_flags & MONOUT_FILE_STAT) {
+		char t[40];
+		utc_words(o->file_mtime_ns, t, sizeof t);
+		snprintf(then, sizeof then, ": %llu bytes, modified %s",
+			 (unsigned long long)o->file_size, t);
+	}
+	if (stat(path, &st) == 0) {
+		char t[40];
+		utc_words((uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec, t,
+			  sizeof t);
+		snprintf(now, sizeof now, ": %llu bytes, modified %s", (unsigned long long)st.st_size,
+			 t);
+	}
+	snprintf(why, why_len, "its code differs from the code that ran, recorded in %s (no build "
+		 "ID to compare; then%s; now%s)", d->file, then[0] ? then : ": unknown",
+		 now[0] ? now : ": unknown");
+	return 1;
+}
+
 /*
  * The image for an object of a profile: loaded on first use, shared by every
  * profile that names the same file with the same build ID.  main_prog: the
@@ -310,9 +369,9 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 	size_t idx = a->nimages;
 	struct imgsegs *s = img_segs(a, idx);
 	memset(s, 0, sizeof *s);
-	char lerr[256];
+	char lerr[512];
 	int usable = 1;
-	if (o->no_file || symtab_load(path, a->locals, im, lerr, sizeof lerr) < 0) {
+	if (o->no_file || symtab_load(path, a->locals, &a->imports, im, lerr, sizeof lerr) < 0) {
 		if (o->is_main) {
 			snprintf(err, errlen, "%s: %s", path, lerr);
 			free(im);
@@ -339,21 +398,16 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 			snprintf(err, errlen, "%s", strerror(ENOMEM));
 			return SIZE_MAX;
 		}
-	} else if (o->build_id_len && im->build_id_len &&
-		   !same_id(im, o->build_id, o->build_id_len)) {
-		char want[129], have[129];
-		prof_hex(o->build_id, o->build_id_len, want);
-		prof_hex(im->build_id, im->build_id_len, have);
+	} else if (file_changed(d, o, path, im, lerr, sizeof lerr)) {
 		if (o->is_main) {
-			snprintf(err, errlen, "%s: build ID %s differs from %s recorded in %s; "
-				 "not the program that was profiled", path, have, want, d->file);
+			snprintf(err, errlen, "%s: %s; not the program that was profiled", path, lerr);
 			symtab_free(im);
 			free(im);
 			return SIZE_MAX;
 		}
-		prof_warn("build-id", "%s: build ID %s differs from %s recorded in %s "
-			  "(file changed since the run); its samples are shown as "
-			  "[object]+offset", path, have, want, d->file);
+		prof_warn(o->build_id_len ? "build-id" : "file-changed",
+			  "%s: %s (file changed since the run); its samples are shown as "
+			  "[object]+offset", path, lerr);
 		a->warned = 1;
 		usable = 0;
 		free(im->syms);
@@ -498,10 +552,62 @@ static size_t row_then(struct prof_attr *a, const struct prof_data *d, const siz
 	return o != SIZE_MAX ? row_in_object(a, d, img, o, pc) : row_at(a, segs, nsegs, fb, nfb, pc);
 }
 
+/* The last function symbol of im at or below ELF address addr, or NULL. */
+static const struct prof_sym *sym_below(const struct prof_image *im, uint64_t addr)
+{
+	size_t lo = 0, hi = im->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (im->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &im->syms[lo - 1] : NULL;
+}
+
+/*
+ * A caller frame's PC, as the runtime records it (mon.out(5), STACKS): its
+ * return address - 1, inside the call instruction, so that a call at a
+ * function's last instruction (a noreturn call, the next function starting
+ * right after it) stays in its own function.  One return address is not
+ * preceded by a call: the one makecontext(3) pushes on a new context's
+ * stack (glibc's __start_context, which switches to uc_link or exits when
+ * the context's function returns), whose address - 1 lies in the alignment
+ * padding after the function before.  *pc (runtime) and *row are moved to
+ * the function at the return address when the address - 1 is in no
+ * function's symbol (st_size) and no unwind range (FDE) while the return
+ * address starts one: code that no call reached, so not the caller.
+ * Returns 1 when moved (the frame is such a pushed return address), else
+ * 0.  row: row_at's answer for *pc; at1: the row of *pc + 1.
+ */
+static int pushed_return(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
+			 uint64_t *pc, size_t *row, size_t at1)
+{
+	const struct prof_row *r = &a->rows[*row], *n = &a->rows[at1];
+	if (r->kind == PROF_ROW_UNKNOWN || r->kind == PROF_ROW_OBJECT || at1 == *row ||
+	    n->kind == PROF_ROW_UNKNOWN || n->kind == PROF_ROW_OBJECT || n->image != r->image)
+		return 0;
+	const struct prof_image *im = a->images[r->image];
+	uint64_t lpc = link_pc(a, d, img, *row, *pc);
+	if (n->addr != lpc + 1)
+		return 0;	/* the return address does not start a function */
+	const struct prof_sym *y = sym_below(im, lpc);
+	if (y && lpc - y->addr < y->size)
+		return 0;	/* inside a function: a call's return address */
+	size_t k = fde_at(im, lpc);
+	if (k < im->nfdes && im->fdes[k].lo <= lpc)
+		return 0;	/* inside an unwind range */
+	*pc += 1;
+	*row = at1;
+	return 1;
+}
+
 /* The stacks of one file over the rows: each PC through row_at (a caller's
- * PC is its return address - 1, inside the call, so it falls in the
- * calling function), as a link-time PC of its row's image; the thread's
- * name from THREADS.  leaf[r] += the counts of the stacks whose leaf is in
+ * PC through pushed_return too), as a link-time PC of its row's image; the
+ * thread's name from THREADS.  A walk that the runtime flagged truncated at
+ * a pushed return address (makecontext's bottom frame) is complete: the
+ * context's stack ends there.  leaf[r] += the counts of the stacks whose leaf is in
  * row r.  0 or -1 (ENOMEM). */
 static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size_t *img,
 		      const struct prof_seg *segs, size_t nsegs, const struct prof_seg *fb,
@@ -535,15 +641,22 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 				w->thread[sizeof w->thread - 1] = '\0';
 				break;
 			}
+		int pushed = 0;
 		for (uint32_t k = 0; k < st->depth; k++) {
+			uint64_t pc = st->pcs[k];
 			size_t row = row_then(a, d, img, shared, any_shared, st->set, segs, nsegs,
-					      fb, nfb, st->pcs[k]);
-			a->frames[a->nframes++] = (struct prof_frame){
-				row, link_pc(a, d, img, row, st->pcs[k]) };
+					      fb, nfb, pc);
+			if (k > 0)
+				pushed = pushed_return(a, d, img, &pc, &row,
+						       row_then(a, d, img, shared, any_shared, st->set,
+								segs, nsegs, fb, nfb, pc + 1));
+			a->frames[a->nframes++] = (struct prof_frame){ row, link_pc(a, d, img, row, pc) };
 		}
+		if (pushed)
+			w->flags &= ~(uint32_t)PROF_STACK_TRUNCATED;
 		leaf[a->frames[w->first].row] += (double)st->count;
 		a->stack_samples += (double)st->count;
-		if (st->flags & PROF_STACK_TRUNCATED)
+		if (w->flags & PROF_STACK_TRUNCATED)
 			a->stacks_truncated += st->count;
 		if (st->flags & PROF_STACK_DEPTH)
 			a->stacks_depth += st->count;
@@ -846,12 +959,19 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		w->flags = s->flags;
 		w->first = a->nframes;
 		w->depth = s->depth;
+		int pushed = 0;
 		for (uint32_t k = 0; k < s->depth; k++) {
-			size_t row = row_then(a, d, img, shared, any_shared, s->set, segs, nsegs, fb,
-					      nfb, s->pcs[k]);
-			a->frames[a->nframes++] = (struct prof_frame){
-				row, link_pc(a, d, img, row, s->pcs[k]) };
+			uint64_t pc = s->pcs[k];
+			size_t row = row_then(a, d, img, shared, any_shared, s->set, segs, nsegs,
+					      fb, nfb, pc);
+			if (k > 0)
+				pushed = pushed_return(a, d, img, &pc, &row,
+						       row_then(a, d, img, shared, any_shared, s->set,
+								segs, nsegs, fb, nfb, pc + 1));
+			a->frames[a->nframes++] = (struct prof_frame){ row, link_pc(a, d, img, row, pc) };
 		}
+		if (pushed)
+			w->flags &= ~(uint32_t)PROF_STACK_TRUNCATED;
 	}
 	for (size_t t = 0; t < d->nwall_threads; t++) {
 		const struct prof_wall_thread *wt = &d->wall_threads[t];
@@ -890,6 +1010,14 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	    (a->unknown_row = new_row(a, PROF_ROW_UNKNOWN, 0, 0, NULL)) == SIZE_MAX)
 		goto nomem;
 
+	/* The main program's imports first: they name the aliases of the
+	 * objects it calls (symtab.c). */
+	for (size_t i = 0; i < d->nobjs && a->imports.names == NULL; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const char *path = o->is_main && prog ? prog : o->path;
+		if (o->is_main && !o->no_file && path && symtab_imports(path, &a->imports) < 0)
+			goto nomem;
+	}
 	/* Images, and the runtime segments of every object. */
 	size_t nsegs = 0, nfb = 0;
 	for (size_t i = 0; i < d->nobjs; i++) {
@@ -1035,9 +1163,12 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	for (size_t c = 0; c < d->narcs; c++) {
 		const struct prof_arc *arc = &d->arcs[c];
 		struct prof_arcrow r;
-		r.from_row = row_at(a, segs, nsegs, fb, nfb, arc->frompc);
+		/* frompc is a return address: the call is at frompc - 1, in
+		 * the caller even when the call ends it (a noreturn call). */
+		uint64_t call = arc->frompc ? arc->frompc - 1 : 0;
+		r.from_row = row_at(a, segs, nsegs, fb, nfb, call);
 		r.to_row = row_at(a, segs, nsegs, fb, nfb, arc->selfpc);
-		r.frompc = link_pc(a, d, img, r.from_row, arc->frompc);
+		r.frompc = link_pc(a, d, img, r.from_row, call);
 		r.selfpc = link_pc(a, d, img, r.to_row, arc->selfpc);
 		r.count = arc->count;
 		if (add_arc(a, &r) < 0)
@@ -1297,5 +1428,6 @@ void attr_free(struct prof_attr *a)
 	free(a->reasons);
 	free(a->wthreads);
 	coverage_free(a);
+	symtab_imports_free(&a->imports);
 	memset(a, 0, sizeof *a);
 }

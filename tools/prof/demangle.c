@@ -1,44 +1,44 @@
 /*
- * demangle.c — C++ names for -C, through the C++ runtime's own demangler.
+ * demangle.c — source-language names for -C (the default), through
+ * libiberty's demangler (GNU's, the one c++filt and GDB use; Debian's
+ * libiberty-dev).
  *
- * libstdc++ exports __cxa_demangle (the Itanium C++ ABI's demangler) with C
- * linkage.  prof is a C program and need not link the C++ runtime: it loads
- * libstdc++.so.6 with dlopen the first time -C meets a mangled name, so
- * prof works (without demangling) where no C++ runtime is installed.
+ * Mangled names prof meets, and what they become:
+ *   _Z...            C++ (the Itanium C++ ABI, "External Names"):
+ *                    _Z3fooi is foo(int); a compiler clone _Z3foov.cold is
+ *                    "foo() [clone .cold]".
+ *   _ZN...17h<16 hex digits>E
+ *                    Rust's legacy mangling (an Itanium-shaped name whose
+ *                    last component is the crate's hash): printed without
+ *                    the ::h<hash> and with its $u7b$-style escapes decoded,
+ *                    std::rt::lang_start::{{closure}}, as rustfilt does.
+ *   _R...            Rust's v0 mangling (RFC 2603, "Rust Symbol Name
+ *                    Mangling v0"), the default of Rust's standard library:
+ *                    b24_rust::hot::spin, the crate's disambiguator dropped.
+ *   _D...            D (the D ABI, "Name Mangling").
+ * Options: DMGL_PARAMS | DMGL_ANSI (C++ parameter lists and qualifiers, as
+ * c++filt prints them), DMGL_AUTO (every language above); without
+ * DMGL_VERBOSE, which would keep Rust's hashes and disambiguators.  Other
+ * names (C) are left as they are; --no-demangle prints every name as the
+ * symbol table holds it, hashes included.
  */
 #include "prof.h"
 
-#include <dlfcn.h>
+#include <libiberty/demangle.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The Itanium ABI's signature: returns a malloc'd string, or NULL with
- * *status -1 (no memory), -2 (not a mangled name) or -3 (bad argument). */
-typedef char *demangle_fn(const char *mangled, char *out, size_t *len, int *status);
-
-static demangle_fn *demangler;
-static int tried;
-
 const char *prof_demangle(const char *name, char *buf, size_t buflen)
 {
-	if (name == NULL || name[0] != '_' || name[1] != 'Z')
+	/* Only the prefixes of the manglings above: a C name is never
+	 * reinterpreted (libiberty's automatic mode would also try Java's and
+	 * GNAT's conventions on any name). */
+	if (name == NULL || name[0] != '_' ||
+	    (name[1] != 'Z' && name[1] != 'R' && name[1] != 'D') || buflen == 0)
 		return NULL;
-	if (!tried) {
-		tried = 1;
-		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
-		if (h) {
-			void *sym = dlsym(h, "__cxa_demangle");
-			memcpy(&demangler, &sym, sizeof sym);
-		}
-	}
-	if (demangler == NULL)
+	char *d = cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+	if (d == NULL)
 		return NULL;
-	int status = 0;
-	char *d = demangler(name, NULL, NULL, &status);
-	if (d == NULL || status != 0) {
-		free(d);
-		return NULL;
-	}
 	snprintf(buf, buflen, "%s", d);
 	free(d);
 	return buf;

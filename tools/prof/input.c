@@ -299,6 +299,10 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		o->text_hi = mo->text_hi;
 		o->is_main = (mo->flags & MONOUT_OBJ_MAIN) != 0;
 		o->set = mo->set;
+		o->file_flags = mo->file_flags;
+		o->file_size = mo->file_size;
+		o->file_mtime_ns = mo->file_mtime_ns;
+		o->text_crc = mo->text_crc;
 		o->no_file = (mo->flags & MONOUT_OBJ_VDSO) != 0;
 		if (o->no_file && copy_xsyms(m, (uint32_t)i, o) < 0)
 			goto nomem;

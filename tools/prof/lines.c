@@ -4,9 +4,10 @@
  *
  * Each location in an object gets the lines libdw gives for its address
  * (an ELF vaddr, which is what DWARF's addresses are, in the object or its
- * separate debug file, found as libdwfl's standard callbacks find it: by
- * build ID under /usr/lib/debug, .gnu_debuglink, debuginfod when
- * DEBUGINFOD_URLS is set): the line table's row for the address, and the
+ * separate debug file, found by prof_dwfl_offline: libdwfl's standard
+ * search, by build ID under /usr/lib/debug, .gnu_debuglink, debuginfod when
+ * DEBUGINFOD_URLS is set, the one symtab.c's names come from too): the
+ * line table's row for the address, and the
  * scopes around it (dwarf_getscopes) from the innermost inlined subroutine
  * out to the subprogram.  The location's lines are then innermost first, as
  * pprof's Location.line and perf's inline frames are: the function inlined
@@ -41,23 +42,36 @@ struct modinfo {
 	int tried;
 };
 
-static Dwarf *dwarf_of(struct modinfo *m, const char *path)
+struct Dwfl *prof_dwfl_offline(const char *path, struct Dwfl_Module **mod)
 {
 	static const Dwfl_Callbacks cb = {
 		.find_elf = dwfl_build_id_find_elf,
 		.find_debuginfo = dwfl_standard_find_debuginfo,
 		.section_address = dwfl_offline_section_address,
 	};
+	*mod = NULL;
+	Dwfl *dwfl = dwfl_begin(&cb);
+	if (dwfl == NULL)
+		return NULL;
+	*mod = dwfl_report_offline(dwfl, path, path, -1);
+	dwfl_report_end(dwfl, NULL, NULL);
+	if (*mod == NULL) {
+		dwfl_end(dwfl);
+		return NULL;
+	}
+	return dwfl;
+}
+
+static Dwarf *dwarf_of(struct modinfo *m, const char *path)
+{
 	if (m->tried)
 		return m->dw;
 	m->tried = 1;
-	if (path == NULL || path[0] == '[' || !(m->dwfl = dwfl_begin(&cb)))
+	Dwfl_Module *mod;
+	if (path == NULL || path[0] == '[' || !(m->dwfl = prof_dwfl_offline(path, &mod)))
 		return NULL;
-	Dwfl_Module *mod = dwfl_report_offline(m->dwfl, path, path, -1);
-	dwfl_report_end(m->dwfl, NULL, NULL);
 	Dwarf_Addr bias;
-	if (mod)
-		m->dw = dwfl_module_getdwarf(mod, &bias);
+	m->dw = dwfl_module_getdwarf(mod, &bias);
 	return m->dw;
 }
 
@@ -81,15 +95,26 @@ static int chain_at(Dwarf *dw, uint64_t addr, struct frame *out, const char **co
 	int line = 0;
 	if (ln && dwarf_lineno(ln, &line) != 0)
 		line = 0;
+	/* Split DWARF (-gsplit-dwarf; DWARF 5, section 3.1.2 "Skeleton
+	 * Compilation Unit"): the line table is the skeleton's, the DIE tree
+	 * (subprograms, inlined subroutines, their call files) is the split
+	 * unit's, in the .dwo file libdw finds by the skeleton's DW_AT_dwo_name
+	 * and DW_AT_comp_dir (dwarf_cu_info gives it as subdie).  libdw 0.188,
+	 * Debian 12's, reads .dwo files; it reads .dwp packages from 0.191. */
+	Dwarf_Die tree = cu, split;
+	uint8_t unit_type = 0;
+	if (dwarf_cu_info(cu.cu, NULL, &unit_type, NULL, &split, NULL, NULL, NULL) == 0 &&
+	    unit_type == DW_UT_skeleton && dwarf_tag(&split) == DW_TAG_compile_unit)
+		tree = split;
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
-	if (dwarf_getsrcfiles(&cu, &files, &nfiles) != 0)
+	if (dwarf_getsrcfiles(&tree, &files, &nfiles) != 0)
 		files = NULL;
 	/* dwarf_getscopes stops at an inlined subroutine's own scopes (the
 	 * abstract tree); the callers are the scopes around that DIE in the
 	 * concrete tree, dwarf_getscopes_die (as eu-addr2line -i walks them). */
 	Dwarf_Die *scopes = NULL;
-	int ns = dwarf_getscopes(&cu, addr, &scopes), n = 0;
+	int ns = dwarf_getscopes(&tree, addr, &scopes), n = 0;
 	for (int i = 0; i < ns && n < MAXCHAIN; i++) {
 		int tag = dwarf_tag(&scopes[i]);
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)

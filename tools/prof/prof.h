@@ -100,6 +100,12 @@ struct prof_object {		/* one loaded ELF object */
 					 * them (vDSO, perf map names of anonymous code) */
 	size_t nxsyms;
 	uint32_t set;		/* mon.out's object set it was first seen loaded in (0: at start) */
+	/* mon.out's FILES entry (an object without a build ID): what tells
+	 * the file that ran from a rebuilt one.  file_flags 0: none. */
+	uint32_t file_flags;	/* MONOUT_FILE_* */
+	uint64_t file_size;	/* bytes */
+	uint64_t file_mtime_ns;	/* nanoseconds since the Epoch */
+	uint32_t text_crc;	/* CRC-32 of its executable segments' bytes */
 };
 
 /* One thread of the run (mon.out's THREADS record). */
@@ -326,6 +332,19 @@ struct prof_image {		/* an ELF object's functions, sorted by addr */
  * or NULL. */
 const struct prof_sym *symtab_data_at(const struct prof_image *im, uint64_t addr);
 
+/* The names a program imports: the undefined symbols of its .dynsym (the
+ * functions it calls in shared objects, as it spells them), sorted by
+ * strcmp, unversioned.  Chooses among aliases (symtab.c). */
+struct prof_imports {
+	char **names;
+	size_t n;
+};
+
+/* The imports of the ELF program at path into *out (empty for a static
+ * program or a file that cannot be read).  0, or -1 (ENOMEM). */
+int symtab_imports(const char *path, struct prof_imports *out);
+void symtab_imports_free(struct prof_imports *imp);
+
 /* Opens path as an ELF object and reads its function boundaries, from every
  * source it has, best first: .symtab; a separate debug file (by build ID
  * under /usr/lib/debug/.build-id, then by .gnu_debuglink); MiniDebugInfo
@@ -333,9 +352,31 @@ const struct prof_sym *symtab_data_at(const struct prof_image *im, uint64_t addr
  * DEBUGINFOD_URLS is set; .dynsym; PLT stubs from the PLT relocations; and
  * the FDE ranges of .eh_frame/.debug_frame (im->fdes) for code no symbol
  * covers.  locals: keep STB_LOCAL functions (prof's default; -l clears
- * it).  Returns 0, or -1 with err ("not an ELF file", "truncated ELF
+ * it).  imports (NULL: none): the program's imports, which name aliases
+ * (symtab.c, top).  Returns 0, or -1 with err ("not an ELF file", "truncated ELF
  * file", or strerror). */
-int symtab_load(const char *path, int locals, struct prof_image *im, char *err, size_t errlen);
+int symtab_load(const char *path, int locals, const struct prof_imports *imports,
+		struct prof_image *im, char *err, size_t errlen);
+
+/* The one search for an object's separate debug file, for its names
+ * (symtab.c) and its lines (lines.c): a libdwfl session (libdwfl.h) with
+ * the object at path reported offline and libdwfl's standard callbacks
+ * (dwfl_standard_find_debuginfo: by build ID under /usr/lib/debug/.build-id,
+ * by .gnu_debuglink next to the object, in its .debug/ and under
+ * /usr/lib/debug, its build ID or CRC checked; then, when DEBUGINFOD_URLS
+ * is set, the debuginfod servers).  *mod: the module.  NULL when libdwfl
+ * cannot read path.  The caller ends it with dwfl_end. */
+struct Dwfl;
+struct Dwfl_Module;
+struct Dwfl *prof_dwfl_offline(const char *path, struct Dwfl_Module **mod);
+
+/* The CRC-32 (monout_crc32) of the file bytes of the executable PT_LOAD
+ * segments of the ELF file at path, p_filesz bytes each in program-header
+ * order (segments without PF_R left out): what the runtime records of a
+ * loaded object without a build ID (mon.out(5), FILES).  0 with *crc, or
+ * -1 with err (the file cannot be read, has no such segment, or a segment
+ * runs past its end). */
+int symtab_text_crc(const char *path, uint32_t *crc, char *err, size_t errlen);
 
 /* Only the build ID and ELF class/byte order (for gmon.out and for checking
  * prog).  Returns 0 or -1 with err. */
@@ -411,7 +452,7 @@ enum prof_rowkind { PROF_ROW_FUNC = PROF_FN_FUNC, PROF_ROW_GAP = PROF_FN_GAP,
  * [unknown]), as the model keeps it. */
 struct prof_arcrow {
 	size_t from_row, to_row;
-	uint64_t frompc, selfpc;
+	uint64_t frompc, selfpc;	/* frompc: inside the call (the return address - 1) */
 	uint64_t count;
 };
 
@@ -523,6 +564,7 @@ struct prof_attr {
 	double wall_running_unplaced;	/* running samples of threads with no CPU stack */
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
+	struct prof_imports imports;	/* the main program's, read with its image */
 	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
 };
 
@@ -583,8 +625,9 @@ int coverage_image_syms(struct prof_image *im, const struct prof_object *o);
 
 /* ---- demangle.c ---------------------------------------------------------- */
 
-/* The demangled form of a C++ (Itanium ABI) name into buf, or NULL if name
- * is not mangled or the C++ runtime is not available. */
+/* The demangled form of a mangled name (C++, Rust legacy and v0, D:
+ * demangle.c) into buf (buflen bytes, truncated to fit, NUL-terminated),
+ * or NULL if name is not one libiberty's demangler reads. */
 const char *prof_demangle(const char *name, char *buf, size_t buflen);
 
 #endif /* PROF_H */

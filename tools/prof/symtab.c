@@ -10,16 +10,20 @@
  * Where function boundaries come from, best first (every source the
  * object has is tried in this order; the first full symbol table wins):
  *   1. the object's own .symtab (every function, local ones included);
- *   2. a separate debug file: by build ID under /usr/lib/debug/.build-id/
- *      xx/yyyy.debug (Debian's -dbgsym packages), then by the name and
- *      CRC-32 in .gnu_debuglink, looked for next to the object, in its
- *      .debug/ directory and under /usr/lib/debug/ + its directory (the
- *      places GDB's manual, "Separate Debug Files", lists);
+ *   2. a separate debug file, found by the one search prof makes for it,
+ *      libdwfl's (prof_dwfl_offline, which --lines uses too, so that names
+ *      and lines come from the same file): by build ID under
+ *      /usr/lib/debug/.build-id/xx/yyyy.debug (Debian's -dbgsym packages),
+ *      then by the name and CRC-32 in .gnu_debuglink, looked for next to
+ *      the object, in its .debug/ directory and under /usr/lib/debug/ + its
+ *      directory (the places GDB's manual, "Separate Debug Files", lists),
+ *      then, only when the environment sets DEBUGINFOD_URLS, a debuginfod
+ *      server asked by build ID;
  *   3. MiniDebugInfo: an xz-compressed ELF in .gnu_debugdata whose .symtab
  *      holds the functions .dynsym lacks (GDB's manual, "MiniDebugInfo");
- *      it is read together with .dynsym;
- *   4. a debuginfod server (elfutils' libdebuginfod), only when the
- *      environment sets DEBUGINFOD_URLS, asked by build ID;
+ *      it is read together with .dynsym (here, not by libdwfl: prof reads
+ *      every symbol table itself, to fold aliases by its own rule);
+ *   4. (the debuginfod server of 2.)
  *   5. the dynamic symbol table .dynsym (exported functions only);
  *   6. PLT stubs, named callee@plt from the PLT relocations (x86-64);
  *   7. last, the FDE ranges of .eh_frame and .debug_frame (unwind.c), kept
@@ -38,10 +42,13 @@
  * real code), and local unless the caller asks for globals only (-l).
  * Assembler-local labels (.L*) and mapping symbols ($x, $d) are not
  * functions.  Several symbols at one address (aliases such as malloc and
- * __libc_malloc) become one entry, named by perf's rule (tools/perf/util/
- * symbol.c, choose_best_symbol): a symbol with a size before one without,
- * global before weak before local, fewer leading underscores first, then
- * the longer name, then the first in byte order.
+ * __libc_malloc, or tcmalloc's free, tc_free, tc_delete, tc_deletearray,
+ * ...) become one entry, named by the name a caller most likely used: a
+ * symbol with a size before one without (a label inside or before a
+ * function); then global before weak before local; then a name the program
+ * imports (an undefined symbol of its .dynsym: what its source called)
+ * before one it does not; then the shortest name (free, not
+ * __libc_free); then the first in byte order.  prof(1), "Names", says so.
  *
  * Every value read from the file is range-checked: a truncated or hostile
  * ELF gives an error or fewer symbols, never a crash.
@@ -54,9 +61,8 @@
 #include <libelf.h>
 #include <limits.h>
 #include <lzma.h>
-#ifdef HAVE_DEBUGINFOD
-#include <elfutils/debuginfod.h>
-#endif
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -85,16 +91,20 @@ static void seterr(char *err, size_t errlen, const char *msg)
 	snprintf(err, errlen, "%s", msg);
 }
 
-/* An open ELF file: fd plus libelf handle. */
+/* An open ELF file: fd plus libelf handle.  dwfl: the libdwfl session the
+ * handle belongs to (a debug file found by find_debug), which closing ends;
+ * else NULL and the file is ours. */
 struct elffile {
 	int fd;
 	Elf *elf;
+	Dwfl *dwfl;
 };
 
 static int elf_open_file(const char *path, struct elffile *f, char *err, size_t errlen)
 {
 	f->fd = -1;
 	f->elf = NULL;
+	f->dwfl = NULL;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		seterr(err, errlen, "libelf is out of date");
 		return -1;
@@ -126,8 +136,11 @@ fail:
 
 static void elf_close_file(struct elffile *f)
 {
-	if (f->elf)
+	if (f->dwfl)
+		dwfl_end(f->dwfl);	/* its Elf handles with it */
+	else if (f->elf)
 		elf_end(f->elf);
+	f->dwfl = NULL;
 	if (f->fd >= 0)
 		close(f->fd);
 	f->elf = NULL;
@@ -211,6 +224,40 @@ int symtab_probe(const char *path, struct prof_image *im, char *err, size_t errl
 		return -1;
 	}
 	return 0;
+}
+
+int symtab_text_crc(const char *path, uint32_t *crc, char *err, size_t errlen)
+{
+	struct elffile f;
+	if (elf_open_file(path, &f, err, errlen) < 0)
+		return -1;
+	size_t nph, len;
+	const char *raw = elf_rawfile(f.elf, &len);
+	int any = 0, rc = 0;
+	uint32_t c = 0;
+	if (raw == NULL || elf_getphdrnum(f.elf, &nph) != 0)
+		nph = 0;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(f.elf, (int)i, &ph) == NULL || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X) || !(ph.p_flags & PF_R))
+			continue;
+		if (ph.p_offset > len || ph.p_filesz > len - ph.p_offset) {
+			seterr(err, errlen, "a code segment runs past the end of the file");
+			rc = -1;
+			break;
+		}
+		c = monout_crc32(c, raw + ph.p_offset, (size_t)ph.p_filesz);
+		any = 1;
+	}
+	if (rc == 0 && !any) {
+		seterr(err, errlen, "no code segment");
+		rc = -1;
+	}
+	elf_close_file(&f);
+	if (rc == 0)
+		*crc = c;
+	return rc;
 }
 
 /* ---- collecting symbols ---------------------------------------------------- */
@@ -520,8 +567,20 @@ nomem:
 
 /* ---- separate debug files ------------------------------------------------------ */
 
-/* Rank of a name among synonyms: lower is preferred (see the top). */
-static int syn_better(const struct rawsym *x, const struct rawsym *y, const char *pool)
+static int cmp_name(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Whether imp (sorted) holds name. */
+static int is_imported(const struct prof_imports *imp, const char *name)
+{
+	return imp && imp->n && bsearch(&name, imp->names, imp->n, sizeof *imp->names, cmp_name);
+}
+
+/* Whether x names an address better than y, its synonym (see the top). */
+static int syn_better(const struct rawsym *x, const struct rawsym *y, const char *pool,
+		      const struct prof_imports *imp)
 {
 	if ((x->size != 0) != (y->size != 0))
 		return x->size != 0;
@@ -530,13 +589,74 @@ static int syn_better(const struct rawsym *x, const struct rawsym *y, const char
 	if (bx != by)
 		return bx < by;
 	const char *nx = pool + x->name, *ny = pool + y->name;
-	size_t ux = strspn(nx, "_"), uy = strspn(ny, "_");
-	if (ux != uy)
-		return ux < uy;
+	int ix = is_imported(imp, nx), iy = is_imported(imp, ny);
+	if (ix != iy)
+		return ix;
 	size_t lx = strlen(nx), ly = strlen(ny);
 	if (lx != ly)
-		return lx > ly;
+		return lx < ly;
 	return strcmp(nx, ny) < 0;
+}
+
+int symtab_imports(const char *path, struct prof_imports *out)
+{
+	struct elffile f;
+	char err[128];
+	memset(out, 0, sizeof *out);
+	if (elf_open_file(path, &f, err, sizeof err) < 0)
+		return 0;
+	size_t cap = 0;
+	int rc = 0;
+	Elf_Scn *scn = NULL;
+	while ((scn = elf_nextscn(f.elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != SHT_DYNSYM)
+			continue;
+		Elf_Data *data = prof_section_bytes(scn, 0);
+		size_t n = data && sh.sh_entsize ? data->d_size / sh.sh_entsize : 0;
+		for (size_t i = 1; i < n; i++) {
+			GElf_Sym s;
+			if (gelf_getsym(data, (int)i, &s) == NULL)
+				break;
+			const char *name = elf_strptr(f.elf, sh.sh_link, s.st_name);
+			if (s.st_shndx != SHN_UNDEF || name == NULL || name[0] == '\0')
+				continue;
+			if (out->n == cap) {
+				size_t ncap = cap ? cap * 2 : 64;
+				char **nv = realloc(out->names, ncap * sizeof *nv);
+				if (nv == NULL) {
+					rc = -1;
+					goto done;
+				}
+				out->names = nv;
+				cap = ncap;
+			}
+			if ((out->names[out->n] = strndup(name, strcspn(name, "@"))) == NULL) {
+				rc = -1;
+				goto done;
+			}
+			out->n++;
+		}
+		break;
+	}
+done:
+	elf_close_file(&f);
+	if (rc < 0) {
+		symtab_imports_free(out);
+		errno = ENOMEM;
+		return -1;
+	}
+	if (out->n > 1)
+		qsort(out->names, out->n, sizeof *out->names, cmp_name);
+	return 0;
+}
+
+void symtab_imports_free(struct prof_imports *imp)
+{
+	for (size_t i = 0; i < imp->n; i++)
+		free(imp->names[i]);
+	free(imp->names);
+	memset(imp, 0, sizeof *imp);
 }
 
 static int cmp_raw(const void *x, const void *y)
@@ -579,74 +699,47 @@ static void read_texts(Elf *elf, struct prof_image *im)
 		qsort(im->texts, n, sizeof *im->texts, cmp_text);
 }
 
-/* A debug file for im: it must carry the same build ID when both have one
- * (else, for .gnu_debuglink, the CRC given).  Returns 1 and keeps it open in
- * *dbg, or 0. */
-static int debug_file_ok(const char *dpath, const struct prof_image *im, int check_crc,
-			 uint32_t crc, struct elffile *dbg)
+/* The separate debug file of the object at path, by the search libdwfl
+ * makes for its lines too (prof_dwfl_offline: build ID, .gnu_debuglink,
+ * debuginfod when DEBUGINFOD_URLS is set; libdwfl checks the build ID, or
+ * the debuglink's CRC), so that names and lines come from one file.
+ * libdwfl names a file it found on disk (dwfl_module_info's debugfile),
+ * which is opened here; one a debuginfod server gave it has no name there,
+ * and is taken as libdwfl opened it (dwarf_getelf of the module's DWARF,
+ * when that is not the object's own), the session kept open in dbg.
+ * Returns 1 with *dbg open when the file has a .symtab, its path
+ * (malloc'd, or NULL from a server) in *found and in *from where it came
+ * from (PROF_SYMS_DEBUG by build ID, PROF_SYMS_DEBUGINFOD, else
+ * PROF_SYMS_DEBUGLINK); else 0. */
+static int find_debug(const char *path, struct elffile *dbg, char **found, int *from)
 {
+	Dwfl_Module *mod;
+	Dwfl *dwfl = prof_dwfl_offline(path, &mod);
+	if (dwfl == NULL)
+		return 0;
+	const char *debugfile = NULL;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(mod, &bias);
+	Elf *main_elf = dwfl_module_getelf(mod, &bias);
+	dwfl_module_info(mod, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
 	char derr[128];
-	if (elf_open_file(dpath, dbg, derr, sizeof derr) < 0)
-		return 0;
-	struct prof_image di;
-	memset(&di, 0, sizeof di);
-	read_build_id(dbg->elf, &di);
-	int good;
-	if (im->build_id_len && di.build_id_len)
-		good = di.build_id_len == im->build_id_len &&
-		       memcmp(di.build_id, im->build_id, im->build_id_len) == 0;
-	else if (check_crc) {
-		size_t len;
-		const char *raw = elf_rawfile(dbg->elf, &len);
-		good = raw && monout_crc32(0, raw, len) == crc;
-	} else
-		good = 0;
-	if (!good || !has_section(dbg->elf, SHT_SYMTAB)) {
-		elf_close_file(dbg);
-		return 0;
-	}
-	return 1;
-}
-
-/* The separate debug file named by .gnu_debuglink: "name\0", padding to 4
- * bytes, then the CRC-32 of the debug file. */
-static int find_debuglink(Elf *elf, const char *path, const struct prof_image *im,
-			  struct elffile *dbg, char **found)
-{
-	GElf_Shdr sh;
-	Elf_Scn *scn = section_named(elf, ".gnu_debuglink", &sh);
-	Elf_Data *d;
-	if ((d = prof_section_bytes(scn, 0)) == NULL || d->d_size < 8)
-		return 0;
-	const char *name = d->d_buf;
-	size_t nl = strnlen(name, d->d_size);
-	size_t crcoff = (nl + 4) & ~(size_t)3;
-	if (nl == 0 || crcoff + 4 > d->d_size || strchr(name, '/'))
-		return 0;
-	const unsigned char *cp = (const unsigned char *)d->d_buf + crcoff;
-	uint32_t crc = im->big ? (uint32_t)cp[0] << 24 | (uint32_t)cp[1] << 16 |
-				 (uint32_t)cp[2] << 8 | cp[3]
-			       : (uint32_t)cp[3] << 24 | (uint32_t)cp[2] << 16 |
-				 (uint32_t)cp[1] << 8 | cp[0];
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	if (slash)
-		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-	else
-		snprintf(dir, sizeof dir, ".");
-	char cand[3][PATH_MAX + 300];
-	snprintf(cand[0], sizeof cand[0], "%s/%.*s", dir, (int)nl, name);
-	snprintf(cand[1], sizeof cand[1], "%s/.debug/%.*s", dir, (int)nl, name);
-	snprintf(cand[2], sizeof cand[2], DEBUG_DIR "%s%s/%.*s", dir[0] == '/' ? "" : "/", dir,
-		 (int)nl, name);
-	for (int i = 0; i < 3; i++) {
-		if (strcmp(cand[i], path) == 0)	/* the object itself */
-			continue;
-		if (debug_file_ok(cand[i], im, 1, crc, dbg)) {
-			*found = strdup(cand[i]);
+	if (debugfile && strcmp(debugfile, path) != 0 &&
+	    elf_open_file(debugfile, dbg, derr, sizeof derr) == 0) {
+		if (has_section(dbg->elf, SHT_SYMTAB) && (*found = strdup(debugfile)) != NULL) {
+			*from = strncmp(debugfile, DEBUG_ROOT, sizeof DEBUG_ROOT - 1) == 0
+					? PROF_SYMS_DEBUG : PROF_SYMS_DEBUGLINK;
+			dwfl_end(dwfl);
 			return 1;
 		}
+		elf_close_file(dbg);
+	} else if (debugfile == NULL && dw && dwarf_getelf(dw) && dwarf_getelf(dw) != main_elf &&
+		   has_section(dwarf_getelf(dw), SHT_SYMTAB)) {
+		*dbg = (struct elffile){ -1, dwarf_getelf(dw), dwfl };
+		*found = NULL;
+		*from = PROF_SYMS_DEBUGINFOD;
+		return 1;
 	}
+	dwfl_end(dwfl);
 	return 0;
 }
 
@@ -699,37 +792,11 @@ fail:
 	return NULL;
 }
 
-#ifdef HAVE_DEBUGINFOD
-/* Asks the servers in DEBUGINFOD_URLS for the debug file of im's build ID;
- * the file is cached by libdebuginfod (DEBUGINFOD_CACHE_PATH). */
-static int find_debuginfod(const struct prof_image *im, struct elffile *dbg, char **found)
-{
-	const char *urls = getenv("DEBUGINFOD_URLS");
-	if (urls == NULL || urls[0] == '\0' || im->build_id_len == 0)
-		return 0;
-	debuginfod_client *cl = debuginfod_begin();
-	if (cl == NULL)
-		return 0;
-	char *p = NULL;
-	int fd = debuginfod_find_debuginfo(cl, im->build_id, (int)im->build_id_len, &p);
-	debuginfod_end(cl);
-	if (fd < 0) {
-		free(p);
-		return 0;
-	}
-	close(fd);
-	int ok = p && debug_file_ok(p, im, 0, 0, dbg);
-	if (ok)
-		*found = p;
-	else
-		free(p);
-	return ok;
-}
-#endif
 
-int symtab_load(const char *path, int locals, struct prof_image *im, char *err, size_t errlen)
+int symtab_load(const char *path, int locals, const struct prof_imports *imports,
+		struct prof_image *im, char *err, size_t errlen)
 {
-	struct elffile f, dbg = { -1, NULL };
+	struct elffile f, dbg = { -1, NULL, NULL };
 	struct collect c = { 0 }, dc = { 0 };
 	unsigned char *mini = NULL;
 	Elf *minielf = NULL;
@@ -749,20 +816,10 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 		got = collect_syms_data(f.elf, SHT_SYMTAB, locals, &c, &dc);
 		im->from = PROF_SYMS_SYMTAB;
 	}
-	if (im->from == PROF_SYMS_NONE && im->build_id_len >= 2) {
-		char hex[sizeof im->build_id * 2 + 1];
-		prof_hex(im->build_id, im->build_id_len, hex);
-		char dpath[sizeof DEBUG_ROOT + sizeof hex + 8];
-		snprintf(dpath, sizeof dpath, "%s%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
-		if (debug_file_ok(dpath, im, 0, 0, &dbg)) {
-			got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
-			im->from = PROF_SYMS_DEBUG;
-			im->debug_path = strdup(dpath);
-		}
-	}
-	if (im->from == PROF_SYMS_NONE && find_debuglink(f.elf, path, im, &dbg, &im->debug_path)) {
+	int dfrom = 0;
+	if (got >= 0 && im->from == PROF_SYMS_NONE && find_debug(path, &dbg, &im->debug_path, &dfrom)) {
 		got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
-		im->from = PROF_SYMS_DEBUGLINK;
+		im->from = dfrom;
 	}
 	size_t minilen = 0;
 	if (got >= 0 && im->from == PROF_SYMS_NONE && (mini = minidebug_bytes(f.elf, &minilen))) {
@@ -772,12 +829,6 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 			im->from = PROF_SYMS_MINIDEBUG;
 		}
 	}
-#ifdef HAVE_DEBUGINFOD
-	if (got >= 0 && im->from == PROF_SYMS_NONE && find_debuginfod(im, &dbg, &im->debug_path)) {
-		got = collect_syms_data(dbg.elf, SHT_SYMTAB, locals, &c, &dc);
-		im->from = PROF_SYMS_DEBUGINFOD;
-	}
-#endif
 	/* .dynsym: alone, or with MiniDebugInfo (which leaves its symbols out). */
 	if (got >= 0 && (im->from == PROF_SYMS_NONE || im->from == PROF_SYMS_MINIDEBUG) &&
 	    has_section(f.elf, SHT_DYNSYM)) {
@@ -811,7 +862,7 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 		size_t j = i, best = i;
 		uint64_t size = 0;
 		for (; j < c.n && c.v[j].addr == c.v[i].addr; j++) {
-			if (syn_better(&c.v[j], &c.v[best], c.pool))
+			if (syn_better(&c.v[j], &c.v[best], c.pool, imports))
 				best = j;
 			if (c.v[j].size > size)
 				size = c.v[j].size;
@@ -844,7 +895,7 @@ int symtab_load(const char *path, int locals, struct prof_image *im, char *err, 
 	for (size_t i = 0; i < dc.n;) {
 		size_t j = i, best = i;
 		for (; j < dc.n && dc.v[j].addr == dc.v[i].addr; j++)
-			if (syn_better(&dc.v[j], &dc.v[best], dc.pool))
+			if (syn_better(&dc.v[j], &dc.v[best], dc.pool, NULL))
 				best = j;
 		im->dsyms[im->ndsyms++] = (struct prof_sym){ .addr = dc.v[i].addr,
 			.size = dc.v[best].size, .name = dc.pool + dc.v[best].name,
