@@ -125,7 +125,9 @@ struct prof_run {
 	double user_s, sys_s;	/* CPU seconds of the run */
 	int have_cells;
 	uint64_t cells_used, cells_total;	/* call-count cells */
-	uint64_t pid;
+	uint64_t pid, ppid;
+	uint64_t end_time;	/* seconds since the Epoch when the file was written (RUN's
+				 * time, truncated), 0: not recorded (gmon.out) */
 	char *command;		/* command line, or NULL */
 	int have_facts;		/* mon.out minor 2: the rest of this block */
 	double elapsed_s;	/* wall-clock time of the profiled run */
@@ -255,6 +257,18 @@ int prof_slurp(const char *path, unsigned char **buf, size_t *len, char *err, si
  * a gmon.out needs one to know its byte order and address size.  Returns 0,
  * or -1 with one line in err saying what is wrong (without the file name). */
 int prof_read(const char *path, const char *prog, struct prof_data *d, char *err, size_t errlen);
+
+/* Whether path holds a profile by its first bytes: gmon.out's magic, or
+ * mon.out's (or the start of it: a truncated file is one, reported when
+ * read).  0 when it cannot be opened or is shorter than 4 bytes. */
+int prof_is_profile(const char *path);
+
+/* The profiles in directory dir (a PROFDIR: regular files whose first bytes
+ * are a profile's, names starting with '.' left out, as a writer's
+ * temporary file), "dir/name" each, malloc'd, sorted by name in version
+ * order (strverscmp(3): 9.x before 10.x) into *names[0..*n).  Returns 0,
+ * or -1 with err (opendir(3)'s errno as strerror, or ENOMEM). */
+int prof_dir_files(const char *dir, char ***names, size_t *n, char *err, size_t errlen);
 
 /* ---- gmon.c -------------------------------------------------------------- */
 
