@@ -812,6 +812,161 @@ static int cmp_seg(const void *x, const void *y)
 	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
+/*
+ * The runtime layout of one file's objects: every image's segments moved to
+ * the object's load bias and sorted (segs), the objects' text ranges as the
+ * fallback rows (fb), and per object the segments of its image alone (for a
+ * histogram the file says is that object's; made on first use).  Building
+ * it sorts every segment of every object, which for a program with large
+ * libraries is most of the cost of a file; the files of a process tree (a
+ * server's forked children) mostly share one layout, so the attribution
+ * keeps the last LAYOUT_CACHE layouts and reuses one whose objects have the
+ * same images, biases and text ranges.
+ */
+#define LAYOUT_CACHE 16
+
+struct layout_obj {		/* what of an object the layout depends on */
+	size_t img;
+	uint64_t bias, text_lo, text_hi;
+};
+
+struct layout {
+	size_t nobjs;
+	struct layout_obj *key;	/* [nobjs] */
+	struct prof_seg *segs, *fb;
+	size_t nsegs, nfb;
+	struct prof_seg **os;	/* [nobjs]: object i's own segments, sorted, or NULL */
+	size_t *on;
+};
+
+static void layout_free(struct layout *l)
+{
+	if (l == NULL)
+		return;
+	for (size_t i = 0; i < l->nobjs; i++)
+		free(l->os[i]);
+	free(l->os);
+	free(l->on);
+	free(l->key);
+	free(l->segs);
+	free(l->fb);
+	free(l);
+}
+
+static int layout_is(const struct layout *l, const struct prof_data *d, const size_t *img)
+{
+	if (l->nobjs != d->nobjs)
+		return 0;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const struct layout_obj *k = &l->key[i];
+		if (k->img != img[i] || k->bias != o->bias || k->text_lo != o->text_lo ||
+		    k->text_hi != o->text_hi)
+			return 0;
+	}
+	return 1;
+}
+
+static struct layout *layout_make(const struct prof_attr *a, const struct prof_data *d,
+				  const size_t *img)
+{
+	struct layout *l = calloc(1, sizeof *l);
+	if (l == NULL)
+		return NULL;
+	size_t n = d->nobjs ? d->nobjs : 1, nsegs = 0, nfb = 0;
+	l->nobjs = d->nobjs;
+	l->key = malloc(n * sizeof *l->key);
+	l->os = calloc(n, sizeof *l->os);
+	l->on = calloc(n, sizeof *l->on);
+	for (size_t i = 0; i < d->nobjs; i++)
+		nsegs += img_segs(a, img[i])->n;
+	l->segs = malloc((nsegs ? nsegs : 1) * sizeof *l->segs);
+	l->fb = malloc(n * sizeof *l->fb);
+	if (!l->key || !l->os || !l->on || !l->segs || !l->fb) {
+		layout_free(l);
+		return NULL;
+	}
+	nsegs = 0;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const struct imgsegs *s = img_segs(a, img[i]);
+		l->key[i] = (struct layout_obj){ img[i], o->bias, o->text_lo, o->text_hi };
+		for (size_t k = 0; k < s->n; k++) {
+			l->segs[nsegs].lo = s->v[k].lo + o->bias;
+			l->segs[nsegs].hi = s->v[k].hi + o->bias;
+			l->segs[nsegs].row = s->v[k].row;
+			if (l->segs[nsegs].lo < l->segs[nsegs].hi)	/* no wrap-around */
+				nsegs++;
+		}
+		if (o->text_hi > o->text_lo)
+			l->fb[nfb++] = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
+	}
+	qsort(l->segs, nsegs, sizeof *l->segs, cmp_seg);
+	qsort(l->fb, nfb, sizeof *l->fb, cmp_seg);
+	/* Objects recorded as overlapping would make segments overlap: keep
+	 * the first of two that do (a corrupt object list must not crash). */
+	size_t w = 0;
+	for (size_t k = 0; k < nsegs; k++)
+		if (w == 0 || l->segs[k].lo >= l->segs[w - 1].hi)
+			l->segs[w++] = l->segs[k];
+	l->nsegs = w;
+	w = 0;
+	for (size_t k = 0; k < nfb; k++)
+		if (w == 0 || l->fb[k].lo >= l->fb[w - 1].hi)
+			l->fb[w++] = l->fb[k];
+	l->nfb = w;
+	return l;
+}
+
+/* The layout of d's objects (img: their images), from the cache or made
+ * and cached (most recent first).  NULL: out of memory. */
+static struct layout *layout_for(struct prof_attr *a, const struct prof_data *d, const size_t *img)
+{
+	size_t i = 0;
+	while (i < a->nlayouts && !layout_is(a->layouts[i], d, img))
+		i++;
+	struct layout *l;
+	if (i < a->nlayouts) {
+		l = a->layouts[i];
+	} else {
+		if (a->layouts == NULL &&
+		    (a->layouts = calloc(LAYOUT_CACHE, sizeof *a->layouts)) == NULL)
+			return NULL;
+		if ((l = layout_make(a, d, img)) == NULL)
+			return NULL;
+		if (a->nlayouts == LAYOUT_CACHE)
+			layout_free(a->layouts[--a->nlayouts]);
+		i = a->nlayouts++;
+	}
+	memmove(a->layouts + 1, a->layouts, i * sizeof *a->layouts);
+	a->layouts[0] = l;
+	return l;
+}
+
+/* Object k's own segments in layout l (for a histogram of that object
+ * only: another may have been mapped at the same addresses before or
+ * after), made on first use.  -1: out of memory. */
+static int layout_own(const struct prof_attr *a, struct layout *l, const struct prof_data *d,
+		      size_t k)
+{
+	if (l->os[k])
+		return 0;
+	const struct prof_object *o = &d->objs[k];
+	const struct imgsegs *s = img_segs(a, l->key[k].img);
+	struct prof_seg *os = malloc((s->n ? s->n : 1) * sizeof *os);
+	size_t on = 0;
+	if (!os)
+		return -1;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].lo + o->bias < s->v[i].hi + o->bias)
+			os[on++] = (struct prof_seg){ s->v[i].lo + o->bias, s->v[i].hi + o->bias,
+						      s->v[i].row };
+	qsort(os, on, sizeof *os, cmp_seg);
+	l->os[k] = os;
+	l->on[k] = on;
+	return 0;
+}
+
 int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	     char *err, size_t errlen)
 {
@@ -841,44 +996,14 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			goto out;
 		if (o->is_main && a->main_image == SIZE_MAX)
 			a->main_image = img[i];
-		nsegs += img_segs(a, img[i])->n;
 	}
-	segs = malloc((nsegs ? nsegs : 1) * sizeof *segs);
-	fb = malloc((d->nobjs ? d->nobjs : 1) * sizeof *fb);
-	if (!segs || !fb)
+	struct layout *lay = layout_for(a, d, img);
+	if (lay == NULL)
 		goto nomem;
-	nsegs = 0;
-	for (size_t i = 0; i < d->nobjs; i++) {
-		const struct prof_object *o = &d->objs[i];
-		const struct imgsegs *s = img_segs(a, img[i]);
-		for (size_t k = 0; k < s->n; k++) {
-			segs[nsegs].lo = s->v[k].lo + o->bias;
-			segs[nsegs].hi = s->v[k].hi + o->bias;
-			segs[nsegs].row = s->v[k].row;
-			if (segs[nsegs].lo < segs[nsegs].hi)	/* no wrap-around */
-				nsegs++;
-		}
-		if (o->text_hi > o->text_lo) {
-			fb[nfb].lo = o->text_lo;
-			fb[nfb].hi = o->text_hi;
-			fb[nfb].row = s->object_row;
-			nfb++;
-		}
-	}
-	qsort(segs, nsegs, sizeof *segs, cmp_seg);
-	qsort(fb, nfb, sizeof *fb, cmp_seg);
-	/* Objects recorded as overlapping would make segments overlap: keep
-	 * the first of two that do (a corrupt object list must not crash). */
-	size_t w = 0;
-	for (size_t k = 0; k < nsegs; k++)
-		if (w == 0 || segs[k].lo >= segs[w - 1].hi)
-			segs[w++] = segs[k];
-	nsegs = w;
-	w = 0;
-	for (size_t k = 0; k < nfb; k++)
-		if (w == 0 || fb[k].lo >= fb[w - 1].hi)
-			fb[w++] = fb[k];
-	nfb = w;
+	segs = lay->segs;
+	nsegs = lay->nsegs;
+	fb = lay->fb;
+	nfb = lay->nfb;
 
 	ticks = calloc(a->nrows, sizeof *ticks);
 	if (!ticks)
@@ -904,19 +1029,12 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			 * have been mapped at the same addresses before or after. */
 			const struct prof_object *o = &d->objs[hi->object];
 			const struct imgsegs *s = img_segs(a, img[hi->object]);
-			struct prof_seg *os = malloc((s->n ? s->n : 1) * sizeof *os), ofb;
-			size_t on = 0;
-			if (!os)
+			if (layout_own(a, lay, d, hi->object) < 0)
 				goto nomem;
-			for (size_t k = 0; k < s->n; k++)
-				if (s->v[k].lo + o->bias < s->v[k].hi + o->bias)
-					os[on++] = (struct prof_seg){ s->v[k].lo + o->bias,
-								      s->v[k].hi + o->bias, s->v[k].row };
-			qsort(os, on, sizeof *os, cmp_seg);
-			ofb = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
-			file_ticks += binmap_spread_pieces(hi, os, on, &ofb, o->text_hi > o->text_lo,
+			struct prof_seg ofb = { o->text_lo, o->text_hi, s->object_row };
+			file_ticks += binmap_spread_pieces(hi, lay->os[hi->object], lay->on[hi->object],
+							   &ofb, o->text_hi > o->text_lo,
 							   a->unknown_row, ticks, ps);
-			free(os);
 		} else {
 			file_ticks += binmap_spread_pieces(hi, segs, nsegs, fb, nfb, a->unknown_row,
 							   ticks, ps);
@@ -1014,8 +1132,6 @@ nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));
 out:
 	free(img);
-	free(segs);
-	free(fb);
 	free(ticks);
 	free(leaf);
 	free(pbias);
@@ -1223,6 +1339,9 @@ void attr_free(struct prof_attr *a)
 	}
 	free(a->images);
 	free(a->isegs);
+	for (size_t i = 0; i < a->nlayouts; i++)
+		layout_free(a->layouts[i]);
+	free(a->layouts);
 	free(a->rows);
 	free(a->arcs);
 	free(a->pieces);

@@ -536,6 +536,8 @@ struct prof_attr {
 	double wall_running_unplaced;	/* running samples of threads with no CPU stack */
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
+	struct layout **layouts;	/* the last files' runtime layouts, most recent first */
+	size_t nlayouts;
 	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
 };
 
