@@ -503,6 +503,7 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 		w->count = st->count;
 		w->seconds = (double)st->count / rate;
 		w->tid = st->tid;
+		w->pid = d->run.pid;
 		w->flags = st->flags;
 		w->first = a->nframes;
 		w->depth = st->depth;
@@ -699,6 +700,7 @@ static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data
 	w->count = count;
 	w->seconds = count / (d->wall.rate_hz > 0 ? d->wall.rate_hz : 1);
 	w->tid = tid;
+	w->pid = d->run.pid;
 	w->state = state;
 	w->reason = reason;
 	for (size_t t = 0; t < d->nwall_threads; t++)
@@ -967,6 +969,71 @@ static int layout_own(const struct prof_attr *a, struct layout *l, const struct 
 	return 0;
 }
 
+/* The per-file scratch arrays by row (ticks, stack leaves, marks) grown to
+ * a->nrows, new entries zero; between files every entry is zero again (only
+ * the rows a file touched are cleared, so a file costs what it holds, not
+ * the number of rows).  -1: out of memory. */
+static int scratch_grow(struct prof_attr *a)
+{
+	if (a->nrows <= a->scratch_cap)
+		return 0;
+	size_t c = a->nrows * 2, old = a->scratch_cap;
+	double *t = realloc(a->fticks, c * sizeof *t);
+	if (t)
+		a->fticks = t;
+	double *l = realloc(a->fleaf, c * sizeof *l);
+	if (l)
+		a->fleaf = l;
+	unsigned char *m = realloc(a->fmark, c);
+	if (m)
+		a->fmark = m;
+	size_t *u = realloc(a->touched, c * sizeof *u);
+	if (u)
+		a->touched = u;
+	if (!t || !l || !m || !u)
+		return -1;
+	memset(a->fticks + old, 0, (c - old) * sizeof *t);
+	memset(a->fleaf + old, 0, (c - old) * sizeof *l);
+	memset(a->fmark + old, 0, c - old);
+	a->scratch_cap = c;
+	return 0;
+}
+
+static void touch(struct prof_attr *a, size_t r)
+{
+	if (!a->fmark[r]) {
+		a->fmark[r] = 1;
+		a->touched[a->ntouched++] = r;
+	}
+}
+
+/* Marks every row a share of histogram h's non-zero bins can go to: the
+ * segments (sorted, disjoint) that overlap a non-zero bin's bytes (the
+ * fallback and [unknown] rows the caller marks). */
+static void touch_hist(struct prof_attr *a, const struct prof_hist *h, const struct prof_seg *segs,
+		       size_t nsegs)
+{
+	size_t n = h->idx ? h->nnz : h->nbins;
+	for (size_t k = 0; k < n; k++) {
+		if (!h->idx && h->bins[k] == 0)
+			continue;
+		uint64_t bin = h->idx ? h->idx[k] : k;
+		uint64_t lo = binmap_start(h, bin), hi = binmap_start(h, bin + 1);
+		if (hi > h->highpc)
+			hi = h->highpc;
+		size_t l = 0, r = nsegs;
+		while (l < r) {		/* the first segment ending above lo */
+			size_t mid = l + (r - l) / 2;
+			if (segs[mid].hi <= lo)
+				l = mid + 1;
+			else
+				r = mid;
+		}
+		for (; l < nsegs && segs[l].lo < hi; l++)
+			touch(a, segs[l].row);
+	}
+}
+
 int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	     char *err, size_t errlen)
 {
@@ -974,6 +1041,7 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	struct prof_seg *segs = NULL, *fb = NULL;
 	double *ticks = NULL, *leaf = NULL;
 	uint64_t *pbias = NULL;	/* --lines: each image's bias in this file */
+	size_t s0 = a->nstacks;	/* this file's stacks, for its wall samples */
 	int rc = -1;
 
 	if (!img)
@@ -1005,9 +1073,13 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	fb = lay->fb;
 	nfb = lay->nfb;
 
-	ticks = calloc(a->nrows, sizeof *ticks);
-	if (!ticks)
+	if (scratch_grow(a) < 0)
 		goto nomem;
+	ticks = a->fticks;
+	a->ntouched = 0;
+	touch(a, a->unknown_row);
+	for (size_t k = 0; k < nfb; k++)
+		touch(a, fb[k].row);
 	double file_ticks = 0;
 	struct piece_ctx pctx = { a, NULL, d->run.rate_hz > 0 ? d->run.rate_hz : 1, 0 };
 	struct prof_piece_sink psink = { take_piece, &pctx }, *ps = NULL;
@@ -1031,11 +1103,14 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			const struct imgsegs *s = img_segs(a, img[hi->object]);
 			if (layout_own(a, lay, d, hi->object) < 0)
 				goto nomem;
+			touch(a, s->object_row);
+			touch_hist(a, hi, lay->os[hi->object], lay->on[hi->object]);
 			struct prof_seg ofb = { o->text_lo, o->text_hi, s->object_row };
 			file_ticks += binmap_spread_pieces(hi, lay->os[hi->object], lay->on[hi->object],
 							   &ofb, o->text_hi > o->text_lo,
 							   a->unknown_row, ticks, ps);
 		} else {
+			touch_hist(a, hi, segs, nsegs);
 			file_ticks += binmap_spread_pieces(hi, segs, nsegs, fb, nfb, a->unknown_row,
 							   ticks, ps);
 		}
@@ -1057,15 +1132,16 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	double rate = d->run.rate_hz > 0 ? d->run.rate_hz : 1;
 	/* The call stacks: each frame's row and link-time PC; leaf[r] the
 	 * samples of the stacks whose leaf is in row r. */
-	size_t s0 = a->nstacks;	/* this file's stacks, for its wall samples */
+	s0 = a->nstacks;
 	if (d->have_stacks) {
-		leaf = calloc(a->nrows, sizeof *leaf);
-		if (!leaf || add_stacks(a, d, img, segs, nsegs, fb, nfb, rate, leaf) < 0)
+		leaf = a->fleaf;
+		if (add_stacks(a, d, img, segs, nsegs, fb, nfb, rate, leaf) < 0)
 			goto nomem;
 	}
 	if (d->have_wall && add_wall(a, d, img, segs, nsegs, fb, nfb, s0) < 0)
 		goto nomem;
-	for (size_t r = 0; r < a->nrows; r++) {
+	for (size_t u = 0; u < a->ntouched; u++) {
+		size_t r = a->touched[u];
 		if (ticks[r] == 0)
 			continue;
 		a->rows[r].ticks += ticks[r];
@@ -1132,8 +1208,15 @@ nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));
 out:
 	free(img);
-	free(ticks);
-	free(leaf);
+	/* The scratch arrays zero again for the next file. */
+	for (size_t u = 0; a->fmark && u < a->ntouched; u++) {
+		a->fticks[a->touched[u]] = 0;
+		a->fmark[a->touched[u]] = 0;
+	}
+	a->ntouched = 0;
+	for (size_t i = s0; leaf && i < a->nstacks; i++)
+		if (a->stacks[i].depth)
+			leaf[a->frames[a->stacks[i].first].row] = 0;
 	free(pbias);
 	return rc;
 }
@@ -1341,6 +1424,10 @@ void attr_free(struct prof_attr *a)
 	free(a->isegs);
 	for (size_t i = 0; i < a->nlayouts; i++)
 		layout_free(a->layouts[i]);
+	free(a->fticks);
+	free(a->fleaf);
+	free(a->fmark);
+	free(a->touched);
 	free(a->layouts);
 	free(a->rows);
 	free(a->arcs);

@@ -168,7 +168,8 @@ static int from_wall(const struct monout *m, struct prof_data *d)
 	for (size_t i = 0; i < m->nwall_threads; i++) {
 		const struct monout_wall_thread *t = &m->wall_threads[i];
 		struct prof_wall_thread *w = &d->wall_threads[d->nwall_threads++];
-		*w = (struct prof_wall_thread){ .tid = t->tid, .expected = t->expected,
+		*w = (struct prof_wall_thread){ .tid = t->tid, .pid = m->run.pid,
+			.expected = t->expected,
 			.taken = t->taken, .unreadable = t->unreadable,
 			.alive_s = (double)(t->last_usec - t->first_usec) / 1e6, .flags = t->flags };
 		memcpy(w->name, t->name, sizeof w->name);

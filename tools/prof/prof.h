@@ -166,6 +166,7 @@ struct prof_wall_head {
 
 struct prof_wall_thread {	/* one sampled thread (a WALL THREAD entry) */
 	uint64_t tid;
+	uint64_t pid;		/* its process (RUN's pid) */
 	uint64_t expected, taken, unreadable;	/* samples due, taken, unreadable */
 	double alive_s;		/* its time alive while the sampler ran */
 	uint32_t flags;		/* MONOUT_WALL_THREAD_* */
@@ -455,6 +456,7 @@ struct prof_stackrow {
 	uint64_t count;		/* samples */
 	double seconds;		/* count / rate of its file */
 	uint64_t tid;
+	uint64_t pid;		/* its process (RUN's pid; 0: not recorded) */
 	char thread[16];	/* its name in THREADS, "" if none */
 	uint32_t flags;		/* PROF_STACK_* */
 	size_t first, depth;
@@ -470,6 +472,7 @@ struct prof_wallrow {
 	double count;		/* wall samples */
 	double seconds;		/* count / the file's wall rate */
 	uint64_t tid;
+	uint64_t pid;		/* its process (RUN's pid; 0: not recorded) */
 	char thread[16];	/* its name, "" if none */
 	int state;		/* enum prof_tstate */
 	uint32_t flags;		/* PROF_STACK_* of the walk */
@@ -538,6 +541,9 @@ struct prof_attr {
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
 	struct layout **layouts;	/* the last files' runtime layouts, most recent first */
 	size_t nlayouts;
+	double *fticks, *fleaf;	/* one file's ticks and stack leaves by row, zero between files */
+	unsigned char *fmark;	/* rows in touched */
+	size_t *touched, ntouched, scratch_cap;
 	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
 };
 
@@ -570,7 +576,16 @@ struct prof_cov {
 	double cpu_user_s, cpu_sys_s;	/* CPU of the runs */
 	double sampled_s;	/* samples / rate, summed over files */
 	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
+	/* Wall-clock time of the run: each file's start (its write time less
+	 * its elapsed time) and end (its write time, RUN's, whole seconds)
+	 * give the span from the earliest start to the latest end; elapsed_s
+	 * is that span (never below the longest file's elapsed time: the
+	 * write times are truncated to the second), or the longest elapsed
+	 * time when a file has no write time.  One file: its elapsed time. */
 	double elapsed_s;
+	double elapsed_sum, elapsed_max;	/* summed, longest over files */
+	double start_s, end_s;	/* seconds since the Epoch; 0: no file said */
+	size_t ntimes;		/* files with facts and a write time */
 	double cpu_before_s;	/* CPU before profiling started (start-up) */
 	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
 	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */
