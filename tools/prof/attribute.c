@@ -290,8 +290,11 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 {
 	for (size_t i = 0; i < a->nimages; i++) {
 		struct prof_image *im = a->images[i];
+		/* The same file: by path, and by build ID where both the
+		 * profile and the file say one (a file whose ID cannot be
+		 * read, or a note readelf too finds malformed, is its path). */
 		if (strcmp(im->path, path) == 0 &&
-		    (o->build_id_len == 0 || !img_segs(a, i)->usable ||
+		    (o->build_id_len == 0 || im->build_id_len == 0 || !img_segs(a, i)->usable ||
 		     same_id(im, o->build_id, o->build_id_len)))
 			return i;
 	}

@@ -1,0 +1,174 @@
+#!/bin/sh
+# A process tree is one profile (issue 22), and its files are ready for the
+# fleet tools:
+#  - tree_*: a server forking a process per request (prof_tree) under
+#    monrun -f with PROFDIR writes a file per process; `prof DIR`, `prof -m F
+#    F F...` (data files as positional arguments) and `prof -m F ...` each
+#    read them all as one profile, the sum of the files;
+#  - programs_*: files of two programs are shown by program (text), chosen
+#    with --program=NAME, summed with --merge; a format of one report
+#    refuses, naming both options;
+#  - dir_unreadable: a damaged file of a directory is left out with a
+#    warning naming it, the others read;
+#  - base_dir: --base takes a directory (its files summed);
+#  - span_*: elapsed time (-s) and pprof's duration_nanos are the run's
+#    wall-clock span, earliest start to latest end (crafted files: 10 s
+#    each, written at 1000, 1001 and 1002 s: 12 s, not 30), time_nanos its
+#    start;
+#  - pprof_tags: every stack sample carries thread_id, thread_name and pid
+#    labels (go tool pprof -tags, -tagfocus), where Go is installed;
+#  - flame_threads: --threads puts each thread on the flame graph's root.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+cd "$T" || exit 1
+
+# --- a process tree -------------------------------------------------------------------
+if build_plain tree prof_tree.c && build_plain other monrun_fork.c; then
+	ok tree_build
+else
+	not_ok tree_build; exit 1
+fi
+mkdir -p run
+if PROFDIR=$T/run timeout 120 "$MONRUN" -f ./tree 5 0.05 >tree.out; then
+	ok tree_runs
+else
+	not_ok tree_runs "exit $?"
+fi
+n=$(ls run | wc -l)
+[ "$n" -eq 6 ] && ok tree_six_files || not_ok tree_six_files "$(ls run | tr '\n' ' ')"
+set -- run/*
+"$PROF" --format=csv run >dir.csv 2>dir.err; rc_dir=$?
+"$PROF" --format=csv -m "$@" >pos.csv 2>pos.err; rc_pos=$?
+ms=""
+for f in "$@"; do ms="$ms -m $f"; done
+# shellcheck disable=SC2086
+"$PROF" --format=csv $ms >m.csv 2>m.err; rc_m=$?
+# The sum of the files, file by file.
+sum=0
+for f in "$@"; do
+	"$PROF" --format=csv -m "$f" >one.csv 2>/dev/null
+	sum=$(awk -v s="$sum" -v t="$(ticks one.csv child_spin)" 'BEGIN { print s + t }')
+done
+got=$(ticks dir.csv child_spin)
+# Mutation caught: a directory read as a file ("not a profile"), data files
+# after -m taken for programs ("more than one program given").
+if [ $rc_dir -eq 0 ] && [ $rc_pos -eq 0 ] && [ $rc_m -eq 0 ] && cmp -s dir.csv m.csv &&
+   cmp -s pos.csv m.csv && [ "$(awk -v a="$got" -v b="$sum" 'BEGIN { print (a == b && a > 0) }')" = 1 ]; then
+	ok tree_dir_is_sum
+else
+	not_ok tree_dir_is_sum "exit $rc_dir/$rc_pos/$rc_m, child_spin $got of $sum; $(head -c 300 dir.err pos.err)"
+fi
+# -s: the elapsed time is a span over 6 processes, never their sum.
+"$PROF" -s run >/dev/null 2>s.err
+grep -q '^elapsed: [0-9.]* s (wall clock, from the first process.s start to the last one.s end, to the second; 6 processes, ' s.err &&
+	ok tree_elapsed_span || not_ok tree_elapsed_span "$(grep elapsed s.err)"
+
+# --- several programs -----------------------------------------------------------------
+PROFDIR=$T/run timeout 120 "$MONRUN" ./other 0.05 >other.out || not_ok programs_other_runs
+"$PROF" run >progs.txt 2>progs.err; rc=$?
+# Mutation caught: refusing the second program (the old "give --merge").
+if [ $rc -eq 0 ] && [ "$(grep -c '^program .*: [0-9]* files\? (--program=NAME shows one)$' progs.txt)" -eq 2 ] &&
+   grep -q "^program $T/tree: 6 files" progs.txt && grep -q "^program $T/other: 1 file " progs.txt &&
+   grep -q ' child_spin$' progs.txt && grep -q ' parent_spin$' progs.txt; then
+	ok programs_shown_by_program
+else
+	not_ok programs_shown_by_program "exit $rc: $(head -c 300 progs.txt) $(head -c 200 progs.err)"
+fi
+"$PROF" --format=csv --program=tree run >pt.csv 2>pt.err; rc=$?
+# Mutation caught: --program not filtering (the other's file summed in).
+if [ $rc -eq 0 ] && cmp -s pt.csv dir.csv &&
+   grep -q '^prof: 1 of the 7 profiles read are of other programs than tree (--program): left out$' pt.err; then
+	ok programs_chosen
+else
+	not_ok programs_chosen "exit $rc: $(head -c 300 pt.err)"
+fi
+one_line_error programs_one_report 1 \
+	"^prof: the files are profiles of 2 programs \\($T/tree: 6 files, $T/other: 1 file\\); choose one with --program=NAME, or give --merge to sum them$" \
+	"$PROF" --format=json run
+ole_real_run=1 one_line_error programs_none_matches 1 \
+	"^prof: --program=nosuch: none of the 7 profiles read is of that program$" \
+	"$PROF" --program=nosuch run
+"$PROF" --merge --format=csv run >mg.csv 2>mg.err; rc=$?
+t_parent=$(ticks mg.csv parent_spin) t_child=$(ticks mg.csv child_spin)
+[ $rc -eq 0 ] && [ "$t_child" = "$got" ] && [ "$(ticks dir.csv parent_spin)" != "$t_parent" ] &&
+	grep -q 'summed as asked (--merge)' mg.err &&
+	ok programs_merged || not_ok programs_merged "exit $rc, child $t_child of $got, parent $t_parent"
+rm -f run/*.other
+
+# --- a damaged file in a directory ----------------------------------------------------
+mkdir -p dmg
+cp run/* dmg/
+head -c 100 "$1" >dmg/99999.tree
+"$PROF" --format=csv dmg >dmg.csv 2>dmg.err; rc=$?
+# Mutation caught: the first unreadable file ending the run.
+if [ $rc -eq 0 ] && cmp -s dmg.csv dir.csv &&
+   grep -q "^prof: warning: dmg/99999.tree: .*; left out, the directory's other profiles are read$" dmg.err; then
+	ok dir_unreadable
+else
+	not_ok dir_unreadable "exit $rc: $(head -c 300 dmg.err)"
+fi
+mkdir -p empty
+one_line_error dir_empty 1 "^prof: empty: no profile in this directory" "$PROF" empty
+
+# --- crafted files: spans, bases, labels ----------------------------------------------
+command -v as >/dev/null && command -v ld >/dev/null || { echo "SKIP no as/ld"; exit 77; }
+build_prog_static craft prof_craft.c -I"$ROOT/format" || { not_ok craft_build; exit 1; }
+SID=737461636b732d676f6c64656e2d31
+as --64 -o stacks.o "$ROOT/tests/golden/stacks.s" &&
+	ld -static -nostdlib --build-id=0x$SID -Ttext=0x401000 -o stacks stacks.o ||
+	{ not_ok stacks_build; exit 1; }
+_S=0x401008 _M=0x401020 _H=0x401060 _W=0x4010e0 _K=0x401160
+OBJ="$T/stacks:0:0x401000:0x401190:1:$SID"
+HI=0x401000:0x401190:0x8000:100
+mkdir -p c1 c2
+# pid 500: main 70 samples in work, worker 30 in worker; pids 600 and 700:
+# main 50 and 10 in work.  Each 10 s long, written at 1000, 1001, 1002 s.
+./craft c1/p1.mon -o "$OBJ" -h $HI -b 56:70 -b 88:30 -T 500:main -T 501:worker \
+	-k 70:500:0:$_W,$_H,$_M,$_S -k 30:501:0:$_K,$_S -E 10000000:1000:500 &&
+./craft c2/p2.mon -o "$OBJ" -h $HI -b 56:50 -T 600:main -k 50:600:0:$_W,$_H,$_M,$_S \
+	-E 10000000:1001:600 &&
+./craft c2/p3.mon -o "$OBJ" -h $HI -b 56:10 -T 700:main -k 10:700:0:$_W,$_H,$_M,$_S \
+	-E 10000000:1002:700 || { not_ok craft_files; exit 1; }
+"$PROF" -s c1 c2 >/dev/null 2>sp.err
+# Mutation caught: elapsed summed over files (30.000 s).
+grep -q '^elapsed: 12.000 s (wall clock, from the first process.s start to the last one.s end, to the second; 3 processes, 30.000 s summed, the longest 10.000 s)' sp.err &&
+	ok span_summary || not_ok span_summary "$(grep elapsed sp.err)"
+"$PROF" --format=csv --base=c2 c1 >bd.csv 2>bd.err; rc=$?
+# Mutation caught: --base reading its argument as one file.
+[ $rc -eq 0 ] && [ "$(awk -F, '$1 == "work" { print $7 "," $8 }' bd.csv)" = "0.070000,0.060000" ] &&
+	ok base_dir || not_ok base_dir "exit $rc: $(grep '^work,' bd.csv) $(head -c 200 bd.err)"
+"$PROF" --format=csv --base=c2/p2.mon --base=c2/p3.mon c1 >bf.csv 2>/dev/null
+cmp -s bf.csv bd.csv && ok base_files || not_ok base_files "$(grep '^work,' bf.csv)"
+
+"$PROF" --threads --format=flame c1 c2 >f.svg 2>/dev/null
+# Mutation caught: --threads ignored by the flame graph.
+grep -q '<title>worker-501 (30 samples, 18.75%)</title>' f.svg &&
+	grep -q '<title>main-600 (50 samples, 31.25%)</title>' f.svg &&
+	ok flame_threads || not_ok flame_threads "$(grep -o '<title>[^<]*</title>' f.svg | head -4 | tr '\n' ' ')"
+
+if command -v go >/dev/null 2>&1; then
+	"$PROF" --format=pprof c1 c2 >p.pb.gz 2>/dev/null
+	gp() { HOME=$T GOCACHE=$T/gocache GOFLAGS=-mod=mod timeout 120 go tool pprof "$@" 2>>gp.err; }
+	gp -raw p.pb.gz >raw.txt
+	# Mutations caught: duration_nanos the sum (30s), no time_nanos.
+	grep -q '^Duration: 12s$' raw.txt && grep -q '^Time: 1970-01-01 00:16:30 +0000 UTC$' raw.txt &&
+		ok span_pprof || not_ok span_pprof "$(grep -E '^(Time|Duration)' raw.txt) $(head -c 200 gp.err)"
+	gp -tags -sample_index=samples p.pb.gz >tags.txt
+	gp -top -sample_index=samples -tagfocus=thread_name=worker p.pb.gz >tw.txt
+	gp -top -sample_index=samples -tagfocus=pid=600 p.pb.gz >t600.txt
+	# Mutation caught: samples without labels (-tags empty, -tagfocus
+	# keeps nothing).
+	if grep -q ' 130.0 (81.25%): main$' tags.txt && grep -q ' 30.0 (18.75%): worker$' tags.txt &&
+	   grep -q ' 100.0 (62.50%): 500$' tags.txt && grep -q ' 50.0 (31.25%): 600$' tags.txt &&
+	   grep -q ' 30.0 (18.75%): 501$' tags.txt &&
+	   awk '$NF == "worker" && $1 == 30 { f = 1 } $NF == "work" { w = 1 } END { exit !(f && !w) }' tw.txt &&
+	   awk '$NF == "work" && $1 == 50 { f = 1 } END { exit !f }' t600.txt; then
+		ok pprof_tags
+	else
+		not_ok pprof_tags "$(tr '\n' '|' <tags.txt | head -c 400) $(head -c 200 gp.err)"
+	fi
+else
+	ok "span_pprof # skip go absent (Debian: golang-go)"
+	ok "pprof_tags # skip go absent (Debian: golang-go)"
+fi
