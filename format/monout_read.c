@@ -48,6 +48,8 @@ const char *monout_rec_name(uint32_t type)
 		return "STACKS";
 	case MONOUT_REC_WALL:
 		return "WALL";
+	case MONOUT_REC_FORKS:
+		return "FORKS";
 	}
 	return "unknown";
 }
@@ -1072,6 +1074,15 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 		case MONOUT_REC_WALL:
 			if (parse_wall(&r, pl, end, i, off, m) < 0)
 				goto fail;
+			break;
+		case MONOUT_REC_FORKS:
+			if (rlen != MONOUT_FORKS_SIZE)
+				RFAIL("record %u (FORKS) at offset %zu: %llu bytes, %d expected", i, off,
+				      (unsigned long long)rlen, MONOUT_FORKS_SIZE);
+			if (m->have_forks)
+				RFAIL("record %u (FORKS) at offset %zu: a second FORKS record", i, off);
+			m->have_forks = 1;
+			m->forks_unfollowed = g64(&r, pl);
 			break;
 		default:
 			/* A newer minor version may add record types, which older

@@ -8,6 +8,8 @@
 #  - programs_*: files of two programs are shown by program (text), chosen
 #    with --program=NAME, summed with --merge; a format of one report
 #    refuses, naming both options;
+#  - tree_unfollowed_said: without -f, prof says how many forks went
+#    unprofiled and names -f (the FORKS record);
 #  - dir_unreadable: a damaged file of a directory is left out with a
 #    warning naming it, the others read;
 #  - base_dir: --base takes a directory (its files summed);
@@ -64,12 +66,24 @@ fi
 grep -q '^elapsed: [0-9.]* s (wall clock, from the first process.s start to the last one.s end, to the second; 6 processes, ' s.err &&
 	ok tree_elapsed_span || not_ok tree_elapsed_span "$(grep elapsed s.err)"
 
+# Without -f: prof says how many children were not profiled, and names -f.
+# Mutation caught: fork calls not counted (no FORKS record), or not said.
+mkdir -p nof
+(cd nof && timeout 120 "$MONRUN" ../tree 3 0.02 >/dev/null)
+"$PROF" nof/mon.out >/dev/null 2>nof.err
+if grep -q '^prof: warning: nof/mon.out: the process forked 3 times without following its children (monrun without -f): their time is not in this profile; monrun -f profiles each child in a file of its own$' nof.err &&
+   ! grep -q 'without following' dir.err; then
+	ok tree_unfollowed_said
+else
+	not_ok tree_unfollowed_said "$(head -c 300 nof.err)"
+fi
+
 # --- several programs -----------------------------------------------------------------
-PROFDIR=$T/run timeout 120 "$MONRUN" ./other 0.05 >other.out || not_ok programs_other_runs
+PROFDIR=$T/run timeout 120 "$MONRUN" -f ./other 0.05 >other.out || not_ok programs_other_runs
 "$PROF" run >progs.txt 2>progs.err; rc=$?
 # Mutation caught: refusing the second program (the old "give --merge").
 if [ $rc -eq 0 ] && [ "$(grep -c '^program .*: [0-9]* files\? (--program=NAME shows one)$' progs.txt)" -eq 2 ] &&
-   grep -q "^program $T/tree: 6 files" progs.txt && grep -q "^program $T/other: 1 file " progs.txt &&
+   grep -q "^program $T/tree: 6 files" progs.txt && grep -q "^program $T/other: 2 files " progs.txt &&
    grep -q ' child_spin$' progs.txt && grep -q ' parent_spin$' progs.txt; then
 	ok programs_shown_by_program
 else
@@ -78,16 +92,16 @@ fi
 "$PROF" --format=csv --program=tree run >pt.csv 2>pt.err; rc=$?
 # Mutation caught: --program not filtering (the other's file summed in).
 if [ $rc -eq 0 ] && cmp -s pt.csv dir.csv &&
-   grep -q '^prof: 1 of the 7 profiles read are of other programs than tree (--program): left out$' pt.err; then
+   grep -q '^prof: 2 of the 8 profiles read are of other programs than tree (--program): left out$' pt.err; then
 	ok programs_chosen
 else
 	not_ok programs_chosen "exit $rc: $(head -c 300 pt.err)"
 fi
 one_line_error programs_one_report 1 \
-	"^prof: the files are profiles of 2 programs \\($T/tree: 6 files, $T/other: 1 file\\); choose one with --program=NAME, or give --merge to sum them$" \
+	"^prof: the files are profiles of 2 programs \\($T/tree: 6 files, $T/other: 2 files\\); choose one with --program=NAME, or give --merge to sum them$" \
 	"$PROF" --format=json run
 ole_real_run=1 one_line_error programs_none_matches 1 \
-	"^prof: --program=nosuch: none of the 7 profiles read is of that program$" \
+	"^prof: --program=nosuch: none of the 8 profiles read is of that program$" \
 	"$PROF" --program=nosuch run
 "$PROF" --merge --format=csv run >mg.csv 2>mg.err; rc=$?
 t_parent=$(ticks mg.csv parent_spin) t_child=$(ticks mg.csv child_spin)

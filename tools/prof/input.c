@@ -221,6 +221,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	r->pid = m->run.pid;
 	r->ppid = m->run.ppid;
 	r->end_time = m->run.time;
+	r->forks_unfollowed = m->have_forks ? m->forks_unfollowed : 0;
 	if (m->run.cmdline && m->run.cmdline_len) {
 		r->command = malloc(m->run.cmdline_len + 1);
 		if (!r->command)

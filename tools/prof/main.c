@@ -208,6 +208,13 @@ static int read_input(const struct input *x, const char *prog, struct prof_data 
 		/* Never silent: the process ran several programs (exec). */
 		if (d->run.images != NULL)
 			prof_warn("exec-images", "%s: %s", x->name, d->run.images);
+		/* Never silent: children that were not profiled. */
+		if (d->run.forks_unfollowed)
+			prof_warn("unfollowed-forks", "%s: the process forked %llu time%s without "
+				  "following its children (monrun without -f): their time is not "
+				  "in this profile; monrun -f profiles each child in a file of its "
+				  "own", x->name, (unsigned long long)d->run.forks_unfollowed,
+				  d->run.forks_unfollowed == 1 ? "" : "s");
 		return 1;
 	}
 	if (!x->from_dir) {

@@ -129,6 +129,7 @@ struct prof_run {
 	uint64_t end_time;	/* seconds since the Epoch when the file was written (RUN's
 				 * time, truncated), 0: not recorded (gmon.out) */
 	char *command;		/* command line, or NULL */
+	uint64_t forks_unfollowed;	/* fork calls whose children were not profiled (FORKS) */
 	int have_facts;		/* mon.out minor 2: the rest of this block */
 	double elapsed_s;	/* wall-clock time of the profiled run */
 	uint32_t rate_asked, rate_set;	/* Hz */
