@@ -17,6 +17,8 @@
 #    wall-clock span, earliest start to latest end (crafted files: 10 s
 #    each, written at 1000, 1001 and 1002 s: 12 s, not 30), time_nanos its
 #    start;
+#  - window_*, timeline_view: --from/--to choose the files of a window of
+#    time, --timeline shows each file's samples in time order;
 #  - pprof_tags: every stack sample carries thread_id, thread_name and pid
 #    labels (go tool pprof -tags, -tagfocus), where Go is installed;
 #  - flame_threads: --threads puts each thread on the flame graph's root.
@@ -154,6 +156,32 @@ grep -q '^elapsed: 12.000 s (wall clock, from the first process.s start to the l
 	ok base_dir || not_ok base_dir "exit $rc: $(grep '^work,' bd.csv) $(head -c 200 bd.err)"
 "$PROF" --format=csv --base=c2/p2.mon --base=c2/p3.mon c1 >bf.csv 2>/dev/null
 cmp -s bf.csv bd.csv && ok base_files || not_ok base_files "$(grep '^work,' bf.csv)"
+
+# A series read over time: --from/--to keep the files whose run overlaps
+# the window (p1 ran 990..1000, p2 991..1001, p3 992..1002), and the sum of
+# all equals the sum of its parts.  Mutation caught: no window (130
+# samples in work), a window on the write time alone (--to=990.5 keeps none).
+"$PROF" --format=csv --from=1000.5 c1 c2 >w1.csv 2>w1.err
+"$PROF" --format=csv --to=990.5 c1 c2 >w2.csv 2>w2.err
+"$PROF" --format=csv --from=1970-01-01T00:16:40Z c1 c2 >w3.csv 2>/dev/null
+if [ "$(csv_field w1.csv work 8)" = 60.000 ] &&
+   grep -q '^prof: 1 of the 3 profiles read lie outside --from/--to (or say no time): left out$' w1.err &&
+   [ "$(csv_field w2.csv work 8)" = 70.000 ] && [ "$(csv_field w2.csv worker 8)" = 30.000 ] &&
+   [ "$(csv_field w3.csv work 8)" = 130.000 ]; then
+	ok window_from_to
+else
+	not_ok window_from_to "$(grep '^work,' w1.csv w2.csv w3.csv | tr '\n' ' ') $(cat w1.err)"
+fi
+one_line_error window_empty 1 "^prof: no profile read lies in the window of --from/--to \(3 files\)$" \
+	"$PROF" --from=5000 c1 c2
+# --timeline: the files in time order, each with its samples.
+"$PROF" --timeline c2 c1 >tl.txt 2>tl.err
+if [ "$(awk 'NR > 1 { printf "%s %s %s %s;", $1, $2, $3, $4 }' tl.txt)" = \
+     "1970-01-01T00:16:30 10.000 500 100;1970-01-01T00:16:31 10.000 600 50;1970-01-01T00:16:32 10.000 700 10;" ]; then
+	ok timeline_view
+else
+	not_ok timeline_view "$(cat tl.txt tl.err)"
+fi
 
 "$PROF" --threads --format=flame c1 c2 >f.svg 2>/dev/null
 # Mutation caught: --threads ignored by the flame graph.

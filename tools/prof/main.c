@@ -3,7 +3,9 @@
  *
  *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
  *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [--base=FILE]
- *        [--lines] [--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [prog]
+ *        [--lines] [--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--merge]
+ *        [--program=NAME] [--from=TIME] [--to=TIME] [--timeline] [prog]
+ *        [mdata|DIR]...
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -28,6 +30,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -42,7 +46,7 @@ static const char usage_line[] =
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
 	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE|DIR]... [--lines] "
 	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] "
-	"[--program=NAME] [prog] [mdata|DIR]...\n";
+	"[--program=NAME] [--from=TIME] [--to=TIME] [--timeline] [prog] [mdata|DIR]...\n";
 
 static void usage(void)
 {
@@ -250,6 +254,86 @@ static int program_is(const char *name, const char *this_prog, const char *path)
 		strncmp(this_prog + 9, name, n) == 0);
 }
 
+/* --from/--to: a time as seconds since the Epoch ("1764590000",
+ * fractions allowed), seconds before now ("-60": the last minute), or a
+ * UTC date and time ("2026-12-01T13:00:00", "Z" allowed; strptime(3)'s
+ * %Y-%m-%dT%H:%M:%S, timegm(3)).  Returns 0 with *t, or -1. */
+static int parse_time(const char *s, double *t)
+{
+	char *end;
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	const char *e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (e && (*e == '\0' || (e[0] == 'Z' && e[1] == '\0'))) {
+		*t = (double)timegm(&tm);
+		return 0;
+	}
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || !(v == v))
+		return -1;
+	if (s[0] == '-') {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		v += (double)now.tv_sec + now.tv_nsec / 1e9;
+	}
+	*t = v;
+	return 0;
+}
+
+/* A file's run in wall-clock time: from its write time less its elapsed
+ * time to its write time (RUN's time, whole seconds; FACTS' elapsed).
+ * 0, or -1 when the file does not say (gmon.out, no FACTS). */
+static int file_span(const struct prof_data *d, double *start, double *end)
+{
+	if (!d->run.end_time || !d->run.have_facts)
+		return -1;
+	*end = (double)d->run.end_time;
+	*start = *end - d->run.elapsed_s;
+	return 0;
+}
+
+/* --timeline: a file's place in time and its samples. */
+struct span_row {
+	double start, end;
+	uint64_t pid, samples;
+	const char *file;
+};
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct span_row *p = x, *q = y;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return strcmp(p->file, q->file);
+}
+
+/* The samples of each file in time order, one line each: its start (UTC,
+ * to the second), its length, its process, its samples and a bar of them
+ * (60 characters for the most), so that when the work happened shows. */
+static void print_timeline(struct span_row *v, size_t n, size_t untimed)
+{
+	qsort(v, n, sizeof *v, cmp_span);
+	uint64_t most = 1;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].samples > most)
+			most = v[i].samples;
+	printf("%-20s %9s %8s %9s  %s\n", "start (UTC)", "seconds", "pid", "samples", "file");
+	for (size_t i = 0; i < n; i++) {
+		char when[32];
+		time_t t = (time_t)v[i].start;
+		struct tm tm;
+		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+			snprintf(when, sizeof when, "%.0f", v[i].start);
+		int bar = (int)(60 * v[i].samples / most);
+		printf("%-20s %9.3f %8llu %9llu  %s %.*s\n", when, v[i].end - v[i].start,
+		       (unsigned long long)v[i].pid, (unsigned long long)v[i].samples, v[i].file,
+		       bar, "############################################################");
+	}
+	if (untimed)
+		printf("(%zu files without a time: written before mon.out minor 2, or gmon.out)\n",
+		       untimed);
+}
+
 /* One program's files (or, with --merge, every file): what is read into
  * its attribution, and what its report is headed with. */
 struct group {
@@ -351,6 +435,8 @@ int main(int argc, char **argv)
 	const char *annotate = NULL, *program = NULL, *base_arg = NULL;
 	const char **base_files = NULL;
 	size_t nbase = 0;
+	double from = -HUGE_VAL, to = HUGE_VAL;
+	int timeline = 0;
 	int by_lines = 0;
 	const char **files = NULL;
 	size_t nfiles = 0;
@@ -362,6 +448,9 @@ int main(int argc, char **argv)
 		{ "merge", no_argument, NULL, 'M' },
 		{ "base", required_argument, NULL, 'B' },
 		{ "program", required_argument, NULL, 'N' },
+		{ "from", required_argument, NULL, 'W' },
+		{ "to", required_argument, NULL, 'U' },
+		{ "timeline", no_argument, NULL, 'I' },
 		{ "lines", no_argument, NULL, 'L' },
 		{ "annotate", required_argument, NULL, 'A' },
 		{ "graph", no_argument, NULL, 'G' },
@@ -391,6 +480,16 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'N': program = optarg; break;
+		case 'W':
+		case 'U':
+			if (parse_time(optarg, c == 'W' ? &from : &to) < 0) {
+				fprintf(stderr, "prof: --%s=%s: not a time (seconds since the Epoch, "
+					"-SECONDS before now, or YYYY-MM-DDTHH:MM:SS in UTC)\n",
+					c == 'W' ? "from" : "to", optarg);
+				usage();
+			}
+			break;
+		case 'I': timeline = 1; break;
 		case 'L': by_lines = 1; break;
 		case 'A': annotate = optarg; break;
 		case 'G': o.renderer = prof_renderer_find("graph"); break;
@@ -452,6 +551,11 @@ int main(int argc, char **argv)
 			      "               text report shows each program's files apart)\n"
 			      "  --program=NAME  only the profiles of that program: its path, file\n"
 			      "               name, or the start of its build ID in hex\n"
+			      "  --from=TIME, --to=TIME  only the files whose run overlaps the window:\n"
+			      "               seconds since the Epoch, -SECONDS before now, or\n"
+			      "               YYYY-MM-DDTHH:MM:SS (UTC)\n"
+			      "  --timeline   each file's start, length, process and samples, in time\n"
+			      "               order (intervals: when the work happened), no report\n"
 			      "  --base=FILE|DIR  each function's change from the profile FILE, or the\n"
 			      "               sum of a directory's (same program; repeat to sum files):\n"
 			      "               percentage points and seconds; text, json, csv\n"
@@ -555,7 +659,9 @@ int main(int argc, char **argv)
 	 * --merge or a program named: attr_add then checks every file against
 	 * it); with --program, only that program's. */
 	struct group *groups = NULL;
-	size_t ngroups = 0, nother = 0, nread = 0;
+	size_t ngroups = 0, nother = 0, nread = 0, noutside = 0, nspans = 0, untimed = 0;
+	int window = from > -HUGE_VAL || to < HUGE_VAL;
+	struct span_row *spans = NULL;
 	for (size_t i = 0; i < in.n && status == 0; i++) {
 		struct prof_data d;
 		char err[512], this_prog[160];
@@ -569,6 +675,31 @@ int main(int argc, char **argv)
 		const char *path = main_path(&d);
 		if (program && !program_is(program, this_prog, path)) {
 			nother++;
+			prof_data_free(&d);
+			continue;
+		}
+		/* --from/--to: the files whose run overlaps the window. */
+		double t0, t1;
+		int timed = file_span(&d, &t0, &t1) == 0;
+		if (window && (!timed || t1 < from || t0 > to)) {
+			noutside++;
+			prof_data_free(&d);
+			continue;
+		}
+		if (timeline) {
+			struct span_row *ns = realloc(spans, (nspans + 1) * sizeof *spans);
+			if (ns == NULL) {
+				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+				prof_data_free(&d);
+				status = 1;
+				break;
+			}
+			spans = ns;
+			if (timed)
+				spans[nspans++] = (struct span_row){ t0, t1, d.run.pid, d.run.samples,
+								     in.v[i].name };
+			else
+				untimed++;
 			prof_data_free(&d);
 			continue;
 		}
@@ -605,8 +736,24 @@ int main(int argc, char **argv)
 		}
 		prof_data_free(&d);
 	}
+	if (status == 0 && timeline) {
+		print_timeline(spans, nspans, untimed);
+		free(spans);
+		free(progpath);
+		inputs_free(&in);
+		inputs_free(&base_in);
+		prof_warnings_clear();
+		return fflush(stdout) != 0 || ferror(stdout);
+	}
+	free(spans);
+	if (status == 0 && noutside && ngroups)
+		fprintf(stderr, "prof: %zu of the %zu profiles read lie outside --from/--to "
+			"(or say no time): left out\n", noutside, nread);
 	if (status == 0 && ngroups == 0) {
-		if (program)
+		if (window)
+			fprintf(stderr, "prof: no profile read lies in the window of --from/--to "
+				"(%zu files)\n", nread);
+		else if (program)
 			fprintf(stderr, "prof: --program=%s: none of the %zu profiles read is of that "
 				"program\n", program, nread);
 		else
