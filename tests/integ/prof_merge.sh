@@ -17,6 +17,8 @@
 #    wall-clock span, earliest start to latest end (crafted files: 10 s
 #    each, written at 1000, 1001 and 1002 s: 12 s, not 30), time_nanos its
 #    start;
+#  - output_*: --output sums the files into one mon.out that reads as they
+#    do (fork trees: one address layout; others refused);
 #  - window_*, timeline_view: --from/--to choose the files of a window of
 #    time, --timeline shows each file's samples in time order;
 #  - pprof_tags: every stack sample carries thread_id, thread_name and pid
@@ -110,6 +112,23 @@ t_parent=$(ticks mg.csv parent_spin) t_child=$(ticks mg.csv child_spin)
 [ $rc -eq 0 ] && [ "$t_child" = "$got" ] && [ "$(ticks dir.csv parent_spin)" != "$t_parent" ] &&
 	grep -q 'summed as asked (--merge)' mg.err &&
 	ok programs_merged || not_ok programs_merged "exit $rc, child $t_child of $got, parent $t_parent"
+# --output: the tree's files summed into one mon.out that reads as they do.
+# Mutation caught: histograms not added up (only the first file's), the
+# elapsed time of one file.
+"$PROF" --output=tree.mon --program=tree run >out.txt 2>out.err; rc=$?
+"$PROF" --format=csv -m tree.mon >one.csv 2>/dev/null
+"$PROF" -s -m tree.mon >/dev/null 2>s1.err
+if [ $rc -eq 0 ] && [ ! -s out.txt ] && grep -q '^prof: tree.mon: 6 profiles summed$' out.err &&
+   cmp -s one.csv dir.csv &&
+   [ "$(grep ' samples in the histograms = ' s1.err)" = "$(grep ' samples in the histograms = ' s.err)" ] &&
+   grep -q '^[1-9][0-9]* samples in the histograms = ' s1.err &&
+   [ "$(sed -n 's/^elapsed: \([0-9.]*\) s.*/\1/p' s1.err)" = "$(sed -n 's/^elapsed: \([0-9.]*\) s.*/\1/p' s.err)" ]; then
+	ok output_one_file
+else
+	not_ok output_one_file "exit $rc: $(head -c 300 out.err) $(grep elapsed s1.err s.err)"
+fi
+one_line_error output_one_program 1 "^prof: the files are profiles of 2 programs .*--program=NAME, or give --merge to sum them$" \
+	"$PROF" --output=both.mon run
 rm -f run/*.other
 
 # --- a damaged file in a directory ----------------------------------------------------
@@ -182,6 +201,15 @@ if [ "$(awk 'NR > 1 { printf "%s %s %s %s;", $1, $2, $3, $4 }' tl.txt)" = \
 else
 	not_ok timeline_view "$(cat tl.txt tl.err)"
 fi
+
+# --output refuses files of another address layout, naming the object.
+./craft other.mon -o "$T/stacks:0x1000:0x402000:0x402190:1:$SID" -h 0x402000:0x402190:0x8000:100 -b 56:5 \
+	-E 1000000:1000:800 || not_ok craft_other
+one_line_error output_layout 1 \
+	"^prof: --output: other.mon: $T/stacks at another address than in c1/p1.mon; one file holds the profiles of one address layout \(the processes of a fork tree\)$" \
+	"$PROF" --output=l.mon c1 other.mon
+"$PROF" --output=c.mon c1 c2 2>/dev/null && "$PROF" -s -m c.mon >/dev/null 2>c.err
+grep -q '^elapsed: 12.000 s (wall clock)' c.err && ok output_span || not_ok output_span "$(grep elapsed c.err)"
 
 "$PROF" --threads --format=flame c1 c2 >f.svg 2>/dev/null
 # Mutation caught: --threads ignored by the flame graph.

@@ -46,7 +46,8 @@ static const char usage_line[] =
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
 	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE|DIR]... [--lines] "
 	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] "
-	"[--program=NAME] [--from=TIME] [--to=TIME] [--timeline] [prog] [mdata|DIR]...\n";
+	"[--program=NAME] [--from=TIME] [--to=TIME] [--timeline] [--output=FILE] [prog] "
+	"[mdata|DIR]...\n";
 
 static void usage(void)
 {
@@ -436,6 +437,7 @@ int main(int argc, char **argv)
 	const char **base_files = NULL;
 	size_t nbase = 0;
 	double from = -HUGE_VAL, to = HUGE_VAL;
+	const char *output = NULL;
 	int timeline = 0;
 	int by_lines = 0;
 	const char **files = NULL;
@@ -451,6 +453,7 @@ int main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'W' },
 		{ "to", required_argument, NULL, 'U' },
 		{ "timeline", no_argument, NULL, 'I' },
+		{ "output", required_argument, NULL, 'O' },
 		{ "lines", no_argument, NULL, 'L' },
 		{ "annotate", required_argument, NULL, 'A' },
 		{ "graph", no_argument, NULL, 'G' },
@@ -490,6 +493,7 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'I': timeline = 1; break;
+		case 'O': output = optarg; break;
 		case 'L': by_lines = 1; break;
 		case 'A': annotate = optarg; break;
 		case 'G': o.renderer = prof_renderer_find("graph"); break;
@@ -556,6 +560,8 @@ int main(int argc, char **argv)
 			      "               YYYY-MM-DDTHH:MM:SS (UTC)\n"
 			      "  --timeline   each file's start, length, process and samples, in time\n"
 			      "               order (intervals: when the work happened), no report\n"
+			      "  --output=FILE  the files read (one program's, or --merge) summed into\n"
+			      "               one mon.out, FILE, instead of a report\n"
 			      "  --base=FILE|DIR  each function's change from the profile FILE, or the\n"
 			      "               sum of a directory's (same program; repeat to sum files):\n"
 			      "               percentage points and seconds; text, json, csv\n"
@@ -662,6 +668,8 @@ int main(int argc, char **argv)
 	size_t ngroups = 0, nother = 0, nread = 0, noutside = 0, nspans = 0, untimed = 0;
 	int window = from > -HUGE_VAL || to < HUGE_VAL;
 	struct span_row *spans = NULL;
+	const char **kept = NULL;	/* --output: the files summed */
+	size_t nkept = 0;
 	for (size_t i = 0; i < in.n && status == 0; i++) {
 		struct prof_data d;
 		char err[512], this_prog[160];
@@ -730,6 +738,17 @@ int main(int argc, char **argv)
 		}
 		struct group *g = &groups[k];
 		g->nfiles++;
+		if (output) {
+			const char **nk = realloc(kept, (nkept + 1) * sizeof *kept);
+			if (nk == NULL) {
+				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+				prof_data_free(&d);
+				status = 1;
+				break;
+			}
+			kept = nk;
+			kept[nkept++] = in.v[i].name;
+		}
 		if (attr_add(&g->a, &d, prog, err, sizeof err) < 0) {
 			fprintf(stderr, "prof: %s\n", err);
 			status = 1;
@@ -761,7 +780,8 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	if (status == 0 && ngroups > 1 &&
-	    (base_in.n || annotate || (o.renderer && o.renderer != prof_renderer_find("text")))) {
+	    (output || base_in.n || annotate ||
+	     (o.renderer && o.renderer != prof_renderer_find("text")))) {
 		/* One report per program fits the text format only. */
 		fprintf(stderr, "prof: the files are profiles of %zu programs (", ngroups);
 		for (size_t k = 0; k < ngroups; k++)
@@ -774,6 +794,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prof: %zu of the %zu profiles read are of other programs than %s "
 			"(--program): left out\n", nother, nread, program);
 
+	if (status == 0 && output) {
+		/* --output: the files summed into one mon.out, no report. */
+		char err[1024];
+		if (prof_save(output, kept, nkept, err, sizeof err) < 0) {
+			fprintf(stderr, "prof: --output: %s\n", err);
+			status = 1;
+		} else {
+			fprintf(stderr, "prof: %s: %zu profile%s summed\n", output, nkept,
+				nkept == 1 ? "" : "s");
+		}
+		for (size_t k = 0; k < ngroups; k++)
+			attr_free(&groups[k].a);
+		ngroups = 0;
+	}
+	free(kept);
 	struct prof_attr ba;
 	struct prof_profile bp;
 	attr_init(&ba, locals);
@@ -792,7 +827,7 @@ int main(int argc, char **argv)
 			o.base_file = base_in.n == 1 ? base_in.v[0].name : base_arg;
 		}
 	}
-	for (size_t k = 0; k < ngroups && status == 0; k++) {
+	for (size_t k = 0; k < ngroups && status == 0 && !output; k++) {
 		if (ngroups > 1)
 			printf("%sprogram %s: %zu file%s (--program=NAME shows one)\n\n",
 			       k ? "\n" : "", groups[k].path, groups[k].nfiles,

@@ -272,6 +272,17 @@ int prof_is_profile(const char *path);
  * or -1 with err (opendir(3)'s errno as strerror, or ENOMEM). */
 int prof_dir_files(const char *dir, char ***names, size_t *n, char *err, size_t errlen);
 
+/* ---- save.c ------------------------------------------------------------- */
+
+/* Sums the mon.out files files[0..n) into one mon.out written to out
+ * (through a temporary file beside it, renamed: never half a file).  The
+ * files must share one address layout (each object at one load bias and
+ * text range, no two over the same addresses: a fork tree's processes),
+ * one clock and rate, and hold no WALL or IMAGES record.  Returns 0, or -1
+ * with one line in err naming the file and what is wrong (ENOMEM, the
+ * write's errno). */
+int prof_save(const char *out, const char *const *files, size_t n, char *err, size_t errlen);
+
 /* ---- gmon.c -------------------------------------------------------------- */
 
 #define GMON_MAGIC "gmon"
