@@ -335,6 +335,25 @@ static void print_timeline(struct span_row *v, size_t n, size_t untimed)
 		       untimed);
 }
 
+/* "prof: Cannot allocate memory" on stderr; returns 1, the exit status. */
+static int nomem(void)
+{
+	fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+	return 1;
+}
+
+/* Makes room for one more element of size sz after the n of the array
+ * *(void **)pv (realloc(3)).  0, or -1 (ENOMEM: the array as it was). */
+static int grow_one(void *pv, size_t n, size_t sz)
+{
+	void **v = pv;
+	void *nv = realloc(*v, (n + 1) * sz);
+	if (nv == NULL)
+		return -1;
+	*v = nv;
+	return 0;
+}
+
 /* One program's files (or, with --merge, every file): what is read into
  * its attribution, and what its report is headed with. */
 struct group {
@@ -695,14 +714,11 @@ int main(int argc, char **argv)
 			continue;
 		}
 		if (timeline) {
-			struct span_row *ns = realloc(spans, (nspans + 1) * sizeof *spans);
-			if (ns == NULL) {
-				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			if (grow_one(&spans, nspans, sizeof *spans) < 0) {
 				prof_data_free(&d);
-				status = 1;
+				status = nomem();
 				break;
 			}
-			spans = ns;
 			if (timed)
 				spans[nspans++] = (struct span_row){ t0, t1, d.run.pid, d.run.samples,
 								     in.v[i].name };
@@ -716,14 +732,11 @@ int main(int argc, char **argv)
 		       programs_differ(groups[k].prog, groups[k].path, this_prog, path))
 			k++;
 		if (k == ngroups) {
-			struct group *ng = realloc(groups, (ngroups + 1) * sizeof *groups);
-			if (ng == NULL) {
-				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			if (grow_one(&groups, ngroups, sizeof *groups) < 0) {
 				prof_data_free(&d);
-				status = 1;
+				status = nomem();
 				break;
 			}
-			groups = ng;
 			struct group *g = &groups[ngroups++];
 			memset(g, 0, sizeof *g);
 			snprintf(g->prog, sizeof g->prog, "%s", this_prog);
@@ -739,14 +752,11 @@ int main(int argc, char **argv)
 		struct group *g = &groups[k];
 		g->nfiles++;
 		if (output) {
-			const char **nk = realloc(kept, (nkept + 1) * sizeof *kept);
-			if (nk == NULL) {
-				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			if (grow_one(&kept, nkept, sizeof *kept) < 0) {
 				prof_data_free(&d);
-				status = 1;
+				status = nomem();
 				break;
 			}
-			kept = nk;
 			kept[nkept++] = in.v[i].name;
 		}
 		if (attr_add(&g->a, &d, prog, err, sizeof err) < 0) {
