@@ -191,6 +191,12 @@ if [ "$(csv_field w1.csv work 8)" = 60.000 ] &&
 else
 	not_ok window_from_to "$(grep '^work,' w1.csv w2.csv w3.csv | tr '\n' ' ') $(cat w1.err)"
 fi
+# Two windows of one series compared: --base-from/--base-to choose the
+# base's files (p1 alone: work 0.07 s), --from/--to this side's (p2, p3:
+# 0.06 s).  Mutation caught: the base's window ignored (base 0.13 s).
+"$PROF" --format=csv --base=c1 --base=c2 --base-to=990.5 --from=1000.5 c1 c2 >bw.csv 2>bw.err
+[ "$(awk -F, '$1 == "work" { print $7 "," $8 }' bw.csv)" = "0.060000,0.070000" ] &&
+	ok window_base || not_ok window_base "$(grep '^work,' bw.csv) $(head -c 200 bw.err)"
 one_line_error window_empty 1 "^prof: no profile read lies in the window of --from/--to \(3 files\)$" \
 	"$PROF" --from=5000 c1 c2
 # --timeline: the files in time order, each with its samples.

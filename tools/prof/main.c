@@ -2,10 +2,11 @@
  * main.c — prof(1): the command line, the order of work, the exit status.
  *
  *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
- *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [--base=FILE]
- *        [--lines] [--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--merge]
- *        [--program=NAME] [--from=TIME] [--to=TIME] [--timeline] [prog]
- *        [mdata|DIR]...
+ *        [--graph] [--callers=NAME] [--callees=NAME] [--threads]
+ *        [--base=FILE|DIR]... [--lines] [--annotate=FUNCTION]
+ *        [--sample=cpu|wall|offcpu] [--merge] [--program=NAME] [--from=TIME]
+ *        [--to=TIME] [--base-from=TIME] [--base-to=TIME] [--timeline]
+ *        [--output=FILE] [prog] [mdata|DIR]...
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -46,7 +47,8 @@ static const char usage_line[] =
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
 	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE|DIR]... [--lines] "
 	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] "
-	"[--program=NAME] [--from=TIME] [--to=TIME] [--timeline] [--output=FILE] [prog] "
+	"[--program=NAME] [--from=TIME] [--to=TIME] [--base-from=TIME] [--base-to=TIME] "
+	"[--timeline] [--output=FILE] [prog] "
 	"[mdata|DIR]...\n";
 
 static void usage(void)
@@ -255,44 +257,6 @@ static int program_is(const char *name, const char *this_prog, const char *path)
 		strncmp(this_prog + 9, name, n) == 0);
 }
 
-/* --from/--to: a time as seconds since the Epoch ("1764590000",
- * fractions allowed), seconds before now ("-60": the last minute), or a
- * UTC date and time ("2026-12-01T13:00:00", "Z" allowed; strptime(3)'s
- * %Y-%m-%dT%H:%M:%S, timegm(3)).  Returns 0 with *t, or -1. */
-static int parse_time(const char *s, double *t)
-{
-	char *end;
-	struct tm tm;
-	memset(&tm, 0, sizeof tm);
-	const char *e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (e && (*e == '\0' || (e[0] == 'Z' && e[1] == '\0'))) {
-		*t = (double)timegm(&tm);
-		return 0;
-	}
-	double v = strtod(s, &end);
-	if (end == s || *end != '\0' || !(v == v))
-		return -1;
-	if (s[0] == '-') {
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		v += (double)now.tv_sec + now.tv_nsec / 1e9;
-	}
-	*t = v;
-	return 0;
-}
-
-/* A file's run in wall-clock time: from its write time less its elapsed
- * time to its write time (RUN's time, whole seconds; FACTS' elapsed).
- * 0, or -1 when the file does not say (gmon.out, no FACTS). */
-static int file_span(const struct prof_data *d, double *start, double *end)
-{
-	if (!d->run.end_time || !d->run.have_facts)
-		return -1;
-	*end = (double)d->run.end_time;
-	*start = *end - d->run.elapsed_s;
-	return 0;
-}
-
 /* --timeline: a file's place in time and its samples. */
 struct span_row {
 	double start, end;
@@ -364,13 +328,51 @@ struct group {
 	struct prof_attr a;
 };
 
+/* --from/--to: a time as seconds since the Epoch ("1764590000",
+ * fractions allowed), seconds before now ("-60": the last minute), or a
+ * UTC date and time ("2026-12-01T13:00:00", "Z" allowed; strptime(3)'s
+ * %Y-%m-%dT%H:%M:%S, timegm(3)).  Returns 0 with *t, or -1. */
+static int parse_time(const char *s, double *t)
+{
+	char *end;
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	const char *e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (e && (*e == '\0' || (e[0] == 'Z' && e[1] == '\0'))) {
+		*t = (double)timegm(&tm);
+		return 0;
+	}
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || !(v == v))
+		return -1;
+	if (s[0] == '-') {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		v += (double)now.tv_sec + now.tv_nsec / 1e9;
+	}
+	*t = v;
+	return 0;
+}
+
+/* A file's run in wall-clock time: from its write time less its elapsed
+ * time to its write time (RUN's time, whole seconds; FACTS' elapsed).
+ * 0, or -1 when the file does not say (gmon.out, no FACTS). */
+static int file_span(const struct prof_data *d, double *start, double *end)
+{
+	if (!d->run.end_time || !d->run.have_facts)
+		return -1;
+	*end = (double)d->run.end_time;
+	*start = *end - d->run.elapsed_s;
+	return 0;
+}
+
 /* --base: reads the base profiles (a file, several, or directories) into
  * *ba after checking that each is a profile of the program of g (the first
  * data files): the same build ID where both files record one, else the
  * same recorded path.  Returns 0, or 1 (the exit status) with one line on
  * stderr. */
 static int load_base(const struct inputs *base, const char *prog, const struct group *g,
-		     struct prof_attr *ba)
+		     double from, double to, struct prof_attr *ba)
 {
 	size_t nread = 0;
 	for (size_t i = 0; i < base->n; i++) {
@@ -381,6 +383,12 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 			return 1;
 		if (r == 0)
 			continue;
+		double t0, t1;
+		if ((from > -HUGE_VAL || to < HUGE_VAL) &&
+		    (file_span(&d, &t0, &t1) < 0 || t1 < from || t0 > to)) {
+			prof_data_free(&d);
+			continue;	/* outside --base-from/--base-to */
+		}
 		program_of(&d, this_prog, sizeof this_prog);
 		if (programs_differ(g->prog, g->path, this_prog, main_path(&d))) {
 			fprintf(stderr, "prof: %s: a profile of %s (%s), not of %s (%s) as %s is; "
@@ -398,8 +406,8 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 		nread++;
 	}
 	if (nread == 0) {
-		fprintf(stderr, "prof: --base: no readable profile among the %zu files given\n",
-			base->n);
+		fprintf(stderr, "prof: --base: no readable profile among the %zu files given "
+			"(in the window of --base-from/--base-to, if given)\n", base->n);
 		return 1;
 	}
 	return 0;
@@ -455,7 +463,7 @@ int main(int argc, char **argv)
 	const char *annotate = NULL, *program = NULL, *base_arg = NULL;
 	const char **base_files = NULL;
 	size_t nbase = 0;
-	double from = -HUGE_VAL, to = HUGE_VAL;
+	double from = -HUGE_VAL, to = HUGE_VAL, bfrom = -HUGE_VAL, bto = HUGE_VAL;
 	const char *output = NULL;
 	int timeline = 0;
 	int by_lines = 0;
@@ -471,6 +479,8 @@ int main(int argc, char **argv)
 		{ "program", required_argument, NULL, 'N' },
 		{ "from", required_argument, NULL, 'W' },
 		{ "to", required_argument, NULL, 'U' },
+		{ "base-from", required_argument, NULL, 'X' },
+		{ "base-to", required_argument, NULL, 'Y' },
 		{ "timeline", no_argument, NULL, 'I' },
 		{ "output", required_argument, NULL, 'O' },
 		{ "lines", no_argument, NULL, 'L' },
@@ -504,13 +514,18 @@ int main(int argc, char **argv)
 		case 'N': program = optarg; break;
 		case 'W':
 		case 'U':
-			if (parse_time(optarg, c == 'W' ? &from : &to) < 0) {
+		case 'X':
+		case 'Y': {
+			double *t = c == 'W' ? &from : c == 'U' ? &to : c == 'X' ? &bfrom : &bto;
+			if (parse_time(optarg, t) < 0) {
 				fprintf(stderr, "prof: --%s=%s: not a time (seconds since the Epoch, "
 					"-SECONDS before now, or YYYY-MM-DDTHH:MM:SS in UTC)\n",
-					c == 'W' ? "from" : "to", optarg);
+					c == 'W' ? "from" : c == 'U' ? "to" : c == 'X' ? "base-from"
+					: "base-to", optarg);
 				usage();
 			}
 			break;
+		}
 		case 'I': timeline = 1; break;
 		case 'O': output = optarg; break;
 		case 'L': by_lines = 1; break;
@@ -577,6 +592,8 @@ int main(int argc, char **argv)
 			      "  --from=TIME, --to=TIME  only the files whose run overlaps the window:\n"
 			      "               seconds since the Epoch, -SECONDS before now, or\n"
 			      "               YYYY-MM-DDTHH:MM:SS (UTC)\n"
+			      "  --base-from=TIME, --base-to=TIME  the same for the --base files:\n"
+			      "               two windows of one series compared\n"
 			      "  --timeline   each file's start, length, process and samples, in time\n"
 			      "               order (intervals: when the work happened), no report\n"
 			      "  --output=FILE  the files read (one program's, or --merge) summed into\n"
@@ -825,7 +842,7 @@ int main(int argc, char **argv)
 	ba.keep_pieces = by_lines;
 	memset(&bp, 0, sizeof bp);
 	if (status == 0 && base_in.n) {
-		status = load_base(&base_in, prog, &groups[0], &ba);
+		status = load_base(&base_in, prog, &groups[0], bfrom, bto, &ba);
 		if (status == 0) {
 			attr_finish(&ba);
 			if (profile_build(&ba, o.demangle, &bp) < 0 ||
