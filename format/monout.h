@@ -36,7 +36,7 @@
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
  *    36  u32   minor        minor version (MONOUT_MINOR, 6): 1 added sparse
  *                           HIST records, 2 added FACTS, THREADS, PCS and
- *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL, 6 FILES; new
+ *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL, 6 FILES and FORKS; new
  *                           record types raise it
  *    40  u8[24] reserved, 0
  *
@@ -128,6 +128,12 @@
  *     bytes, no NULs): path the image's executable, file the profile it
  *     wrote (empty if none).  Exactly one entry has role THIS: the image
  *     this file profiles.
+ *   FORKS (16, minor 6), at most one, 8 bytes: 0 unfollowed u64 (times the
+ *     process called fork(2) (the C library's fork, or clone without
+ *     CLONE_VM) while profiled in whole-process mode without following its
+ *     children, monrun without -f: children that wrote no profile; counted
+ *     in the parent after each call, a failed one too).  Only when that
+ *     count is not 0.
  *   STACKS (11, minor 4), zero or more: sampled call stacks.  A reader
  *     adds up the counts of identical (object set, tid, flags, pcs).
  *
@@ -250,6 +256,8 @@
 #define MONOUT_REC_STACKS 11
 #define MONOUT_REC_WALL 12
 #define MONOUT_REC_FILES 13
+#define MONOUT_REC_FORKS 16	/* minor 6 */
+#define MONOUT_FORKS_SIZE 8
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -582,6 +590,8 @@ struct monout {
 	struct monout_arc *arcs;
 	int have_facts;		/* a FACTS record was read (minor 2 and later) */
 	struct monout_facts facts;
+	int have_forks;		/* a FORKS record was read (minor 6), or is to be written */
+	uint64_t forks_unfollowed;	/* its count: fork calls whose children were not profiled */
 	size_t nthreads;
 	struct monout_thread *threads;
 	size_t npcs;		/* PCS entries, merged by pc and sorted */
@@ -677,6 +687,11 @@ struct monout_writer {
 	size_t fill;		/* bytes in chunk */
 	unsigned char chunk[4096];
 };
+
+/* FORKS (16): unfollowed, the fork calls whose children were not
+ * profiled.  0, or -1 with errno as the other monout_put_*.
+ * Async-signal-safe. */
+int monout_put_forks(struct monout_writer *w, uint64_t unfollowed);
 
 int monout_begin(struct monout_writer *w, int fd, uint32_t flags);
 int monout_put_run(struct monout_writer *w, const struct monout_run *r);

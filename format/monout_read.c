@@ -50,6 +50,8 @@ const char *monout_rec_name(uint32_t type)
 		return "WALL";
 	case MONOUT_REC_FILES:
 		return "FILES";
+	case MONOUT_REC_FORKS:
+		return "FORKS";
 	}
 	return "unknown";
 }
@@ -1094,6 +1096,15 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				o->file_mtime_ns = g64(&r, at + 16);
 				o->text_crc = g32(&r, at + 24);
 			}
+			break;
+		case MONOUT_REC_FORKS:
+			if (rlen != MONOUT_FORKS_SIZE)
+				RFAIL("record %u (FORKS) at offset %zu: %llu bytes, %d expected", i, off,
+				      (unsigned long long)rlen, MONOUT_FORKS_SIZE);
+			if (m->have_forks)
+				RFAIL("record %u (FORKS) at offset %zu: a second FORKS record", i, off);
+			m->have_forks = 1;
+			m->forks_unfollowed = g64(&r, pl);
 			break;
 		default:
 			/* A newer minor version may add record types, which older

@@ -371,6 +371,14 @@ int monout_put_facts(struct monout_writer *w, const struct monout_facts *f)
 	return rec_close(w);
 }
 
+int monout_put_forks(struct monout_writer *w, uint64_t unfollowed)
+{
+	if (rec_open(w, MONOUT_REC_FORKS) < 0)
+		return -1;
+	w_u64(w, unfollowed);
+	return rec_close(w);
+}
+
 int monout_put_threads(struct monout_writer *w, const struct monout_thread *t, size_t n)
 {
 	if (rec_open(w, MONOUT_REC_THREADS) < 0)
@@ -613,6 +621,8 @@ int monout_write_fd(int fd, const struct monout *m)
 	if (m->narcs && monout_put_arcs(&w, m->arcs, m->narcs) < 0)
 		return -1;
 	if (m->have_facts && monout_put_facts(&w, &m->facts) < 0)
+		return -1;
+	if (m->have_forks && monout_put_forks(&w, m->forks_unfollowed) < 0)
 		return -1;
 	if (m->nthreads && monout_put_threads(&w, m->threads, m->nthreads) < 0)
 		return -1;

@@ -58,6 +58,12 @@ static struct {
 } hist;
 static WORD *own_bins;		/* monstartup()'s buffer */
 static int whole;		/* whole-process mode: object histograms (objhist.c) */
+/* Fork calls of a process profiled without following its children
+ * (monrun without -f): their children write no profile, so the file says
+ * how many there were (FORKS) and prof names -f.  Counted in the parent
+ * after each call, a failed one too (pthread_atfork(3)'s parent handler
+ * cannot tell). */
+static uint64_t forks_unfollowed;
 static int follow_forks = 1;	/* whole mode: fork children go on profiling */
 static int by_monstartup;	/* the running profile was started by monstartup() */
 static int with_stacks;		/* whole mode or monstartup(): call stacks (stacks.c) */
@@ -262,6 +268,9 @@ static int fill(struct monout_writer *w, void *arg)
 	r.cmdline = cmdline;
 	r.cmdline_len = cmdline_len;
 	if (monout_put_run(w, &r) < 0)
+		return -1;
+	uint64_t nforks = __atomic_load_n(&forks_unfollowed, __ATOMIC_RELAXED);
+	if (nforks && monout_put_forks(w, nforks) < 0)
 		return -1;
 	uint32_t hist_object = MONOUT_NO_OBJECT;
 	size_t nobj, extra = 0;
@@ -554,6 +563,7 @@ static void fork_reset(void)
 	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
 	memcpy(&lock, &fresh, sizeof lock);
 	mon_facts_reset();
+	__atomic_store_n(&forks_unfollowed, 0, __ATOMIC_RELAXED);
 	if (!started || finished || (whole && !follow_forks))
 		return;
 	mon_count_reset();
@@ -561,6 +571,12 @@ static void fork_reset(void)
 	mon_stacks_reset();
 	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
 		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+}
+
+static void fork_parent(void)
+{
+	if (started && !finished && whole && !follow_forks)
+		__atomic_add_fetch(&forks_unfollowed, 1, __ATOMIC_RELAXED);
 }
 
 static void fork_child(void)
@@ -602,6 +618,7 @@ __attribute__((constructor)) static void monitor_init(void)
 	mon_hooks.exec_env_size = exec_env_size;
 	mon_hooks.exec_env_build = exec_env_build;
 	mon_hooks.fork_child = fork_child;
+	mon_hooks.fork_parent = fork_parent;
 	mon_hooks.after_dlopen = after_dlopen;
 }
 

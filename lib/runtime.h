@@ -177,6 +177,8 @@ struct mon_hooks {
 	size_t (*exec_env_size)(char *const envp[], int spawn);
 	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
+	void (*fork_parent)(void);	/* in the parent after a fork (also a failed one),
+					 * the lock released */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
 	void (*thread_started)(pid_t tid);	/* in a thread our pthread_create started, first
 						 * thing (wall.c: sample it from the next round);

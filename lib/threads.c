@@ -542,6 +542,8 @@ static void after_fork_parent(void)
 {
 	in_fork = 0;
 	mon_unlock();
+	if (mon_hooks.fork_parent)
+		mon_hooks.fork_parent();
 }
 
 static void after_fork_child(void)

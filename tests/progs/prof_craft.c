@@ -9,7 +9,7 @@
  *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
- *                  [-T TID:NAME]...
+ *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID]
  *                  [-W RATE:ELAPSED_US:ROUNDS:MISSED:USER_US:SYS_US:FLAGS]
  *                  [-X TID:EXPECTED:TAKEN:UNREADABLE:NAME]...
  *                  [-Y ID:KIND:FD:FDKIND:OBJECT:OFFSET:FLAGS:OWNER:TEXT]...
@@ -23,7 +23,9 @@
  * -k adds a call stack (STACKS record; PCs leaf first, FLAGS as
  * MONOUT_STACK_*), -K sets the record's fixed part (default max depth 64,
  * lost 0, truncated: the counts of the -k stacks flagged truncated).  -T
- * adds a thread (THREADS record) of that name.  -W writes a WALL record
+ * adds a thread (THREADS record) of that name.  -E writes a FACTS record
+ * of that elapsed time (microseconds) and sets RUN's write time (seconds
+ * since the Epoch) and pid.  -W writes a WALL record
  * (x86-64 system call numbers, max depth 64) with -X its threads, -Y its
  * waits (KIND, FDKIND, FLAGS as MONOUT_WAIT_*, MONOUT_FD_*; OBJECT an
  * object's index or 0xffffffff; the address is OFFSET plus that object's
@@ -97,11 +99,18 @@ int main(int argc, char **argv)
 	m.wall_threads = wthreads;
 	m.waits = waits;
 	m.wall_samples = wsamples;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:W:X:Y:w:")) != -1) {
+	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:W:X:Y:w:E:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
 			m.run.rate_hz = (uint32_t)num(&p);
+			break;
+		case 'E':	/* FACTS elapsed, RUN write time and pid */
+			m.have_facts = 1;
+			m.facts.elapsed_usec = num(&p);
+			m.facts.rate_asked = m.facts.rate_set = m.run.rate_hz;
+			m.run.time = num(&p);
+			m.run.pid = num(&p);
 			break;
 		case 'o': {
 			struct monout_object *o = &objs[m.nobjects];

@@ -1089,6 +1089,36 @@ static uint32_t crc_reference(const unsigned char *p, size_t n)
 	return ~c;
 }
 
+/* FORKS (minor 6): the count of fork calls whose children were not
+ * profiled, written only when asked, read back; an older file has none.
+ * Mutation caught: the reader skipping type 16, the writer leaving it out. */
+static void forks_record(void **state)
+{
+	(void)state;
+	struct monout m, r;
+	char err[200];
+	unsigned char buf[4096];
+	memset(&m, 0, sizeof m);
+	m.have_forks = 1;
+	m.forks_unfollowed = 4086;
+	FILE *f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	ssize_t n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_true(r.have_forks);
+	assert_int_equal(r.forks_unfollowed, 4086);
+	monout_free(&r);
+	m.have_forks = 0;
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_false(r.have_forks);
+	monout_free(&r);
+}
+
 static void crc32_ieee(void **state)
 {
 	(void)state;
@@ -1122,6 +1152,7 @@ int main(void)
 		cmocka_unit_test(coverage_records),
 		cmocka_unit_test(stacks_record),
 		cmocka_unit_test(wall_record),
+		cmocka_unit_test(forks_record),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

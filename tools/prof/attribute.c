@@ -349,8 +349,11 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 {
 	for (size_t i = 0; i < a->nimages; i++) {
 		struct prof_image *im = a->images[i];
+		/* The same file: by path, and by build ID where both the
+		 * profile and the file say one (a file whose ID cannot be
+		 * read, or a note readelf too finds malformed, is its path). */
 		if (strcmp(im->path, path) == 0 &&
-		    (o->build_id_len == 0 || !img_segs(a, i)->usable ||
+		    (o->build_id_len == 0 || im->build_id_len == 0 || !img_segs(a, i)->usable ||
 		     same_id(im, o->build_id, o->build_id_len)))
 			return i;
 	}
@@ -632,6 +635,7 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 		w->count = st->count;
 		w->seconds = (double)st->count / rate;
 		w->tid = st->tid;
+		w->pid = d->run.pid;
 		w->flags = st->flags;
 		w->first = a->nframes;
 		w->depth = st->depth;
@@ -866,6 +870,7 @@ static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data
 	w->count = count;
 	w->seconds = count / (d->wall.rate_hz > 0 ? d->wall.rate_hz : 1);
 	w->tid = tid;
+	w->pid = d->run.pid;
 	w->state = state;
 	w->reason = reason;
 	for (size_t t = 0; t < d->nwall_threads; t++)
@@ -995,6 +1000,226 @@ static int cmp_seg(const void *x, const void *y)
 	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
+/*
+ * The runtime layout of one file's objects: every image's segments moved to
+ * the object's load bias and sorted (segs), the objects' text ranges as the
+ * fallback rows (fb), and per object the segments of its image alone (for a
+ * histogram the file says is that object's; made on first use).  Building
+ * it sorts every segment of every object, which for a program with large
+ * libraries is most of the cost of a file; the files of a process tree (a
+ * server's forked children) mostly share one layout, so the attribution
+ * keeps the last LAYOUT_CACHE layouts and reuses one whose objects have the
+ * same images, biases and text ranges.
+ */
+#define LAYOUT_CACHE 16
+
+struct layout_obj {		/* what of an object the layout depends on */
+	size_t img;
+	uint64_t bias, text_lo, text_hi;
+};
+
+struct layout {
+	size_t nobjs;
+	struct layout_obj *key;	/* [nobjs] */
+	struct prof_seg *segs, *fb;
+	size_t nsegs, nfb;
+	struct prof_seg **os;	/* [nobjs]: object i's own segments, sorted, or NULL */
+	size_t *on;
+};
+
+static void layout_free(struct layout *l)
+{
+	if (l == NULL)
+		return;
+	for (size_t i = 0; i < l->nobjs; i++)
+		free(l->os[i]);
+	free(l->os);
+	free(l->on);
+	free(l->key);
+	free(l->segs);
+	free(l->fb);
+	free(l);
+}
+
+static int layout_is(const struct layout *l, const struct prof_data *d, const size_t *img)
+{
+	if (l->nobjs != d->nobjs)
+		return 0;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const struct layout_obj *k = &l->key[i];
+		if (k->img != img[i] || k->bias != o->bias || k->text_lo != o->text_lo ||
+		    k->text_hi != o->text_hi)
+			return 0;
+	}
+	return 1;
+}
+
+static struct layout *layout_make(const struct prof_attr *a, const struct prof_data *d,
+				  const size_t *img)
+{
+	struct layout *l = calloc(1, sizeof *l);
+	if (l == NULL)
+		return NULL;
+	size_t n = d->nobjs ? d->nobjs : 1, nsegs = 0, nfb = 0;
+	l->nobjs = d->nobjs;
+	l->key = malloc(n * sizeof *l->key);
+	l->os = calloc(n, sizeof *l->os);
+	l->on = calloc(n, sizeof *l->on);
+	for (size_t i = 0; i < d->nobjs; i++)
+		nsegs += img_segs(a, img[i])->n;
+	l->segs = malloc((nsegs ? nsegs : 1) * sizeof *l->segs);
+	l->fb = malloc(n * sizeof *l->fb);
+	if (!l->key || !l->os || !l->on || !l->segs || !l->fb) {
+		layout_free(l);
+		return NULL;
+	}
+	nsegs = 0;
+	for (size_t i = 0; i < d->nobjs; i++) {
+		const struct prof_object *o = &d->objs[i];
+		const struct imgsegs *s = img_segs(a, img[i]);
+		l->key[i] = (struct layout_obj){ img[i], o->bias, o->text_lo, o->text_hi };
+		for (size_t k = 0; k < s->n; k++) {
+			l->segs[nsegs].lo = s->v[k].lo + o->bias;
+			l->segs[nsegs].hi = s->v[k].hi + o->bias;
+			l->segs[nsegs].row = s->v[k].row;
+			if (l->segs[nsegs].lo < l->segs[nsegs].hi)	/* no wrap-around */
+				nsegs++;
+		}
+		if (o->text_hi > o->text_lo)
+			l->fb[nfb++] = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
+	}
+	qsort(l->segs, nsegs, sizeof *l->segs, cmp_seg);
+	qsort(l->fb, nfb, sizeof *l->fb, cmp_seg);
+	/* Objects recorded as overlapping would make segments overlap: keep
+	 * the first of two that do (a corrupt object list must not crash). */
+	size_t w = 0;
+	for (size_t k = 0; k < nsegs; k++)
+		if (w == 0 || l->segs[k].lo >= l->segs[w - 1].hi)
+			l->segs[w++] = l->segs[k];
+	l->nsegs = w;
+	w = 0;
+	for (size_t k = 0; k < nfb; k++)
+		if (w == 0 || l->fb[k].lo >= l->fb[w - 1].hi)
+			l->fb[w++] = l->fb[k];
+	l->nfb = w;
+	return l;
+}
+
+/* The layout of d's objects (img: their images), from the cache or made
+ * and cached (most recent first).  NULL: out of memory. */
+static struct layout *layout_for(struct prof_attr *a, const struct prof_data *d, const size_t *img)
+{
+	size_t i = 0;
+	while (i < a->nlayouts && !layout_is(a->layouts[i], d, img))
+		i++;
+	struct layout *l;
+	if (i < a->nlayouts) {
+		l = a->layouts[i];
+	} else {
+		if (a->layouts == NULL &&
+		    (a->layouts = calloc(LAYOUT_CACHE, sizeof *a->layouts)) == NULL)
+			return NULL;
+		if ((l = layout_make(a, d, img)) == NULL)
+			return NULL;
+		if (a->nlayouts == LAYOUT_CACHE)
+			layout_free(a->layouts[--a->nlayouts]);
+		i = a->nlayouts++;
+	}
+	memmove(a->layouts + 1, a->layouts, i * sizeof *a->layouts);
+	a->layouts[0] = l;
+	return l;
+}
+
+/* Object k's own segments in layout l (for a histogram of that object
+ * only: another may have been mapped at the same addresses before or
+ * after), made on first use.  -1: out of memory. */
+static int layout_own(const struct prof_attr *a, struct layout *l, const struct prof_data *d,
+		      size_t k)
+{
+	if (l->os[k])
+		return 0;
+	const struct prof_object *o = &d->objs[k];
+	const struct imgsegs *s = img_segs(a, l->key[k].img);
+	struct prof_seg *os = malloc((s->n ? s->n : 1) * sizeof *os);
+	size_t on = 0;
+	if (!os)
+		return -1;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].lo + o->bias < s->v[i].hi + o->bias)
+			os[on++] = (struct prof_seg){ s->v[i].lo + o->bias, s->v[i].hi + o->bias,
+						      s->v[i].row };
+	qsort(os, on, sizeof *os, cmp_seg);
+	l->os[k] = os;
+	l->on[k] = on;
+	return 0;
+}
+
+/* The per-file scratch arrays by row (ticks, stack leaves, marks) grown to
+ * a->nrows, new entries zero; between files every entry is zero again (only
+ * the rows a file touched are cleared, so a file costs what it holds, not
+ * the number of rows).  -1: out of memory. */
+static int scratch_grow(struct prof_attr *a)
+{
+	if (a->nrows <= a->scratch_cap)
+		return 0;
+	size_t c = a->nrows * 2, old = a->scratch_cap;
+	double *t = realloc(a->fticks, c * sizeof *t);
+	if (t)
+		a->fticks = t;
+	double *l = realloc(a->fleaf, c * sizeof *l);
+	if (l)
+		a->fleaf = l;
+	unsigned char *m = realloc(a->fmark, c);
+	if (m)
+		a->fmark = m;
+	size_t *u = realloc(a->touched, c * sizeof *u);
+	if (u)
+		a->touched = u;
+	if (!t || !l || !m || !u)
+		return -1;
+	memset(a->fticks + old, 0, (c - old) * sizeof *t);
+	memset(a->fleaf + old, 0, (c - old) * sizeof *l);
+	memset(a->fmark + old, 0, c - old);
+	a->scratch_cap = c;
+	return 0;
+}
+
+static void touch(struct prof_attr *a, size_t r)
+{
+	if (!a->fmark[r]) {
+		a->fmark[r] = 1;
+		a->touched[a->ntouched++] = r;
+	}
+}
+
+/* Marks every row a share of histogram h's non-zero bins can go to: the
+ * segments (sorted, disjoint) that overlap a non-zero bin's bytes (the
+ * fallback and [unknown] rows the caller marks). */
+static void touch_hist(struct prof_attr *a, const struct prof_hist *h, const struct prof_seg *segs,
+		       size_t nsegs)
+{
+	size_t n = h->idx ? h->nnz : h->nbins;
+	for (size_t k = 0; k < n; k++) {
+		if (!h->idx && h->bins[k] == 0)
+			continue;
+		uint64_t bin = h->idx ? h->idx[k] : k;
+		uint64_t lo = binmap_start(h, bin), hi = binmap_start(h, bin + 1);
+		if (hi > h->highpc)
+			hi = h->highpc;
+		size_t l = 0, r = nsegs;
+		while (l < r) {		/* the first segment ending above lo */
+			size_t mid = l + (r - l) / 2;
+			if (segs[mid].hi <= lo)
+				l = mid + 1;
+			else
+				r = mid;
+		}
+		for (; l < nsegs && segs[l].lo < hi; l++)
+			touch(a, segs[l].row);
+	}
+}
+
 int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	     char *err, size_t errlen)
 {
@@ -1002,6 +1227,7 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	struct prof_seg *segs = NULL, *fb = NULL;
 	double *ticks = NULL, *leaf = NULL;
 	uint64_t *pbias = NULL;	/* --lines: each image's bias in this file */
+	size_t s0 = a->nstacks;	/* this file's stacks, for its wall samples */
 	int rc = -1;
 
 	if (!img)
@@ -1032,48 +1258,22 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			goto out;
 		if (o->is_main && a->main_image == SIZE_MAX)
 			a->main_image = img[i];
-		nsegs += img_segs(a, img[i])->n;
 	}
-	segs = malloc((nsegs ? nsegs : 1) * sizeof *segs);
-	fb = malloc((d->nobjs ? d->nobjs : 1) * sizeof *fb);
-	if (!segs || !fb)
+	struct layout *lay = layout_for(a, d, img);
+	if (lay == NULL)
 		goto nomem;
-	nsegs = 0;
-	for (size_t i = 0; i < d->nobjs; i++) {
-		const struct prof_object *o = &d->objs[i];
-		const struct imgsegs *s = img_segs(a, img[i]);
-		for (size_t k = 0; k < s->n; k++) {
-			segs[nsegs].lo = s->v[k].lo + o->bias;
-			segs[nsegs].hi = s->v[k].hi + o->bias;
-			segs[nsegs].row = s->v[k].row;
-			if (segs[nsegs].lo < segs[nsegs].hi)	/* no wrap-around */
-				nsegs++;
-		}
-		if (o->text_hi > o->text_lo) {
-			fb[nfb].lo = o->text_lo;
-			fb[nfb].hi = o->text_hi;
-			fb[nfb].row = s->object_row;
-			nfb++;
-		}
-	}
-	qsort(segs, nsegs, sizeof *segs, cmp_seg);
-	qsort(fb, nfb, sizeof *fb, cmp_seg);
-	/* Objects recorded as overlapping would make segments overlap: keep
-	 * the first of two that do (a corrupt object list must not crash). */
-	size_t w = 0;
-	for (size_t k = 0; k < nsegs; k++)
-		if (w == 0 || segs[k].lo >= segs[w - 1].hi)
-			segs[w++] = segs[k];
-	nsegs = w;
-	w = 0;
-	for (size_t k = 0; k < nfb; k++)
-		if (w == 0 || fb[k].lo >= fb[w - 1].hi)
-			fb[w++] = fb[k];
-	nfb = w;
+	segs = lay->segs;
+	nsegs = lay->nsegs;
+	fb = lay->fb;
+	nfb = lay->nfb;
 
-	ticks = calloc(a->nrows, sizeof *ticks);
-	if (!ticks)
+	if (scratch_grow(a) < 0)
 		goto nomem;
+	ticks = a->fticks;
+	a->ntouched = 0;
+	touch(a, a->unknown_row);
+	for (size_t k = 0; k < nfb; k++)
+		touch(a, fb[k].row);
 	double file_ticks = 0;
 	struct piece_ctx pctx = { a, NULL, d->run.rate_hz > 0 ? d->run.rate_hz : 1, 0 };
 	struct prof_piece_sink psink = { take_piece, &pctx }, *ps = NULL;
@@ -1095,20 +1295,16 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			 * have been mapped at the same addresses before or after. */
 			const struct prof_object *o = &d->objs[hi->object];
 			const struct imgsegs *s = img_segs(a, img[hi->object]);
-			struct prof_seg *os = malloc((s->n ? s->n : 1) * sizeof *os), ofb;
-			size_t on = 0;
-			if (!os)
+			if (layout_own(a, lay, d, hi->object) < 0)
 				goto nomem;
-			for (size_t k = 0; k < s->n; k++)
-				if (s->v[k].lo + o->bias < s->v[k].hi + o->bias)
-					os[on++] = (struct prof_seg){ s->v[k].lo + o->bias,
-								      s->v[k].hi + o->bias, s->v[k].row };
-			qsort(os, on, sizeof *os, cmp_seg);
-			ofb = (struct prof_seg){ o->text_lo, o->text_hi, s->object_row };
-			file_ticks += binmap_spread_pieces(hi, os, on, &ofb, o->text_hi > o->text_lo,
+			touch(a, s->object_row);
+			touch_hist(a, hi, lay->os[hi->object], lay->on[hi->object]);
+			struct prof_seg ofb = { o->text_lo, o->text_hi, s->object_row };
+			file_ticks += binmap_spread_pieces(hi, lay->os[hi->object], lay->on[hi->object],
+							   &ofb, o->text_hi > o->text_lo,
 							   a->unknown_row, ticks, ps);
-			free(os);
 		} else {
+			touch_hist(a, hi, segs, nsegs);
 			file_ticks += binmap_spread_pieces(hi, segs, nsegs, fb, nfb, a->unknown_row,
 							   ticks, ps);
 		}
@@ -1130,15 +1326,16 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	double rate = d->run.rate_hz > 0 ? d->run.rate_hz : 1;
 	/* The call stacks: each frame's row and link-time PC; leaf[r] the
 	 * samples of the stacks whose leaf is in row r. */
-	size_t s0 = a->nstacks;	/* this file's stacks, for its wall samples */
+	s0 = a->nstacks;
 	if (d->have_stacks) {
-		leaf = calloc(a->nrows, sizeof *leaf);
-		if (!leaf || add_stacks(a, d, img, segs, nsegs, fb, nfb, rate, leaf) < 0)
+		leaf = a->fleaf;
+		if (add_stacks(a, d, img, segs, nsegs, fb, nfb, rate, leaf) < 0)
 			goto nomem;
 	}
 	if (d->have_wall && add_wall(a, d, img, segs, nsegs, fb, nfb, s0) < 0)
 		goto nomem;
-	for (size_t r = 0; r < a->nrows; r++) {
+	for (size_t u = 0; u < a->ntouched; u++) {
+		size_t r = a->touched[u];
 		if (ticks[r] == 0)
 			continue;
 		a->rows[r].ticks += ticks[r];
@@ -1208,10 +1405,15 @@ nomem:
 	snprintf(err, errlen, "%s", strerror(ENOMEM));
 out:
 	free(img);
-	free(segs);
-	free(fb);
-	free(ticks);
-	free(leaf);
+	/* The scratch arrays zero again for the next file. */
+	for (size_t u = 0; a->fmark && u < a->ntouched; u++) {
+		a->fticks[a->touched[u]] = 0;
+		a->fmark[a->touched[u]] = 0;
+	}
+	a->ntouched = 0;
+	for (size_t i = s0; leaf && i < a->nstacks; i++)
+		if (a->stacks[i].depth)
+			leaf[a->frames[a->stacks[i].first].row] = 0;
 	free(pbias);
 	return rc;
 }
@@ -1417,6 +1619,13 @@ void attr_free(struct prof_attr *a)
 	}
 	free(a->images);
 	free(a->isegs);
+	for (size_t i = 0; i < a->nlayouts; i++)
+		layout_free(a->layouts[i]);
+	free(a->fticks);
+	free(a->fleaf);
+	free(a->fmark);
+	free(a->touched);
+	free(a->layouts);
 	free(a->rows);
 	free(a->arcs);
 	free(a->pieces);

@@ -55,7 +55,19 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 		c->tick_cost_ns = r->tick_cost_ns;
 	}
 	c->flags |= r->fact_flags;
-	c->elapsed_s += r->elapsed_s;
+	c->elapsed_sum += r->elapsed_s;
+	if (r->elapsed_s > c->elapsed_max)
+		c->elapsed_max = r->elapsed_s;
+	if (r->end_time) {
+		double end = (double)r->end_time, start = end - r->elapsed_s;
+		if (c->ntimes++ == 0 || start < c->start_s)
+			c->start_s = start;
+		if (end > c->end_s)
+			c->end_s = end;
+	}
+	c->elapsed_s = c->elapsed_max;
+	if (c->ntimes == c->nfacts && c->end_s - c->start_s > c->elapsed_s)
+		c->elapsed_s = c->end_s - c->start_s;
 	c->cpu_before_s += r->cpu_before_s;
 	c->cpu_user_s += r->user_s;
 	c->cpu_sys_s += r->sys_s;
@@ -115,9 +127,15 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		fprintf(e, "system time: not sampled (the perf clock counts user time only)\n");
 	else if (c->flags & MONOUT_FACT_SYSTEM)
 		fprintf(e, "system time: sampled, charged to the code that made the system call\n");
-	fprintf(e, "elapsed: %.3f s (wall clock%s); CPU / elapsed = %.2f\n", c->elapsed_s,
-		c->nfacts > 1 ? ", summed over files" : "",
-		c->elapsed_s > 0 ? (c->cpu_user_s + c->cpu_sys_s) / c->elapsed_s : 0.0);
+	if (c->nfacts > 1)
+		fprintf(e, "elapsed: %.3f s (wall clock, from the first process's start to the "
+			"last one's end, to the second; %zu processes, %.3f s summed, the "
+			"longest %.3f s); CPU / elapsed = %.2f\n", c->elapsed_s, c->nfacts,
+			c->elapsed_sum, c->elapsed_max,
+			c->elapsed_s > 0 ? (c->cpu_user_s + c->cpu_sys_s) / c->elapsed_s : 0.0);
+	else
+		fprintf(e, "elapsed: %.3f s (wall clock); CPU / elapsed = %.2f\n", c->elapsed_s,
+			c->elapsed_s > 0 ? (c->cpu_user_s + c->cpu_sys_s) / c->elapsed_s : 0.0);
 	fprintf(e, "rate: asked %u Hz, set %u Hz", c->rate_asked, c->rate_set);
 	if (c->tick_cost_ns)
 		fprintf(e, " (a tick costs %.1f us of CPU)", c->tick_cost_ns / 1000.0);

@@ -11,6 +11,7 @@
  */
 #include "prof.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -167,7 +168,8 @@ static int from_wall(const struct monout *m, struct prof_data *d)
 	for (size_t i = 0; i < m->nwall_threads; i++) {
 		const struct monout_wall_thread *t = &m->wall_threads[i];
 		struct prof_wall_thread *w = &d->wall_threads[d->nwall_threads++];
-		*w = (struct prof_wall_thread){ .tid = t->tid, .expected = t->expected,
+		*w = (struct prof_wall_thread){ .tid = t->tid, .pid = m->run.pid,
+			.expected = t->expected,
 			.taken = t->taken, .unreadable = t->unreadable,
 			.alive_s = (double)(t->last_usec - t->first_usec) / 1e6, .flags = t->flags };
 		memcpy(w->name, t->name, sizeof w->name);
@@ -217,6 +219,9 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	r->user_s = (double)m->run.user_usec / 1e6;
 	r->sys_s = (double)m->run.sys_usec / 1e6;
 	r->pid = m->run.pid;
+	r->ppid = m->run.ppid;
+	r->end_time = m->run.time;
+	r->forks_unfollowed = m->have_forks ? m->forks_unfollowed : 0;
 	if (m->run.cmdline && m->run.cmdline_len) {
 		r->command = malloc(m->run.cmdline_len + 1);
 		if (!r->command)
@@ -478,4 +483,76 @@ int prof_read(const char *path, const char *prog, struct prof_data *d, char *err
 		prof_data_free(d);
 	d->file = path;
 	return rc;
+}
+
+int prof_is_profile(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	unsigned char head[MONOUT_MAGIC_LEN];
+	ssize_t n;
+	do
+		n = read(fd, head, sizeof head);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 4)
+		return 0;
+	if (memcmp(head, GMON_MAGIC, 4) == 0)
+		return 1;
+	return memcmp(head, MONOUT_MAGIC, (size_t)n) == 0;
+}
+
+static int cmp_name(const void *x, const void *y)
+{
+	return strverscmp(*(char *const *)x, *(char *const *)y);
+}
+
+int prof_dir_files(const char *dir, char ***names, size_t *n, char *err, size_t errlen)
+{
+	DIR *dp = opendir(dir);
+	*names = NULL;
+	*n = 0;
+	if (dp == NULL) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	size_t cap = 0;
+	struct dirent *e;
+	const char *sep = dir[0] && dir[strlen(dir) - 1] == '/' ? "" : "/";
+	while ((e = readdir(dp)) != NULL) {
+		if (e->d_name[0] == '.')	/* ".", "..", a writer's temporary file */
+			continue;
+		char *full;
+		if (asprintf(&full, "%s%s%s", dir, sep, e->d_name) < 0)
+			goto nomem;
+		struct stat st;
+		if (stat(full, &st) != 0 || !S_ISREG(st.st_mode) || !prof_is_profile(full)) {
+			free(full);
+			continue;
+		}
+		if (*n == cap) {
+			size_t c = cap ? 2 * cap : 64;
+			char **v = realloc(*names, c * sizeof *v);
+			if (v == NULL) {
+				free(full);
+				goto nomem;
+			}
+			*names = v;
+			cap = c;
+		}
+		(*names)[(*n)++] = full;
+	}
+	closedir(dp);
+	qsort(*names, *n, sizeof **names, cmp_name);
+	return 0;
+nomem:
+	closedir(dp);
+	for (size_t i = 0; i < *n; i++)
+		free((*names)[i]);
+	free(*names);
+	*names = NULL;
+	*n = 0;
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+	return -1;
 }

@@ -2,8 +2,11 @@
  * main.c — prof(1): the command line, the order of work, the exit status.
  *
  *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
- *        [--graph] [--callers=NAME] [--callees=NAME] [--threads] [--base=FILE]
- *        [--lines] [--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [prog]
+ *        [--graph] [--callers=NAME] [--callees=NAME] [--threads]
+ *        [--base=FILE|DIR]... [--lines] [--annotate=FUNCTION]
+ *        [--sample=cpu|wall|offcpu] [--merge] [--program=NAME] [--from=TIME]
+ *        [--to=TIME] [--base-from=TIME] [--base-to=TIME] [--timeline]
+ *        [--output=FILE] [prog] [mdata|DIR]...
  *
  * after System V's prof (the prof(1) manual page of illumos,
  * usr/src/man/man1/prof.1, and of UnixWare; docs/prof.1).  Reads each data file
@@ -28,6 +31,8 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,8 +45,11 @@
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
-	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE] [--lines] "
-	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] [prog]\n";
+	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE|DIR]... [--lines] "
+	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] "
+	"[--program=NAME] [--from=TIME] [--to=TIME] [--base-from=TIME] [--base-to=TIME] "
+	"[--timeline] [--output=FILE] [prog] "
+	"[mdata|DIR]...\n";
 
 static void usage(void)
 {
@@ -115,52 +123,349 @@ static const char *main_path(const struct prof_data *d)
 	return "an unnamed program";
 }
 
-/* --base: reads the base profile into *ba after checking that it is a
- * profile of the program the first data file (file0, of first_prog at
- * first_path) is of: the same build ID where both files record one, else
- * the same recorded path.  Returns 0, or 1 (the exit status) with one line
- * on stderr. */
-static int load_base(const char *base, const char *prog, const char *first_prog,
-		     const char *first_path, const char *file0, struct prof_attr *ba)
+/* The data files to read: -m's, positional data files, and the profiles of
+ * the directories named (from_dir: a file that cannot be read is left out
+ * with a warning rather than ending the run, as a PROFDIR may hold the
+ * file of a process killed while writing). */
+struct input {
+	const char *name;
+	int from_dir;
+};
+
+struct inputs {
+	struct input *v;
+	size_t n, cap;
+	char **owned;		/* names read from directories */
+	size_t nowned;
+};
+
+static int inputs_push(struct inputs *in, const char *name, int from_dir)
 {
-	struct prof_data d;
-	char err[512], this_prog[160];
-	if (prof_read(base, prog, &d, err, sizeof err) < 0) {
-		fprintf(stderr, "prof: %s: %s\n", base, err);
+	if (in->n == in->cap) {
+		size_t c = in->cap ? 2 * in->cap : 16;
+		struct input *v = realloc(in->v, c * sizeof *v);
+		if (v == NULL)
+			return -1;
+		in->v = v;
+		in->cap = c;
+	}
+	in->v[in->n++] = (struct input){ name, from_dir };
+	return 0;
+}
+
+/* Adds name: a directory's profiles, or name itself.  0, or 1 (the exit
+ * status) with one line on stderr. */
+static int inputs_add(struct inputs *in, const char *name)
+{
+	struct stat st;
+	if (stat(name, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		if (inputs_push(in, name, 0) == 0)
+			return 0;
+		fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 		return 1;
 	}
-	program_of(&d, this_prog, sizeof this_prog);
-	int differ = 0;
-	if (first_prog[0] && this_prog[0]) {
-		/* Build IDs when both have one; else the paths. */
-		int bid0 = strncmp(first_prog, "build ID ", 9) == 0;
-		int bid1 = strncmp(this_prog, "build ID ", 9) == 0;
-		if (bid0 && bid1)
-			differ = strcmp(first_prog, this_prog) != 0;
-		else
-			differ = strcmp(first_path, main_path(&d)) != 0;
+	char **names, err[256];
+	size_t n;
+	if (prof_dir_files(name, &names, &n, err, sizeof err) < 0) {
+		fprintf(stderr, "prof: %s: %s\n", name, err);
+		return 1;
 	}
-	if (differ) {
-		fprintf(stderr, "prof: %s: a profile of %s (%s), not of %s (%s) as %s is; "
-			"--base compares two profiles of one program\n", base, main_path(&d),
-			this_prog, first_path, first_prog, file0);
+	if (n == 0) {
+		fprintf(stderr, "prof: %s: no profile in this directory (no mon.out or gmon.out "
+			"file)\n", name);
+		free(names);
+		return 1;
+	}
+	char **o = realloc(in->owned, (in->nowned + n) * sizeof *o);
+	if (o == NULL) {
+		for (size_t i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+		return 1;
+	}
+	in->owned = o;
+	memcpy(in->owned + in->nowned, names, n * sizeof *names);
+	in->nowned += n;
+	free(names);
+	for (size_t i = 0; i < n; i++)
+		if (inputs_push(in, in->owned[in->nowned - n + i], 1) < 0) {
+			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			return 1;
+		}
+	return 0;
+}
+
+static void inputs_free(struct inputs *in)
+{
+	for (size_t i = 0; i < in->nowned; i++)
+		free(in->owned[i]);
+	free(in->owned);
+	free(in->v);
+	memset(in, 0, sizeof *in);
+}
+
+/* Reads input x into *d.  Returns 1 read, 0 left out (a file of a
+ * directory that cannot be read: warned), -1 an error (one line on
+ * stderr). */
+static int read_input(const struct input *x, const char *prog, struct prof_data *d)
+{
+	char err[512];
+	if (prof_read(x->name, prog, d, err, sizeof err) == 0) {
+		/* Never silent: the process ran several programs (exec). */
+		if (d->run.images != NULL)
+			prof_warn("exec-images", "%s: %s", x->name, d->run.images);
+		/* Never silent: children that were not profiled. */
+		if (d->run.forks_unfollowed)
+			prof_warn("unfollowed-forks", "%s: the process forked %llu time%s without "
+				  "following its children (monrun without -f): their time is not "
+				  "in this profile; monrun -f profiles each child in a file of its "
+				  "own", x->name, (unsigned long long)d->run.forks_unfollowed,
+				  d->run.forks_unfollowed == 1 ? "" : "s");
+		return 1;
+	}
+	if (!x->from_dir) {
+		fprintf(stderr, "prof: %s: %s\n", x->name, err);
+		return -1;
+	}
+	prof_warn("unreadable-file", "%s: %s; left out, the directory's other profiles are read",
+		  x->name, err);
+	return 0;
+}
+
+/* Two programs (program_of's words, main_path's paths) are different: by
+ * build ID when both have one, else by path; "" (not said) matches any. */
+static int programs_differ(const char *prog0, const char *path0, const char *prog1,
+			   const char *path1)
+{
+	if (!prog0[0] || !prog1[0])
+		return 0;
+	if (strncmp(prog0, "build ID ", 9) == 0 && strncmp(prog1, "build ID ", 9) == 0)
+		return strcmp(prog0, prog1) != 0;
+	return strcmp(path0, path1) != 0;
+}
+
+/* --program=NAME: the program's path, the last part of it (as PROFDIR's
+ * file names spell it), or the start of its build ID in hex (8 digits or
+ * more). */
+static int program_is(const char *name, const char *this_prog, const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t n = strlen(name);
+	return strcmp(name, path) == 0 || (b && strcmp(name, b + 1) == 0) ||
+	       (n >= 8 && strncmp(this_prog, "build ID ", 9) == 0 &&
+		strncmp(this_prog + 9, name, n) == 0);
+}
+
+/* --timeline: a file's place in time and its samples. */
+struct span_row {
+	double start, end;
+	uint64_t pid, samples;
+	const char *file;
+};
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct span_row *p = x, *q = y;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return strcmp(p->file, q->file);
+}
+
+/* The samples of each file in time order, one line each: its start (UTC,
+ * to the second), its length, its process, its samples and a bar of them
+ * (60 characters for the most), so that when the work happened shows. */
+static void print_timeline(struct span_row *v, size_t n, size_t untimed)
+{
+	qsort(v, n, sizeof *v, cmp_span);
+	uint64_t most = 1;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].samples > most)
+			most = v[i].samples;
+	printf("%-20s %9s %8s %9s  %s\n", "start (UTC)", "seconds", "pid", "samples", "file");
+	for (size_t i = 0; i < n; i++) {
+		char when[32];
+		time_t t = (time_t)v[i].start;
+		struct tm tm;
+		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+			snprintf(when, sizeof when, "%.0f", v[i].start);
+		int bar = (int)(60 * v[i].samples / most);
+		printf("%-20s %9.3f %8llu %9llu  %s %.*s\n", when, v[i].end - v[i].start,
+		       (unsigned long long)v[i].pid, (unsigned long long)v[i].samples, v[i].file,
+		       bar, "############################################################");
+	}
+	if (untimed)
+		printf("(%zu files without a time: written before mon.out minor 2, or gmon.out)\n",
+		       untimed);
+}
+
+/* "prof: Cannot allocate memory" on stderr; returns 1, the exit status. */
+static int nomem(void)
+{
+	fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+	return 1;
+}
+
+/* Makes room for one more element of size sz after the n of the array
+ * *(void **)pv (realloc(3)).  0, or -1 (ENOMEM: the array as it was). */
+static int grow_one(void *pv, size_t n, size_t sz)
+{
+	void **v = pv;
+	void *nv = realloc(*v, (n + 1) * sz);
+	if (nv == NULL)
+		return -1;
+	*v = nv;
+	return 0;
+}
+
+/* One program's files (or, with --merge, every file): what is read into
+ * its attribution, and what its report is headed with. */
+struct group {
+	char prog[160];		/* program_of's words for its first file */
+	char path[512];		/* main_path of its first file */
+	const char *file0;	/* its first file */
+	size_t nfiles;
+	struct prof_attr a;
+};
+
+/* --from/--to: a time as seconds since the Epoch ("1764590000",
+ * fractions allowed), seconds before now ("-60": the last minute), or a
+ * UTC date and time ("2026-12-01T13:00:00", "Z" allowed; strptime(3)'s
+ * %Y-%m-%dT%H:%M:%S, timegm(3)).  Returns 0 with *t, or -1. */
+static int parse_time(const char *s, double *t)
+{
+	char *end;
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	const char *e = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (e && (*e == '\0' || (e[0] == 'Z' && e[1] == '\0'))) {
+		*t = (double)timegm(&tm);
+		return 0;
+	}
+	double v = strtod(s, &end);
+	if (end == s || *end != '\0' || !(v == v))
+		return -1;
+	if (s[0] == '-') {
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		v += (double)now.tv_sec + now.tv_nsec / 1e9;
+	}
+	*t = v;
+	return 0;
+}
+
+/* A file's run in wall-clock time: from its write time less its elapsed
+ * time to its write time (RUN's time, whole seconds; FACTS' elapsed).
+ * 0, or -1 when the file does not say (gmon.out, no FACTS). */
+static int file_span(const struct prof_data *d, double *start, double *end)
+{
+	if (!d->run.end_time || !d->run.have_facts)
+		return -1;
+	*end = (double)d->run.end_time;
+	*start = *end - d->run.elapsed_s;
+	return 0;
+}
+
+/* --base: reads the base profiles (a file, several, or directories) into
+ * *ba after checking that each is a profile of the program of g (the first
+ * data files): the same build ID where both files record one, else the
+ * same recorded path.  Returns 0, or 1 (the exit status) with one line on
+ * stderr. */
+static int load_base(const struct inputs *base, const char *prog, const struct group *g,
+		     double from, double to, struct prof_attr *ba)
+{
+	size_t nread = 0;
+	for (size_t i = 0; i < base->n; i++) {
+		struct prof_data d;
+		char err[512], this_prog[160];
+		int r = read_input(&base->v[i], prog, &d);
+		if (r < 0)
+			return 1;
+		if (r == 0)
+			continue;
+		double t0, t1;
+		if ((from > -HUGE_VAL || to < HUGE_VAL) &&
+		    (file_span(&d, &t0, &t1) < 0 || t1 < from || t0 > to)) {
+			prof_data_free(&d);
+			continue;	/* outside --base-from/--base-to */
+		}
+		program_of(&d, this_prog, sizeof this_prog);
+		if (programs_differ(g->prog, g->path, this_prog, main_path(&d))) {
+			fprintf(stderr, "prof: %s: a profile of %s (%s), not of %s (%s) as %s is; "
+				"--base compares two profiles of one program\n", base->v[i].name,
+				main_path(&d), this_prog, g->path, g->prog, g->file0);
+			prof_data_free(&d);
+			return 1;
+		}
+		int rc = attr_add(ba, &d, prog, err, sizeof err);
 		prof_data_free(&d);
+		if (rc < 0) {
+			fprintf(stderr, "prof: %s: %s\n", base->v[i].name, err);
+			return 1;
+		}
+		nread++;
+	}
+	if (nread == 0) {
+		fprintf(stderr, "prof: --base: no readable profile among the %zu files given "
+			"(in the window of --base-from/--base-to, if given)\n", base->n);
 		return 1;
 	}
-	int rc = 0;
-	if (attr_add(ba, &d, prog, err, sizeof err) < 0) {
-		fprintf(stderr, "prof: %s: %s\n", base, err);
-		rc = 1;
+	return 0;
+}
+
+/* Builds g's model and renders it as o asks on standard output (the -s
+ * summary first, on stderr).  Returns the exit status: 0, or 1 with one
+ * line on stderr. */
+static int report(struct group *g, const struct prof_opts *o, int by_lines, const char *annotate,
+		  const char *base_arg)
+{
+	struct prof_profile p;
+	int status = 0, arc = 0;
+	attr_finish(&g->a);
+	const char *focus = o->callers ? o->callers : o->callees;
+	if (profile_build(&g->a, o->demangle, &p) < 0 ||
+	    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0)) {
+		fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+		return 1;
 	}
-	prof_data_free(&d);
-	return rc;
+	if (!p.events[o->event].present || (o->base && !o->base->events[o->event].present)) {
+		/* Asked for wall-clock (off-CPU) time of a run that took no
+		 * such samples: say so, and how to take them. */
+		fprintf(stderr, "prof: %s: no %s samples in this profile (it was recorded "
+			"without wall-clock sampling); run the program under 'monrun --wall' "
+			"or with MONPROF_WALL=HZ (e.g. 100) to record them\n",
+			p.events[o->event].present ? base_arg : g->file0,
+			p.event_types[o->event].noun);
+		status = 1;
+	} else if (focus && prof_function_find(&p, focus) == SIZE_MAX) {
+		fprintf(stderr, "prof: --%s=%s: no function of that name in the profile\n",
+			o->callers ? "callers" : "callees", focus);
+		status = 1;
+	} else if (annotate ? (arc = prof_annotate(&p, o, annotate, stdout)) < 0
+			    : prof_render(&p, o, stdout, stderr) < 0) {
+		fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+		status = 1;
+	} else if (arc == 1) {
+		fprintf(stderr, "prof: %s: no function of that name in the profile\n", annotate);
+		status = 1;
+	} else if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "prof: standard output: %s\n", strerror(errno));
+		status = 1;
+	}
+	profile_free(&p);
+	return status;
 }
 
 int main(int argc, char **argv)
 {
 	struct prof_opts o = { .sort = PROF_SORT_TIME, .demangle = 1 };
 	int sort_seen = 0, radix_seen = 0, scope_seen = 0, locals = 1, version = 0, merge = 0;
-	const char *base_file = NULL, *annotate = NULL;
+	const char *annotate = NULL, *program = NULL, *base_arg = NULL;
+	const char **base_files = NULL;
+	size_t nbase = 0;
+	double from = -HUGE_VAL, to = HUGE_VAL, bfrom = -HUGE_VAL, bto = HUGE_VAL;
+	const char *output = NULL;
+	int timeline = 0;
 	int by_lines = 0;
 	const char **files = NULL;
 	size_t nfiles = 0;
@@ -171,6 +476,13 @@ int main(int argc, char **argv)
 		{ "no-demangle", no_argument, NULL, 'R' },
 		{ "merge", no_argument, NULL, 'M' },
 		{ "base", required_argument, NULL, 'B' },
+		{ "program", required_argument, NULL, 'N' },
+		{ "from", required_argument, NULL, 'W' },
+		{ "to", required_argument, NULL, 'U' },
+		{ "base-from", required_argument, NULL, 'X' },
+		{ "base-to", required_argument, NULL, 'Y' },
+		{ "timeline", no_argument, NULL, 'I' },
+		{ "output", required_argument, NULL, 'O' },
 		{ "lines", no_argument, NULL, 'L' },
 		{ "annotate", required_argument, NULL, 'A' },
 		{ "graph", no_argument, NULL, 'G' },
@@ -188,7 +500,34 @@ int main(int argc, char **argv)
 		case 'C': o.demangle = 1; break;	/* the default; kept for scripts */
 		case 'R': o.demangle = 0; break;
 		case 'M': merge = 1; break;
-		case 'B': base_file = optarg; break;
+		case 'B': {	/* a file or directory; several may be given */
+			const char **nb = realloc(base_files, (nbase + 1) * sizeof *nb);
+			if (!nb) {
+				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+				return 1;
+			}
+			base_files = nb;
+			base_files[nbase++] = optarg;
+			base_arg = base_arg ? "the --base profiles" : optarg;
+			break;
+		}
+		case 'N': program = optarg; break;
+		case 'W':
+		case 'U':
+		case 'X':
+		case 'Y': {
+			double *t = c == 'W' ? &from : c == 'U' ? &to : c == 'X' ? &bfrom : &bto;
+			if (parse_time(optarg, t) < 0) {
+				fprintf(stderr, "prof: --%s=%s: not a time (seconds since the Epoch, "
+					"-SECONDS before now, or YYYY-MM-DDTHH:MM:SS in UTC)\n",
+					c == 'W' ? "from" : c == 'U' ? "to" : c == 'X' ? "base-from"
+					: "base-to", optarg);
+				usage();
+			}
+			break;
+		}
+		case 'I': timeline = 1; break;
+		case 'O': output = optarg; break;
 		case 'L': by_lines = 1; break;
 		case 'A': annotate = optarg; break;
 		case 'G': o.renderer = prof_renderer_find("graph"); break;
@@ -246,9 +585,22 @@ int main(int argc, char **argv)
 			      "  -s           summary of the run (first, on standard error)\n"
 			      "  -C           demangle C++ names (the default)\n"
 			      "  --no-demangle  C++ names as the symbol table spells them\n"
-			      "  --merge      allow summing profiles of different programs\n"
-			      "  --base=FILE  each function's change from the profile FILE (same\n"
-			      "               program): percentage points and seconds; text, json, csv\n"
+			      "  --merge      sum profiles of different programs (without it, the\n"
+			      "               text report shows each program's files apart)\n"
+			      "  --program=NAME  only the profiles of that program: its path, file\n"
+			      "               name, or the start of its build ID in hex\n"
+			      "  --from=TIME, --to=TIME  only the files whose run overlaps the window:\n"
+			      "               seconds since the Epoch, -SECONDS before now, or\n"
+			      "               YYYY-MM-DDTHH:MM:SS (UTC)\n"
+			      "  --base-from=TIME, --base-to=TIME  the same for the --base files:\n"
+			      "               two windows of one series compared\n"
+			      "  --timeline   each file's start, length, process and samples, in time\n"
+			      "               order (intervals: when the work happened), no report\n"
+			      "  --output=FILE  the files read (one program's, or --merge) summed into\n"
+			      "               one mon.out, FILE, instead of a report\n"
+			      "  --base=FILE|DIR  each function's change from the profile FILE, or the\n"
+			      "               sum of a directory's (same program; repeat to sum files):\n"
+			      "               percentage points and seconds; text, json, csv\n"
 			      "  --lines      rows are source lines (file.c:123 function), inline frames\n"
 			      "               resolved, in every format (DWARF line tables, libdw)\n"
 			      "  --annotate=FUNCTION  that function's source lines with their samples\n"
@@ -256,6 +608,8 @@ int main(int argc, char **argv)
 			      "  -V           print the version (on standard error, as System V)\n"
 			      "  --version    print the version on standard output and exit\n"
 			      "  -m mdata     data file (default ./mon.out, else ./gmon.out); repeat to sum\n"
+			      "  mdata|DIR    data files and directories of them (a PROFDIR), summed\n"
+			      "               as -m's: the files of a process tree are one profile\n"
 			      "  --format=    text (default), json, csv, graph (the call graph),\n"
 			      "               folded (collapsed stacks), pprof (gzipped profile.proto),\n"
 			      "               callgrind or flame (an SVG flame graph); see prof(1)\n"
@@ -295,87 +649,200 @@ int main(int argc, char **argv)
 	}
 	if (o.callers || o.callees)
 		o.renderer = prof_renderer_find("graph");
-	if (base_file && !prof_diff_supported(o.renderer)) {
+	if (nbase && !prof_diff_supported(o.renderer)) {
 		fprintf(stderr, "prof: --base works with --format=text, json or csv, not %s\n",
 			o.renderer->name);
 		free(files);
+		free(base_files);
 		return 2;
 	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "prof: more than one program given\n");
-		usage();
+	/* Positional arguments: data files (told by their first bytes) and
+	 * directories of them (a PROFDIR) are read as -m's are; at most one
+	 * other, the program. */
+	struct inputs in = { 0 }, base_in = { 0 };
+	const char *progarg = NULL;
+	int status = 0;
+	for (size_t i = 0; i < nfiles && status == 0; i++)
+		status = inputs_add(&in, files[i]);
+	for (int i = optind; i < argc && status == 0; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) == 0 && (S_ISDIR(st.st_mode) || prof_is_profile(argv[i]))) {
+			status = inputs_add(&in, argv[i]);
+		} else if (progarg) {
+			fprintf(stderr, "prof: more than one program given (%s, %s)\n", progarg,
+				argv[i]);
+			usage();
+		} else {
+			progarg = argv[i];
+		}
 	}
+	for (size_t i = 0; i < nbase && status == 0; i++)
+		status = inputs_add(&base_in, base_files[i]);
+	free(files);
+	free(base_files);
 	char *progpath = NULL;
-	if (optind < argc) {
-		progpath = find_program(argv[optind]);
+	if (status == 0 && progarg) {
+		progpath = find_program(progarg);
 		if (progpath == NULL) {
 			fprintf(stderr, "prof: %s: no such file in the current directory or "
-				"in PATH\n", argv[optind]);
-			free(files);
-			return 1;
+				"in PATH\n", progarg);
+			status = 1;
 		}
 	}
 	const char *prog = progpath;
-	static const char *deflt[1];
-	if (nfiles == 0) {
+	if (status == 0 && in.n == 0) {
 		/* System V's mon.out; the C library's gmon.out when that is all
 		 * there is. */
-		deflt[0] = access("mon.out", F_OK) != 0 && access("gmon.out", F_OK) == 0
-			   ? "gmon.out" : "mon.out";
-		files = deflt;
-		nfiles = 1;
+		status = inputs_push(&in, access("mon.out", F_OK) != 0 &&
+				     access("gmon.out", F_OK) == 0 ? "gmon.out" : "mon.out", 0);
 	}
 
-	struct prof_attr a;
-	attr_init(&a, locals);
-	a.keep_pieces = by_lines || annotate;
-	int status = 0;
-	char first_prog[160] = "", first_path[512] = "";
-	for (size_t i = 0; i < nfiles && status == 0; i++) {
+	/* Each file into the attribution of its program (one for all with
+	 * --merge or a program named: attr_add then checks every file against
+	 * it); with --program, only that program's. */
+	struct group *groups = NULL;
+	size_t ngroups = 0, nother = 0, nread = 0, noutside = 0, nspans = 0, untimed = 0;
+	int window = from > -HUGE_VAL || to < HUGE_VAL;
+	struct span_row *spans = NULL;
+	const char **kept = NULL;	/* --output: the files summed */
+	size_t nkept = 0;
+	for (size_t i = 0; i < in.n && status == 0; i++) {
 		struct prof_data d;
 		char err[512], this_prog[160];
-		if (prof_read(files[i], prog, &d, err, sizeof err) < 0) {
-			fprintf(stderr, "prof: %s: %s\n", files[i], err);
-			status = 1;
-			break;
+		int r = read_input(&in.v[i], prog, &d);
+		if (r <= 0) {
+			status = r < 0;
+			continue;
 		}
-		/* Never silent: the process ran several programs (exec). */
-		if (d.run.images != NULL)
-			prof_warn("exec-images", "%s: %s", files[i], d.run.images);
-		/* Profiles of different programs do not add up row by row:
-		 * refused unless asked for (with a program named, attr_add
-		 * checks every file against it instead). */
+		nread++;
 		program_of(&d, this_prog, sizeof this_prog);
-		if (i == 0) {
-			snprintf(first_prog, sizeof first_prog, "%s", this_prog);
-			snprintf(first_path, sizeof first_path, "%s", main_path(&d));
-		} else if (!prog && first_prog[0] && this_prog[0] &&
-			   strcmp(first_prog, this_prog) != 0) {
-			if (!merge) {
-				fprintf(stderr, "prof: %s: a profile of %s, not of %s as %s is; "
-					"give --merge to sum profiles of different programs\n",
-					files[i], main_path(&d), first_path, files[0]);
+		const char *path = main_path(&d);
+		if (program && !program_is(program, this_prog, path)) {
+			nother++;
+			prof_data_free(&d);
+			continue;
+		}
+		/* --from/--to: the files whose run overlaps the window. */
+		double t0, t1;
+		int timed = file_span(&d, &t0, &t1) == 0;
+		if (window && (!timed || t1 < from || t0 > to)) {
+			noutside++;
+			prof_data_free(&d);
+			continue;
+		}
+		if (timeline) {
+			if (grow_one(&spans, nspans, sizeof *spans) < 0) {
 				prof_data_free(&d);
-				status = 1;
+				status = nomem();
 				break;
 			}
-			prof_warn("merged-programs", "%s is a profile of %s, %s of %s: summed "
-				  "as asked (--merge)", files[i], main_path(&d), files[0],
-				  first_path);
+			if (timed)
+				spans[nspans++] = (struct span_row){ t0, t1, d.run.pid, d.run.samples,
+								     in.v[i].name };
+			else
+				untimed++;
+			prof_data_free(&d);
+			continue;
 		}
-		if (attr_add(&a, &d, prog, err, sizeof err) < 0) {
+		size_t k = 0;
+		while (k < ngroups && !merge && !prog &&
+		       programs_differ(groups[k].prog, groups[k].path, this_prog, path))
+			k++;
+		if (k == ngroups) {
+			if (grow_one(&groups, ngroups, sizeof *groups) < 0) {
+				prof_data_free(&d);
+				status = nomem();
+				break;
+			}
+			struct group *g = &groups[ngroups++];
+			memset(g, 0, sizeof *g);
+			snprintf(g->prog, sizeof g->prog, "%s", this_prog);
+			snprintf(g->path, sizeof g->path, "%s", path);
+			g->file0 = in.v[i].name;
+			attr_init(&g->a, locals);
+			g->a.keep_pieces = by_lines || annotate;
+		} else if (merge && programs_differ(groups[k].prog, groups[k].path, this_prog, path)) {
+			prof_warn("merged-programs", "%s is a profile of %s, %s of %s: summed "
+				  "as asked (--merge)", in.v[i].name, path, groups[k].file0,
+				  groups[k].path);
+		}
+		struct group *g = &groups[k];
+		g->nfiles++;
+		if (output) {
+			if (grow_one(&kept, nkept, sizeof *kept) < 0) {
+				prof_data_free(&d);
+				status = nomem();
+				break;
+			}
+			kept[nkept++] = in.v[i].name;
+		}
+		if (attr_add(&g->a, &d, prog, err, sizeof err) < 0) {
 			fprintf(stderr, "prof: %s\n", err);
 			status = 1;
 		}
 		prof_data_free(&d);
 	}
+	if (status == 0 && timeline) {
+		print_timeline(spans, nspans, untimed);
+		free(spans);
+		free(progpath);
+		inputs_free(&in);
+		inputs_free(&base_in);
+		prof_warnings_clear();
+		return fflush(stdout) != 0 || ferror(stdout);
+	}
+	free(spans);
+	if (status == 0 && noutside && ngroups)
+		fprintf(stderr, "prof: %zu of the %zu profiles read lie outside --from/--to "
+			"(or say no time): left out\n", noutside, nread);
+	if (status == 0 && ngroups == 0) {
+		if (window)
+			fprintf(stderr, "prof: no profile read lies in the window of --from/--to "
+				"(%zu files)\n", nread);
+		else if (program)
+			fprintf(stderr, "prof: --program=%s: none of the %zu profiles read is of that "
+				"program\n", program, nread);
+		else
+			fprintf(stderr, "prof: no profile could be read (%zu files)\n", in.n);
+		status = 1;
+	}
+	if (status == 0 && ngroups > 1 &&
+	    (output || base_in.n || annotate ||
+	     (o.renderer && o.renderer != prof_renderer_find("text")))) {
+		/* One report per program fits the text format only. */
+		fprintf(stderr, "prof: the files are profiles of %zu programs (", ngroups);
+		for (size_t k = 0; k < ngroups; k++)
+			fprintf(stderr, "%s%s: %zu file%s", k ? ", " : "", groups[k].path,
+				groups[k].nfiles, groups[k].nfiles == 1 ? "" : "s");
+		fprintf(stderr, "); choose one with --program=NAME, or give --merge to sum them\n");
+		status = 1;
+	}
+	if (status == 0 && nother)
+		fprintf(stderr, "prof: %zu of the %zu profiles read are of other programs than %s "
+			"(--program): left out\n", nother, nread, program);
+
+	if (status == 0 && output) {
+		/* --output: the files summed into one mon.out, no report. */
+		char err[1024];
+		if (prof_save(output, kept, nkept, err, sizeof err) < 0) {
+			fprintf(stderr, "prof: --output: %s\n", err);
+			status = 1;
+		} else {
+			fprintf(stderr, "prof: %s: %zu profile%s summed\n", output, nkept,
+				nkept == 1 ? "" : "s");
+		}
+		for (size_t k = 0; k < ngroups; k++)
+			attr_free(&groups[k].a);
+		ngroups = 0;
+	}
+	free(kept);
 	struct prof_attr ba;
 	struct prof_profile bp;
 	attr_init(&ba, locals);
 	ba.keep_pieces = by_lines;
 	memset(&bp, 0, sizeof bp);
-	if (status == 0 && base_file) {
-		status = load_base(base_file, prog, first_prog, first_path, files[0], &ba);
+	if (status == 0 && base_in.n) {
+		status = load_base(&base_in, prog, &groups[0], bfrom, bto, &ba);
 		if (status == 0) {
 			attr_finish(&ba);
 			if (profile_build(&ba, o.demangle, &bp) < 0 ||
@@ -384,51 +851,24 @@ int main(int argc, char **argv)
 				status = 1;
 			}
 			o.base = &bp;
-			o.base_file = base_file;
+			o.base_file = base_in.n == 1 ? base_in.v[0].name : base_arg;
 		}
 	}
-	if (status == 0) {
-		struct prof_profile p;
-		attr_finish(&a);
-		const char *focus = o.callers ? o.callers : o.callees;
-		int arc = 0;
-		if (profile_build(&a, o.demangle, &p) < 0 ||
-		    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0)) {
-			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
-			status = 1;
-		} else if (!p.events[o.event].present ||
-			   (o.base && !bp.events[o.event].present)) {
-			/* Asked for wall-clock (off-CPU) time of a run that took
-			 * no such samples: say so, and how to take them. */
-			fprintf(stderr, "prof: %s: no %s samples in this profile (it was recorded "
-				"without wall-clock sampling); run the program under 'monrun --wall' "
-				"or with MONPROF_WALL=HZ (e.g. 100) to record them\n",
-				p.events[o.event].present ? base_file : files[0],
-				p.event_types[o.event].noun);
-			status = 1;
-		} else if (focus && prof_function_find(&p, focus) == SIZE_MAX) {
-			fprintf(stderr, "prof: --%s=%s: no function of that name in the profile\n",
-				o.callers ? "callers" : "callees", focus);
-			status = 1;
-		} else if (annotate ? (arc = prof_annotate(&p, &o, annotate, stdout)) < 0
-				    : prof_render(&p, &o, stdout, stderr) < 0) {
-			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
-			status = 1;
-		} else if (arc == 1) {
-			fprintf(stderr, "prof: %s: no function of that name in the profile\n", annotate);
-			status = 1;
-		} else if (fflush(stdout) != 0 || ferror(stdout)) {
-			fprintf(stderr, "prof: standard output: %s\n", strerror(errno));
-			status = 1;
-		}
-		profile_free(&p);
+	for (size_t k = 0; k < ngroups && status == 0 && !output; k++) {
+		if (ngroups > 1)
+			printf("%sprogram %s: %zu file%s (--program=NAME shows one)\n\n",
+			       k ? "\n" : "", groups[k].path, groups[k].nfiles,
+			       groups[k].nfiles == 1 ? "" : "s");
+		status = report(&groups[k], &o, by_lines, annotate, base_arg);
 	}
-	attr_free(&a);
-	profile_free(&bp);
+	for (size_t k = 0; k < ngroups; k++)
+		attr_free(&groups[k].a);
+	free(groups);
 	attr_free(&ba);
+	profile_free(&bp);
 	prof_warnings_clear();
 	free(progpath);
-	if (files != deflt)
-		free(files);
+	inputs_free(&in);
+	inputs_free(&base_in);
 	return status;
 }

@@ -131,8 +131,11 @@ struct prof_run {
 	double user_s, sys_s;	/* CPU seconds of the run */
 	int have_cells;
 	uint64_t cells_used, cells_total;	/* call-count cells */
-	uint64_t pid;
+	uint64_t pid, ppid;
+	uint64_t end_time;	/* seconds since the Epoch when the file was written (RUN's
+				 * time, truncated), 0: not recorded (gmon.out) */
 	char *command;		/* command line, or NULL */
+	uint64_t forks_unfollowed;	/* fork calls whose children were not profiled (FORKS) */
 	int have_facts;		/* mon.out minor 2: the rest of this block */
 	double elapsed_s;	/* wall-clock time of the profiled run */
 	uint32_t rate_asked, rate_set;	/* Hz */
@@ -170,6 +173,7 @@ struct prof_wall_head {
 
 struct prof_wall_thread {	/* one sampled thread (a WALL THREAD entry) */
 	uint64_t tid;
+	uint64_t pid;		/* its process (RUN's pid) */
 	uint64_t expected, taken, unreadable;	/* samples due, taken, unreadable */
 	double alive_s;		/* its time alive while the sampler ran */
 	uint32_t flags;		/* MONOUT_WALL_THREAD_* */
@@ -262,6 +266,29 @@ int prof_slurp(const char *path, unsigned char **buf, size_t *len, char *err, si
  * a gmon.out needs one to know its byte order and address size.  Returns 0,
  * or -1 with one line in err saying what is wrong (without the file name). */
 int prof_read(const char *path, const char *prog, struct prof_data *d, char *err, size_t errlen);
+
+/* Whether path holds a profile by its first bytes: gmon.out's magic, or
+ * mon.out's (or the start of it: a truncated file is one, reported when
+ * read).  0 when it cannot be opened or is shorter than 4 bytes. */
+int prof_is_profile(const char *path);
+
+/* The profiles in directory dir (a PROFDIR: regular files whose first bytes
+ * are a profile's, names starting with '.' left out, as a writer's
+ * temporary file), "dir/name" each, malloc'd, sorted by name in version
+ * order (strverscmp(3): 9.x before 10.x) into *names[0..*n).  Returns 0,
+ * or -1 with err (opendir(3)'s errno as strerror, or ENOMEM). */
+int prof_dir_files(const char *dir, char ***names, size_t *n, char *err, size_t errlen);
+
+/* ---- save.c ------------------------------------------------------------- */
+
+/* Sums the mon.out files files[0..n) into one mon.out written to out
+ * (through a temporary file beside it, renamed: never half a file).  The
+ * files must share one address layout (each object at one load bias and
+ * text range, no two over the same addresses: a fork tree's processes),
+ * one clock and rate, and hold no WALL or IMAGES record.  Returns 0, or -1
+ * with one line in err naming the file and what is wrong (ENOMEM, the
+ * write's errno). */
+int prof_save(const char *out, const char *const *files, size_t n, char *err, size_t errlen);
 
 /* ---- gmon.c -------------------------------------------------------------- */
 
@@ -483,6 +510,7 @@ struct prof_stackrow {
 	uint64_t count;		/* samples */
 	double seconds;		/* count / rate of its file */
 	uint64_t tid;
+	uint64_t pid;		/* its process (RUN's pid; 0: not recorded) */
 	char thread[16];	/* its name in THREADS, "" if none */
 	uint32_t flags;		/* PROF_STACK_* */
 	size_t first, depth;
@@ -498,6 +526,7 @@ struct prof_wallrow {
 	double count;		/* wall samples */
 	double seconds;		/* count / the file's wall rate */
 	uint64_t tid;
+	uint64_t pid;		/* its process (RUN's pid; 0: not recorded) */
 	char thread[16];	/* its name, "" if none */
 	int state;		/* enum prof_tstate */
 	uint32_t flags;		/* PROF_STACK_* of the walk */
@@ -565,6 +594,11 @@ struct prof_attr {
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
 	struct prof_imports imports;	/* the main program's, read with its image */
+	struct layout **layouts;	/* the last files' runtime layouts, most recent first */
+	size_t nlayouts;
+	double *fticks, *fleaf;	/* one file's ticks and stack leaves by row, zero between files */
+	unsigned char *fmark;	/* rows in touched */
+	size_t *touched, ntouched, scratch_cap;
 	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
 };
 
@@ -597,7 +631,16 @@ struct prof_cov {
 	double cpu_user_s, cpu_sys_s;	/* CPU of the runs */
 	double sampled_s;	/* samples / rate, summed over files */
 	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
+	/* Wall-clock time of the run: each file's start (its write time less
+	 * its elapsed time) and end (its write time, RUN's, whole seconds)
+	 * give the span from the earliest start to the latest end; elapsed_s
+	 * is that span (never below the longest file's elapsed time: the
+	 * write times are truncated to the second), or the longest elapsed
+	 * time when a file has no write time.  One file: its elapsed time. */
 	double elapsed_s;
+	double elapsed_sum, elapsed_max;	/* summed, longest over files */
+	double start_s, end_s;	/* seconds since the Epoch; 0: no file said */
+	size_t ntimes;		/* files with facts and a write time */
 	double cpu_before_s;	/* CPU before profiling started (start-up) */
 	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
 	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */

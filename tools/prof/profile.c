@@ -189,6 +189,8 @@ static int has_rest(const struct prof_row *w)
 static int cmp_tid(const void *x, const void *y)
 {
 	const struct prof_thread_name *p = x, *q = y;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
 	return p->tid < q->tid ? -1 : p->tid > q->tid;
 }
 
@@ -376,16 +378,19 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			goto nomem;
 		for (size_t i = 0; i < a->nstacks; i++) {
 			p->threads[i].tid = a->stacks[i].tid;
+			p->threads[i].pid = a->stacks[i].pid;
 			memcpy(p->threads[i].name, a->stacks[i].thread, sizeof p->threads[i].name);
 		}
 		for (size_t i = 0; i < a->nwalls; i++) {
 			p->threads[a->nstacks + i].tid = a->walls[i].tid;
+			p->threads[a->nstacks + i].pid = a->walls[i].pid;
 			memcpy(p->threads[a->nstacks + i].name, a->walls[i].thread,
 			       sizeof p->threads[i].name);
 		}
 		for (size_t i = 0; i < a->nwthreads; i++) {
 			struct prof_thread_name *t = &p->threads[a->nstacks + a->nwalls + i];
 			t->tid = a->wthreads[i].tid;
+			t->pid = a->wthreads[i].pid;
 			memcpy(t->name, a->wthreads[i].name, sizeof t->name);
 			t->wall_listed = 1;
 			t->wall_expected = a->wthreads[i].expected;
@@ -395,7 +400,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		qsort(p->threads, nth, sizeof *p->threads, cmp_tid);
 		size_t k = 0;
 		for (size_t i = 0; i < nth; i++) {
-			if (k && p->threads[k - 1].tid == p->threads[i].tid) {
+			if (k && cmp_tid(&p->threads[k - 1], &p->threads[i]) == 0) {
 				struct prof_thread_name *t = &p->threads[k - 1];
 				const struct prof_thread_name *v = &p->threads[i];
 				if (!t->name[0])
@@ -494,7 +499,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		s->value[PROF_VAL_CPU] = w->seconds;
 		s->stack = 1;
 		s->stack_flags = w->flags;
-		struct prof_thread_name key = { .tid = w->tid };
+		struct prof_thread_name key = { .tid = w->tid, .pid = w->pid };
 		const struct prof_thread_name *t = bsearch(&key, p->threads, p->nthreads,
 							   sizeof *p->threads, cmp_tid);
 		s->thread = t ? (size_t)(t - p->threads) : SIZE_MAX;
@@ -527,7 +532,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		s->stack = 1;
 		s->stack_flags = w->flags;
 		s->state = w->state;
-		struct prof_thread_name key = { .tid = w->tid };
+		struct prof_thread_name key = { .tid = w->tid, .pid = w->pid };
 		const struct prof_thread_name *t = bsearch(&key, p->threads, p->nthreads,
 							   sizeof *p->threads, cmp_tid);
 		s->thread = t ? (size_t)(t - p->threads) : SIZE_MAX;

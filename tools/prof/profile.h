@@ -193,6 +193,8 @@ const char *prof_tstate_name(int s);
 
 struct prof_thread_name {	/* a thread stacks (or wall samples) were sampled in */
 	uint64_t tid;
+	uint64_t pid;		/* its process (0: not recorded); threads are told
+				 * apart by (pid, tid): files of several processes */
 	char name[16];		/* from THREADS (or WALL), "" when not listed */
 	/* Wall-clock sampling of it (WALL THREAD entries, summed over files):
 	 * samples due (its time alive while the sampler ran x rate), taken,
@@ -261,7 +263,7 @@ struct prof_profile {
 	struct prof_sample *samples;
 	size_t nsamples;
 	struct prof_facts facts;
-	struct prof_thread_name *threads;	/* of the stack samples, by tid */
+	struct prof_thread_name *threads;	/* of the stack samples, by pid then tid */
 	size_t nthreads;
 	/* private to profile.c */
 	char *names;

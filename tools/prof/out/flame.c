@@ -15,7 +15,9 @@
  * flat-only file (no STACKS record) is a one-location stack, so its graph is
  * the root and one level of functions, each as wide as its own samples: the
  * subtitle says so.  Samples that count calls only (arcs, call counts) have
- * no samples and draw nothing.
+ * no samples and draw nothing.  With --threads, every stack sample's thread
+ * is the frame on the root, "NAME-TID" (its name from the THREADS record),
+ * as in the folded stacks; the callers' view ends in it.
  *
  * Each frame is a <g> holding <title>NAME (N samples, P%)</title> (the
  * tooltip, worded as flamegraph.pl words it: N with thousands separators, to
@@ -75,8 +77,21 @@
 /* The frame under samples no stack explains, in a file with stacks. */
 #define FN_NOSTACK (SIZE_MAX - 1)
 
+/* With --threads, a stack sample's thread is the frame on the root, as in
+ * the folded stacks ("NAME-TID"): the frame of thread t is FN_THREAD0 - t,
+ * named thread_labels[t] (made by prof_render_flame, for this render). */
+#define FN_THREAD0 (SIZE_MAX - 2)
+static char (*thread_labels)[48];
+
+static int is_thread_frame(const struct prof_profile *p, size_t fn)
+{
+	return fn <= FN_THREAD0 && FN_THREAD0 - fn < p->nthreads;
+}
+
 static const char *fn_name(const struct prof_profile *p, size_t fn)
 {
+	if (thread_labels && is_thread_frame(p, fn))
+		return thread_labels[FN_THREAD0 - fn];
 	return fn == SIZE_MAX ? "all" : fn == FN_NOSTACK ? "[no call stack]" : p->functions[fn].name;
 }
 
@@ -192,8 +207,15 @@ static int tree_build(const struct prof_profile *p, const struct prof_opts *o, i
 		/* With stacks, a histogram row's time no stack explains has
 		 * no known callers: under "[no call stack]". */
 		int nostack = stacks && !s->stack;
+		size_t thread = thread_labels && s->stack && s->thread < p->nthreads
+				? FN_THREAD0 - s->thread : SIZE_MAX;
 		if (nostack && !reversed) {
 			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
+				return -1;
+			t->n[at].value += v;
+		}
+		if (thread != SIZE_MAX && !reversed) {
+			if ((at = tree_child(t, at, thread)) == SIZE_MAX)
 				return -1;
 			t->n[at].value += v;
 		}
@@ -210,6 +232,11 @@ static int tree_build(const struct prof_profile *p, const struct prof_opts *o, i
 		}
 		if (nostack && reversed) {
 			if ((at = tree_child(t, at, FN_NOSTACK)) == SIZE_MAX)
+				return -1;
+			t->n[at].value += v;
+		}
+		if (thread != SIZE_MAX && reversed) {
+			if ((at = tree_child(t, at, thread)) == SIZE_MAX)
 				return -1;
 			t->n[at].value += v;
 		}
@@ -314,7 +341,7 @@ static int starts(const char *s, const char *prefix)
  * its samples are off-CPU. */
 static int object_class(const struct prof_profile *p, size_t fn, double off)
 {
-	if (fn == SIZE_MAX || fn == FN_NOSTACK)
+	if (fn == SIZE_MAX || fn == FN_NOSTACK || is_thread_frame(p, fn))
 		return OC_UNKNOWN;
 	const struct prof_function *f = &p->functions[fn];
 	if (f->kind == PROF_FN_WAIT)
@@ -500,9 +527,19 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	const struct prof_event_facts *ef = prof_event_facts_of(p, o);
 	struct tree t, rt;
 	memset(&rt, 0, sizeof rt);
+	thread_labels = NULL;
+	if (o->threads && p->nthreads &&
+	    (thread_labels = calloc(p->nthreads, sizeof *thread_labels)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; thread_labels && i < p->nthreads; i++)
+		prof_thread_label(p, i, thread_labels[i], sizeof thread_labels[i]);
 	if (tree_build(p, o, 0, &t) < 0 || tree_build(p, o, 1, &rt) < 0) {
 		tree_free(&t);
 		tree_free(&rt);
+		free(thread_labels);
+		thread_labels = NULL;
 		errno = ENOMEM;
 		return -1;
 	}
@@ -620,5 +657,7 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	fputs("</svg>\n", out);
 	tree_free(&t);
 	tree_free(&rt);
+	free(thread_labels);
+	thread_labels = NULL;
 	return rc;
 }

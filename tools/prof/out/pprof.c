@@ -31,9 +31,16 @@
  *   location      only those the samples name: address and lines (function, line; line 0: not known);
  *   function      those the locations name: printed name, the symbol's own spelling as system_name;
  *                 no file name yet (the model has no source files);
+ *                 each stack sample has the labels thread_id (number),
+ *                 thread_name (the THREADS record's, when it names one)
+ *                 and pid (number), for go tool pprof -tags, -tagfocus
+ *                 and the services that group by them;
  *   period_type   the asked event's time type (cpu/nanoseconds), period
- *                 1e9 / its rate; duration_nanos the runs' elapsed time
- *                 when the files recorded it;
+ *                 1e9 / its rate; time_nanos the start of the run (the
+ *                 earliest file's write time less its elapsed time: to
+ *                 the second, as RUN's write time is) and duration_nanos
+ *                 its wall-clock span (earliest start to latest end, not
+ *                 a sum over processes) when the files recorded them;
  *   comment       each warning prof gave ("warning: ..."), so a profile
  *                 shown elsewhere is not silently incomplete.
  *
@@ -254,6 +261,24 @@ static void encode(const struct prof_profile *p, const struct prof_opts *o, stru
 			if (prof_has_type(p, k))
 				pb_varint(&pk, (uint64_t)sample_value(p, s, k));
 		pb_sub(&sub, 2, &pk);
+		/* label = 3, Label {key 1, str 2, num 3}: the thread and the
+		 * process of a stack sample (go tool pprof -tags, -tagfocus). */
+		if (s->thread < p->nthreads) {
+			const struct prof_thread_name *th = &p->threads[s->thread];
+			pb_uint(&pk, 1, st_intern(t, "thread_id"));
+			pb_uint(&pk, 3, th->tid);
+			pb_sub(&sub, 3, &pk);
+			if (th->name[0]) {
+				pb_uint(&pk, 1, st_intern(t, "thread_name"));
+				pb_uint(&pk, 2, st_intern(t, th->name));
+				pb_sub(&sub, 3, &pk);
+			}
+			if (th->pid) {
+				pb_uint(&pk, 1, st_intern(t, "pid"));
+				pb_uint(&pk, 3, th->pid);
+				pb_sub(&sub, 3, &pk);
+			}
+		}
 		pb_sub(m, 2, &sub);
 	}
 
@@ -328,8 +353,12 @@ static void encode(const struct prof_profile *p, const struct prof_opts *o, stru
 		pb_sub(m, 5, &sub);
 	}
 
-	/* duration_nanos = 10, period_type = 11, period = 12. */
+	/* time_nanos = 9 (the run's start, to the second the files' write
+	 * times have), duration_nanos = 10 (its wall-clock span), period_type
+	 * = 11, period = 12. */
 	const struct prof_facts *fa = &p->facts;
+	if (fa->cov && fa->cov->ntimes > 0)
+		pb_uint(m, 9, (uint64_t)rounded(fa->cov->start_s * 1e9));
 	if (fa->cov && fa->cov->nfacts > 0)
 		pb_uint(m, 10, (uint64_t)rounded(fa->cov->elapsed_s * 1e9));
 	value_type(m, &sub, t, 11, evt->type, evt->export_unit);

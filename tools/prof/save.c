@@ -1,0 +1,358 @@
+/*
+ * save.c — `prof --output=FILE`: the profiles read, summed into one mon.out
+ * (docs/mon.out.5), so that a process tree's thousands of files become one
+ * that every tool reads at once and that --base can take.
+ *
+ * The sum is made on the files' own records (format/monout.h), not on
+ * prof's model, so nothing is rounded: histograms of the same object over
+ * the same range and scale add up bin by bin (written sparse), and call
+ * counts, arcs, PCs in anonymous code, call stacks and threads are
+ * concatenated (a reader adds up counts of the same PC, arc and stack).
+ * Addresses stay runtime addresses, so the files must share one address
+ * layout: every object at the same load bias and text range in each file
+ * that has it, and no two objects over the same addresses, as the
+ * processes of one fork tree (monrun -f, PROFDIR) are; other files are
+ * refused with the object and the files named.  RUN holds the first
+ * file's process, command and clock and the sums of the counters and CPU;
+ * FACTS the run's span (earliest start to latest write) as its elapsed
+ * time; FORKS the sum.  Wall-clock samples (WALL) and exec histories
+ * (IMAGES) are not summed: refused, and left out.
+ */
+#include "prof.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "monout.h"
+
+struct pair {			/* a histogram bin: index, count */
+	uint64_t index, count;
+};
+
+struct mhist {			/* a merged histogram: its record and its bins */
+	struct monout_hist h;
+	struct pair *v;
+	size_t n, cap;
+};
+
+static int cmp_pair(const void *x, const void *y)
+{
+	const struct pair *p = x, *q = y;
+	return p->index < q->index ? -1 : p->index > q->index;
+}
+
+/* Appends n elements of size sz at src to the array *v of *len (grown).
+ * 0 or -1 (ENOMEM). */
+static int append(void **v, size_t *len, const void *src, size_t n, size_t sz)
+{
+	if (n == 0)
+		return 0;
+	void *nv = realloc(*v, (*len + n) * sz);
+	if (nv == NULL)
+		return -1;
+	memcpy((char *)nv + *len * sz, src, n * sz);
+	*v = nv;
+	*len += n;
+	return 0;
+}
+
+static int same_object(const struct monout_object *a, const struct monout_object *b)
+{
+	return a->path_len == b->path_len && memcmp(a->path, b->path, a->path_len) == 0 &&
+	       a->build_id_len == b->build_id_len &&
+	       memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
+}
+
+int prof_save(const char *out, const char *const *files, size_t n, char *err, size_t errlen)
+{
+	struct monout *in = calloc(n ? n : 1, sizeof *in);
+	struct monout m;
+	struct mhist *mh = NULL;
+	size_t nmh = 0, nparsed = 0;
+	uint32_t *objmap = NULL;
+	unsigned char *syms_from = NULL;	/* merged object: its SYMS taken */
+	int rc = -1, nosyms_anon = 1;
+	char *tmp = NULL;
+	memset(&m, 0, sizeof m);
+	if (in == NULL)
+		goto nomem;
+	double start = 0, end = 0;
+	int facts_all = 1;
+	for (size_t f = 0; f < n; f++) {
+		unsigned char *buf;
+		size_t len;
+		char e[256];
+		if (prof_slurp(files[f], &buf, &len, e, sizeof e) < 0 ||
+		    monout_parse_opts(buf, len, &in[f], MONOUT_PARSE_SPARSE, e, sizeof e) < 0) {
+			snprintf(err, errlen, "%s: %s", files[f], e);
+			free(buf);
+			goto out;
+		}
+		free(buf);
+		nparsed++;
+		const struct monout *d = &in[f];
+		if (d->have_wall || d->nimages) {
+			snprintf(err, errlen, "%s: its %s cannot be summed into one file yet", files[f],
+				 d->have_wall ? "wall-clock samples (WALL)" : "exec history (IMAGES)");
+			goto out;
+		}
+		if (f == 0) {
+			m.version = MONOUT_VERSION;
+			m.flags = d->flags;
+			m.run = d->run;
+			m.run.user_usec = m.run.sys_usec = m.run.samples = m.run.counted = 0;
+			m.run.dropped = m.run.saturated = m.run.lost = m.run.calls_lost = 0;
+			m.facts = d->facts;
+			m.facts.threads_unlisted = m.facts.check_usec = 0;
+			m.facts.cpu_before_usec = 0;
+			m.facts.flags = 0;
+		} else if (d->run.rate_hz != m.run.rate_hz || d->run.clock != m.run.clock) {
+			snprintf(err, errlen, "%s: another clock or rate (%u Hz) than %s's (%u Hz): "
+				 "its samples do not add up in one file", files[f], d->run.rate_hz,
+				 files[0], m.run.rate_hz);
+			goto out;
+		}
+		m.run.user_usec += d->run.user_usec;
+		m.run.sys_usec += d->run.sys_usec;
+		m.run.samples += d->run.samples;
+		m.run.counted += d->run.counted;
+		m.run.dropped += d->run.dropped;
+		m.run.saturated += d->run.saturated;
+		m.run.lost += d->run.lost;
+		m.run.calls_lost += d->run.calls_lost;
+		if (d->run.time > m.run.time)
+			m.run.time = d->run.time;
+		if (d->have_facts) {
+			double s = (double)d->run.time - (double)d->facts.elapsed_usec / 1e6;
+			if (nparsed == 1 || s < start)
+				start = s;
+			if ((double)d->run.time > end)
+				end = (double)d->run.time;
+			m.facts.flags |= d->facts.flags;
+			m.facts.threads_unlisted += d->facts.threads_unlisted;
+			m.facts.check_usec += d->facts.check_usec;
+			m.facts.cpu_before_usec += d->facts.cpu_before_usec;
+			if (d->facts.elapsed_usec > m.facts.elapsed_usec)
+				m.facts.elapsed_usec = d->facts.elapsed_usec;
+		} else {
+			facts_all = 0;
+		}
+		if (d->have_forks) {
+			m.have_forks = 1;
+			m.forks_unfollowed += d->forks_unfollowed;
+		}
+
+		/* Objects: one layout for all files. */
+		uint32_t *om = realloc(objmap, (d->nobjects ? d->nobjects : 1) * sizeof *om);
+		if (om == NULL)
+			goto nomem;
+		objmap = om;
+		for (size_t k = 0; k < d->nobjects; k++) {
+			const struct monout_object *o = &d->objects[k];
+			size_t j = 0;
+			while (j < m.nobjects && !same_object(&m.objects[j], o))
+				j++;
+			if (j < m.nobjects) {
+				const struct monout_object *q = &m.objects[j];
+				if (q->load_bias != o->load_bias || q->text_lo != o->text_lo ||
+				    q->text_hi != o->text_hi) {
+					snprintf(err, errlen, "%s: %.*s at another address than in %s; "
+						 "one file holds the profiles of one address layout (the "
+						 "processes of a fork tree)", files[f], (int)o->path_len,
+						 o->path, files[0]);
+					goto out;
+				}
+			} else {
+				for (size_t i = 0; i < m.nobjects; i++)
+					if (o->text_lo < m.objects[i].text_hi &&
+					    m.objects[i].text_lo < o->text_hi) {
+						snprintf(err, errlen, "%s: %.*s over the addresses of %.*s; "
+							 "one file holds the profiles of one address "
+							 "layout (the processes of a fork tree)", files[f],
+							 (int)o->path_len, o->path,
+							 (int)m.objects[i].path_len, m.objects[i].path);
+						goto out;
+					}
+				if (append((void **)&m.objects, &m.nobjects, o, 1, sizeof *o) < 0)
+					goto nomem;
+				unsigned char *sf = realloc(syms_from, m.nobjects);
+				if (sf == NULL)
+					goto nomem;
+				syms_from = sf;
+				syms_from[j] = 0;
+			}
+			objmap[k] = (uint32_t)j;
+		}
+		/* Histograms: the same object, range and scale add up. */
+		for (size_t k = 0; k < d->nhists; k++) {
+			const struct monout_hist *h = &d->hists[k];
+			uint32_t obj = h->object < d->nobjects ? objmap[h->object] : MONOUT_NO_OBJECT;
+			size_t j = 0;
+			while (j < nmh && !(mh[j].h.object == obj && mh[j].h.lowpc == h->lowpc &&
+					    mh[j].h.highpc == h->highpc && mh[j].h.scale == h->scale &&
+					    mh[j].h.nbins == h->nbins))
+				j++;
+			if (j == nmh) {
+				struct mhist *nm = realloc(mh, (nmh + 1) * sizeof *mh);
+				if (nm == NULL)
+					goto nomem;
+				mh = nm;
+				memset(&mh[nmh], 0, sizeof *mh);
+				mh[nmh].h = *h;
+				mh[nmh].h.object = obj;
+				mh[nmh].h.flags = MONOUT_HIST_SPARSE;
+				mh[nmh].h.counts = mh[nmh].h.index = NULL;
+				nmh++;
+			}
+			struct mhist *t = &mh[j];
+			t->h.flags |= h->flags & MONOUT_HIST_SATURATES;
+			if (h->bin_bytes > t->h.bin_bytes)
+				t->h.bin_bytes = h->bin_bytes;
+			size_t nb = h->index ? (size_t)h->nnz : (size_t)h->nbins;
+			for (size_t b = 0; b < nb; b++) {
+				if (h->counts[b] == 0)
+					continue;
+				if (t->n == t->cap) {
+					size_t c = t->cap ? 2 * t->cap : 64;
+					struct pair *v = realloc(t->v, c * sizeof *v);
+					if (v == NULL)
+						goto nomem;
+					t->v = v;
+					t->cap = c;
+				}
+				t->v[t->n++] = (struct pair){ h->index ? h->index[b] : b, h->counts[b] };
+			}
+		}
+		if (append((void **)&m.calls, &m.ncalls, d->calls, d->ncalls, sizeof *d->calls) < 0 ||
+		    append((void **)&m.arcs, &m.narcs, d->arcs, d->narcs, sizeof *d->arcs) < 0 ||
+		    append((void **)&m.pcs, &m.npcs, d->pcs, d->npcs, sizeof *d->pcs) < 0 ||
+		    append((void **)&m.threads, &m.nthreads, d->threads, d->nthreads,
+			   sizeof *d->threads) < 0 ||
+		    append((void **)&m.stacks, &m.nstacks, d->stacks, d->nstacks,
+			   sizeof *d->stacks) < 0)
+			goto nomem;
+		if (d->have_stacks) {
+			m.have_stacks = 1;
+			if (d->stack_max_depth > m.stack_max_depth)
+				m.stack_max_depth = d->stack_max_depth;
+			m.stacks_lost += d->stacks_lost;
+			m.stacks_truncated += d->stacks_truncated;
+		}
+		/* Symbols of code no file describes: each object's once. */
+		int anon_here = 0;
+		for (size_t k = 0; k < d->nsyms; k++) {
+			struct monout_sym s = d->syms[k];
+			if (s.object < d->nobjects) {
+				uint32_t j = objmap[s.object];
+				if (syms_from[j] == 2)
+					continue;
+				syms_from[j] = 1;
+				s.object = j;
+			} else if (nosyms_anon) {
+				anon_here = 1;
+			} else {
+				continue;
+			}
+			if (append((void **)&m.syms, &m.nsyms, &s, 1, sizeof s) < 0)
+				goto nomem;
+		}
+		for (size_t j = 0; j < m.nobjects; j++)
+			if (syms_from[j] == 1)
+				syms_from[j] = 2;
+		if (anon_here)
+			nosyms_anon = 0;
+	}
+	if (facts_all && nparsed) {
+		m.have_facts = 1;
+		if (end - start > (double)m.facts.elapsed_usec / 1e6)
+			m.facts.elapsed_usec = (uint64_t)((end - start) * 1e6 + 0.5);
+	}
+	/* Each histogram's bins sorted and added up. */
+	m.hists = calloc(nmh ? nmh : 1, sizeof *m.hists);
+	if (m.hists == NULL)
+		goto nomem;
+	for (size_t j = 0; j < nmh; j++) {
+		struct mhist *t = &mh[j];
+		qsort(t->v, t->n, sizeof *t->v, cmp_pair);
+		size_t w = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			if (w && t->v[w - 1].index == t->v[i].index)
+				t->v[w - 1].count += t->v[i].count;
+			else
+				t->v[w++] = t->v[i];
+		}
+		/* The writer takes the bins whole (nbins counts) and, with
+		 * MONOUT_HIST_SPARSE, writes the non-zero ones as pairs. */
+		t->h.index = NULL;
+		t->h.nnz = 0;
+		t->h.counts = calloc(t->h.nbins ? (size_t)t->h.nbins : 1, sizeof *t->h.counts);
+		if (!t->h.counts)
+			goto nomem;
+		for (size_t i = 0; i < w; i++)
+			if (t->v[i].index < t->h.nbins)
+				t->h.counts[t->v[i].index] = t->v[i].count;
+		if (t->h.bin_bytes < 8)
+			t->h.bin_bytes = 8;	/* sums may pass a narrower bin's maximum */
+		m.hists[m.nhists++] = t->h;
+	}
+	/* Written beside its name, then renamed: never half a file. */
+	if (asprintf(&tmp, "%s.tmpXXXXXX", out) < 0) {
+		tmp = NULL;
+		goto nomem;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	/* The mode a file made by open(2) would have (mkstemp's is 0600). */
+	mode_t um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) < 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (monout_write_fd(fd, &m) < 0 || fsync(fd) < 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		goto out;
+	}
+	if (close(fd) < 0 || rename(tmp, out) < 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	rc = 0;
+	goto out;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+out:
+	for (size_t j = 0; j < nmh; j++) {
+		free(mh[j].v);
+		free(mh[j].h.index);
+		free(mh[j].h.counts);
+	}
+	free(mh);
+	free(m.hists);
+	free(m.objects);
+	free(m.calls);
+	free(m.arcs);
+	free(m.pcs);
+	free(m.threads);
+	free(m.stacks);
+	free(m.syms);
+	for (size_t f = 0; f < nparsed; f++)
+		monout_free(&in[f]);
+	free(in);
+	free(objmap);
+	free(syms_from);
+	free(tmp);
+	return rc;
+}
