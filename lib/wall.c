@@ -109,6 +109,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "unwind.h"
 #include "wall.h"
 
@@ -812,9 +813,7 @@ static unsigned walk_copy(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigned m
 		memmove(end - got, copy_area, (size_t)got);
 	ucontext_t uc;
 	memset(&uc, 0, sizeof uc);
-	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
-	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(uintptr_t)(end - got);
-	uc.uc_mcontext.gregs[REG_RBP] = 0;
+	mon_arch_context_set(&uc, pc, (uintptr_t)(end - got), 0);
 	unsigned fl = 0;
 	unsigned n = mon_unwind(&uc, pcs, max, &fl);
 	if (n == 0) {

@@ -356,12 +356,12 @@ static void sort_and_squeeze(void **state)
 {
 	(void)state;
 	struct mon_cfi_row r[6] = {
-		{ 0x30, 8, 0, MON_CFI_SP, 0 },
-		{ 0x10, 8, 0, MON_CFI_SP, 0 },
-		{ 0x20, 0, 0, MON_CFI_NONE, 0 },
-		{ 0x20, 8, 0, MON_CFI_SP, 0 },	/* the next FDE's first row at the same pc */
-		{ 0x18, 8, 0, MON_CFI_SP, 0 },	/* says what 0x10 says */
-		{ 0x40, 0, 0, MON_CFI_NONE, 0 },
+		{ .pc = 0x30, .cfa_off = 8, .kind = MON_CFI_SP },
+		{ .pc = 0x10, .cfa_off = 8, .kind = MON_CFI_SP },
+		{ .pc = 0x20, .cfa_off = 0, .kind = MON_CFI_NONE },
+		{ .pc = 0x20, .cfa_off = 8, .kind = MON_CFI_SP },	/* the next FDE's first row at the same pc */
+		{ .pc = 0x18, .cfa_off = 8, .kind = MON_CFI_SP },	/* says what 0x10 says */
+		{ .pc = 0x40, .cfa_off = 0, .kind = MON_CFI_NONE },
 	}, tmp[6];
 	assert_false(mon_cfi_sorted(r, 6));
 	mon_cfi_sort(r, tmp, 6);
