@@ -538,7 +538,7 @@ static void describe_fd(int fd, struct wwait *v)
 	v->w.kind = MONOUT_WAIT_FD;
 	v->w.fd = (uint32_t)fd;
 	v->w.object = MONOUT_NO_OBJECT;
-	ssize_t n = (ssize_t)syscall(SYS_readlink, path, link, sizeof link);
+	ssize_t n = (ssize_t)syscall(SYS_readlinkat, AT_FDCWD, path, link, sizeof link);
 	if (n <= 0) {
 		v->w.fd_kind = MONOUT_FD_UNKNOWN;
 		return;
@@ -690,6 +690,12 @@ static void describe_futex(uintptr_t uaddr, unsigned cmd, uint64_t val, struct w
 static int describe_wait(long nr, const uint64_t *a, struct wwait *v)
 {
 	memset(v, 0, sizeof *v);
+#ifndef __x86_64__
+	/* The numbers below are x86-64's: elsewhere no wait is described yet. */
+	(void)a;
+	(void)describe_fd;
+	(void)describe_futex;
+#endif
 	switch (nr) {
 #ifdef __x86_64__
 	case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
