@@ -1,0 +1,98 @@
+/*
+ * a64_stacks.c — a workload whose profile is known by construction, for
+ * comparing one machine's profile with another's (tests/aarch64/qemu.sh
+ * runs it built for aarch64 under qemu-user and built for the host, and
+ * compares what prof reads from both files).  Built -O2
+ * -fomit-frame-pointer: the stack walk must go by the CFI.
+ *
+ * Three leaf functions each run the same loop once a call (SPIN(TURNS):
+ * the same instructions, so any machine or emulator spends the same time
+ * a call in each): deep(), at the bottom of a 24-deep recursion (recurse),
+ * 3C calls a round; flat(), C calls; compare(), qsort(3)'s comparator, so
+ * that its stacks go through the C library, C calls (one sort of a
+ * reversed array of 64, C comparisons, counted once).  Of the samples in
+ * the three, by construction: deep 60 %, flat 20 %, compare 20 %; what
+ * the rest of the program takes (qsort's own work, the calls) depends on
+ * the machine.  noipa: gcc would fold the identical functions into one.
+ *
+ *   a64_stacks [ROUNDS]    default 400; exits 0, 2 on a bad argument
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#define TURNS 200	/* loop turns a call: short, so that a burst of a loaded machine's
+			 * noise falls on every function alike */
+
+static volatile long sink;
+
+#define SPIN()                                           \
+	do {                                             \
+		for (long i_ = 0; i_ < TURNS; i_++)      \
+			sink += i_ ^ (sink >> 3);        \
+	} while (0)
+
+__attribute__((noipa)) static void deep(void)
+{
+	SPIN();
+}
+
+__attribute__((noipa)) static void flat(void)
+{
+	SPIN();
+}
+
+__attribute__((noipa)) static int compare(const void *a, const void *b)
+{
+	SPIN();
+	long x = *(const long *)a, y = *(const long *)b;
+	return x < y ? -1 : x > y;
+}
+
+static long compares;
+
+static int count_compare(const void *a, const void *b)
+{
+	compares++;
+	long x = *(const long *)a, y = *(const long *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Not a tail call (the frame stays on the stack). */
+__attribute__((noipa)) static long recurse(int depth, long calls)
+{
+	if (depth == 0) {
+		for (long i = 0; i < calls; i++)
+			deep();
+		return sink & 1;
+	}
+	long r = recurse(depth - 1, calls);
+	sink += r;
+	return r + 1;
+}
+
+enum { N = 64 };
+
+__attribute__((noipa)) static void sort_reversed(int (*cmp)(const void *, const void *))
+{
+	long v[N];
+	for (int i = 0; i < N; i++)
+		v[i] = N - i;
+	qsort(v, N, sizeof v[0], cmp);
+}
+
+int main(int argc, char **argv)
+{
+	long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 400;
+	if (rounds <= 0)
+		return 2;
+	sort_reversed(count_compare);	/* C, the comparisons of one sort */
+	for (long r = 0; r < rounds; r++) {
+		recurse(24, 3 * compares);
+		for (long i = 0; i < compares; i++)
+			flat();
+		sort_reversed(compare);
+	}
+	printf("a64_stacks: %ld rounds, %ld comparisons a sort, sink %ld\n", rounds, compares,
+	       sink & 0xff);
+	return 0;
+}
