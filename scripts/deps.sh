@@ -7,6 +7,9 @@
 #   deps.sh bench   what `make bench` needs
 #   deps.sh fuzz    what `make fuzz` needs: clang and its libFuzzer runtime
 #                   (Debian: libclang-rt-dev, only recommended by clang)
+#   deps.sh aarch64 what scripts/ci-aarch64.sh needs: the cross compiler and
+#                   C library (gcc-aarch64-linux-gnu, libc6-dev-arm64-cross),
+#                   qemu-user, file(1), and the host's build
 # Optional tools (opt: "package:command"), which tests use where present and
 # skip with a message otherwise, are installed on Debian as root and only
 # named elsewhere: for `check`, protoc (protobuf-compiler, 6 MB: decodes
@@ -27,6 +30,8 @@ check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc" ;;
 fuzz)  pkgs="$base clang libclang-rt-dev"
        pcs="$base_pc" cmds="$base_cmd clang" ;;
+aarch64) pkgs="$base gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file"
+       pcs="$base_pc" cmds="$base_cmd aarch64-linux-gnu-gcc aarch64-linux-gnu-nm qemu-aarch64 file" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"

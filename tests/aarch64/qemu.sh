@@ -10,7 +10,8 @@
 #     library (tests/aarch64/a64_stacks.c): >= 99 % of the samples' stacks
 #     reach main, the recursion's 24 frames, qsort's comparator under the C
 #     library's frames; the three leaves' shares (of their samples) within
-#     2 pp of the host's run of it;
+#     2 pp of the host's runs of it (plus the spread of two host runs:
+#     a loaded machine's own noise, measured);
 #   - the ways out (abort, SIGTERM, SIGSEGV) and fork;
 #   - the guest rules: the program's own real-time signals and handlers.
 # What qemu-user cannot serve is reported "ok NAME # skip WHY": the perf
@@ -117,15 +118,17 @@ share() {
 }
 for c in thread itimer; do
 	rm -f mon.out
-	whole $c 4000 ./st 4000 >/dev/null; rc=$?
+	whole $c 4000 ./st 150000 >/dev/null; rc=$?
 	expect "a64_stacks_$c: exit 0" "$rc" 0
 	"$PROF" --format=folded -m mon.out ./st >st.$c.folded 2>st.$c.err
 	"$PROF" --format=csv -m mon.out ./st >st.$c.csv 2>>st.$c.err
 	rm -f mon.out
-	if [ $c = thread ]; then
-		whole_host $c 4000 ./st_host 4000 >/dev/null
-		"$PROF" --format=csv -m mon.out ./st_host >st_host.$c.csv 2>st_host.$c.err
-	fi
+	# The host's run twice: how much this machine itself moves the shares.
+	for k in 1 2; do
+		rm -f mon.out
+		whole_host $c 4000 ./st_host 150000 >/dev/null
+		"$PROF" --format=csv -m mon.out ./st_host >st_host$k.$c.csv 2>st_host$k.$c.err
+	done
 	# Folded lines: "root;...;leaf COUNT".
 	# (mawk has no {n,} in regular expressions: the recursion's frames are counted.)
 	awk -v c=$c '{ n = $NF; all += n; line = ";" $0 ";"
@@ -143,21 +146,19 @@ for c in thread itimer; do
 		else printf "not ok a64_stacks_%s_recursion_24_deep — none\n", c
 		if (cmp > 0) printf "ok a64_stacks_%s_through_libc (%d samples)\n", c, cmp
 		else printf "not ok a64_stacks_%s_through_libc — none\n", c }' st.$c.folded
-	# The thread clock against the host's run of the same program; the
-	# itimer clock (ITIMER_PROF, one process timer, whose signal the kernel
-	# delivers to a thread of its choice) against the construction (60, 20,
-	# 20): on a loaded host its shares moved 3 pp between runs.
+	# Against the host's runs of the same program: within 2 pp, plus what
+	# the two host runs differ by (a loaded machine's own spread, measured
+	# here: 5 pp at a load average of 20 on 2 CPUs; 0 on a quiet one).
 	for f in deep flat compare; do
-		a=$(share st.$c.csv $f)
-		if [ $c = thread ]; then
-			h=$(share st_host.$c.csv $f) what="on the host"
+		a=$(share st.$c.csv $f) h1=$(share st_host1.$c.csv $f) h2=$(share st_host2.$c.csv $f)
+		v=$(awk -v a="$a" -v h1="$h1" -v h2="$h2" 'BEGIN { h = (h1 + h2) / 2; s = h1 - h2
+			if (s < 0) s = -s; d = a - h; if (d < 0) d = -d
+			printf "%s %.1f %.1f %d", (a > 0 && d <= 2 + s) ? "ok" : "bad", h, 2 + s, d <= 2 }')
+		set -- $v
+		if [ "$1" = ok ]; then
+			ok "a64_stacks_${c}_share_$f ($a % on aarch64, $2 % on the host ($h1, $h2), bound $3 pp$([ "$4" = 1 ] || echo ': the host spread'))"
 		else
-			h=$( [ $f = deep ] && echo 60 || echo 20) what="by construction"
-		fi
-		if awk -v a="$a" -v h="$h" 'BEGIN { d = a - h; if (d < 0) d = -d; exit !(a > 0 && d <= 2) }'; then
-			ok "a64_stacks_${c}_share_$f ($a % on aarch64, $h % $what)"
-		else
-			not_ok "a64_stacks_${c}_share_$f" "$a % on aarch64, $h % $what: more than 2 pp apart"
+			not_ok "a64_stacks_${c}_share_$f" "$a % on aarch64, $2 % on the host ($h1, $h2): more than $3 pp apart"
 		fi
 	done
 done
