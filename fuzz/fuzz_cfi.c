@@ -5,7 +5,8 @@
  *
  * The input is an .eh_frame image, placed at a fixed address; its first
  * byte picks the text range (all of the 32-bit offsets, or a narrow one)
- * so that both the range checks and the CFA programs get exercised.
+ * so that both the range checks and the CFA programs get exercised, and
+ * the machine (the host's, or a link-register machine: aarch64's rules).
  * Indirect pointers are read from the image itself (a deref that checks
  * its bounds, as the runtime's reads only inside the object).  The input
  * is also read as an .eh_frame_hdr.  mon_cfi_compile must never crash,
