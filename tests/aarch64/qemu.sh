@@ -6,6 +6,7 @@
 # programs built for the host and profiled there:
 #   - profil(2) semantics under each clock (tests/progs/profil_*.c);
 #   - call counts and arcs of cc -pg code, shared and static, 8 threads;
+#     prof's calls and PLT stub names (tests/aarch64/plt_names.c) for them;
 #   - stacks through -O2 -fomit-frame-pointer code and through the C
 #     library (tests/aarch64/a64_stacks.c): >= 99 % of the samples' stacks
 #     reach main, the recursion's 24 frames, qsort's comparator under the C
@@ -99,6 +100,22 @@ if [ -s a64.calls ] && cmp -s a64.calls host.calls; then
 	ok "a64_prof_calls_as_host ($(tr '\n' ' ' <a64.calls))"
 else
 	not_ok a64_prof_calls_as_host "aarch64: $(tr '\n' ' ' <a64.calls); host: $(tr '\n' ' ' <host.calls)"
+fi
+# prof's names of the aarch64 PLT stubs (symtab.c by e_machine) are the
+# cross objdump's <NAME@plt> labels.
+ELF_PKGS="libelf libdw liblzma zlib capstone"
+pkg-config --exists libdebuginfod 2>/dev/null && ELF_PKGS="$ELF_PKGS libdebuginfod"
+# shellcheck disable=SC2046
+$HOST_CC -O1 -g -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/format" -I"$ROOT/tools/prof" \
+	$(pkg-config --cflags $ELF_PKGS) -o plt_names "$ROOT/tests/aarch64/plt_names.c" \
+	"$HB/tools/libprof.a" "$HB"/tool/format/*.o $(pkg-config --libs $ELF_PKGS) -lm ||
+	not_ok a64_build_plt_names
+./plt_names ./pg >plt.prof
+${CROSS}objdump -d -j .plt ./pg | awk '/@plt>:$/ { sub(/^0+/, "", $1); gsub(/[<>:]/, "", $2); print "0x" $1, $2 }' >plt.objdump
+if [ -s plt.objdump ] && cmp -s plt.prof plt.objdump; then
+	ok "a64_prof_plt_names ($(wc -l <plt.prof) stubs, as objdump names them)"
+else
+	not_ok a64_prof_plt_names "prof: $(tr '\n' ' ' <plt.prof); objdump: $(tr '\n' ' ' <plt.objdump)"
 fi
 rm -f mon.out
 timeout 300 $QEMU ./pg 200000 8 0; rc=$?
