@@ -10,20 +10,21 @@
  * a call in each): deep(), at the bottom of a 24-deep recursion (recurse),
  * 3C calls a round; flat(), C calls; compare(), qsort(3)'s comparator, so
  * that its stacks go through the C library, C calls (one sort of a
- * reversed array of 2, C comparisons, counted once: 1).  A round is a few
- * microseconds, so that a burst of a loaded machine's noise (another
+ * reversed array of 2, C comparisons, counted once: 1).  A round is about
+ * 150 microseconds (native), so that a burst of a loaded machine's noise (another
  * guest's time charged to this thread's CPU clock) falls on all three
  * alike, not on one function's whole block of calls.  Of the samples in
  * the three, by construction: deep 60 %, flat 20 %, compare 20 %; what
  * the rest of the program takes (qsort's own work, the calls) depends on
  * the machine.  noipa: gcc would fold the identical functions into one.
  *
- *   a64_stacks [ROUNDS]    default 300000; exits 0, 2 on a bad argument
+ *   a64_stacks [ROUNDS]    default 7500; exits 0, 2 on a bad argument
  */
 #include <stdio.h>
 #include <stdlib.h>
 
-#define TURNS 1000	/* loop turns a call */
+#define TURNS 20000	/* loop turns a call: long enough that what a call costs to start
+			 * (x86-64: 1000 turns gave deep 66 % instead of 60) is nothing */
 
 static volatile long sink;
 
@@ -82,7 +83,7 @@ __attribute__((noipa)) static void sort_reversed(int (*cmp)(const void *, const 
 
 int main(int argc, char **argv)
 {
-	long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 300000;
+	long rounds = argc > 1 ? strtol(argv[1], NULL, 10) : 7500;
 	if (rounds <= 0)
 		return 2;
 	sort_reversed(count_compare);	/* C, the comparisons of one sort */

@@ -11,8 +11,8 @@
 #     library (tests/aarch64/a64_stacks.c): >= 99 % of the samples' stacks
 #     reach main, the recursion's 24 frames, qsort's comparator under the C
 #     library's frames; the three leaves' shares (of their samples) within
-#     2 pp of the host's (each run twice in turns; the bound grows by the
-#     larger spread of a pair: a loaded machine's own noise, measured);
+#     2 pp (plus the measured spread of two runs) of the construction, the
+#     host's runs of the same program printed beside them;
 #   - the ways out (abort, SIGTERM, SIGSEGV) and fork;
 #   - the guest rules: the program's own real-time signals and handlers.
 # What qemu-user cannot serve is reported "ok NAME # skip WHY": the perf
@@ -20,7 +20,7 @@
 # without binfmt_misc), the thread clock's thread count (qemu's own thread
 # is in /proc/self/task).  Called by scripts/ci-aarch64.sh; prints
 # "ok NAME" / "not ok NAME" lines.  Time limit: each program's timeout
-# below, the whole script about 3 minutes (scripts/ci-aarch64.sh reports).
+# below, the whole script about 1.5 minutes (scripts/ci-aarch64.sh reports).
 CROSS=${CROSS_COMPILE:-aarch64-linux-gnu-}
 HOST_CC=${HOST_CC:-cc}
 HB=$(cd "$(dirname "$0")/../.." && pwd)/${HOST_B:-build}
@@ -142,12 +142,15 @@ for c in thread itimer; do
 	# much this machine itself moves the shares.
 	for k in 1 2; do
 		rm -f mon.out
-		whole $c 4000 ./st 150000 >/dev/null; rc=$?
+		whole $c 4000 ./st 7500 >/dev/null; rc=$?
 		expect "a64_stacks_$c: exit 0 (run $k)" "$rc" 0
 		[ $k = 1 ] && "$PROF" --format=folded -m mon.out ./st >st.$c.folded 2>st.$c.err
 		"$PROF" --format=csv -m mon.out ./st >st$k.$c.csv 2>>st.$c.err
 		rm -f mon.out
-		whole_host $c 4000 ./st_host 150000 >/dev/null
+		# The host by its perf clock (an hrtimer: 4000 samples a second;
+		# the CPU-time timers are checked at the kernel's tick, whose
+		# fewer, weighted samples spread the shares more).
+		whole_host perf 4000 ./st_host 7500 >/dev/null
 		"$PROF" --format=csv -m mon.out ./st_host >st_host$k.$c.csv 2>st_host$k.$c.err
 	done
 	# Folded lines: "root;...;leaf COUNT".
@@ -167,21 +170,23 @@ for c in thread itimer; do
 		else printf "not ok a64_stacks_%s_recursion_24_deep — none\n", c
 		if (cmp > 0) printf "ok a64_stacks_%s_through_libc (%d samples)\n", c, cmp
 		else printf "not ok a64_stacks_%s_through_libc — none\n", c }' st.$c.folded
-	# aarch64's mean share against the host's: within 2 pp, plus the larger
-	# spread of a pair (a loaded machine's own noise, measured here: up to
-	# 6 pp at a load average of 20 on 2 CPUs; about 0 on a quiet one).
+	# aarch64's mean share against the construction (60, 20, 20 %): within
+	# 2 pp plus the spread of its pair (measured).  The host's shares are
+	# printed beside it, not checked: on this loaded 2-CPU VM they moved
+	# between 58 and 66 % for deep from one pair of runs to the next (the
+	# host's own cost of a call, not the profiler: see docs/architecture.md).
 	for f in deep flat compare; do
 		a1=$(share st1.$c.csv $f) a2=$(share st2.$c.csv $f)
 		h1=$(share st_host1.$c.csv $f) h2=$(share st_host2.$c.csv $f)
-		v=$(awk -v a1="$a1" -v a2="$a2" -v h1="$h1" -v h2="$h2" 'function abs(x) { return x < 0 ? -x : x }
-			BEGIN { a = (a1 + a2) / 2; h = (h1 + h2) / 2
-			s = abs(a1 - a2); if (abs(h1 - h2) > s) s = abs(h1 - h2); d = abs(a - h)
-			printf "%s %.1f %.1f %.1f %d", (a1 > 0 && a2 > 0 && d <= 2 + s) ? "ok" : "bad", a, h, 2 + s, d <= 2 }')
+		want=$([ $f = deep ] && echo 60 || echo 20)
+		v=$(awk -v a1="$a1" -v a2="$a2" -v w="$want" 'function abs(x) { return x < 0 ? -x : x }
+			BEGIN { a = (a1 + a2) / 2; s = abs(a1 - a2); d = abs(a - w)
+			printf "%s %.1f %.1f", (a1 > 0 && a2 > 0 && d <= 2 + s) ? "ok" : "bad", a, 2 + s }')
 		set -- $v
 		if [ "$1" = ok ]; then
-			ok "a64_stacks_${c}_share_$f ($2 % on aarch64 ($a1, $a2), $3 % on the host ($h1, $h2), bound $4 pp$([ "$5" = 1 ] || echo ': the spread'))"
+			ok "a64_stacks_${c}_share_$f ($2 % on aarch64 ($a1, $a2), $want % by construction, bound $3 pp; the host: $h1, $h2 %)"
 		else
-			not_ok "a64_stacks_${c}_share_$f" "$2 % on aarch64 ($a1, $a2), $3 % on the host ($h1, $h2): more than $4 pp apart"
+			not_ok "a64_stacks_${c}_share_$f" "$2 % on aarch64 ($a1, $a2), $want % by construction: more than $3 pp apart (the host: $h1, $h2 %)"
 		fi
 	done
 done
