@@ -24,6 +24,17 @@ endif
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
+# Cross building (the runtime only: libmon, monrun and the runtime's test
+# programs; prof is the host's, it reads any machine's files):
+#   make ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu-
+# builds with $(CROSS_COMPILE)gcc and $(CROSS_COMPILE)ar into build-$(ARCH)/
+# (B= on the command line wins); make install works the same way.
+CROSS_COMPILE ?=
+AR      ?= ar
+ifneq ($(CROSS_COMPILE),)
+CC      := $(CROSS_COMPILE)gcc
+AR      := $(CROSS_COMPILE)ar
+endif
 # The machine the runtime is built for (musl's pattern): its code lives in
 # lib/arch/$(ARCH)/ (registers, ucontext access, the PLT and signal
 # trampoline rules, the mcount entry in assembly), found first on the
@@ -44,6 +55,9 @@ WARN    += -Werror
 endif
 CPPFLAGS += -D_GNU_SOURCE
 B       := build
+ifneq ($(CROSS_COMPILE),)
+B       := build-$(ARCH)
+endif
 # Include paths per layer: the runtime sees its own headers and the format;
 # format/ sees the public header; the tools see include/ and format/ only,
 # never lib/ (prof adds its own directory).
@@ -86,7 +100,7 @@ $(B)/pic/format/%.o $(B)/obj/format/%.o: LIB_INC := $(FORMAT_INC)
 
 $(B)/lib/libmon.a: $(LIB_OBJ) Makefile
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $(LIB_OBJ)
+	rm -f $@ && $(AR) rcs $@ $(LIB_OBJ)
 
 $(LIBSO): $(LIB_PIC) lib/libmon.map Makefile
 	@mkdir -p $(@D)
@@ -104,6 +118,10 @@ ELF_PKGS   = libelf libdw liblzma zlib capstone $(if $(HAVE_DEBUGINFOD),libdebug
 ELF_CFLAGS = $(shell $(PKGCONFIG) --cflags $(ELF_PKGS) 2>/dev/null) \
              $(if $(HAVE_DEBUGINFOD),-DHAVE_DEBUGINFOD)
 ELF_LIBS   = $(shell $(PKGCONFIG) --libs $(ELF_PKGS) 2>/dev/null) -liberty
+ifneq ($(CROSS_COMPILE),)
+ELF_CFLAGS :=
+ELF_LIBS   :=
+endif
 FORMAT_SRC := $(FORMAT_WRITE_SRC) $(FORMAT_READ_SRC)
 FORMAT_OBJ := $(FORMAT_SRC:%.c=$(B)/tool/%.o)
 PROF_SRC   := $(sort $(wildcard tools/prof/*.c tools/prof/out/*.c))
@@ -116,8 +134,10 @@ PROF_LIB   := $(B)/tools/libprof.a
 MONRUN_SRC := $(sort $(wildcard tools/monrun/*.c))
 MONRUN_OBJ := $(MONRUN_SRC:%.c=$(B)/tool/%.o)
 TOOLS :=
+ifeq ($(CROSS_COMPILE),)
 ifneq ($(PROF_SRC),)
 TOOLS += $(B)/bin/prof
+endif
 endif
 ifneq ($(MONRUN_SRC),)
 TOOLS += $(B)/bin/monrun

@@ -5,7 +5,8 @@
  *
  * The input is an .eh_frame image, placed at a fixed address; its first
  * byte picks the text range (all of the 32-bit offsets, or a narrow one)
- * so that both the range checks and the CFA programs get exercised.
+ * so that both the range checks and the CFA programs get exercised, and
+ * the machine (the host's, or a link-register machine: aarch64's rules).
  * Indirect pointers are read from the image itself (a deref that checks
  * its bounds, as the runtime's reads only inside the object).  The input
  * is also read as an .eh_frame_hdr.  mon_cfi_compile must never crash,
@@ -63,6 +64,22 @@ static int emit(void *arg, const struct mon_cfi_row *row)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* A machine with a link register: lib/arch/aarch64/arch.c's rules written
+ * out (the harness is built for the host's ARCH), picked by bit 2 of the
+ * first byte. */
+static void no_expr(const uint8_t *e, size_t n, struct mon_cfi_expr *out)
+{
+	(void)e;
+	(void)n;
+	out->kind = MON_CFI_STOP;
+	out->off = out->arg = 0;
+}
+
+static const struct mon_cfi_machine link_register_machine = {
+	.sp_reg = 31, .fp_reg = 29, .ra_cfa_off = 0, .ra_in_reg = 1, .addr_size = 8,
+	.ignore_op = 0x2d, .cfa_expr = no_expr,
+};
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct mon_cfi_row rows[MAX_ROWS], tmp[MAX_ROWS];
@@ -84,7 +101,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		o.hi = UINT32_MAX;
 		o.base = 0;
 	}
-	struct mon_cfi_input in = { copy, size - 1, VADDR, o.lo, o.hi, o.base, &mon_arch_cfi,
+	struct mon_cfi_input in = { copy, size - 1, VADDR, o.lo, o.hi, o.base,
+				    (data[0] & 4) ? &link_register_machine : &mon_arch_cfi,
 				    (data[0] & 2) ? deref : NULL, &im };
 	long got = mon_cfi_compile(&in, emit, &o);
 	if (got < -1 || (got == -1 && o.n != MAX_ROWS))

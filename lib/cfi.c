@@ -6,7 +6,8 @@
  * advance of the location:
  *   { PC offset from the base, CFA = SP|FP + offset,
  *     FP saved at CFA + k (or at FP + k, or unchanged, or lost),
- *     return address at CFA + the machine's ra_cfa_off }
+ *     return address at CFA + k (x86-64: only the machine's ra_cfa_off),
+ *     or still in its register (aarch64's x30) }
  * with kinds for the cases that are not that: a CFA expression the
  * machine's rules recognise (its PLT's, gcc's stack realignment), a signal
  * trampoline (augmentation 'S'), the outermost frame (return address
@@ -218,7 +219,7 @@ static int parse_cie(const uint8_t *p, const uint8_t *limit, struct cie *ci, con
 
 enum { C_REG, C_EXPR, C_STOP };
 enum { R_SAME, R_OFF, R_AT_FP, R_LOST };
-enum { RA_OFF, RA_UNDEF, RA_OTHER };
+enum { RA_OFF, RA_UNDEF, RA_OTHER, RA_REG };
 
 struct ustate {
 	uint8_t cfa, fp, ra, expr_kind;
@@ -244,15 +245,23 @@ static void put(struct out *o, const struct mon_cfi_row *r)
 static struct mon_cfi_row row_of(const struct ustate *s, const struct mon_cfi_machine *m,
 				 uint32_t pc)
 {
-	struct mon_cfi_row r = { pc, 0, 0, MON_CFI_STOP, 0 };
+	struct mon_cfi_row r = { .pc = pc, .kind = MON_CFI_STOP }, stop = r;
 	if (s->ra == RA_UNDEF) {
 		r.kind = MON_CFI_END;
 		return r;
 	}
-	if (s->ra != RA_OFF || s->ra_off != m->ra_cfa_off)
-		return r;
-	if (s->cfa_off < INT32_MIN || s->cfa_off > INT32_MAX)
-		return r;
+	/* Where the return address is: in its register (a machine with a
+	 * link register), or at CFA + ra_off. */
+	unsigned aux = 0;
+	if (s->ra == RA_REG && m->ra_in_reg)
+		aux = MON_CFI_RA_REG;
+	else if (s->ra == RA_OFF && (m->ra_in_reg ? s->ra_off >= INT16_MIN && s->ra_off <= INT16_MAX
+						    : s->ra_off == m->ra_cfa_off))
+		r.ra_off = (int16_t)s->ra_off;
+	else
+		return stop;
+	if (s->cfa_off < MON_CFI_CFA_MIN || s->cfa_off > MON_CFI_CFA_MAX)
+		return stop;
 	r.cfa_off = (int32_t)s->cfa_off;
 	switch (s->cfa) {
 	case C_REG:
@@ -261,33 +270,35 @@ static struct mon_cfi_row row_of(const struct ustate *s, const struct mon_cfi_ma
 		else if (s->cfa_reg == m->fp_reg)
 			r.kind = MON_CFI_FP;
 		else
-			return r;
+			return stop;
 		break;
 	case C_EXPR:
 		if (s->expr_kind == MON_CFI_PLT) {
 			if (s->expr_arg < INT16_MIN || s->expr_arg > INT16_MAX)
-				return r;
+				return stop;
 			r.kind = MON_CFI_PLT;
 			r.fp_off = (int16_t)s->expr_arg;
+			r.aux = aux;
 			return r;	/* the frame pointer is not touched by a PLT stub */
 		}
 		if (s->expr_kind != MON_CFI_DEREF)
-			return r;
+			return stop;
 		r.kind = MON_CFI_DEREF;
 		break;
 	default:
-		return r;
+		return stop;
 	}
 	if (s->fp == R_OFF || s->fp == R_AT_FP) {
 		if (s->fp_off < INT16_MIN || s->fp_off > INT16_MAX)
-			r.aux = MON_CFI_FP_LOST;
+			aux |= MON_CFI_FP_LOST;
 		else {
-			r.aux = s->fp == R_OFF ? MON_CFI_FP_SAVED : MON_CFI_FP_AT_FP;
+			aux |= s->fp == R_OFF ? MON_CFI_FP_SAVED : MON_CFI_FP_AT_FP;
 			r.fp_off = (int16_t)s->fp_off;
 		}
 	} else if (s->fp == R_LOST) {
-		r.aux = MON_CFI_FP_LOST;
+		aux |= MON_CFI_FP_LOST;
 	}
+	r.aux = aux;
 	return r;
 }
 
@@ -358,7 +369,7 @@ static int run_cfa(const struct cie *ci, const uint8_t *ins, const uint8_t *end,
 				if (reg == m->fp_reg)
 					s->fp = R_SAME;
 				else if (reg == ci->ra_reg)
-					s->ra = RA_OTHER;
+					s->ra = m->ra_in_reg ? RA_REG : RA_OTHER;
 				break;
 			case 0x09:	/* register */
 				reg = uleb(&c);
@@ -472,6 +483,8 @@ static int run_cfa(const struct cie *ci, const uint8_t *ins, const uint8_t *end,
 				off = -(int64_t)((uint64_t)uleb(&c) * (uint64_t)ci->data_align);
 				goto offset;
 			default:
+				if (op != 0 && op == m->ignore_op)
+					break;	/* the machine's own, no operands */
 				return -1;	/* unknown opcode: the rest cannot be read */
 			}
 		}
@@ -552,15 +565,15 @@ static int do_fde(const uint8_t *p, const uint8_t *limit, const uint8_t *frame_s
 	}
 	uint64_t end = start + range;
 	if (ci.signal) {
-		struct mon_cfi_row r = { (uint32_t)(start - in->base), 0, 0, MON_CFI_SIGNAL, 0 };
+		struct mon_cfi_row r = { .pc = (uint32_t)(start - in->base), .kind = MON_CFI_SIGNAL };
 		put(o, &r);
 	} else {
 		struct ustate s, init;
 		memset(&s, 0, sizeof s);
 		s.cfa = C_STOP;
 		s.fp = R_SAME;
-		s.ra = RA_OFF;
-		s.ra_off = o->m->ra_cfa_off;
+		s.ra = o->m->ra_in_reg ? RA_REG : RA_OFF;
+		s.ra_off = o->m->ra_in_reg ? 0 : o->m->ra_cfa_off;
 		uint64_t pc = start;
 		/* The CIE's initial instructions, emitting nothing. */
 		if (run_cfa(&ci, ci.ins, ci.ins_end, &s, &s, &pc, end, o, 0, w) < 0)
@@ -576,7 +589,7 @@ static int do_fde(const uint8_t *p, const uint8_t *limit, const uint8_t *frame_s
 			put(o, &r);
 		}
 	}
-	struct mon_cfi_row gap = { (uint32_t)(end - in->base), 0, 0, MON_CFI_NONE, 0 };
+	struct mon_cfi_row gap = { .pc = (uint32_t)(end - in->base), .kind = MON_CFI_NONE };
 	put(o, &gap);
 	return 1;
 }
@@ -680,7 +693,8 @@ size_t mon_cfi_squeeze(struct mon_cfi_row *r, size_t n)
 		if (i + 1 < n && r[i + 1].pc == r[i].pc)
 			continue;
 		if (k > 0 && r[k - 1].kind == r[i].kind && r[k - 1].cfa_off == r[i].cfa_off &&
-		    r[k - 1].fp_off == r[i].fp_off && r[k - 1].aux == r[i].aux)
+		    r[k - 1].fp_off == r[i].fp_off && r[k - 1].aux == r[i].aux &&
+		    r[k - 1].ra_off == r[i].ra_off)
 			continue;
 		r[k++] = r[i];
 	}

@@ -34,21 +34,34 @@ enum mon_cfi_kind {
 	MON_CFI_STOP	/* a rule not followed: the walk ends here, truncated */
 };
 
-/* aux: where the caller's frame pointer is (none set: FP unchanged). */
+/* aux: where the caller's frame pointer is (none set: FP unchanged), and
+ * whether the return address is still in its register. */
 #define MON_CFI_FP_SAVED 1u	/* at CFA + fp_off */
 #define MON_CFI_FP_AT_FP 2u	/* at FP + fp_off */
 #define MON_CFI_FP_LOST 4u	/* not known */
+#define MON_CFI_RA_REG 8u	/* the return address is the value of the machine's return-address
+				 * register (aarch64's x30, the link register: a leaf, or a prologue
+				 * before it saves x30), not at CFA + ra_off; the CFA may equal SP */
 
 /* One row: the rule from pc up to the next row's pc (12 bytes).  In every
  * row but MON_CFI_END, MON_CFI_SIGNAL, MON_CFI_NONE and MON_CFI_STOP the
- * return address is at CFA + mon_cfi_machine.ra_cfa_off. */
+ * return address is at CFA + ra_off, or in its register (MON_CFI_RA_REG).
+ * cfa_off has 24 bits (a CFA more than 8 MiB from its register gives
+ * MON_CFI_STOP); fp_off and ra_off 16 (an FP saved further away is
+ * MON_CFI_FP_LOST, a return address further away MON_CFI_STOP). */
 struct mon_cfi_row {
 	uint32_t pc;		/* offset from mon_cfi_input.base where the row starts */
-	int32_t cfa_off;	/* bytes */
+	int32_t cfa_off : 24;	/* bytes, -2^23 .. 2^23 - 1 */
+	uint32_t kind : 4;	/* enum mon_cfi_kind */
+	uint32_t aux : 4;	/* MON_CFI_FP_*, MON_CFI_RA_REG */
 	int16_t fp_off;		/* bytes; for MON_CFI_PLT, the rule's second operand */
-	uint8_t kind;		/* enum mon_cfi_kind */
-	uint8_t aux;		/* MON_CFI_FP_* */
+	int16_t ra_off;		/* bytes: the return address is at CFA + ra_off */
 };
+
+_Static_assert(sizeof(struct mon_cfi_row) == 12, "a row is 12 bytes");
+
+#define MON_CFI_CFA_MIN (-(1l << 23))
+#define MON_CFI_CFA_MAX ((1l << 23) - 1)
 
 /* What a DWARF expression computing the CFA (DW_CFA_def_cfa_expression)
  * means, as the machine's rules recognise it. */
@@ -61,8 +74,16 @@ struct mon_cfi_expr {
 /* The machine (lib/arch/ARCH/): its DWARF register numbers and rules. */
 struct mon_cfi_machine {
 	unsigned sp_reg, fp_reg;	/* DWARF numbers of the stack and frame pointers */
-	int ra_cfa_off;			/* the return address is at CFA + this (x86-64: -8) */
+	int ra_cfa_off;			/* ra_in_reg 0: the return address is at CFA + this, and
+					 * a rule putting it anywhere else is not followed (x86-64: -8) */
+	int ra_in_reg;			/* 1: the return-address column is a register that holds the
+					 * return address at the call (aarch64's x30): that is its rule
+					 * until the CFI says otherwise (and for DW_CFA_same_value), and
+					 * DW_CFA_offset may put it at any CFA offset */
 	unsigned addr_size;		/* bytes of an address: 8 */
+	unsigned ignore_op;		/* a machine's own CFA opcode that changes no rule the walk
+					 * follows (aarch64: 0x2d, DW_CFA_AARCH64_negate_ra_state),
+					 * 0: none (unknown opcodes end the FDE) */
 	/* Recognise a CFA expression of e[0..n) (n >= 0); fills *out.  Never reads outside e. */
 	void (*cfa_expr)(const uint8_t *e, size_t n, struct mon_cfi_expr *out);
 };

@@ -14,8 +14,10 @@
  * nested walk may read either.  Another stack (a coroutine's, an alternate
  * signal stack) is checked a few pages at a time by each walk.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -37,6 +39,38 @@ static uintptr_t main_self;		/* the main thread's pthread_self(), or 0 */
 static __thread uintptr_t tstack_lo __attribute__((tls_model("initial-exec")));
 static __thread uintptr_t tstack_hi __attribute__((tls_model("initial-exec")));
 
+/* Where process_vm_readv(2) is not implemented (ENOSYS: qemu-user, which
+ * runs the aarch64 tests on an x86-64 host), a read is checked by
+ * write(2) to descriptor -1 from the address: qemu validates the guest
+ * buffer before it looks at the descriptor (EFAULT: unreadable, EBADF:
+ * readable), and the bytes are then read directly.  Used only when
+ * mon_memread_refresh found both answers on a PROT_NONE page and on a
+ * readable word (a kernel checks the descriptor first: EBADF for both,
+ * and the probe stays off).  Unlike process_vm_readv this is not atomic
+ * with the read: a mapping another thread removes in between faults. */
+static int probe_by_write;
+
+__attribute__((no_sanitize("address", "thread"))) MON_BOUNDED_STACK static long
+probe_read(struct iovec *local, struct iovec *remote, unsigned long nr)
+{
+	char *to = local->iov_base;
+	size_t room = local->iov_len;
+	long got = 0;
+	for (unsigned long i = 0; i < nr; i++) {
+		size_t n = remote[i].iov_len;
+		if (n > room)
+			break;
+		if (syscall(SYS_write, -1, remote[i].iov_base, n) != -1 || errno != EBADF)
+			break;
+		for (size_t k = 0; k < n; k++)
+			to[k] = ((const volatile char *)remote[i].iov_base)[k];
+		to += n;
+		room -= n;
+		got += (long)n;
+	}
+	return got > 0 ? got : -1;
+}
+
 MON_BOUNDED_STACK static long vm_read(struct mon_memreader *r, struct iovec *local, unsigned long nl,
 		    struct iovec *remote, unsigned long nr)
 {
@@ -44,7 +78,28 @@ MON_BOUNDED_STACK static long vm_read(struct mon_memreader *r, struct iovec *loc
 		r->pid = __atomic_load_n(&own_pid, __ATOMIC_RELAXED);
 	if (r->pid == 0)
 		r->pid = (pid_t)syscall(SYS_getpid);
-	return syscall(SYS_process_vm_readv, r->pid, local, nl, remote, nr, 0ul);
+	long got = syscall(SYS_process_vm_readv, r->pid, local, nl, remote, nr, 0ul);
+	if (got < 0 && errno == ENOSYS && nl == 1 && __atomic_load_n(&probe_by_write, __ATOMIC_RELAXED))
+		got = probe_read(local, remote, nr);
+	return got;
+}
+
+/* Whether probe_read can tell (see probe_by_write); outside handlers. */
+static void probe_check(void)
+{
+	uintptr_t word = 0, out;
+	struct iovec l = { &out, sizeof out }, rm = { &word, sizeof word };
+	if (syscall(SYS_process_vm_readv, (pid_t)syscall(SYS_getpid), &l, 1ul, &rm, 1ul, 0ul) >= 0 ||
+	    errno != ENOSYS)
+		return;
+	void *page = (void *)syscall(SYS_mmap, NULL, PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+				     -1, 0l);
+	if (page == MAP_FAILED)
+		return;
+	int none = syscall(SYS_write, -1, page, 1ul) == -1 && errno == EFAULT;
+	int readable = syscall(SYS_write, -1, &word, sizeof word) == -1 && errno == EBADF;
+	syscall(SYS_munmap, page, PAGE);
+	__atomic_store_n(&probe_by_write, none && readable, __ATOMIC_RELAXED);
 }
 
 /* Any 8 bytes, checked. */
@@ -191,6 +246,13 @@ __attribute__((constructor)) static void memread_init(void)
 void mon_memread_refresh(void)
 {
 	__atomic_store_n(&own_pid, (pid_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
+	int saved = errno;
+	static int probed;
+	if (!probed) {
+		probe_check();
+		probed = 1;
+	}
+	errno = saved;
 	if (__atomic_load_n(&main_stack_top, __ATOMIC_RELAXED) == 0)
 		__atomic_store_n(&main_stack_top, find_main_stack_top(), __ATOMIC_RELAXED);
 }

@@ -426,10 +426,12 @@ static const struct uobj *find_obj(const struct usnap *s, uintptr_t pc)
 
 #define RD(a, out) mon_memread_word(r, (a), (out))
 
-/* The walk from (pc exact, sp, fp if fp_known), reading through r: see
- * mon_unwind.  Stack use: these locals only. */
+/* The walk from (pc exact, sp, fp if fp_known, the link register lr if
+ * lr_known: a machine with one, arch.h's MON_ARCH_HAS_LR), reading
+ * through r: see mon_unwind.  Stack use: these locals only. */
 MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp, int fp_known,
-		     struct mon_memreader *r, uintptr_t *pcs, unsigned max, unsigned *flags)
+				       uintptr_t lr, int lr_known, struct mon_memreader *r,
+				       uintptr_t *pcs, unsigned max, unsigned *flags)
 {
 	unsigned fl = 0, n = 0;
 	int exact = 1;
@@ -467,10 +469,11 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 			uintptr_t at = o->bias + row->pc + (uint32_t)row->cfa_off;
 			if (exact ? pc - at < MON_ARCH_SIGRETURN_LEN : pc == at) {
 				/* The kernel's signal frame: ucontext_t at sp. */
-				uintptr_t npc, nsp, nfp;
+				uintptr_t npc, nsp, nfp, nlr = 0;
 				pcs[n++] = pc;
 				if (!RD(sp + MON_ARCH_UC_PC, &npc) || !RD(sp + MON_ARCH_UC_SP, &nsp) ||
-				    !RD(sp + MON_ARCH_UC_FP, &nfp)) {
+				    !RD(sp + MON_ARCH_UC_FP, &nfp) ||
+				    (MON_ARCH_HAS_LR && !RD(sp + MON_ARCH_UC_LR, &nlr))) {
 					fl |= MON_STACK_TRUNCATED;
 					break;
 				}
@@ -478,6 +481,8 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 				sp = nsp;
 				fp = nfp;
 				fp_known = 1;
+				lr = nlr;
+				lr_known = MON_ARCH_HAS_LR;
 				exact = 1;
 				if ((sp < r->lo || sp >= r->hi) && r->at != NULL)
 					r->at(r, sp);	/* another stack (sigaltstack) */
@@ -488,6 +493,7 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 		pcs[n++] = look;
 		uintptr_t cfa, ra, nfp = fp;
 		int nfp_known = fp_known;
+		int ra_in_lr = kind != MON_CFI_NONE && (row->aux & MON_CFI_RA_REG);
 		switch (kind) {
 		case MON_CFI_END:
 			goto out;
@@ -507,7 +513,15 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 				goto truncated;
 			break;
 		case MON_CFI_NONE:
-			/* No CFI: the frame pointer, if it looks like one. */
+			/* No CFI.  A machine whose PLT stubs have none (aarch64)
+			 * and leave the return address in the link register: the
+			 * stub's frame is empty. */
+			if (MON_ARCH_HAS_LR && exact && lr_known && mon_arch_in_plt(pc)) {
+				cfa = sp;
+				ra_in_lr = 1;
+				break;
+			}
+			/* Else the frame pointer, if it looks like one. */
 			if (!fp_known || fp < sp || (fp & 7) || !RD(fp, &nfp))
 				goto truncated;
 			cfa = fp + MON_ARCH_FP_CFA_OFF;
@@ -516,12 +530,31 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 		default:
 			goto truncated;
 		}
-		if (cfa <= sp || !RD(cfa + (uintptr_t)(intptr_t)MON_ARCH_RA_CFA_OFF, &ra))
+		/* The return address: in the link register (a leaf, or a prologue
+		 * before it saves it: the frame may be empty, CFA = SP), or in
+		 * memory at CFA + ra_off (the frame record's for a frame walked by
+		 * its frame pointer), above the previous SP. */
+		if (ra_in_lr) {
+			if (!lr_known || cfa < sp)
+				goto truncated;
+			ra = lr;
+		} else if (cfa <= sp ||
+			   !RD(cfa + (uintptr_t)(intptr_t)(kind == MON_CFI_NONE ? MON_ARCH_RA_CFA_OFF
+										: row->ra_off),
+			       &ra)) {
 			goto truncated;
-		if (kind != MON_CFI_NONE && row->aux) {
-			if (row->aux & MON_CFI_FP_SAVED)
+		}
+		/* The caller's link register is not known: it made a call, which
+		 * set it, so its own return address is in its frame. */
+		lr_known = 0;
+		ra = mon_arch_strip_ra(ra);
+		unsigned fpaux = kind != MON_CFI_NONE ? row->aux & (MON_CFI_FP_SAVED | MON_CFI_FP_AT_FP |
+								      MON_CFI_FP_LOST)
+						      : 0;
+		if (fpaux) {
+			if (fpaux & MON_CFI_FP_SAVED)
 				nfp_known = RD(cfa + (uintptr_t)(intptr_t)row->fp_off, &nfp);
-			else if (row->aux & MON_CFI_FP_AT_FP)
+			else if (fpaux & MON_CFI_FP_AT_FP)
 				nfp_known = fp_known && RD(fp + (uintptr_t)(intptr_t)row->fp_off, &nfp);
 			else
 				nfp_known = 0;
@@ -556,8 +589,8 @@ MON_BOUNDED_STACK unsigned mon_unwind(const void *context, uintptr_t *pcs, unsig
 	uintptr_t sp = mon_arch_context_sp(context);
 	struct mon_memreader r;
 	mon_memread_self(&r, sp);
-	unsigned n = walk(mon_arch_context_pc(context), sp, mon_arch_context_fp(context), 1, &r,
-			  pcs, max, flags);
+	unsigned n = walk(mon_arch_context_pc(context), sp, mon_arch_context_fp(context), 1,
+			  mon_arch_context_lr(context), MON_ARCH_HAS_LR, &r, pcs, max, flags);
 	errno = saved_errno;
 	return n;
 }
@@ -571,8 +604,8 @@ MON_BOUNDED_STACK unsigned mon_unwind_regs(const struct mon_unwind_regs *regs, s
 		return 0;
 	}
 	int saved_errno = errno;
-	unsigned n = walk(regs->pc, regs->sp, regs->fp, (regs->known & MON_REG_FP) != 0, mem, pcs,
-			  max, flags);
+	unsigned n = walk(regs->pc, regs->sp, regs->fp, (regs->known & MON_REG_FP) != 0, regs->lr,
+			  MON_ARCH_HAS_LR && (regs->known & MON_REG_LR) != 0, mem, pcs, max, flags);
 	errno = saved_errno;
 	return n;
 }

@@ -36,10 +36,14 @@ struct mon_unwind_regs {
 	uintptr_t pc;		/* where the thread is stopped: the walk's pcs[0], exact */
 	uintptr_t sp;		/* its stack pointer */
 	uintptr_t fp;		/* its frame pointer (rbp on x86-64), if known */
+	uintptr_t lr;		/* its link register (aarch64's x30), if known; unused on a
+				 * machine without one (x86-64) */
 	unsigned known;		/* MON_REG_FP: fp is known; else it is not used until a frame
-				 * restores it */
+				 * restores it.  MON_REG_LR: lr is known; else a frame whose
+				 * return address is still in it ends the walk, truncated */
 };
 #define MON_REG_FP 1u
+#define MON_REG_LR 2u
 
 /* Walk a stack from regs, reading memory only through mem (memread.h:
  * mon_memread_other for another thread's stack, which may change under the

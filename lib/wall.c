@@ -116,6 +116,7 @@
 #include <unistd.h>
 
 #include "objhist.h"
+#include "arch.h"
 #include "unwind.h"
 #include "wall.h"
 
@@ -558,7 +559,7 @@ static void describe_fd(int fd, struct wwait *v)
 	v->w.kind = MONOUT_WAIT_FD;
 	v->w.fd = (uint32_t)fd;
 	v->w.object = MONOUT_NO_OBJECT;
-	ssize_t n = (ssize_t)syscall(SYS_readlink, path, link, sizeof link);
+	ssize_t n = (ssize_t)syscall(SYS_readlinkat, AT_FDCWD, path, link, sizeof link);
 	if (n <= 0) {
 		v->w.fd_kind = MONOUT_FD_UNKNOWN;
 		return;
@@ -824,6 +825,12 @@ static void describe_futex(uintptr_t uaddr, unsigned op, uint64_t val, struct ww
 static int describe_wait(long nr, const uint64_t *a, struct wwait *v)
 {
 	memset(v, 0, sizeof *v);
+#ifndef __x86_64__
+	/* The numbers below are x86-64's: elsewhere no wait is described yet. */
+	(void)a;
+	(void)describe_fd;
+	(void)describe_futex;
+#endif
 	switch (nr) {
 #ifdef __x86_64__
 	case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
@@ -967,7 +974,7 @@ static unsigned walk_blocked(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigne
 	c.r.read = copy_read;
 	c.sp = sp;
 	c.got = got > 0 ? (size_t)got : 0;
-	struct mon_unwind_regs regs = { pc, sp, 0, 0 };
+	struct mon_unwind_regs regs = { .pc = pc, .sp = sp };
 	unsigned fl = 0;
 	unsigned n = mon_unwind_regs(&regs, &c.r, pcs, max, &fl);
 	if (n == 0) {

@@ -9,6 +9,9 @@
 #                   (Debian: libclang-rt-dev, only recommended by clang)
 #   deps.sh package what scripts/ci-package.sh needs: the Debian package's
 #                   build (debhelper, dpkg-dev) and lintian
+#   deps.sh aarch64 what scripts/ci-aarch64.sh needs: the cross compiler and
+#                   C library (gcc-aarch64-linux-gnu, libc6-dev-arm64-cross),
+#                   qemu-user, file(1), and the host's build
 # Optional tools (opt: "package:command"), which tests use where present and
 # skip with a message otherwise, are installed on Debian as root and only
 # named elsewhere: for `check`, protoc (protobuf-compiler, 6 MB: decodes
@@ -37,6 +40,8 @@ fuzz)  pkgs="$base clang libclang-rt-dev"
        pcs="$base_pc" cmds="$base_cmd clang" ;;
 package) pkgs="$base debhelper dpkg-dev lintian"
        pcs="$base_pc" cmds="$base_cmd dpkg-buildpackage dh lintian" ;;
+aarch64) pkgs="$base gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user file"
+       pcs="$base_pc" cmds="$base_cmd aarch64-linux-gnu-gcc aarch64-linux-gnu-nm qemu-aarch64 file" ;;
 bench) pkgs="$base libsqlite3-dev binutils linux-perf google-perftools libgoogle-perftools-dev"
        pcs="$base_pc sqlite3 libprofiler" cmds="$base_cmd nm perf google-pprof" ;;
 *)     pkgs="$base libsqlite3-dev"

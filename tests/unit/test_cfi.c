@@ -77,7 +77,17 @@ static void putn(struct bytes *x, const void *p, size_t n)
  * alignment 1, data alignment -8, return address column 16, FDE pointers as
  * fde_enc; initial instructions: def_cfa rsp+8, offset r16 at cfa-8.  Returns
  * its offset. */
+static size_t cie_ra(struct bytes *x, const char *aug, uint8_t fde_enc, unsigned ra_col);
+
 static size_t cie(struct bytes *x, const char *aug, uint8_t fde_enc)
+{
+	return cie_ra(x, aug, fde_enc, 16);
+}
+
+/* The same CIE with return address column ra_col; for 30 (aarch64's x30)
+ * the initial instructions are AArch64 gcc's: def_cfa sp (31) + 0, and no
+ * rule for x30 (the return address is in it). */
+static size_t cie_ra(struct bytes *x, const char *aug, uint8_t fde_enc, unsigned ra_col)
 {
 	size_t at = x->n;
 	put4(x, 0);		/* length, patched */
@@ -86,7 +96,7 @@ static size_t cie(struct bytes *x, const char *aug, uint8_t fde_enc)
 	putn(x, aug, strlen(aug) + 1);
 	uleb(x, 1);
 	sleb(x, -8);
-	put1(x, 16);
+	put1(x, ra_col);
 	struct bytes a = { { 0 }, 0 };
 	for (const char *c = aug; *c; c++)
 		if (*c == 'R')
@@ -98,11 +108,17 @@ static size_t cie(struct bytes *x, const char *aug, uint8_t fde_enc)
 		}
 	uleb(x, a.n);
 	putn(x, a.b, a.n);
-	put1(x, 0x0c);		/* def_cfa rsp 8 */
-	uleb(x, 7);
-	uleb(x, 8);
-	put1(x, 0x80 | 16);	/* offset r16, 1 * -8 */
-	uleb(x, 1);
+	if (ra_col == 30) {
+		put1(x, 0x0c);	/* def_cfa sp 0 */
+		uleb(x, 31);
+		uleb(x, 0);
+	} else {
+		put1(x, 0x0c);	/* def_cfa rsp 8 */
+		uleb(x, 7);
+		uleb(x, 8);
+		put1(x, 0x80 | 16);	/* offset r16, 1 * -8 */
+		uleb(x, 1);
+	}
 	while ((x->n - at) % 8)
 		put1(x, 0);	/* DW_CFA_nop padding */
 	uint32_t len = (uint32_t)(x->n - at - 4);
@@ -356,12 +372,12 @@ static void sort_and_squeeze(void **state)
 {
 	(void)state;
 	struct mon_cfi_row r[6] = {
-		{ 0x30, 8, 0, MON_CFI_SP, 0 },
-		{ 0x10, 8, 0, MON_CFI_SP, 0 },
-		{ 0x20, 0, 0, MON_CFI_NONE, 0 },
-		{ 0x20, 8, 0, MON_CFI_SP, 0 },	/* the next FDE's first row at the same pc */
-		{ 0x18, 8, 0, MON_CFI_SP, 0 },	/* says what 0x10 says */
-		{ 0x40, 0, 0, MON_CFI_NONE, 0 },
+		{ .pc = 0x30, .cfa_off = 8, .kind = MON_CFI_SP },
+		{ .pc = 0x10, .cfa_off = 8, .kind = MON_CFI_SP },
+		{ .pc = 0x20, .cfa_off = 0, .kind = MON_CFI_NONE },
+		{ .pc = 0x20, .cfa_off = 8, .kind = MON_CFI_SP },	/* the next FDE's first row at the same pc */
+		{ .pc = 0x18, .cfa_off = 8, .kind = MON_CFI_SP },	/* says what 0x10 says */
+		{ .pc = 0x40, .cfa_off = 0, .kind = MON_CFI_NONE },
 	}, tmp[6];
 	assert_false(mon_cfi_sorted(r, 6));
 	mon_cfi_sort(r, tmp, 6);
@@ -447,6 +463,117 @@ static void own_eh_frame(void **state)
 	assert_true(w.hit->kind == MON_CFI_SP || w.hit->kind == MON_CFI_FP);
 }
 
+/* ---- a machine with a link register (aarch64's rules) ------------------- */
+
+/* lib/arch/aarch64/arch.c's rules, written out: this test runs on any
+ * host, where the build's arch.h is the host's. */
+static void no_expr(const uint8_t *e, size_t n, struct mon_cfi_expr *out)
+{
+	(void)e;
+	(void)n;
+	out->kind = MON_CFI_STOP;
+	out->off = out->arg = 0;
+}
+
+static const struct mon_cfi_machine a64 = {
+	.sp_reg = 31, .fp_reg = 29, .ra_cfa_off = 0, .ra_in_reg = 1, .addr_size = 8,
+	.ignore_op = 0x2d, .cfa_expr = no_expr,
+};
+
+static long compile_a64(const struct bytes *x, struct rows *o)
+{
+	struct mon_cfi_input in = { x->b, x->n, VADDR, TEXT_LO, TEXT_HI, 0, &a64, NULL, NULL };
+	o->n = 0;
+	return mon_cfi_compile(&in, emit, o);
+}
+
+/* AArch64 gcc's code: a leaf (no CFI instruction: the return address is
+ * in x30, CFA = sp), a prologue "paciasp; stp x29, x30, [sp, -32]!; mov
+ * x29, sp" (negate_ra_state; def_cfa_offset 32; offset x29 at cfa-32, x30
+ * at cfa-24; def_cfa_register x29), an -fomit-frame-pointer non-leaf
+ * ("stp x19, x30, [sp, -16]!": x30 at cfa-8, x29 untouched), same_value
+ * and restore of x30, a 70000-byte frame (x30 at cfa-70024: too far for a
+ * row's 16 bits).  Mutations caught: the initial "in its register" rule
+ * (ra_in_reg) dropped (every leaf row becomes MON_CFI_STOP); ignore_op not
+ * honoured (the prologue's rows after paciasp become MON_CFI_STOP); ra_off
+ * not stored (the walk would read the return address at the wrong slot);
+ * the 16-bit bound on ra_off dropped (a truncated offset). */
+static void link_register_machine(void **state)
+{
+	(void)state;
+	static struct rows o;
+	struct bytes x = { { 0 }, 0 };
+	size_t c = cie_ra(&x, "zR", 0x1b, 30);
+	fde(&x, c, 0x1000, 0x10, NULL, 0);		/* a leaf */
+	static const uint8_t a64_prologue[] = {
+		0x2d,			/* AARCH64_negate_ra_state (paciasp) */
+		0x44,			/* advance_loc 4 */
+		0x0e, 32,		/* def_cfa_offset 32 */
+		0x80 | 29, 4,		/* offset x29, 4 * -8 */
+		0x80 | 30, 3,		/* offset x30, 3 * -8 */
+		0x44,			/* advance_loc 4 */
+		0x0d, 29,		/* def_cfa_register x29 */
+		0x48,			/* advance_loc 8 */
+		0x08, 30,		/* same_value x30 */
+		0x44,			/* advance_loc 4 */
+		0xc0 | 30,		/* restore x30 */
+	};
+	fde(&x, c, 0x2000, 0x20, a64_prologue, sizeof a64_prologue);
+	static const uint8_t nofp[] = {
+		0x44, 0x0e, 16, 0x80 | 19, 2, 0x80 | 30, 1,	/* stp x19, x30, [sp, -16]! */
+	};
+	fde(&x, c, 0x3000, 0x10, nofp, sizeof nofp);
+	static const uint8_t big[] = {
+		0x44, 0x0e, 0xf0, 0xa2, 0x04,	/* def_cfa_offset 70000 */
+		0x80 | 30, 0xb1, 0x44,		/* offset x30, 8753 * -8 = -70024 */
+	};
+	fde(&x, c, 0x4000, 0x10, big, sizeof big);
+	assert_int_equal(compile_a64(&x, &o), 4);
+	size_t i = 0;
+	/* the leaf */
+	row_is(&o.r[i], 0x1000, MON_CFI_SP, 0, MON_CFI_RA_REG, 0);
+	i++;
+	row_is(&o.r[i++], 0x1010, MON_CFI_NONE, 0, 0, 0);
+	/* the frame-record prologue */
+	row_is(&o.r[i++], 0x2000, MON_CFI_SP, 0, MON_CFI_RA_REG, 0);
+	row_is(&o.r[i], 0x2004, MON_CFI_SP, 32, MON_CFI_FP_SAVED, -32);
+	assert_int_equal(o.r[i].ra_off, -24);
+	i++;
+	row_is(&o.r[i], 0x2008, MON_CFI_FP, 32, MON_CFI_FP_SAVED, -32);
+	assert_int_equal(o.r[i].ra_off, -24);
+	i++;
+	row_is(&o.r[i++], 0x2010, MON_CFI_FP, 32, MON_CFI_FP_SAVED | MON_CFI_RA_REG, -32);
+	row_is(&o.r[i++], 0x2014, MON_CFI_FP, 32, MON_CFI_FP_SAVED | MON_CFI_RA_REG, -32);
+	row_is(&o.r[i++], 0x2020, MON_CFI_NONE, 0, 0, 0);
+	/* -fomit-frame-pointer: x30 at cfa-8, the FP unchanged */
+	row_is(&o.r[i++], 0x3000, MON_CFI_SP, 0, MON_CFI_RA_REG, 0);
+	row_is(&o.r[i], 0x3004, MON_CFI_SP, 16, 0, 0);
+	assert_int_equal(o.r[i].ra_off, -8);
+	i++;
+	row_is(&o.r[i++], 0x3010, MON_CFI_NONE, 0, 0, 0);
+	/* the big frame: the return address too far for a row */
+	row_is(&o.r[i++], 0x4000, MON_CFI_SP, 0, MON_CFI_RA_REG, 0);
+	row_is(&o.r[i++], 0x4004, MON_CFI_STOP, 0, 0, 0);
+	row_is(&o.r[i++], 0x4010, MON_CFI_NONE, 0, 0, 0);
+	assert_int_equal(o.n, i);
+
+	/* The x86-64 machine keeps its rules: a return address anywhere but
+	 * CFA - 8, or "same value", is not followed. */
+	struct bytes y = { { 0 }, 0 };
+	c = cie(&y, "zR", 0x1b);
+	static const uint8_t moved[] = { 0x44, 0x0e, 16, 0x80 | 16, 2, 0x44, 0x08, 16 };
+	fde(&y, c, 0x2000, 0x10, moved, sizeof moved);
+	struct mon_cfi_machine x86 = { .sp_reg = 7, .fp_reg = 6, .ra_cfa_off = -8, .addr_size = 8,
+				       .cfa_expr = no_expr };
+	struct mon_cfi_input in = { y.b, y.n, VADDR, TEXT_LO, TEXT_HI, 0, &x86, NULL, NULL };
+	o.n = 0;
+	assert_int_equal(mon_cfi_compile(&in, emit, &o), 1);
+	row_is(&o.r[0], 0x2000, MON_CFI_SP, 8, 0, 0);
+	assert_int_equal(o.r[0].ra_off, -8);
+	row_is(&o.r[1], 0x2004, MON_CFI_STOP, 0, 0, 0);
+	row_is(&o.r[2], 0x2008, MON_CFI_STOP, 0, 0, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -457,6 +584,7 @@ int main(void)
 		cmocka_unit_test(truncations_and_failures),
 		cmocka_unit_test(sort_and_squeeze),
 		cmocka_unit_test(own_eh_frame),
+		cmocka_unit_test(link_register_machine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -471,16 +471,42 @@ static int cmp_got(const void *x, const void *y)
 	return a->got < b->got ? -1 : a->got > b->got;
 }
 
-/* x86-64 PLT stubs (.plt, .plt.sec, .plt.got): each entry jumps through a
- * GOT slot, "jmp *disp32(%rip)" (ff 25, optionally after endbr64 and a bnd
- * prefix); the dynamic relocation of that slot (JUMP_SLOT, GLOB_DAT) names
- * the callee.  Each stub becomes a symbol "callee@plt" of the entry's size.
- * Other machines: no PLT names (their stubs are shown as object offsets). */
+/* The GOT slot an AArch64 PLT entry at addr loads (binutils' ld,
+ * elfNN_aarch64_small_plt_entry: [bti c;] adrp x16, PAGE; ldr x17, [x16,
+ * #OFF]; add x16, x16, #OFF; br x17), from its first two instructions w0
+ * and w1 at addr; 0 if they are not that.  ARM DDI 0487, C6.2: ADRP's
+ * immediate is immhi:immlo (bits 23..5, 30..29) pages from addr's page;
+ * LDR (unsigned offset, 64-bit) scales imm12 (bits 21..10) by 8. */
+static uint64_t a64_plt_slot(uint64_t addr, uint32_t w0, uint32_t w1)
+{
+	if ((w0 & 0x9f00001fu) != 0x90000010u || (w1 & 0xffc003ffu) != 0xf9400211u)
+		return 0;
+	uint64_t imm = ((uint64_t)((w0 >> 5) & 0x7ffff) << 2) | ((w0 >> 29) & 3);
+	int64_t pages = (int64_t)(imm << 43) >> 43;	/* 21 bits, signed */
+	uint64_t page = (addr & ~(uint64_t)0xfff) + (uint64_t)(pages * 4096);
+	return page + (uint64_t)((w1 >> 10) & 0xfff) * 8;
+}
+
+static uint32_t le32(const unsigned char *b)
+{
+	return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* PLT stubs, by the ELF file's machine (e_machine), never the host's.
+ * x86-64 (.plt, .plt.sec, .plt.got): each entry jumps through a GOT slot,
+ * "jmp *disp32(%rip)" (ff 25, optionally after endbr64 and a bnd prefix).
+ * AArch64 (.plt): each entry loads its GOT slot with adrp + ldr
+ * (a64_plt_slot).  The dynamic relocation of that slot (JUMP_SLOT,
+ * GLOB_DAT) names the callee.  Each stub becomes a symbol "callee@plt" of
+ * the entry's size.  Other machines: no PLT names (their stubs are shown
+ * as object offsets). */
 static long collect_plt(Elf *elf, struct collect *c)
 {
 	GElf_Ehdr eh;
-	if (gelf_getehdr(elf, &eh) == NULL || eh.e_machine != EM_X86_64)
+	if (gelf_getehdr(elf, &eh) == NULL ||
+	    (eh.e_machine != EM_X86_64 && eh.e_machine != EM_AARCH64))
 		return 0;
+	int a64 = eh.e_machine == EM_AARCH64;
 	struct gotname *g = NULL;
 	size_t ng = 0, gcap = 0;
 	long added = 0;
@@ -503,7 +529,8 @@ static long collect_plt(Elf *elf, struct collect *c)
 			if (gelf_getrela(rd, (int)i, &r) == NULL)
 				break;
 			unsigned type = GELF_R_TYPE(r.r_info);
-			if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			if (a64 ? type != R_AARCH64_JUMP_SLOT && type != R_AARCH64_GLOB_DAT
+				: type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
 				continue;
 			if (GELF_R_SYM(r.r_info) == 0 ||
 			    gelf_getsym(sd, (int)GELF_R_SYM(r.r_info), &s) == NULL)
@@ -533,10 +560,30 @@ static long collect_plt(Elf *elf, struct collect *c)
 		Elf_Data *d;
 		if (!ps || sh.sh_type != SHT_PROGBITS || (d = prof_section_bytes(ps, 0)) == NULL)
 			continue;
+		const unsigned char *b = d->d_buf;
+		if (a64) {
+			/* Entries of 16 bytes (24 with bti c), after PLT0 (whose
+			 * slot is no relocation's). */
+			for (uint64_t off = 0; off + 16 <= d->d_size; off += 4) {
+				uint64_t slot = a64_plt_slot(sh.sh_addr + off, le32(b + off), le32(b + off + 4));
+				if (slot == 0)
+					continue;
+				int bti = off >= 4 && le32(b + off - 4) == 0xd503245fu;	/* bti c */
+				struct gotname key = { slot, NULL };
+				struct gotname *hit = bsearch(&key, g, ng, sizeof *g, cmp_got);
+				if (hit) {
+					if (add_sym(c, hit->name, "@plt", sh.sh_addr + off - (bti ? 4 : 0),
+						    bti ? 20 : 16, STB_GLOBAL, 1) < 0)
+						goto nomem;
+					added++;
+				}
+				off += 12;
+			}
+			continue;
+		}
 		uint64_t es = sh.sh_entsize ? sh.sh_entsize : 16;
 		if (es < 6 || es > 64)
 			continue;
-		const unsigned char *b = d->d_buf;
 		for (uint64_t off = 0; off + es <= d->d_size; off += es) {
 			for (uint64_t k = 0; k + 6 <= es; k++) {
 				if (b[off + k] != 0xff || b[off + k + 1] != 0x25)

@@ -56,12 +56,39 @@ static inline uintptr_t mon_arch_context_fp(const void *uc)
 	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RBP];
 }
 
+/* x86-64 has no link register: a call pushes the return address (the
+ * walk's lr is never known, mon_arch_context_lr and MON_ARCH_UC_LR are
+ * unused). */
+#define MON_ARCH_HAS_LR 0
+
+static inline uintptr_t mon_arch_context_lr(const void *uc)
+{
+	(void)uc;
+	return 0;
+}
+
+/* A ucontext_t that starts a walk at pc, sp and fp (the wall-clock
+ * sampler's copy of a blocked thread's stack); *uc zeroed by the caller. */
+static inline void mon_arch_context_set(ucontext_t *uc, uintptr_t pc, uintptr_t sp, uintptr_t fp)
+{
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)sp;
+	uc->uc_mcontext.gregs[REG_RBP] = (greg_t)fp;
+}
+
+/* A return address as read from memory: x86-64 stores it unchanged. */
+static inline uintptr_t mon_arch_strip_ra(uintptr_t ra)
+{
+	return ra;
+}
+
 /* Byte offsets of the PC, SP and FP in a ucontext_t, for reading them out
  * of a signal frame in memory (one the walk reaches through the
  * trampoline). */
 #define MON_ARCH_UC_PC (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RIP * sizeof(greg_t))
 #define MON_ARCH_UC_SP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RSP * sizeof(greg_t))
 #define MON_ARCH_UC_FP (offsetof(ucontext_t, uc_mcontext.gregs) + REG_RBP * sizeof(greg_t))
+#define MON_ARCH_UC_LR 0	/* no link register */
 
 /* The CFA of a row MON_CFI_PLT: the PLT's expression (cfi.c got it from
  * mon_arch_cfi.cfa_expr), rsp + off + 8 once the stub has pushed its
@@ -69,6 +96,14 @@ static inline uintptr_t mon_arch_context_fp(const void *uc)
 static inline uintptr_t mon_arch_plt_cfa(uintptr_t sp, uintptr_t pc, int32_t off, int16_t k)
 {
 	return sp + (uintptr_t)(intptr_t)off + ((pc & 15) >= (uintptr_t)(intptr_t)k ? 8 : 0);
+}
+
+/* x86-64's PLT stubs have CFI (binutils' ld emits it: MON_CFI_PLT): the
+ * walk never asks (MON_ARCH_HAS_LR is 0). */
+static inline int mon_arch_in_plt(uintptr_t pc)
+{
+	(void)pc;
+	return 0;
 }
 
 /* The signal trampoline, glibc's __restore_rt: mov $15,%rax

@@ -1,0 +1,39 @@
+#!/bin/sh
+# CI's aarch64 stage: cross-build the runtime (libmon, monrun) for aarch64
+# into build-aarch64/ with Debian's gcc-aarch64-linux-gnu, install it into
+# a scratch directory (make install works the same way), and run the
+# runtime's focused aarch64 tests under qemu-user (tests/aarch64/qemu.sh),
+# whose mon.out files the host's prof reads.  The host's build (build/:
+# prof, libmon) must exist or is made here.  Ends with
+# "aarch64: N passed, N failed, N skipped in S s"; exit 0 only when none
+# failed.  Time limit: 900 s for the tests (measured: the stage takes about
+# 1.5 minutes on 2 loaded cores).
+set -e
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+scripts/deps.sh aarch64
+make -j2 WERROR=1 >/dev/null
+make -j2 WERROR=1 ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- >/dev/null
+inst=$(mktemp -d "${TMPDIR:-/tmp}/monprof-a64-install.XXXXXX")
+trap 'rm -rf "$inst"' EXIT INT TERM
+make ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- DESTDIR="$inst" PREFIX=/usr install >/dev/null
+for f in usr/lib/libmon.so.0 usr/lib/libmon.a usr/bin/monrun usr/include/mon.h; do
+	[ -e "$inst/$f" ] || { echo "aarch64: FAIL make install: no $f"; exit 1; }
+done
+file -L "$inst/usr/lib/libmon.so.0" 2>/dev/null | grep -q 'ARM aarch64' ||
+	{ echo "aarch64: FAIL installed libmon.so.0 is not an aarch64 object"; exit 1; }
+set +e
+out=build-aarch64/qemu.out
+timeout -k 10 900 sh tests/aarch64/qemu.sh >"$out" 2>&1
+rc=$?
+set -e
+grep -E '^(ok|not ok)' "$out" | sed 's/^/aarch64: /'
+# (grep -c exits 1 when it counts none.)
+p=$(grep -c '^ok ' "$out" || true)
+s=$(grep -c '^ok .* # skip' "$out" || true)
+f=$(grep -c '^not ok ' "$out" || true)
+case $rc in 124|137) echo "aarch64: FAIL tests/aarch64/qemu.sh timed out after 900 s"; f=$((f + 1)) ;; esac
+[ $rc -ne 0 ] && [ "$f" -eq 0 ] && { echo "aarch64: FAIL tests/aarch64/qemu.sh exit $rc (see $out)"; f=1; }
+[ "$p" -eq 0 ] && f=$((f + 1))
+echo "aarch64: $((p - s)) passed, $f failed, $s skipped in $(($(date +%s) - start)) s"
+[ "$f" -eq 0 ]
