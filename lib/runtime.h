@@ -342,5 +342,8 @@ MON_HIDDEN pid_t mon_gettid(void);
  * never armed by the CPU clocks (threads.c), never listed as one of the
  * program's threads (runfacts.c).  Set by that thread itself. */
 MON_HIDDEN extern pid_t mon_runtime_tid;
+/* The runtime's control thread (control.c: interval profiles, monctl's
+ * socket), 0 when there is none: treated as mon_runtime_tid is. */
+MON_HIDDEN extern pid_t mon_control_tid;
 
 #endif /* MON_RUNTIME_H */

@@ -184,8 +184,9 @@ static int arm(pid_t tid)
 	if (thread_kind == MON_CLOCK_ITIMER || thread_kind == MON_CLOCK_NONE)
 		return 0;	/* switched to the process-wide clock */
 	struct slot *s = find(tid);
-	if (s != NULL || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE))
-		return 0;	/* armed, or the runtime's own thread (wall.c) */
+	if (s != NULL || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE) ||
+	    tid == __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE))
+		return 0;	/* armed, or the runtime's own thread (wall.c, control.c) */
 	s = find(0);
 	if (s == NULL) {
 		reclaim_dead();

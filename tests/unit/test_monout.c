@@ -715,7 +715,7 @@ static void wall_record(void **state)
 	fclose(f);
 	uint32_t minor;
 	memcpy(&minor, buf + 36, 4);
-	assert_int_equal(minor, 5);
+	assert_int_equal(minor, MONOUT_MINOR);
 	struct monout r;
 	char err[200];
 	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
