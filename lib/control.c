@@ -79,6 +79,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,6 +118,20 @@ static size_t name_cap;
 /* Costs, for the INTERVAL record and status. */
 static uint64_t own_cpu_usec;	/* the thread's CPU, updated by it */
 static uint64_t cut_longest_ns, cut_last_ns;	/* a cut's wall-clock time */
+
+static uint64_t *watch_page;
+
+static void watch_set(uint64_t v)
+{
+	if (watch_page != NULL)
+		__atomic_store_n(&watch_page[0], v, __ATOMIC_RELEASE);
+}
+
+static void wrote(void)
+{
+	watch_set(1);
+}
+
 
 struct written {
 	uint64_t seq, start_sec, bytes;
@@ -252,8 +267,12 @@ static int cut(int advance, int reason, int signo, uint32_t flags, int in_handle
 		/* rotate may have used buf for an older name: give back ours */
 		mon_file_interval_name(buf, name_cap, c.rec.seq, c.rec.start_ns / 1000000000u);
 	}
-	if (!c.advance)
+	if (rc == 0 && watch_page != NULL)
+		__atomic_store_n(&watch_page[1], c.rec.seq, __ATOMIC_RELEASE);
+	if (!c.advance) {
 		ended = 1;
+		wrote();
+	}
 	uint64_t took = clock_ns(CLOCK_MONOTONIC) - t0;
 	cut_last_ns = took;
 	if (took > cut_longest_ns)
@@ -438,6 +457,20 @@ static void command(const char *cmd, char *r, size_t cap)
 		status(r, cap);
 	} else if (strcmp(cmd, "on") == 0 || strcmp(cmd, "off") == 0) {
 		int on = cmd[1] == 'n';
+		int state = mon_profiling_state();
+		/* Intervals: off ends the interval (its file holds what was
+		 * sampled); on starts one afresh (the time it was off is in
+		 * none). */
+		if (intervals() && !on && state == 1)
+			write_last(MONOUT_WHY_SNAPSHOT, 0, 0, 0);
+		if (on && mon_dormant())
+			watch_set(0);	/* a profile is due from now */
+		if (intervals() && on && state == 2 && cut_lock() == 0) {
+			mon_interval_skip();
+			start_mono = clock_ns(CLOCK_MONOTONIC);
+			start_real = clock_ns(CLOCK_REALTIME);
+			cut_unlock();
+		}
 		int was = moncontrol(on);
 		if (was < 0) {
 			add(r, cap, "error: profiling has ended in this process\n");
@@ -529,6 +562,130 @@ done:
 	mon_fd_drop(fd);
 }
 
+/* ---- the watcher ---------------------------------------------------------- */
+
+/* A process of ours that outlives the program by a moment, to say so when
+ * the program ended without writing its profile: killed by SIGKILL (the
+ * OOM killer), or ended by an exit_group system call made by its own
+ * instruction (Go's runtime: no library function runs, no handler).  Made
+ * once per image at start in the profiled process itself (never in its
+ * fork children): two clone(2) calls with no exit signal (the program gets
+ * no SIGCHLD and its wait(2) never sees them; the first child is reaped
+ * here with __WCLONE at once), so the watcher's parent is init or the
+ * nearest subreaper.  It closes every descriptor but standard error and a
+ * pidfd of the program (pidfd_open(2), polled until readable: the program
+ * ended; without pidfd_open, kill(pid, 0) every 200 ms), blocks every
+ * signal, moves to "/" (no mount kept busy), and reads one shared page
+ * (MAP_SHARED, mapped before the clone): written[0] is 1 once the last
+ * profile was written (or none was due: dormant), written[1] the last
+ * interval's number.  Only raw system calls (the C library's syscall(3):
+ * it holds no lock) after the clone. */
+static long (*sys)(long, ...);
+
+static void say_ended(pid_t pid)
+{
+	char m[512], *p = m;
+	static const char a[] = "monprof: process ";
+	memcpy(p, a, sizeof a - 1);
+	p = put_dec(p + sizeof a - 1, (uint64_t)pid);
+	const char *prog = program_invocation_short_name ? program_invocation_short_name : "?";
+	size_t n = strlen(prog) < 64 ? strlen(prog) : 64;
+	*p++ = ' ';
+	*p++ = '(';
+	memcpy(p, prog, n);
+	p += n;
+	static const char b[] = ") ended without writing its profile: it was killed (SIGKILL, "
+				"the OOM killer) or made the exit_group system call itself (as Go's "
+				"runtime does), which no library sees; ";
+	memcpy(p, b, sizeof b - 1);
+	p += sizeof b - 1;
+	uint64_t last = __atomic_load_n(&watch_page[1], __ATOMIC_ACQUIRE);
+	if (cfg.interval_s) {
+		static const char c[] = "the interval after the one numbered ";
+		static const char c0[] = "its first interval is lost\n";
+		if (last == 0) {
+			memcpy(p, c0, sizeof c0 - 1);
+			p += sizeof c0 - 1;
+		} else {
+			memcpy(p, c, sizeof c - 1);
+			p = put_dec(p + sizeof c - 1, last);
+			static const char d[] = " is lost\n";
+			memcpy(p, d, sizeof d - 1);
+			p += sizeof d - 1;
+		}
+	} else {
+		static const char c[] = "run it with monrun --interval=SEC (MONPROF_INTERVAL) to "
+					"lose at most the interval in progress\n";
+		memcpy(p, c, sizeof c - 1);
+		p += sizeof c - 1;
+	}
+	sys(SYS_write, 2, m, (long)(p - m));
+}
+
+static __attribute__((noreturn)) void watch(int pfd, pid_t pid)
+{
+	sigset_t all;
+	sigfillset(&all);
+	sys(SYS_rt_sigprocmask, SIG_SETMASK, &all, NULL, 8);
+	sys(SYS_close_range, 0, 1, 0);
+	if (pfd > 3)
+		sys(SYS_close_range, 3, pfd - 1, 0);
+	sys(SYS_close_range, pfd >= 3 ? pfd + 1 : 3, ~0u, 0);
+	sys(SYS_chdir, "/");
+	sys(SYS_prctl, PR_SET_NAME, "monprof-watch", 0, 0, 0);
+	for (;;) {
+		if (pfd >= 0) {
+			struct pollfd p = { pfd, POLLIN, 0 };
+			long r = sys(SYS_poll, &p, 1, -1);
+			if (r == 1)
+				break;
+			if (r < 0 && errno == EINTR)
+				continue;
+			pfd = -1;	/* poll refused it: fall back */
+		}
+		if (sys(SYS_kill, pid, 0) != 0 && errno == ESRCH)
+			break;
+		struct timespec t = { 0, 200000000 };
+		sys(SYS_nanosleep, &t, NULL);
+	}
+	if (__atomic_load_n(&watch_page[0], __ATOMIC_ACQUIRE) == 0)
+		say_ended(pid);
+	for (;;)
+		sys(SYS_exit_group, 0);
+}
+
+static void watcher_start(void)
+{
+	if (sys == NULL)
+		sys = (long (*)(long, ...))mon_libc_next("syscall");
+	if (sys == NULL)
+		return;
+	if (watch_page == NULL) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return;
+		watch_page = p;
+	}
+	watch_set(mon_dormant() ? 2 : 0);
+	pid_t pid = getpid();
+	int pfd = (int)sys(SYS_pidfd_open, pid, 0);
+	long mid = sys(SYS_clone, 0L, 0L, NULL, NULL, 0L);
+	if (mid == 0) {
+		long g = sys(SYS_clone, 0L, 0L, NULL, NULL, 0L);
+		if (g == 0)
+			watch(pfd, pid);
+		for (;;)
+			sys(SYS_exit, 0);
+	}
+	if (mid > 0) {
+		int st;
+		while (sys(SYS_wait4, mid, &st, __WCLONE, NULL) < 0 && errno == EINTR)
+			;
+	}
+	if (pfd >= 0)
+		sys(SYS_close, pfd);
+}
+
 /* ---- the thread ---------------------------------------------------------- */
 
 static void *control_main(void *arg)
@@ -556,16 +713,18 @@ static void *control_main(void *arg)
 			mon_stacks_grow();
 			next_grow = now + GROW_CHECK_NS;
 		}
-		if (cfg.interval_s && !ended && mon_profiling_state() != 0 && !mon_dormant() &&
-		    (now >= start_mono + (uint64_t)cfg.interval_s * 1000000000u ||
-		     __atomic_exchange_n(&cut_asked, 0, __ATOMIC_ACQ_REL)))
+		int due = now >= start_mono + (uint64_t)cfg.interval_s * 1000000000u;
+		int st = mon_profiling_state();
+		if (cfg.interval_s && !ended && st == 1 &&
+		    (due || __atomic_exchange_n(&cut_asked, 0, __ATOMIC_ACQ_REL))) {
 			write_last(MONOUT_WHY_INTERVAL, 0, 0, 0);
-		else if (cfg.interval_s && mon_dormant() &&
-			 now >= start_mono + (uint64_t)cfg.interval_s * 1000000000u) {
-			/* Dormant: nothing to write; the first interval starts when
-			 * sampling does (at most one period early). */
+		} else if (cfg.interval_s && !ended && st == 2 && due && cut_lock() == 0) {
+			/* Off (moncontrol(0) by the program, or dormant): no file
+			 * for a time nothing was sampled in. */
+			mon_interval_skip();
 			start_mono = now;
 			start_real = clock_ns(CLOCK_REALTIME);
+			cut_unlock();
 		}
 		__atomic_store_n(&own_cpu_usec, clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1000u,
 				 __ATOMIC_RELAXED);
@@ -599,6 +758,11 @@ static void forget_parent(void)
 static void started(void)
 {
 	forget_parent();
+	static int watched;	/* this image has its watcher (a fork child inherits the 1) */
+	if (!watched) {
+		watched = 1;
+		watcher_start();
+	}
 	if (thread_pid == getpid() || (!cfg.control && !cfg.interval_s))
 		return;
 	static int atfork;
@@ -665,4 +829,5 @@ __attribute__((constructor(101))) static void control_init(void)
 	mon_control_calls.intervals = intervals;
 	mon_control_calls.write_last = write_last;
 	mon_control_calls.exec_failed = exec_failed;
+	mon_control_calls.wrote = wrote;
 }

@@ -467,6 +467,47 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 	return rc;
 }
 
+/* The counters' base moves to now (fill's cut part, without a file). */
+static void base_now(void)
+{
+	struct mon_stats st;
+	struct rusage ru;
+	mon_getstats(&st, sizeof st);
+	base.samples = st.samples;
+	base.counted = st.counted;
+	base.dropped = st.dropped;
+	base.saturated = st.saturated;
+	base.lost = st.lost;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		base.user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+		base.sys_usec = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	}
+}
+
+int mon_interval_skip(void)
+{
+	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
+		return mon_fail(ESRCH);
+	if (write_lock() < 0)
+		return -1;
+	size_t nobj;
+	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
+	for (size_t k = 0; k < nobj; k++)
+		for (size_t i = 0; i < oh[k]->nbins; i++)
+			if (__atomic_load_n(&oh[k]->bins[i], __ATOMIC_RELAXED))
+				__atomic_store_n(&oh[k]->bins[i], 0, __ATOMIC_RELAXED);
+	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
+		if (__atomic_load_n(&hist.bins[i], __ATOMIC_RELAXED))
+			__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+	if (mon_stacks_cut_begin() == 0)
+		mon_stacks_cut_end();
+	base_now();
+	mon_facts_window_advance();
+	base.cut = 1;
+	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int mon_profiling_state(void)
 {
 	return !started || finished ? 0 : paused ? 2 : 1;
@@ -493,6 +534,8 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	struct fill_ctx ctx = { reason, signo, NULL };
 	int rc = mon_file_write(flags, fill, &ctx, 0);
 	int e = errno;
+	if (reason != MONOUT_WHY_SNAPSHOT && mon_control_calls.wrote != NULL)
+		mon_control_calls.wrote();	/* the last profile: none lost */
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
 	errno = e;
 	return rc;
@@ -1040,6 +1083,8 @@ void mon_finish(int reason)
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
 	if (dormant) {
 		/* Never switched on: nothing was sampled, no file. */
+		if (mon_control_calls.wrote != NULL)
+			mon_control_calls.wrote();
 		pthread_mutex_unlock(&lock);
 		return;
 	}

@@ -115,6 +115,12 @@ struct mon_interval_cut {
  * -1/errno (EBUSY: another write held the lock about two seconds). */
 MON_HIDDEN int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo,
 				  int in_handler);
+/* Nothing was sampled since the last interval (profiling was off): drop
+ * what the histograms and stacks hold (a tick of the moment of switching)
+ * and move the counters' and threads' base to now, writing nothing, so
+ * that the next interval holds neither that time's CPU nor its ticks.
+ * Not from a signal handler.  0 or -1/errno (EBUSY). */
+MON_HIDDEN int mon_interval_skip(void);
 /* 0 not profiling (not started, or finished), 1 sampling, 2 paused
  * (moncontrol(0), monctl off, a dormant start not yet switched on). */
 MON_HIDDEN int mon_profiling_state(void);
@@ -135,6 +141,7 @@ struct mon_control_calls {
 	int (*intervals)(void);
 	int (*write_last)(int reason, int signo, uint32_t flags, int in_handler);
 	void (*exec_failed)(void);
+	void (*wrote)(void);	/* the last profile was written (or none is due) */
 };
 MON_HIDDEN extern struct mon_control_calls mon_control_calls;
 

@@ -355,6 +355,20 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	return monout_put_threads_close(w);
 }
 
+void mon_facts_window_advance(void)
+{
+	if (table == NULL || base == NULL)
+		return;
+	sample_all();
+	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		base[i] = table[i];
+		base[i].samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
+		base[i].flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
+	}
+}
+
 int mon_facts_put(struct monout_writer *w)
 {
 	struct monout_facts f;

@@ -42,5 +42,8 @@ struct mon_facts_window {
  * Async-signal-safe once made.  0 or -1/errno. */
 MON_HIDDEN int mon_facts_window_init(void);
 MON_HIDDEN int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window *win);
+/* Move the base to now without writing (a time nothing was sampled in:
+ * its CPU is in no interval). */
+MON_HIDDEN void mon_facts_window_advance(void);
 
 #endif /* MON_RUNFACTS_H */

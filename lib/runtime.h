@@ -187,6 +187,10 @@ MON_HIDDEN extern struct mon_hooks mon_hooks;
 MON_HIDDEN void mon_clone_set_fork(void (*prepare)(void), void (*parent)(void),
 				   void (*child)(void));
 
+/* What syscall(3) runs before an exit_group system call made through it
+ * (fatal.c: write the profile, as at _exit).  Async-signal-safe.  Set once. */
+MON_HIDDEN void mon_clone_set_exit(void (*before)(void));
+
 /* ---- exec.c ------------------------------------------------------------ */
 
 /* Before an exec in this process: profiling off, no tick pending, the

@@ -30,12 +30,16 @@
  * a stack was stored; the defaults (16384 stacks of 64 PCs) map
  * 32768 * 40 B + 16384 * 64 * 8 B = 1.25 MiB + 8 MiB.
  *
- * Growing (issue 22): the runtime's first table holds MONPROF_STACK_TABLE
- * stacks.  When it is three quarters full, mon_stacks_grow (called by the
- * control thread, control.c, every tenth of a second; never by a handler)
- * retires it — it keeps its counts and is written with the others — and
- * makes a table of twice its size the one ticks add to, until the tables
- * hold MON_STACKS_MAX stacks in all or CHAIN_MAX tables exist.  A stack
+ * Growing (issue 22): MONPROF_STACK_TABLE is the most unique stacks the
+ * runtime's tables hold in all (default MON_STACKS_DEFAULT, 1048576); the
+ * first table holds MON_STACKS_FIRST (16384) or the setting if smaller.
+ * When the table ticks add to is three quarters full, mon_stacks_grow
+ * (called by the control thread, control.c, every tenth of a second; never
+ * by a handler) retires it — it keeps its counts and is written with the
+ * others — and makes a table of twice its size (within the setting) the
+ * one ticks add to, until the tables hold the setting's stacks in all or
+ * CHAIN_MAX tables exist.  Without a control thread (MONPROF_CONTROL=0 and
+ * no interval) the first table is all there is.  A stack
  * seen before and after the switch has an entry in both: the reader adds
  * them (mon.out.5).  A tick that finds no room before the switch counts in
  * lost, as before.
@@ -318,6 +322,7 @@ static unsigned nolder;
 static struct mon_stack_table *cutv[CHAIN_MAX + 1];
 static unsigned ncut;
 static uint64_t grown;	/* times mon_stacks_grow made a larger table */
+static size_t bound;	/* MONPROF_STACK_TABLE: stacks in all the tables at most */
 
 /* The walk's PCs do not go on the interrupted thread's stack (a thread may
  * have 16 KiB of it, PTHREAD_STACK_MIN, most of it its own): they go in one
@@ -433,7 +438,9 @@ int mon_stacks_start(void)
 	int rc = 0;
 	mon_lock();
 	if (table == NULL) {
-		struct mon_stack_table *t = mon_stack_table_new(mon_stacks_table_setting(), depth);
+		bound = mon_stacks_table_setting();
+		struct mon_stack_table *t = mon_stack_table_new(
+			bound < MON_STACKS_FIRST ? (unsigned)bound : MON_STACKS_FIRST, depth);
 		/* The walks' buffers (see walk_claim), backed only once used. */
 		void *w = t ? mmap(NULL, (size_t)WALK_SLOTS * depth * sizeof(uintptr_t),
 				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -493,8 +500,7 @@ int mon_stacks_grow(void)
 	if (t == NULL || __atomic_load_n(&t->used, __ATOMIC_RELAXED) < t->max / 4 * 3 ||
 	    nolder + 1 >= CHAIN_MAX)
 		return 0;
-	size_t room = MON_STACKS_MAX - (capacity_all() < MON_STACKS_MAX ? capacity_all()
-									: MON_STACKS_MAX);
+	size_t all = capacity_all(), room = all < bound ? bound - all : 0;
 	size_t want = (size_t)t->max * 2 < room ? (size_t)t->max * 2 : room;
 	if (want < MON_STACKS_MIN)
 		return 0;
