@@ -18,7 +18,7 @@
  *                     (monrun --interval)
  *   MONPROF_KEEP      interval files kept, 1..1000000 (monrun --keep)
  *   MONPROF_MAX_BYTES interval files' bytes kept: a number, K, M or G after
- *                     it (1024s), at least 64K (monrun --max-bytes)
+ *                     it (1024s), at least 4K (monrun --max-bytes)
  *   MONPROF_DORMANT   0 or 1: loaded, sampling nothing until monctl on
  *                     (monrun --dormant)
  *   MONPROF_CONTROL   0 or 1: the control socket monctl(1) talks to (default
@@ -145,8 +145,8 @@ const char *mon_setting_problem(const char *name, const char *v)
 	if (strcmp(name, "MONPROF_MAX_BYTES") == 0) {
 		unsigned long long b;
 		return mon_parse_bytes(v, &b) == 0 && b >= MON_SETTING_MAX_BYTES_MIN ? NULL
-			: "the bytes kept are a number of at least 65536, or with K, M or G "
-			  "(at least 64K)";
+			: "the bytes kept are a number of at least 4096, or with K, M or G "
+			  "after it (at least 4K)";
 	}
 	if (strcmp(name, "MONPROF_DORMANT") == 0 || strcmp(name, "MONPROF_CONTROL") == 0)
 		return !strcmp(v, "0") || !strcmp(v, "1") ? NULL : "the value is 0 or 1";

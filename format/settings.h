@@ -15,7 +15,7 @@
 #define MON_SETTING_WALL_MAX 10000		/* MONPROF_WALL, samples per second */
 #define MON_SETTING_INTERVAL_MAX 86400		/* MONPROF_INTERVAL, seconds */
 #define MON_SETTING_KEEP_MAX 1000000		/* MONPROF_KEEP, files */
-#define MON_SETTING_MAX_BYTES_MIN 65536ull	/* MONPROF_MAX_BYTES */
+#define MON_SETTING_MAX_BYTES_MIN 4096ull	/* MONPROF_MAX_BYTES */
 
 #if defined(__GNUC__)
 #define MON_SETTINGS_HIDDEN __attribute__((visibility("hidden")))
