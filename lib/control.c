@@ -256,8 +256,10 @@ static int cut(int advance, int reason, int signo, uint32_t flags, int in_handle
 	c.rec.removed = removed;
 	c.since_ns = start_mono;
 	c.advance = advance && !in_handler;
-	if (!c.advance)
+	if (!c.advance) {
 		c.rec.flags |= MONOUT_INTERVAL_LAST;
+		wrote();	/* before: a signal held during the write may end us after it */
+	}
 	int rc = mon_write_interval(&c, reason, signo, in_handler);
 	if (rc == 0) {
 		seq++;
@@ -269,10 +271,8 @@ static int cut(int advance, int reason, int signo, uint32_t flags, int in_handle
 	}
 	if (rc == 0 && watch_page != NULL)
 		__atomic_store_n(&watch_page[1], c.rec.seq, __ATOMIC_RELEASE);
-	if (!c.advance) {
+	if (!c.advance)
 		ended = 1;
-		wrote();
-	}
 	uint64_t took = clock_ns(CLOCK_MONOTONIC) - t0;
 	cut_last_ns = took;
 	if (took > cut_longest_ns)

@@ -244,12 +244,21 @@ struct mon_control_calls mon_control_calls;
 /* An interval goes on: take the bins' counts for its file, leaving zero
  * (an atomic exchange: a tick adding meanwhile goes to the next
  * interval).  Only in the control thread (mon_alloc). */
-static uint32_t *take_bins32(uint32_t *bins, size_t n)
+static uint32_t *take_bins32(uint32_t *bins, size_t n, const uint64_t *touched)
 {
 	uint32_t *v = mon_alloc((n ? n : 1) * sizeof *v);
-	for (size_t i = 0; v != NULL && i < n; i++)
-		v[i] = __atomic_load_n(&bins[i], __ATOMIC_RELAXED)
-			       ? __atomic_exchange_n(&bins[i], 0, __ATOMIC_RELAXED) : 0;
+	/* Only the spans a tick touched (objhist.h): the rest are zero.  A
+	 * bin added to just before its span's bit is set stays for the next
+	 * interval. */
+	for (size_t s = 0; v != NULL && s * MON_OBJHIST_SPAN < n; s++) {
+		if (touched != NULL && !(__atomic_load_n(&touched[s / 64], __ATOMIC_ACQUIRE) &
+					 (1ull << (s % 64))))
+			continue;
+		size_t end = (s + 1) * MON_OBJHIST_SPAN < n ? (s + 1) * MON_OBJHIST_SPAN : n;
+		for (size_t i = s * MON_OBJHIST_SPAN; i < end; i++)
+			v[i] = __atomic_load_n(&bins[i], __ATOMIC_RELAXED)
+				       ? __atomic_exchange_n(&bins[i], 0, __ATOMIC_RELAXED) : 0;
+	}
 	return v;
 }
 
@@ -387,7 +396,7 @@ static int fill(struct monout_writer *w, void *arg)
 				return -1;
 			h.object = (uint32_t)(nobjects + extra++);
 		}
-		uint32_t *taken = cut != NULL && cut->advance ? take_bins32(oh[k]->bins, oh[k]->nbins)
+		uint32_t *taken = cut != NULL && cut->advance ? take_bins32(oh[k]->bins, oh[k]->nbins, oh[k]->touched)
 							      : NULL;
 		if (taken != NULL)
 			h.raw = taken;
@@ -532,10 +541,14 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 		mon_sampler_close();	/* _exit or a fatal signal: the clocks still run */
 	mon_count_sync();
 	struct fill_ctx ctx = { reason, signo, NULL };
+	/* The last profile is being written: the watcher (control.c) has
+	 * nothing to say, even when a signal held back during the write ends
+	 * the process the moment the file is complete (monfile.c); a write
+	 * that fails says so itself. */
+	if (reason != MONOUT_WHY_SNAPSHOT && mon_control_calls.wrote != NULL)
+		mon_control_calls.wrote();
 	int rc = mon_file_write(flags, fill, &ctx, 0);
 	int e = errno;
-	if (reason != MONOUT_WHY_SNAPSHOT && mon_control_calls.wrote != NULL)
-		mon_control_calls.wrote();	/* the last profile: none lost */
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
 	errno = e;
 	return rc;

@@ -32,7 +32,8 @@
  *
  * Growing (issue 22): MONPROF_STACK_TABLE is the most unique stacks the
  * runtime's tables hold in all (default MON_STACKS_DEFAULT, 1048576); the
- * first table holds MON_STACKS_FIRST (16384) or the setting if smaller.
+ * first table holds MON_STACKS_FIRST (16384), or a quarter of the setting
+ * if that is less (at least MON_STACKS_MIN, 16).
  * When the table ticks add to is three quarters full, mon_stacks_grow
  * (called by the control thread, control.c, every tenth of a second; never
  * by a handler) retires it — it keeps its counts and is written with the
@@ -439,8 +440,10 @@ int mon_stacks_start(void)
 	mon_lock();
 	if (table == NULL) {
 		bound = mon_stacks_table_setting();
-		struct mon_stack_table *t = mon_stack_table_new(
-			bound < MON_STACKS_FIRST ? (unsigned)bound : MON_STACKS_FIRST, depth);
+		size_t first = bound / 4 < MON_STACKS_FIRST ? bound / 4 : MON_STACKS_FIRST;
+		if (first < MON_STACKS_MIN)
+			first = bound < MON_STACKS_MIN ? bound : MON_STACKS_MIN;
+		struct mon_stack_table *t = mon_stack_table_new((unsigned)first, depth);
 		/* The walks' buffers (see walk_claim), backed only once used. */
 		void *w = t ? mmap(NULL, (size_t)WALK_SLOTS * depth * sizeof(uintptr_t),
 				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
