@@ -16,9 +16,9 @@ for r in $(seq "$R"); do
 	mkdir -p "$T/iv"
 	printf 'interval  '
 	PROFDIR=$T/iv "$B/bin/monrun" --interval=1 "$T/pause" "$S" &
+	pid=$!	# monrun execs the command: the same process
 	sleep $((S - 1))
-	pid=$(pgrep -n -f "$T/pause")
-	st=$("$B/bin/monctl" "$pid" status 2>/dev/null | grep -E '^interval|^control' | tr '\n' ' ')
+	st=$("$B/bin/monctl" "$pid" status 2>&1 | grep -E '^interval|^control|monctl' | tr '\n' ' ')
 	wait
 	echo "    $st"
 	rm -rf "$T/iv"
