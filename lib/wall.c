@@ -1088,8 +1088,9 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 				pid_t tid = 0;
 				for (const char *c = e->d_name; *c >= '0' && *c <= '9'; c++)
 					tid = tid * 10 + (*c - '0');
-				if (tid <= 0 || tid == self)
-					continue;
+				if (tid <= 0 || tid == self ||
+				    tid == __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE))
+					continue;	/* ours: this sampler, control.c's thread */
 				struct wthread *t = thread_find(tid, 1);
 				if (t != NULL)
 					seen(t, r, since_ns, now_ns, weight, 0, UINT64_MAX);
