@@ -11,7 +11,11 @@
  * never lists it as the program's; its CPU (CLOCK_THREAD_CPUTIME_ID) goes
  * in each interval's INTERVAL record and in `monctl status`.  It exists
  * when whole-process profiling runs (monrun, cc -pg, -finstrument-
- * functions) and MONPROF_INTERVAL is set or MONPROF_CONTROL is not 0.
+ * functions) and MONPROF_INTERVAL is set, MONPROF_CONTROL is 1 (monrun
+ * --control) or MONPROF_DORMANT is 1; the socket too with those, unless
+ * MONPROF_CONTROL is 0 (then only the intervals' thread): never
+ * by default, because pthread_create allocates the thread's DTV with the
+ * program's calloc, before main when profiling starts there.
  * It sleeps in poll(2) on its socket: for the next interval's end, a
  * tenth of a second while sampling (to grow the call-stack table,
  * stacks.c's mon_stacks_grow), forever when nothing is sampled and no
@@ -163,8 +167,16 @@ static void configure(void)
 	const char *mb = getenv("MONPROF_MAX_BYTES");
 	if (mb != NULL && *mb)
 		mon_parse_bytes(mb, &cfg.max_bytes);
-	const char *c = getenv("MONPROF_CONTROL");
-	cfg.control = !(c != NULL && strcmp(c, "0") == 0);
+	/* The socket (and so the thread) only when asked: creating a thread
+	 * calls the C library's pthread_create, which allocates the new
+	 * thread's DTV with the program's calloc, and at start that is
+	 * before main, when a program's allocator may not be ready
+	 * (tests/integ/guest_alloc.sh).  A dormant start is for monctl. */
+	const char *c = getenv("MONPROF_CONTROL"), *d = getenv("MONPROF_DORMANT");
+	int asked = (d != NULL && strcmp(d, "1") == 0) || cfg.interval_s > 0;
+	cfg.control = (c != NULL && strcmp(c, "1") == 0) ||
+		      (asked && !(c != NULL && strcmp(c, "0") == 0));
+	mon_stacks_set_grower(cfg.control || cfg.interval_s);
 }
 
 static int intervals(void)

@@ -39,8 +39,10 @@
  * by a handler) retires it — it keeps its counts and is written with the
  * others — and makes a table of twice its size (within the setting) the
  * one ticks add to, until the tables hold the setting's stacks in all or
- * CHAIN_MAX tables exist.  Without a control thread (MONPROF_CONTROL=0 and
- * no interval) the first table is all there is.  A stack
+ * CHAIN_MAX tables exist.  Without a control thread (no interval, no
+ * monctl: the default) the first and only table holds MON_STACKS_ALONE
+ * (262144) stacks or the setting if less: 20 MiB of slots and, at depth
+ * 64, 128 MiB of PCs mapped, backed only where stacks are stored.  A stack
  * seen before and after the switch has an entry in both: the reader adds
  * them (mon.out.5).  A tick that finds no room before the switch counts in
  * lost, as before.
@@ -324,6 +326,12 @@ static struct mon_stack_table *cutv[CHAIN_MAX + 1];
 static unsigned ncut;
 static uint64_t grown;	/* times mon_stacks_grow made a larger table */
 static size_t bound;	/* MONPROF_STACK_TABLE: stacks in all the tables at most */
+static int grower;	/* a control thread will grow the tables (control.c) */
+
+void mon_stacks_set_grower(int yes)
+{
+	grower = yes;
+}
 
 /* The walk's PCs do not go on the interrupted thread's stack (a thread may
  * have 16 KiB of it, PTHREAD_STACK_MIN, most of it its own): they go in one
@@ -443,6 +451,10 @@ int mon_stacks_start(void)
 		size_t first = bound / 4 < MON_STACKS_FIRST ? bound / 4 : MON_STACKS_FIRST;
 		if (first < MON_STACKS_MIN)
 			first = bound < MON_STACKS_MIN ? bound : MON_STACKS_MIN;
+		/* No thread to grow it: the one table is all there is, mapped for
+		 * MON_STACKS_ALONE stacks (or the setting) and backed as used. */
+		if (!grower)
+			first = bound < MON_STACKS_ALONE ? bound : MON_STACKS_ALONE;
 		struct mon_stack_table *t = mon_stack_table_new((unsigned)first, depth);
 		/* The walks' buffers (see walk_claim), backed only once used. */
 		void *w = t ? mmap(NULL, (size_t)WALK_SLOTS * depth * sizeof(uintptr_t),

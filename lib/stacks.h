@@ -16,6 +16,7 @@
 #define MON_STACK_DEPTH_MAX 512u	/* PCs kept per stack at most */
 #define MON_STACKS_DEFAULT (1u << 20)	/* MONPROF_STACK_TABLE unset: unique stacks at most */
 #define MON_STACKS_FIRST 16384u		/* the first table's (grown up to the setting) */
+#define MON_STACKS_ALONE 262144u	/* the one table's when no thread grows it */
 #define MON_STACKS_MIN 16u
 #define MON_STACKS_MAX (1u << 22)
 
@@ -101,6 +102,9 @@ MON_HIDDEN void mon_stacks_loaded(void);
 /* Empty the table (fork child, before its clocks run; takes no lock). */
 MON_HIDDEN void mon_stacks_reset(void);
 
+/* 1: a control thread will call mon_stacks_grow (control.c, before
+ * profiling starts); 0: the first table is all there is. */
+MON_HIDDEN void mon_stacks_set_grower(int yes);
 /* Grow (see stacks.c): when the table ticks add to is three quarters full,
  * retire it and give the ticks one of twice its size.  Returns 1 grown, 0
  * not needed (or at the bound), -1/ENOMEM.  Not from a signal handler;

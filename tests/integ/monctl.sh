@@ -126,7 +126,7 @@ fi
 # Another user's process: as root, a profiled process run as nobody, asked
 # by root is allowed (root may); asked by nobody of root's is refused.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
-	"$MONRUN" "$T/ispin" forever "$T/ready2" >/dev/null 2>&1 &
+	"$MONRUN" --control "$T/ispin" forever "$T/ready2" >/dev/null 2>&1 &
 	rj=$!
 	for _i in $(seq 300); do [ -s "$T/ready2" ] && break; sleep 0.1; done
 	cp "$MONCTL" "$T/monctl" && chmod 755 "$T" "$T/monctl"
@@ -143,8 +143,22 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
 else
 	echo "ok monctl_refuses_other_user # skip not root or no setpriv"
 fi
-# --no-control: no socket, refused as not profiled.
-"$MONRUN" --no-control "$T/ispin" forever "$T/ready3" >/dev/null 2>&1 &
+# --dormant --no-control: no socket, refused as not profiled; so is a
+# plain monrun (no control thread by default: pthread_create would call
+# the program's calloc before main).
+"$MONRUN" "$T/ispin" forever "$T/ready4" >/dev/null 2>&1 &
+pj=$!
+for _i in $(seq 300); do [ -s "$T/ready4" ] && break; sleep 0.1; done
+"$MONCTL" "$(cat "$T/ready4")" status >"$T/r6" 2>&1
+rc=$?
+kill "$(cat "$T/ready4")"
+wait "$pj" 2>/dev/null
+if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r6"; then
+	ok monctl_plain_needs_control
+else
+	not_ok monctl_plain_needs_control "rc $rc: $(cat "$T/r6")"
+fi
+"$MONRUN" --dormant --no-control "$T/ispin" forever "$T/ready3" >/dev/null 2>&1 &
 nj=$!
 for _i in $(seq 300); do [ -s "$T/ready3" ] && break; sleep 0.1; done
 "$MONCTL" "$(cat "$T/ready3")" status >"$T/r5" 2>&1

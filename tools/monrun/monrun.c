@@ -21,7 +21,8 @@
  *   MONPROF_KEEP, MONPROF_MAX_BYTES   interval files kept (--keep, --max-bytes)
  *   MONPROF_STACK_TABLE  unique call stacks the table holds (--stack-table)
  *   MONPROF_DORMANT=1    loaded, sampling nothing until monctl PID on (--dormant)
- *   MONPROF_CONTROL=0    no control socket for monctl(1) (--no-control)
+ *   MONPROF_CONTROL=1|0  the control socket for monctl(1) (--control,
+ *                        --no-control; default: only with --dormant)
  */
 #include <elf.h>
 #include <err.h>
@@ -47,7 +48,7 @@
 static const char usage_line[] =
 	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [--wall[=HZ]]\n"
 	"              [--interval=SEC [--keep=N] [--max-bytes=BYTES]] [--stack-table=N]\n"
-	"              [--dormant] [--no-control] [--] command [args ...]\n";
+	"              [--dormant] [--control|--no-control] [--] command [args ...]\n";
 
 #ifndef MONPROF_VERSION
 #define MONPROF_VERSION "unknown"
@@ -70,9 +71,12 @@ static const char help_text[] =
 	"  --keep=N    keep the newest N interval files, removing the oldest\n"
 	"  --max-bytes=BYTES  keep the interval files within BYTES (K, M, G), removing the oldest\n"
 	"  --stack-table=N  unique call stacks the runtime's table holds per interval or run,\n"
-	"              16 to 4194304 (default 65536)\n"
+	"              16 to 4194304 (default 1048576; without a control thread one table\n"
+	"              of 262144 at most)\n"
 	"  --dormant   load the profiler but sample nothing until `monctl PID on`\n"
-	"  --no-control  no control socket: monctl(1) cannot reach the process\n"
+	"  --control   listen for monctl(1) (on, off, snapshot, status); also with --dormant\n"
+	"              and --interval\n"
+	"  --no-control  no control socket, even with --dormant\n"
 	"  --help      this text\n"
 	"  --version   monrun's version\n"
 	"The command's exit status is monrun's.  See monrun(1).\n";
@@ -354,6 +358,7 @@ int main(int argc, char **argv)
 		{ "stack-table", required_argument, NULL, 'S' },
 		{ "dormant", no_argument, NULL, 'D' },
 		{ "no-control", no_argument, NULL, 'N' },
+		{ "control", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
 	/* The long options that set one MONPROF_* variable each, checked with
@@ -365,7 +370,8 @@ int main(int argc, char **argv)
 		       { 'M', "--max-bytes", "MONPROF_MAX_BYTES" },
 		       { 'S', "--stack-table", "MONPROF_STACK_TABLE" },
 		       { 'D', "--dormant", "MONPROF_DORMANT" },
-		       { 'N', "--no-control", "MONPROF_CONTROL" } };
+		       { 'N', "--no-control", "MONPROF_CONTROL" },
+		       { 'C', "--control", "MONPROF_CONTROL" } };
 	const char *simple_val[sizeof simple / sizeof simple[0]] = { NULL };
 	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
 	while ((c = getopt_long(argc, argv, "+:fr:o:c:d:h", longopts, NULL)) != -1) {
@@ -409,10 +415,11 @@ int main(int argc, char **argv)
 		case 'S':
 		case 'D':
 		case 'N':
+		case 'C':
 			for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
 				if (simple[i].opt != c)
 					continue;
-				const char *v = c == 'D' ? "1" : c == 'N' ? "0" : optarg;
+				const char *v = c == 'D' || c == 'C' ? "1" : c == 'N' ? "0" : optarg;
 				const char *why = mon_setting_problem(simple[i].var, v);
 				if (why != NULL || !*v)
 					errx(2, "%s=%s: %s", simple[i].name, v, why ? why : "empty");
