@@ -142,6 +142,11 @@ endif
 ifneq ($(MONRUN_SRC),)
 TOOLS += $(B)/bin/monrun
 endif
+# monctl(1): control profiling in a running process (issue 22).
+MONCTL_SRC := $(sort $(wildcard tools/monctl/*.c))
+ifneq ($(MONCTL_SRC),)
+TOOLS += $(B)/bin/monctl
+endif
 
 $(B)/tool/%.o: %.c
 	@mkdir -p $(@D)
@@ -164,6 +169,9 @@ $(B)/bin/prof: $(B)/tool/tools/prof/main.o $(PROF_LIB) $(FORMAT_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(ELF_LIBS) -lm
 $(MONRUN_OBJ): CPPFLAGS += -DMON_LIBDIR='"$(LIBDIR)"' -DMON_SONAME='"$(SONAME)"'
 $(B)/bin/monrun: $(MONRUN_OBJ) $(SETTINGS_SRC:%.c=$(B)/tool/%.o)
+	@mkdir -p $(@D)
+	$(CC) $(LDFLAGS) -o $@ $^
+$(B)/bin/monctl: $(MONCTL_SRC:%.c=$(B)/tool/%.o)
 	@mkdir -p $(@D)
 	$(CC) $(LDFLAGS) -o $@ $^
 

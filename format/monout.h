@@ -36,7 +36,7 @@
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
  *    36  u32   minor        minor version (MONOUT_MINOR, 6): 1 added sparse
  *                           HIST records, 2 added FACTS, THREADS, PCS and
- *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL, 6 FILES and FORKS; new
+ *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL, 6 FILES, FORKS and INTERVAL; new
  *                           record types raise it
  *    40  u8[24] reserved, 0
  *
@@ -258,6 +258,7 @@
 #define MONOUT_REC_FILES 13
 #define MONOUT_REC_FORKS 16	/* minor 6 */
 #define MONOUT_FORKS_SIZE 8
+#define MONOUT_REC_INTERVAL 14	/* minor 6: the file is one interval of a series */
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -273,6 +274,7 @@
 #define MONOUT_STACKS_FIXED 32
 #define MONOUT_STACK_FIXED 24	/* an entry without its pcs */
 #define MONOUT_WALL_FIXED 72
+#define MONOUT_INTERVAL_SIZE 56
 #define MONOUT_WALL_ENTRY_HEAD 8	/* kind u32, length u32 */
 #define MONOUT_WALL_THREAD_SIZE 80
 #define MONOUT_WALL_WAIT_FIXED 64	/* a WAIT entry without its text */
@@ -374,6 +376,7 @@
 #define MONOUT_WHY_SIGNAL 4	/* a fatal signal or abort() */
 #define MONOUT_WHY_EXEC 5	/* the process was about to exec */
 #define MONOUT_WHY_OTHER 6	/* a tool or test wrote it */
+#define MONOUT_WHY_INTERVAL 7	/* an interval ended (monrun --interval) */
 
 /* OBJECT flags. */
 #define MONOUT_OBJ_MAIN 0x1	/* the main program */
@@ -488,6 +491,23 @@ struct monout_facts {
 	uint64_t cpu_before_usec;	/* process CPU before profiling started */
 };
 
+/* INTERVAL (14, minor 6): this file holds one interval of a series
+ * (monrun --interval, MONPROF_INTERVAL): the samples, stacks and counters
+ * of [start_ns, end_ns) only; the series' files add up to the whole run. */
+struct monout_interval {
+	uint64_t seq;		/* 1 for the first interval of the process, then 2, 3... */
+	uint64_t start_ns;	/* CLOCK_REALTIME, nanoseconds since the Epoch */
+	uint64_t end_ns;	/* the same clock: when the interval was cut */
+	uint64_t samples_total;	/* samples of every interval so far, this one included */
+	uint64_t runtime_cpu_usec;	/* CPU the runtime's control thread used so far */
+	uint32_t period_ms;	/* the interval asked, milliseconds */
+	uint32_t flags;		/* MONOUT_INTERVAL_* */
+	uint32_t removed;	/* older files of the series removed so far (--keep, --max-bytes) */
+	uint32_t reserved;	/* 0 */
+};
+#define MONOUT_INTERVAL_LAST 0x1	/* the last interval: the process ended or exec'd */
+#define MONOUT_INTERVAL_SHORT 0x2	/* cut early (monctl snapshot, off) */
+
 struct monout_thread {
 	uint64_t tid;
 	uint64_t user_usec, sys_usec;	/* CPU as the kernel counted it */
@@ -588,6 +608,8 @@ struct monout {
 	struct monout_call *calls;
 	size_t narcs;
 	struct monout_arc *arcs;
+	int have_interval;	/* an INTERVAL record was read (minor 6) */
+	struct monout_interval interval;
 	int have_facts;		/* a FACTS record was read (minor 2 and later) */
 	struct monout_facts facts;
 	int have_forks;		/* a FORKS record was read (minor 6), or is to be written */
@@ -708,8 +730,14 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h);
 int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n);
 int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n);
 int monout_put_facts(struct monout_writer *w, const struct monout_facts *f);
+/* The INTERVAL record (at most one a file). */
+int monout_put_interval(struct monout_writer *w, const struct monout_interval *v);
 /* n threads; entries with tid 0 are left out. */
 int monout_put_threads(struct monout_writer *w, const struct monout_thread *t, size_t n);
+/* The same record entry by entry: open, add each (tid 0: left out), close. */
+int monout_put_threads_open(struct monout_writer *w);
+int monout_put_threads_add(struct monout_writer *w, const struct monout_thread *t);
+int monout_put_threads_close(struct monout_writer *w);
 /* {pc, count} pairs; entries with pc 0 or count 0 are left out. */
 int monout_put_pcs(struct monout_writer *w, const struct monout_call *c, size_t n);
 /* A SYMS record, streamed: open, any number of entries, close. */

@@ -52,6 +52,8 @@ const char *monout_rec_name(uint32_t type)
 		return "FILES";
 	case MONOUT_REC_FORKS:
 		return "FORKS";
+	case MONOUT_REC_INTERVAL:
+		return "INTERVAL";
 	}
 	return "unknown";
 }
@@ -1105,6 +1107,26 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				RFAIL("record %u (FORKS) at offset %zu: a second FORKS record", i, off);
 			m->have_forks = 1;
 			m->forks_unfollowed = g64(&r, pl);
+			break;
+		case MONOUT_REC_INTERVAL:
+			if (rlen != MONOUT_INTERVAL_SIZE)
+				RFAIL("record %u (INTERVAL) at offset %zu: %llu bytes, %d expected", i, off,
+				      (unsigned long long)rlen, MONOUT_INTERVAL_SIZE);
+			if (m->have_interval)
+				RFAIL("record %u (INTERVAL) at offset %zu: a second INTERVAL record", i,
+				      off);
+			m->have_interval = 1;
+			m->interval.seq = g64(&r, pl);
+			m->interval.start_ns = g64(&r, pl + 8);
+			m->interval.end_ns = g64(&r, pl + 16);
+			m->interval.samples_total = g64(&r, pl + 24);
+			m->interval.runtime_cpu_usec = g64(&r, pl + 32);
+			m->interval.period_ms = g32(&r, pl + 40);
+			m->interval.flags = g32(&r, pl + 44);
+			m->interval.removed = g32(&r, pl + 48);
+			if (m->interval.seq == 0 || m->interval.end_ns < m->interval.start_ns)
+				RFAIL("record %u (INTERVAL) at offset %zu: sequence number 0 or an end "
+				      "before the start", i, off);
 			break;
 		default:
 			/* A newer minor version may add record types, which older

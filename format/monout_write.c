@@ -379,25 +379,56 @@ int monout_put_forks(struct monout_writer *w, uint64_t unfollowed)
 	return rec_close(w);
 }
 
+int monout_put_interval(struct monout_writer *w, const struct monout_interval *v)
+{
+	if (rec_open(w, MONOUT_REC_INTERVAL) < 0)
+		return -1;
+	w_u64(w, v->seq);
+	w_u64(w, v->start_ns);
+	w_u64(w, v->end_ns);
+	w_u64(w, v->samples_total);
+	w_u64(w, v->runtime_cpu_usec);
+	w_u32(w, v->period_ms);
+	w_u32(w, v->flags);
+	w_u32(w, v->removed);
+	w_u32(w, 0);
+	return rec_close(w);
+}
+
+int monout_put_threads_open(struct monout_writer *w)
+{
+	return rec_open(w, MONOUT_REC_THREADS);
+}
+
+int monout_put_threads_add(struct monout_writer *w, const struct monout_thread *t)
+{
+	if (t->tid == 0)
+		return 0;
+	char name[MONOUT_THREAD_NAME_LEN] = { 0 };
+	for (size_t k = 0; k < sizeof name - 1 && t->name[k]; k++)
+		name[k] = t->name[k];
+	w_u64(w, t->tid);
+	w_u64(w, t->user_usec);
+	w_u64(w, t->sys_usec);
+	w_u64(w, __atomic_load_n(&t->samples, __ATOMIC_RELAXED));
+	w_u32(w, t->flags);
+	w_u32(w, 0);
+	w_bytes(w, name, sizeof name);
+	return 0;
+}
+
+int monout_put_threads_close(struct monout_writer *w)
+{
+	return rec_close(w);
+}
+
 int monout_put_threads(struct monout_writer *w, const struct monout_thread *t, size_t n)
 {
-	if (rec_open(w, MONOUT_REC_THREADS) < 0)
+	if (monout_put_threads_open(w) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		if (t[i].tid == 0)
-			continue;
-		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
-		for (size_t k = 0; k < sizeof name - 1 && t[i].name[k]; k++)
-			name[k] = t[i].name[k];
-		w_u64(w, t[i].tid);
-		w_u64(w, t[i].user_usec);
-		w_u64(w, t[i].sys_usec);
-		w_u64(w, __atomic_load_n(&t[i].samples, __ATOMIC_RELAXED));
-		w_u32(w, t[i].flags);
-		w_u32(w, 0);
-		w_bytes(w, name, sizeof name);
-	}
-	return rec_close(w);
+	for (size_t i = 0; i < n; i++)
+		monout_put_threads_add(w, &t[i]);
+	return monout_put_threads_close(w);
 }
 
 int monout_put_pcs(struct monout_writer *w, const struct monout_call *c, size_t n)

@@ -18,6 +18,15 @@
  *                     (monrun -a)
  *   MONPROF_WALL      wall-clock samples of every thread: rounds per second
  *                     of wall-clock time, 0..10000 (0: off; monrun --wall)
+ *   MONPROF_INTERVAL  seconds, 1..86400: each interval a profile of its own
+ *                     (monrun --interval)
+ *   MONPROF_KEEP      interval files kept, 1..1000000 (monrun --keep)
+ *   MONPROF_MAX_BYTES interval files' bytes kept: a number, K, M or G after
+ *                     it (1024s), at least 4K (monrun --max-bytes)
+ *   MONPROF_DORMANT   0 or 1: loaded, sampling nothing until monctl on
+ *                     (monrun --dormant)
+ *   MONPROF_CONTROL   0 or 1: the control socket monctl(1) talks to (default
+ *                     1; monrun --no-control)
  *   MONPROF_AUTO      a process ID, or ppid:PID (set by monrun and by
  *                     libmon at exec and posix_spawn)
  *   MONPROF_EXEC      libmon's state for a followed exec (lib/follow.c:
@@ -79,6 +88,31 @@ int mon_parse_signal(const char *s)
 	return 0;
 }
 
+int mon_parse_bytes(const char *s, unsigned long long *out)
+{
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10), mul = 1;
+	if (errno != 0)
+		return -1;
+	if (*end == 'K' || *end == 'k')
+		mul = 1ull << 10;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1ull << 20;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1ull << 30;
+	else if (*end != '\0')
+		return -1;
+	if (mul > 1 && end[1] != '\0')
+		return -1;
+	if (v > ~0ull / mul)
+		return -1;
+	*out = v * mul;
+	return 0;
+}
+
 const char *mon_setting_problem(const char *name, const char *v)
 {
 	if (v == NULL || *v == '\0')
@@ -109,6 +143,20 @@ const char *mon_setting_problem(const char *name, const char *v)
 	if (strcmp(name, "MONPROF_WALL") == 0)
 		return decimal(v, 0, MON_SETTING_WALL_MAX) ? NULL
 			: "the wall-clock rate is 0 to 10000 samples per second (0: off)";
+	if (strcmp(name, "MONPROF_INTERVAL") == 0)
+		return decimal(v, 1, MON_SETTING_INTERVAL_MAX) ? NULL
+			: "the interval is 1 to 86400 seconds";
+	if (strcmp(name, "MONPROF_KEEP") == 0)
+		return decimal(v, 1, MON_SETTING_KEEP_MAX) ? NULL
+			: "the files kept are 1 to 1000000";
+	if (strcmp(name, "MONPROF_MAX_BYTES") == 0) {
+		unsigned long long b;
+		return mon_parse_bytes(v, &b) == 0 && b >= MON_SETTING_MAX_BYTES_MIN ? NULL
+			: "the bytes kept are a number of at least 4096, or with K, M or G "
+			  "after it (at least 4K)";
+	}
+	if (strcmp(name, "MONPROF_DORMANT") == 0 || strcmp(name, "MONPROF_CONTROL") == 0)
+		return !strcmp(v, "0") || !strcmp(v, "1") ? NULL : "the value is 0 or 1";
 	if (strcmp(name, "MONPROF_AUTO") == 0)
 		return decimal(v + (strncmp(v, "ppid:", 5) == 0 ? 5 : 0), 1, 0x7fffffff) ? NULL
 			: "not a process ID";
@@ -118,7 +166,9 @@ const char *mon_setting_problem(const char *name, const char *v)
 const char *const mon_setting_names[] = { "MONPROF_RATE", "MONPROF_CLOCK", "MONPROF_SIGNAL",
 					   "MONPROF_SNAPSHOT", "MONPROF_FOLLOW", "MONPROF_AUTO",
 					   "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE", "MONPROF_WALL",
-					   "MONPROF_ARCS", NULL };
+					   "MONPROF_ARCS",
+					   "MONPROF_INTERVAL", "MONPROF_KEEP", "MONPROF_MAX_BYTES",
+					   "MONPROF_DORMANT", "MONPROF_CONTROL", NULL };
 
 const char *mon_settings_first_problem(const char **name, const char **value)
 {

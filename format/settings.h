@@ -15,6 +15,9 @@
 #define MON_SETTING_WALL_MAX 10000		/* MONPROF_WALL, samples per second */
 #define MON_SETTING_ARCS_MIN 50			/* MONPROF_ARCS (glibc's MINARCS) */
 #define MON_SETTING_ARCS_MAX 1073741824
+#define MON_SETTING_INTERVAL_MAX 86400		/* MONPROF_INTERVAL, seconds */
+#define MON_SETTING_KEEP_MAX 1000000		/* MONPROF_KEEP, files */
+#define MON_SETTING_MAX_BYTES_MIN 4096ull	/* MONPROF_MAX_BYTES */
 
 #if defined(__GNUC__)
 #define MON_SETTINGS_HIDDEN __attribute__((visibility("hidden")))
@@ -38,6 +41,10 @@ MON_SETTINGS_HIDDEN const char *mon_settings_first_problem(const char **name, co
  * "monprof: MONPROF_RATE=abc: the rate is 1 to 20000 samples per
  * CPU-second; not profiling".  Async-signal-safe apart from getenv. */
 MON_SETTINGS_HIDDEN int mon_settings_check(void);
+
+/* "4096", "64K", "10M", "2G" (powers of 1024) -> *out bytes; 0, or -1 if s
+ * is none of those or overflows. */
+MON_SETTINGS_HIDDEN int mon_parse_bytes(const char *s, unsigned long long *out);
 
 /* "USR2", "SIGUSR2", "12", "RTMIN+3" -> the signal number; 0 if s names
  * none (or SIGKILL / SIGSTOP). */

@@ -6,7 +6,9 @@
  * so nothing else that inherits the environment is profiled by accident.
  * It then removes monrun's settings from the environment — MONPROF_AUTO,
  * MONPROF_FOLLOW, MONPROF_OUT, MONPROF_RATE, MONPROF_CLOCK, the stack
- * settings (MONPROF_STACK_DEPTH, MONPROF_STACK_TABLE), MONPROF_WALL, MONPROF_ARCS and libmon.so's
+ * settings (MONPROF_STACK_DEPTH, MONPROF_STACK_TABLE), MONPROF_WALL, MONPROF_ARCS, the
+ * interval and control settings (MONPROF_INTERVAL, MONPROF_KEEP,
+ * MONPROF_MAX_BYTES, MONPROF_DORMANT, MONPROF_CONTROL) and libmon.so's
  * entry in LD_PRELOAD — so the program sees the environment it was given
  * and the programs it executes run without libmon and are not told how to
  * profile (a fork child, with -f, needs no environment: it carries on the
@@ -84,6 +86,11 @@ __attribute__((constructor)) static void autostart(void)
 	unsetenv("MONPROF_STACK_TABLE");
 	unsetenv("MONPROF_WALL");
 	unsetenv("MONPROF_ARCS");
+	unsetenv("MONPROF_INTERVAL");
+	unsetenv("MONPROF_KEEP");
+	unsetenv("MONPROF_MAX_BYTES");
+	unsetenv("MONPROF_DORMANT");
+	unsetenv("MONPROF_CONTROL");
 	unsetenv("MONPROF_EXEC");
 	scrub_preload();
 	errno = saved_errno;

@@ -14,6 +14,10 @@
  * uses nothing of libmon's (every other file calls syscall()); the handlers
  * come through mon_clone_set_fork.  A clone made by an instruction of the
  * program's own is not seen here: threads.c notices it afterwards.
+ * syscall(SYS_exit_group, ...) runs the exit handler it was given first
+ * (fatal.c's: the profile is written as at _exit); an exit_group made by
+ * the program's own instruction is not seen (control.c's watcher tells
+ * the user, and interval profiles lose at most the interval in progress).
  */
 #include <errno.h>
 #include <sched.h>
@@ -25,6 +29,12 @@
 #include "runtime.h"
 
 static void (*fork_prepare)(void), (*fork_parent)(void), (*fork_child)(void);
+static void (*before_exit)(void);
+
+void mon_clone_set_exit(void (*before)(void))
+{
+	__atomic_store_n(&before_exit, before, __ATOMIC_RELEASE);
+}
 
 void mon_clone_set_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
 {
@@ -109,6 +119,14 @@ __attribute__((no_sanitize("address"))) MON_NO_TSAN MON_EXPORT long syscall(long
 	for (int i = 0; i < 6; i++)
 		a[i] = va_arg(ap, long);
 	va_end(ap);
+	if (number == SYS_exit_group) {
+		/* The process ends without atexit (Go's runtime, a C program's
+		 * syscall(SYS_exit_group)): the profile is written first, as
+		 * at _exit. */
+		void (*b)(void) = __atomic_load_n(&before_exit, __ATOMIC_ACQUIRE);
+		if (b != NULL)
+			b();
+	}
 	void (*prepare)(void) = __atomic_load_n(&fork_prepare, __ATOMIC_ACQUIRE);
 	if ((number != SYS_clone && number != SYS_clone3) || prepare == NULL ||
 	    !forks(number, a[0], a[1]))

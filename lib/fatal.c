@@ -356,6 +356,7 @@ void mon_fatal_install(const struct mon_fatal_calls *c)
 	done = 1;
 	int saved_errno = errno;
 	__atomic_store_n(&calls, c, __ATOMIC_RELEASE);
+	mon_clone_set_exit(write_at_exit);	/* syscall(SYS_exit_group): as _exit */
 	resolve();
 	mon_sig_route(mon_fatal_sigaction);
 	snapshot_signo = mon_parse_signal(getenv("MONPROF_SNAPSHOT"));

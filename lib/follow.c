@@ -14,7 +14,9 @@
  *   MONPROF_FOLLOW    1 if this image profiles its fork children, else 0
  *   MONPROF_OUT       the -o file, absolute
  *   MONPROF_RATE, MONPROF_CLOCK, MONPROF_SIGNAL, MONPROF_SNAPSHOT,
- *   MONPROF_STACK_DEPTH, MONPROF_STACK_TABLE, MONPROF_ARCS
+ *   MONPROF_STACK_DEPTH, MONPROF_STACK_TABLE, MONPROF_WALL, MONPROF_ARCS,
+ *   MONPROF_INTERVAL, MONPROF_KEEP, MONPROF_MAX_BYTES, MONPROF_DORMANT,
+ *   MONPROF_CONTROL
  *                     the settings this image started with
  *   MONPROF_EXEC      the state the new image continues: netstrings
  *                     (LEN:BYTES,) holding the root pid (the process whose
@@ -63,18 +65,20 @@ static int image_no = 1;	/* this image's number in its process */
 static struct image *chain;	/* earlier images of this process */
 static size_t nchain;
 static char *self_exe;		/* this image's executable */
-static char *settings[8];	/* "NAME=value" as found at start, NULL if unset */
-static const char *const setting_names[8] = { "MONPROF_RATE", "MONPROF_CLOCK",
+static char *settings[13];	/* "NAME=value" as found at start, NULL if unset */
+static const char *const setting_names[13] = { "MONPROF_RATE", "MONPROF_CLOCK",
 					      "MONPROF_SIGNAL", "MONPROF_SNAPSHOT",
 					      "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE",
-					      "MONPROF_WALL", "MONPROF_ARCS" };
+					      "MONPROF_WALL", "MONPROF_ARCS", "MONPROF_INTERVAL", "MONPROF_KEEP",
+					      "MONPROF_MAX_BYTES", "MONPROF_DORMANT",
+					      "MONPROF_CONTROL" };
 /* Variables we set for the new image (and drop from the one given). */
 static const char *const ours[] = { "MONPROF_AUTO=", "MONPROF_FOLLOW=", "MONPROF_OUT=",
 				    "MONPROF_RATE=", "MONPROF_CLOCK=", "MONPROF_SIGNAL=",
 				    "MONPROF_SNAPSHOT=", "MONPROF_STACK_DEPTH=",
-				    "MONPROF_STACK_TABLE=", "MONPROF_WALL=", "MONPROF_ARCS=",
-				    "MONPROF_EXEC=",
-				    "LD_PRELOAD=" };
+				    "MONPROF_STACK_TABLE=", "MONPROF_WALL=", "MONPROF_ARCS=", "MONPROF_EXEC=",
+				    "MONPROF_INTERVAL=", "MONPROF_KEEP=", "MONPROF_MAX_BYTES=",
+				    "MONPROF_DORMANT=", "MONPROF_CONTROL=", "LD_PRELOAD=" };
 
 /* At exec: what this image wrote (for the IMAGES record) and runs next. */
 static char written[PATH_MAX + 64];

@@ -30,13 +30,25 @@
  * directory did not exist yet, no descriptor left) or no longer names the
  * directory (the program put another file on its number), the path is used.
  *
+ * Interval profiles (control.c, monrun --interval): each interval's file
+ * is named after the profile's place, the process, the program, the
+ * interval's sequence number and its start (UTC):
+ *   DIR/PID.PROGRAM.iSEQ.YYYYMMDDTHHMMSSZ     (PROFDIR, or the working
+ *                                             directory when it is unset)
+ *   FILE.PID.PROGRAM.iSEQ.YYYYMMDDTHHMMSSZ    (monrun -o FILE)
+ * SEQ has at least six digits, so that names sort in time order.
+ *
  * Writing: a temporary file beside the target (NAME.tmp.PID.N, created
  * exclusively, mode 0666 less the umask), the records, then rename(2): a
  * reader sees the old file or the whole new one, never half of one.  On any
  * failure the temporary file is removed and one line goes to stderr with
  * write(2): "monprof: cannot write profile NAME: REASON".  Everything on the
  * write path is async-signal-safe: the names are formatted into buffers
- * allocated at setup.
+ * allocated at setup.  The file's descriptor is moved at once above
+ * mon_fd_floor() (fdguard.c) and held as ours while it is written, so the
+ * program's close_range or dup2 cannot hit it and its own opens never see
+ * a number of ours (for the instant of the openat itself the number is the
+ * lowest free one, as every open's is).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -371,19 +383,90 @@ static void release_signals(const sigset_t *old, int was_pending)
 }
 
 static int write_file(const char *name, uint32_t flags,
-		      int (*fill)(struct monout_writer *, void *), void *arg, int *err);
+		      int (*fill)(struct monout_writer *, void *), void *arg, int *err,
+		      uint64_t *bytes);
+
+/* "YYYYMMDDTHHMMSSZ" of t (seconds since the Epoch, UTC): the civil date
+ * from the day number (the proleptic Gregorian calendar; no locale, no
+ * time zone file: async-signal-safe). */
+static void put_utc(char *b, size_t *at, uint64_t t)
+{
+	int64_t z = (int64_t)(t / 86400) + 719468;
+	int64_t era = z / 146097, doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t y = yoe + era * 400, doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+	y += m <= 2;
+	unsigned s = (unsigned)(t % 86400);
+	unsigned v[6] = { (unsigned)y, (unsigned)m, (unsigned)d, s / 3600, s / 60 % 60, s % 60 };
+	for (int i = 0; i < 6; i++) {
+		if (i == 3)
+			put(b, at, "T");
+		int width = i == 0 ? 4 : 2;
+		char dd[5];
+		for (int k = width - 1; k >= 0; k--, v[i] /= 10)
+			dd[k] = (char)('0' + v[i] % 10);
+		dd[width] = '\0';
+		put(b, at, dd);
+	}
+	put(b, at, "Z");
+}
+
+size_t mon_file_name_room(void)
+{
+	return ready ? buf_len : 0;
+}
+
+const char *mon_file_interval_name(char *out, size_t cap, uint64_t seq, uint64_t start_sec)
+{
+	if (!ready || cap < buf_len)
+		return NULL;
+	size_t at = 0;
+	out[0] = '\0';
+	if (explicit_path != NULL) {
+		put(out, &at, explicit_path);
+		put(out, &at, ".");
+	} else {
+		put(out, &at, dir);
+		if (strcmp(dir, "/") != 0)
+			put(out, &at, "/");
+	}
+	put_num(out, &at, (unsigned long)getpid());
+	put(out, &at, ".");
+	put(out, &at, program_invocation_short_name && *program_invocation_short_name
+				   ? program_invocation_short_name : base);
+	put(out, &at, ".i");
+	for (uint64_t p = 100000; p > 1 && seq < p; p /= 10)
+		put(out, &at, "0");
+	put_num(out, &at, (unsigned long)seq);
+	put(out, &at, ".");
+	put_utc(out, &at, start_sec);
+	return out;
+}
+
+int mon_file_remove(const char *name)
+{
+	int at_dir = held_dir();
+	const char *rel = at_dir == AT_FDCWD ? name : name + leaf_at;
+	return unlinkat(at_dir, rel, 0);
+}
 
 int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *), void *arg,
 		   int quiet)
 {
+	return mon_file_write_as(mon_file_name(), flags, fill, arg, quiet, NULL);
+}
+
+int mon_file_write_as(const char *name, uint32_t flags, int (*fill)(struct monout_writer *, void *),
+		      void *arg, int quiet, uint64_t *bytes)
+{
 	int saved_errno = errno;
-	const char *name = mon_file_name();
 	if (name == NULL)
 		return mon_fail(ENOENT);
 	sigset_t old;
 	int was_pending, e = 0;
 	hold_signals(&old, &was_pending);
-	int rc = write_file(name, flags, fill, arg, &e);
+	int rc = write_file(name, flags, fill, arg, &e, bytes);
 	release_signals(&old, was_pending);
 	if (rc == 0) {
 		errno = saved_errno;
@@ -396,7 +479,8 @@ int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *), 
 }
 
 static int write_file(const char *name, uint32_t flags,
-		      int (*fill)(struct monout_writer *, void *), void *arg, int *err)
+		      int (*fill)(struct monout_writer *, void *), void *arg, int *err,
+		      uint64_t *bytes)
 {
 	int fd = -1, e = 0;
 	struct monout_writer w;
@@ -421,17 +505,33 @@ static int write_file(const char *name, uint32_t flags,
 		e = errno;
 		goto fail;
 	}
+	/* Up among ours (no room there: the number it has). */
+	int high = fcntl(fd, F_DUPFD_CLOEXEC, mon_fd_floor());
+	if (high >= 0) {
+		mon_fd_adopt(high);
+		syscall(SYS_close, fd);
+		fd = high;
+	}
+	struct stat st;
 	if (monout_begin(&w, fd, flags) < 0 || fill(&w, arg) < 0 || monout_end(&w) < 0) {
 		e = errno;
-		close(fd);
+		syscall(SYS_close, fd);
+		if (high >= 0)
+			mon_fd_drop(high);
 		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;
 	}
-	if (close(fd) < 0) {
+	if (bytes != NULL)
+		*bytes = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	if (syscall(SYS_close, fd) < 0) {
 		e = errno;
+		if (high >= 0)
+			mon_fd_drop(high);
 		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;
 	}
+	if (high >= 0)
+		mon_fd_drop(high);
 	if (renameat(at_dir, rel_tmp, at_dir, rel_name) < 0) {
 		e = errno;
 		unlinkat(at_dir, rel_tmp, 0);

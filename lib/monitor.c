@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -67,6 +68,7 @@ static uint64_t forks_unfollowed;
 static int follow_forks = 1;	/* whole mode: fork children go on profiling */
 static int by_monstartup;	/* the running profile was started by monstartup() */
 static int with_stacks;		/* whole mode or monstartup(): call stacks (stacks.c) */
+static int dormant;		/* MONPROF_DORMANT=1 and not switched on yet */
 
 /* Prepared for the writer. */
 static struct monout_object *objects;
@@ -235,11 +237,53 @@ static void read_cmdline(void)
 
 struct fill_ctx {
 	int reason, signo;
+	struct mon_interval_cut *cut;	/* an interval's file, or NULL: the whole run */
 };
+
+/* What the last interval's file held (the base the next one is measured
+ * from): the sampler's counters and the process's CPU. */
+static struct {
+	uint64_t samples, counted, dropped, saturated, lost;
+	uint64_t user_usec, sys_usec;
+	int cut;		/* an interval was cut already */
+} base;
+
+struct mon_control_calls mon_control_calls;
+
+/* An interval goes on: take the bins' counts for its file, leaving zero
+ * (an atomic exchange: a tick adding meanwhile goes to the next
+ * interval).  Only in the control thread (mon_alloc). */
+static uint32_t *take_bins32(uint32_t *bins, size_t n, const uint64_t *touched)
+{
+	uint32_t *v = mon_alloc((n ? n : 1) * sizeof *v);
+	/* Only the spans a tick touched (objhist.h): the rest are zero.  A
+	 * bin added to just before its span's bit is set stays for the next
+	 * interval. */
+	for (size_t s = 0; v != NULL && s * MON_OBJHIST_SPAN < n; s++) {
+		if (touched != NULL && !(__atomic_load_n(&touched[s / 64], __ATOMIC_ACQUIRE) &
+					 (1ull << (s % 64))))
+			continue;
+		size_t end = (s + 1) * MON_OBJHIST_SPAN < n ? (s + 1) * MON_OBJHIST_SPAN : n;
+		for (size_t i = s * MON_OBJHIST_SPAN; i < end; i++)
+			v[i] = __atomic_load_n(&bins[i], __ATOMIC_RELAXED)
+				       ? __atomic_exchange_n(&bins[i], 0, __ATOMIC_RELAXED) : 0;
+	}
+	return v;
+}
+
+static WORD *take_bins16(WORD *bins, size_t n)
+{
+	WORD *v = mon_alloc((n ? n : 1) * sizeof *v);
+	for (size_t i = 0; v != NULL && i < n; i++)
+		v[i] = __atomic_load_n(&bins[i], __ATOMIC_RELAXED)
+			       ? __atomic_exchange_n(&bins[i], 0, __ATOMIC_RELAXED) : 0;
+	return v;
+}
 
 static int fill(struct monout_writer *w, void *arg)
 {
 	const struct fill_ctx *ctx = arg;
+	struct mon_interval_cut *cut = ctx->cut;
 	struct mon_stats st;
 	struct rusage ru;
 	struct monout_run r;
@@ -259,6 +303,21 @@ static int fill(struct monout_writer *w, void *arg)
 	r.saturated = st.saturated;
 	r.lost = st.lost;
 	r.calls_lost = mon_count_lost();
+	if (cut != NULL) {
+		/* Only what this interval took (the counters count on). */
+		uint64_t now_s[7] = { st.samples, st.counted, st.dropped, st.saturated, st.lost,
+				      r.user_usec, r.sys_usec };
+		uint64_t *was[7] = { &base.samples, &base.counted, &base.dropped, &base.saturated,
+				     &base.lost, &base.user_usec, &base.sys_usec };
+		uint64_t *out[7] = { &r.samples, &r.counted, &r.dropped, &r.saturated, &r.lost,
+				     &r.user_usec, &r.sys_usec };
+		for (int i = 0; i < 7; i++) {
+			*out[i] = now_s[i] > *was[i] ? now_s[i] - *was[i] : 0;
+			if (cut->advance)
+				*was[i] = now_s[i];
+		}
+		cut->rec.samples_total = st.samples;
+	}
 	struct timespec now;
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
 		r.time = (uint64_t)now.tv_sec;
@@ -271,6 +330,8 @@ static int fill(struct monout_writer *w, void *arg)
 		return -1;
 	uint64_t nforks = __atomic_load_n(&forks_unfollowed, __ATOMIC_RELAXED);
 	if (nforks && monout_put_forks(w, nforks) < 0)
+		return -1;
+	if (cut != NULL && monout_put_interval(w, &cut->rec) < 0)
 		return -1;
 	uint32_t hist_object = MONOUT_NO_OBJECT;
 	size_t nobj, extra = 0;
@@ -306,7 +367,12 @@ static int fill(struct monout_writer *w, void *arg)
 		h.flags = MONOUT_HIST_SATURATES;
 		h.object = hist_object;
 		h.raw = hist.bins;
-		if (monout_put_hist(w, &h) < 0)
+		WORD *taken = cut != NULL && cut->advance ? take_bins16(hist.bins, hist.nbins) : NULL;
+		if (taken != NULL)
+			h.raw = taken;
+		int rc = monout_put_hist(w, &h);
+		mon_free(taken);
+		if (rc < 0)
 			return -1;
 	}
 	for (size_t k = 0; k < nobj; k++) {
@@ -349,11 +415,22 @@ static int fill(struct monout_writer *w, void *arg)
 				unloaded[extra] = o;	/* for the wall sampler's waits */
 			h.object = (uint32_t)(nobjects + extra++);
 		}
-		if (monout_put_hist(w, &h) < 0)
+		uint32_t *taken = cut != NULL && cut->advance ? take_bins32(oh[k]->bins, oh[k]->nbins, oh[k]->touched)
+							      : NULL;
+		if (taken != NULL)
+			h.raw = taken;
+		int rc = monout_put_hist(w, &h);
+		mon_free(taken);
+		if (rc < 0)
 			return -1;
 	}
-	if (mon_facts_put(w) < 0)
+	if (cut != NULL) {
+		struct mon_facts_window win = { cut->since_ns, !base.cut, cut->advance };
+		if (mon_facts_put_window(w, &win) < 0)
+			return -1;
+	} else if (mon_facts_put(w) < 0) {
 		return -1;
+	}
 	uint32_t vdso = MONOUT_NO_OBJECT;
 	uint64_t vdso_bias = 0;
 	for (size_t i = 0; i < nobjects && vdso == MONOUT_NO_OBJECT; i++)
@@ -365,9 +442,11 @@ static int fill(struct monout_writer *w, void *arg)
 		return -1;
 	if (mon_stacks_put(w) < 0)
 		return -1;
-	if (mon_wall_put(w, objects, nobjects, unloaded,
-			 extra < sizeof unloaded / sizeof unloaded[0] ? extra
-			 : sizeof unloaded / sizeof unloaded[0]) < 0)
+	/* Interval files hold no WALL record (its threads' spans and rounds
+	 * are the run's: not cut yet; monrun refuses --wall with --interval). */
+	if (cut == NULL && mon_wall_put(w, objects, nobjects, unloaded,
+				     extra < sizeof unloaded / sizeof unloaded[0] ? extra
+				     : sizeof unloaded / sizeof unloaded[0]) < 0)
 		return -1;
 	if (mon_count_put(w) < 0)
 		return -1;
@@ -406,10 +485,102 @@ static void say_arcs_overflow(uint64_t limit)
 	while (r < 0 && errno == EINTR);
 }
 
+/* Take the writer's lock word (waiting at most about two seconds for a
+ * write in another thread); 0, or -1/EBUSY. */
+static int write_lock(void)
+{
+	pid_t self = mon_gettid(), none = 0;
+	for (int i = 0; !__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
+						     __ATOMIC_RELAXED);
+	     i++) {
+		if (none == self || i >= 2000)
+			return mon_fail(EBUSY);
+		none = 0;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	return 0;
+}
+
+int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int in_handler)
+{
+	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
+		return mon_fail(ESRCH);
+	if (write_lock() < 0)
+		return -1;
+	if (!in_handler)
+		refresh_objects();
+	else if (reason == MONOUT_WHY_EXIT || reason == MONOUT_WHY_SIGNAL)
+		mon_sampler_close();
+	if (cut->advance && mon_stacks_cut_begin() < 0)
+		cut->advance = 0;	/* no memory for a fresh table: nothing is taken */
+	mon_count_sync();
+	struct fill_ctx ctx = { reason, signo, cut };
+	int rc = mon_file_write_as(cut->name, MONOUT_F_SNAPSHOT * (reason != MONOUT_WHY_EXIT &&
+								   reason != MONOUT_WHY_EXEC),
+				   fill, &ctx, 0, &cut->bytes);
+	int e = errno;
+	if (cut->advance) {
+		mon_stacks_cut_end();
+		base.cut = 1;
+	}
+	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
+	errno = e;
+	return rc;
+}
+
+/* The counters' base moves to now (fill's cut part, without a file). */
+static void base_now(void)
+{
+	struct mon_stats st;
+	struct rusage ru;
+	mon_getstats(&st, sizeof st);
+	base.samples = st.samples;
+	base.counted = st.counted;
+	base.dropped = st.dropped;
+	base.saturated = st.saturated;
+	base.lost = st.lost;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		base.user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
+		base.sys_usec = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
+	}
+}
+
+int mon_interval_skip(void)
+{
+	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
+		return mon_fail(ESRCH);
+	if (write_lock() < 0)
+		return -1;
+	size_t nobj;
+	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
+	for (size_t k = 0; k < nobj; k++)
+		for (size_t i = 0; i < oh[k]->nbins; i++)
+			if (__atomic_load_n(&oh[k]->bins[i], __ATOMIC_RELAXED))
+				__atomic_store_n(&oh[k]->bins[i], 0, __ATOMIC_RELAXED);
+	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
+		if (__atomic_load_n(&hist.bins[i], __ATOMIC_RELAXED))
+			__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+	if (mon_stacks_cut_begin() == 0)
+		mon_stacks_cut_end();
+	base_now();
+	mon_facts_window_advance();
+	base.cut = 1;
+	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int mon_profiling_state(void)
+{
+	return !started || finished ? 0 : paused ? 2 : 1;
+}
+
 int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 {
-	pid_t self = mon_gettid();
-	pid_t none = 0;
+	/* Interval profiles: every write is an interval's file (control.c). */
+	if (mon_control_calls.write_last != NULL && mon_control_calls.intervals != NULL &&
+	    mon_control_calls.intervals())
+		return mon_control_calls.write_last(reason, signo, flags, in_handler);
 	/* Never the parent's profile from a child libmon did not fork and has
 	 * not adopted (threads.c): its samples are the parent's. */
 	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
@@ -424,21 +595,20 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 		return mon_fail(ENOSPC);
 	}
 	/* Wait (at most about two seconds) for a write in another thread. */
-	for (int i = 0; !__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
-						     __ATOMIC_RELAXED);
-	     i++) {
-		if (none == self || i >= 2000)
-			return mon_fail(EBUSY);
-		none = 0;
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
-	}
+	if (write_lock() < 0)
+		return -1;
 	if (!in_handler)
 		refresh_objects();
 	else if (reason == MONOUT_WHY_EXIT || reason == MONOUT_WHY_SIGNAL)
 		mon_sampler_close();	/* _exit or a fatal signal: the clocks still run */
 	mon_count_sync();
-	struct fill_ctx ctx = { reason, signo };
+	struct fill_ctx ctx = { reason, signo, NULL };
+	/* The last profile is being written: the watcher (control.c) has
+	 * nothing to say, even when a signal held back during the write ends
+	 * the process the moment the file is complete (monfile.c); a write
+	 * that fails says so itself. */
+	if (reason != MONOUT_WHY_SNAPSHOT && mon_control_calls.wrote != NULL)
+		mon_control_calls.wrote();
 	int rc = mon_file_write(flags, fill, &ctx, 0);
 	int e = errno;
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
@@ -550,6 +720,8 @@ static void exec_failed(void)
 	}
 	mon_file_set_exec_suffix(0);
 	mon_follow_failed();
+	if (mon_control_calls.exec_failed != NULL)
+		mon_control_calls.exec_failed();
 }
 
 /* In a fork child, before its clock is armed (threads.c holds its lock:
@@ -564,6 +736,7 @@ static void fork_reset(void)
 	memcpy(&lock, &fresh, sizeof lock);
 	mon_facts_reset();
 	__atomic_store_n(&forks_unfollowed, 0, __ATOMIC_RELAXED);
+	memset(&base, 0, sizeof base);	/* the child's intervals count from zero */
 	if (!started || finished || (whole && !follow_forks))
 		return;
 	mon_count_reset();
@@ -595,6 +768,8 @@ static void fork_child(void)
 		mon_stacks_stop();
 		return;
 	}
+	if (whole && mon_control_calls.started != NULL)
+		mon_control_calls.started();	/* the child's own control thread */
 }
 
 /* Objects were dlopen'ed while sampling them all: list them for the file
@@ -649,6 +824,8 @@ static int setup(int mode)
 	 * no profiling (silently for start_failed: it was said). */
 	if (mon_settings_check() < 0)
 		return mon_fail(mode == MON_MODE_AUTO ? ECANCELED : EINVAL);
+	if (mon_control_calls.configure != NULL)
+		mon_control_calls.configure();
 	mon_follow_setup();
 	struct mon_file_inherited inh;
 	int followed = mon_follow_inherited(&inh.root, &inh.dir, &inh.with_pid);
@@ -718,6 +895,15 @@ static void wall_on(void)
 {
 	static int told;
 	unsigned hz = mon_wall_setting();
+	if (hz != 0 && mon_control_calls.intervals != NULL && mon_control_calls.intervals()) {
+		static int said;
+		static const char lead[] = "monprof: no wall-clock samples in this profile: ";
+		if (!said)
+			say(lead, sizeof lead - 1, "interval files (MONPROF_INTERVAL) do not carry "
+			    "them yet; run without --interval for a wall-clock profile");
+		said = 1;
+		return;
+	}
 	if (hz == 0 || mon_wall_start(hz, mon_stacks_depth_setting()) == 0 || told)
 		return;
 	told = 1;
@@ -872,6 +1058,17 @@ static int start_whole(void)
 {
 	if (setup(MON_MODE_AUTO) < 0)
 		return -1;
+	const char *dv = getauxval(AT_SECURE) ? NULL : getenv("MONPROF_DORMANT");
+	if (dv != NULL && strcmp(dv, "1") == 0) {
+		/* Loaded, tables and names ready, no clock and no sink: monctl on
+		 * (moncontrol(1)) starts what follows. */
+		whole = 1;
+		with_stacks = 1;
+		finished = 0;
+		paused = 1;
+		dormant = 1;
+		return 0;
+	}
 	stacks_on();
 	if (mon_objhist_start(4) < 0) {
 		int e = errno;
@@ -906,6 +1103,14 @@ static void start_failed(int e)
 	say(lead, sizeof lead - 1, why);
 }
 
+/* After start_whole: the control thread (control.c), outside our lock
+ * (it takes it to switch profiling on and off). */
+static void control_start(int ok)
+{
+	if (ok && mon_control_calls.started != NULL)
+		mon_control_calls.started();
+}
+
 void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 {
 	static int once;
@@ -913,23 +1118,36 @@ void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 	(void)highpc;
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;
-	int saved_errno = errno;
+	int saved_errno = errno, ok = 0;
 	pthread_mutex_lock(&lock);
-	if (!started && start_whole() < 0)
-		start_failed(errno);
+	if (!started) {
+		ok = start_whole() == 0;
+		if (!ok)
+			start_failed(errno);
+	}
 	pthread_mutex_unlock(&lock);
+	control_start(ok);
 	errno = saved_errno;
 }
 
 void mon_whole_start(int follow)
 {
-	int saved_errno = errno;
+	int saved_errno = errno, ok = 0;
 	pthread_mutex_lock(&lock);
 	follow_forks = follow;
-	if (!started && start_whole() < 0)
-		start_failed(errno);
+	if (!started) {
+		ok = start_whole() == 0;
+		if (!ok)
+			start_failed(errno);
+	}
 	pthread_mutex_unlock(&lock);
+	control_start(ok);
 	errno = saved_errno;
+}
+
+int mon_dormant(void)
+{
+	return dormant;
 }
 
 void mon_finish(int reason)
@@ -946,6 +1164,13 @@ void mon_finish(int reason)
 	finished = 1;
 	by_monstartup = 0;
 	__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
+	if (dormant) {
+		/* Never switched on: nothing was sampled, no file. */
+		if (mon_control_calls.wrote != NULL)
+			mon_control_calls.wrote();
+		pthread_mutex_unlock(&lock);
+		return;
+	}
 	if (hist.bins != NULL && !paused)
 		profil_off();
 	if (whole)
@@ -960,8 +1185,9 @@ void mon_finish(int reason)
 void mon_write_at_exit(void)
 {
 	struct mon_stats st;
-	if (!started || finished || getpid() != mon_pid)
-		return;		/* not profiling, written already, or a vfork child */
+	if (!started || finished || getpid() != mon_pid || dormant)
+		return;		/* not profiling, written already, a vfork child, or
+				 * dormant and never switched on */
 	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0 &&
 	    mon_wall_rounds() == 0)
 		return;		/* a fork child that did nothing (exec failed?) */
@@ -991,6 +1217,9 @@ MON_EXPORT int moncontrol(int mode)
 			profil(hist.bins, hist.nbins * sizeof(WORD), hist.lowpc, hist.scale);
 		if (whole)
 			mon_objhist_start(4);
+		if (dormant)
+			wall_on();	/* a dormant start's wall sampler begins now */
+		dormant = 0;
 		__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
 		mon_wall_pause(0);
 		paused = 0;

@@ -102,6 +102,54 @@ MON_HIDDEN int mon_started(void);
  * nothing in a vfork child, nor in a fork child that took no sample. */
 MON_HIDDEN void mon_write_at_exit(void);
 
+/* One interval's file (control.c): its name, its INTERVAL record, its
+ * start (CLOCK_MONOTONIC ns); advance 1 when the run goes on (the bins'
+ * counts are taken, leaving zero, the stacks move to a fresh table and
+ * the counters' base moves: the next file holds only what follows), 0 for
+ * the last interval (the process ends or execs).  bytes: the file's size
+ * once written. */
+struct mon_interval_cut {
+	const char *name;
+	struct monout_interval rec;	/* samples_total is filled in by the write */
+	uint64_t since_ns;
+	int advance;
+	uint64_t bytes;
+};
+/* Write that interval's profile (writer's lock as mon_write_profile;
+ * reason MONOUT_WHY_*).  advance must be 0 in a signal handler.  0 or
+ * -1/errno (EBUSY: another write held the lock about two seconds). */
+MON_HIDDEN int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo,
+				  int in_handler);
+/* Nothing was sampled since the last interval (profiling was off): drop
+ * what the histograms and stacks hold (a tick of the moment of switching)
+ * and move the counters' and threads' base to now, writing nothing, so
+ * that the next interval holds neither that time's CPU nor its ticks.
+ * Not from a signal handler.  0 or -1/errno (EBUSY). */
+MON_HIDDEN int mon_interval_skip(void);
+/* 0 not profiling (not started, or finished), 1 sampling, 2 paused
+ * (moncontrol(0), monctl off, a dormant start not yet switched on). */
+MON_HIDDEN int mon_profiling_state(void);
+/* 1 if this image was started dormant (MONPROF_DORMANT=1) and never
+ * switched on. */
+MON_HIDDEN int mon_dormant(void);
+
+/* What monitor.c calls in control.c (set by control.c's constructor; NULL
+ * when it is not linked): started(image) when whole-process profiling is
+ * set up in this image (also in a followed fork child: its own thread);
+ * intervals() 1 while writes are interval files, and then write_last
+ * writes every profile instead of mon_write_profile (reason, signo,
+ * flags, in_handler as there: an interval cut short, or the last);
+ * exec_failed() when an exec that wrote the last interval returned. */
+struct mon_control_calls {
+	void (*configure)(void);	/* read the settings (at setup, environment intact) */
+	void (*started)(void);
+	int (*intervals)(void);
+	int (*write_last)(int reason, int signo, uint32_t flags, int in_handler);
+	void (*exec_failed)(void);
+	void (*wrote)(void);	/* the last profile was written (or none is due) */
+};
+MON_HIDDEN extern struct mon_control_calls mon_control_calls;
+
 /* ---- monfile.c --------------------------------------------------------- */
 
 /* The name decision an image started by a followed exec goes on with
@@ -128,6 +176,24 @@ MON_HIDDEN const char *mon_file_name(void);
  * Async-signal-safe. */
 MON_HIDDEN int mon_file_write(uint32_t flags, int (*fill)(struct monout_writer *, void *),
 			      void *arg, int quiet);
+
+/* mon_file_write to name (not mon_file_name's); *bytes (when not NULL)
+ * the file's size once written.  Async-signal-safe. */
+MON_HIDDEN int mon_file_write_as(const char *name, uint32_t flags,
+				 int (*fill)(struct monout_writer *, void *), void *arg, int quiet,
+				 uint64_t *bytes);
+/* The name of interval seq (>= 1) that started at start_sec (seconds
+ * since the Epoch), per the rule at the top of monfile.c, formatted in
+ * buf[0..cap) (cap at least mon_file_name_room() bytes); buf, or NULL
+ * before setup or when cap is short.  Async-signal-safe. */
+MON_HIDDEN const char *mon_file_interval_name(char *buf, size_t cap, uint64_t seq,
+					      uint64_t start_sec);
+/* The bytes a name buffer needs (0 before setup). */
+MON_HIDDEN size_t mon_file_name_room(void);
+/* Remove a file this process wrote (a name from mon_file_interval_name),
+ * relative to the held directory.  0 or -1/errno of unlinkat(2).
+ * Async-signal-safe. */
+MON_HIDDEN int mon_file_remove(const char *name);
 
 /* What was decided: the directory (absolute, no trailing slash), 1 for
  * the PROFDIR form (PID.name), the -o file (absolute) or NULL. */

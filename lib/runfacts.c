@@ -38,6 +38,7 @@
 
 static struct monout_thread *table;	/* MON_FACTS_MAX entries, mapped once */
 static unsigned nused;			/* entries claimed */
+static struct monout_thread *base;	/* mon_facts_put_window's: the last interval's counts */
 static unsigned overflow;		/* threads that found the table full */
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
@@ -156,6 +157,8 @@ void mon_facts_reset(void)
 	__atomic_store_n(&overflow, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	before_usec = 0;	/* the child's CPU counts from the fork */
+	if (base != NULL)
+		memset(base, 0, MON_FACTS_MAX * sizeof *base);
 }
 
 /* Read a small file into buf (NUL-terminated); length or -1. */
@@ -247,8 +250,10 @@ static void sample_live(struct monout_thread *t, pid_t tid)
 static void sample_one(pid_t tid, void *arg)
 {
 	pid_t me = *(const pid_t *)arg;
-	if (tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_RELAXED))
-		return;	/* the wall sampler is in WALL, not here */
+	if (tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_RELAXED) ||
+	    tid == __atomic_load_n(&mon_control_tid, __ATOMIC_RELAXED))
+		return;	/* the wall sampler is in WALL, the control thread in
+			 * INTERVAL, not here */
 	struct monout_thread *t = NULL;
 	unsigned used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
 	for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;)
@@ -279,6 +284,75 @@ static void sample_all(void)
 	if (t != NULL && getrusage(RUSAGE_THREAD, &ru) == 0) {
 		t->user_usec = tv_usec(ru.ru_utime);
 		t->sys_usec = tv_usec(ru.ru_stime);
+	}
+}
+
+
+int mon_facts_window_init(void)
+{
+	if (base != NULL)
+		return 0;
+	void *p = mmap(NULL, MON_FACTS_MAX * sizeof *base, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return mon_fail(ENOMEM);
+	base = p;
+	return 0;
+}
+
+int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window *win)
+{
+	struct monout_facts f;
+	memset(&f, 0, sizeof f);
+	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	f.elapsed_usec = now > win->since_ns ? (now - win->since_ns) / 1000u : 0;
+	f.cpu_before_usec = win->first ? before_usec : 0;
+	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
+	if (!win->first)
+		f.check_usec = 0;	/* the rate check ran in the first interval */
+	if (table == NULL)
+		return monout_put_facts(w, &f);
+	sample_all();
+	f.threads_unlisted = __atomic_load_n(&overflow, __ATOMIC_RELAXED);
+	if (f.threads_unlisted)
+		f.flags |= MONOUT_FACT_THREADS_FULL;
+	if (monout_put_facts(w, &f) < 0 || monout_put_threads_open(w) < 0)
+		return -1;
+	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		struct monout_thread t = table[i];
+		t.samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
+		t.flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
+		if (t.tid == 0)
+			continue;
+		struct monout_thread was = { 0 };
+		if (base != NULL && base[i].tid == t.tid)
+			was = base[i];
+		if (was.flags & MONOUT_THREAD_ENDED)
+			continue;	/* ended before this interval: in an earlier file */
+		if (win->advance && base != NULL)
+			base[i] = t;
+		t.samples -= was.samples < t.samples ? was.samples : t.samples;
+		t.user_usec -= was.user_usec < t.user_usec ? was.user_usec : t.user_usec;
+		t.sys_usec -= was.sys_usec < t.sys_usec ? was.sys_usec : t.sys_usec;
+		if (monout_put_threads_add(w, &t) < 0)
+			return -1;
+	}
+	return monout_put_threads_close(w);
+}
+
+void mon_facts_window_advance(void)
+{
+	if (table == NULL || base == NULL)
+		return;
+	sample_all();
+	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
+	for (unsigned i = 0; i < n; i++) {
+		base[i] = table[i];
+		base[i].samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
+		base[i].flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
 	}
 }
 

@@ -25,4 +25,25 @@ MON_HIDDEN void mon_facts_reset(void);
  * Async-signal-safe.  0 or -1/errno. */
 MON_HIDDEN int mon_facts_put(struct monout_writer *w);
 
+/* An interval of the run (control.c): since_ns its start (CLOCK_MONOTONIC
+ * nanoseconds), first: the first interval of the process (the CPU used
+ * before profiling started, and the rate check's, belong to it), advance: 1 when the run goes on (the counts written
+ * become the base the next interval is measured from), 0 for the last. */
+struct mon_facts_window {
+	uint64_t since_ns;
+	int first;		/* the first interval: the CPU before profiling started is in it */
+	int advance;
+};
+/* FACTS and THREADS of that interval only: elapsed time since since_ns,
+ * each thread's CPU and samples less what the previous interval's file
+ * held (threads that ended before the interval are left out).  The first
+ * call maps the base table (MON_FACTS_MAX entries): make it from a thread
+ * first (mon_facts_window_init), a signal handler then only reads it.
+ * Async-signal-safe once made.  0 or -1/errno. */
+MON_HIDDEN int mon_facts_window_init(void);
+MON_HIDDEN int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window *win);
+/* Move the base to now without writing (a time nothing was sampled in:
+ * its CPU is in no interval). */
+MON_HIDDEN void mon_facts_window_advance(void);
+
 #endif /* MON_RUNFACTS_H */

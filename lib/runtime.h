@@ -196,6 +196,10 @@ MON_HIDDEN extern struct mon_hooks mon_hooks;
 MON_HIDDEN void mon_clone_set_fork(void (*prepare)(void), void (*parent)(void),
 				   void (*child)(void));
 
+/* What syscall(3) runs before an exit_group system call made through it
+ * (fatal.c: write the profile, as at _exit).  Async-signal-safe.  Set once. */
+MON_HIDDEN void mon_clone_set_exit(void (*before)(void));
+
 /* ---- exec.c ------------------------------------------------------------ */
 
 /* Before an exec in this process: profiling off, no tick pending, the
@@ -360,5 +364,8 @@ MON_HIDDEN pid_t mon_gettid(void);
  * never armed by the CPU clocks (threads.c), never listed as one of the
  * program's threads (runfacts.c).  Set by that thread itself. */
 MON_HIDDEN extern pid_t mon_runtime_tid;
+/* The runtime's control thread (control.c: interval profiles, monctl's
+ * socket), 0 when there is none: treated as mon_runtime_tid is. */
+MON_HIDDEN extern pid_t mon_control_tid;
 
 #endif /* MON_RUNTIME_H */

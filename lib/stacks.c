@@ -11,8 +11,7 @@
  * counted in `lost`, so that the STACKS record's counts plus lost are the
  * samples taken while stacks were on.
  *
- * The table is made once, when whole-process profiling first starts, and
- * never grows: 2 * N slots (N unique stacks, MONPROF_STACK_TABLE, default
+ * Each table is made once and never grows: 2 * N slots (N unique stacks, MONPROF_STACK_TABLE, default
  * 16384; a power of two), open addressing with linear probing; each slot's
  * state goes EMPTY -> FILLING (a compare-and-swap claims it) -> READY (a
  * release store once its fields and PCs are written).  The PCs live in a
@@ -30,6 +29,30 @@
  * Memory: the slots and the pool are anonymous mappings, backed only where
  * a stack was stored; the defaults (16384 stacks of 256 PCs) map
  * 32768 * 40 B + 16384 * 256 * 8 B = 1.25 MiB + 32 MiB.
+ *
+ * Growing (issue 22): MONPROF_STACK_TABLE is the most unique stacks the
+ * runtime's tables hold in all (default MON_STACKS_DEFAULT, 1048576); the
+ * first table holds MON_STACKS_FIRST (16384), or a quarter of the setting
+ * if that is less (at least MON_STACKS_MIN, 16).
+ * When the table ticks add to is three quarters full, mon_stacks_grow
+ * (called by the control thread, control.c, every tenth of a second; never
+ * by a handler) retires it — it keeps its counts and is written with the
+ * others — and makes a table of twice its size (within the setting) the
+ * one ticks add to, until the tables hold the setting's stacks in all or
+ * CHAIN_MAX tables exist.  Without a control thread (no interval, no
+ * monctl: the default) the first and only table holds MON_STACKS_ALONE
+ * (262144) stacks or the setting if less: 20 MiB of slots and, at depth
+ * 256, 512 MiB of PCs mapped, backed only where stacks are stored.  A stack
+ * seen before and after the switch has an entry in both: the reader adds
+ * them (mon.out.5).  A tick that finds no room before the switch counts in
+ * lost, as before.
+ *
+ * Intervals (control.c): mon_stacks_cut_begin moves every table aside for
+ * the interval's file and gives the ticks a fresh one, of the size the last
+ * table had (mon_sampler_quiesce: no handler still adds to the old ones
+ * when it returns); mon_stacks_cut_end frees them once written.  So each
+ * interval's file holds exactly the stacks sampled in it, and a run of
+ * weeks never fills a table.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -291,8 +314,24 @@ void mon_stack_table_reset(struct mon_stack_table *t)
 
 /* ---- the runtime's table: settings, the sink, the record -------------- */
 
-static struct mon_stack_table *table;	/* made once; kept for the writer */
+static struct mon_stack_table *table;	/* the one ticks add to; kept for the writer */
 static struct mon_stack_table *recording;	/* table while on, else NULL (the sink's) */
+#define CHAIN_MAX 8u
+/* Tables retired by mon_stacks_grow (written with table), and the tables
+ * an interval's cut moved aside (written instead, until cut_end).  Each
+ * array is filled, then its count published with a release store. */
+static struct mon_stack_table *older[CHAIN_MAX];
+static unsigned nolder;
+static struct mon_stack_table *cutv[CHAIN_MAX + 1];
+static unsigned ncut;
+static uint64_t grown;	/* times mon_stacks_grow made a larger table */
+static size_t bound;	/* MONPROF_STACK_TABLE: stacks in all the tables at most */
+static int grower;	/* a control thread will grow the tables (control.c) */
+
+void mon_stacks_set_grower(int yes)
+{
+	grower = yes;
+}
 
 /* The walk's PCs do not go on the interrupted thread's stack (a thread may
  * have 16 KiB of it, PTHREAD_STACK_MIN, most of it its own): they go in one
@@ -408,7 +447,15 @@ int mon_stacks_start(void)
 	int rc = 0;
 	mon_lock();
 	if (table == NULL) {
-		struct mon_stack_table *t = mon_stack_table_new(mon_stacks_table_setting(), depth);
+		bound = mon_stacks_table_setting();
+		size_t first = bound / 4 < MON_STACKS_FIRST ? bound / 4 : MON_STACKS_FIRST;
+		if (first < MON_STACKS_MIN)
+			first = bound < MON_STACKS_MIN ? bound : MON_STACKS_MIN;
+		/* No thread to grow it: the one table is all there is, mapped for
+		 * MON_STACKS_ALONE stacks (or the setting) and backed as used. */
+		if (!grower)
+			first = bound < MON_STACKS_ALONE ? bound : MON_STACKS_ALONE;
+		struct mon_stack_table *t = mon_stack_table_new((unsigned)first, depth);
 		/* The walks' buffers (see walk_claim), backed only once used. */
 		void *w = t ? mmap(NULL, (size_t)WALK_SLOTS * depth * sizeof(uintptr_t),
 				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -453,11 +500,105 @@ void mon_stacks_loaded(void)
 		mon_unwind_refresh();
 }
 
+/* Capacity of every table ticks added to in this run (or interval). */
+static size_t capacity_all(void)
+{
+	size_t n = table ? table->max : 0;
+	for (unsigned i = 0; i < nolder; i++)
+		n += older[i]->max;
+	return n;
+}
+
+int mon_stacks_grow(void)
+{
+	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t == NULL || __atomic_load_n(&t->used, __ATOMIC_RELAXED) < t->max / 4 * 3 ||
+	    nolder + 1 >= CHAIN_MAX)
+		return 0;
+	size_t all = capacity_all(), room = all < bound ? bound - all : 0;
+	size_t want = (size_t)t->max * 2 < room ? (size_t)t->max * 2 : room;
+	if (want < MON_STACKS_MIN)
+		return 0;
+	struct mon_stack_table *n = mon_stack_table_new((unsigned)want, t->depth);
+	if (n == NULL)
+		return -1;
+	mon_lock();
+	older[nolder] = t;
+	__atomic_store_n(&nolder, nolder + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&table, n, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&recording, __ATOMIC_RELAXED) != NULL) {
+		__atomic_store_n(&recording, n, __ATOMIC_RELEASE);
+		mon_sampler_quiesce();
+	}
+	grown++;
+	mon_unlock();
+	return 1;
+}
+
+int mon_stacks_cut_begin(void)
+{
+	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t == NULL || ncut != 0)
+		return 0;
+	struct mon_stack_table *n = mon_stack_table_new(t->max, t->depth);
+	if (n == NULL)
+		return -1;
+	mon_lock();
+	unsigned k = 0;
+	for (unsigned i = 0; i < nolder; i++)
+		cutv[k++] = older[i];
+	cutv[k++] = t;
+	__atomic_store_n(&ncut, k, __ATOMIC_RELEASE);
+	__atomic_store_n(&nolder, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&table, n, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&recording, __ATOMIC_RELAXED) != NULL) {
+		__atomic_store_n(&recording, n, __ATOMIC_RELEASE);
+		mon_sampler_quiesce();
+	}
+	mon_unlock();
+	return 0;
+}
+
+void mon_stacks_cut_end(void)
+{
+	mon_lock();
+	unsigned k = ncut;
+	__atomic_store_n(&ncut, 0, __ATOMIC_RELEASE);
+	mon_unlock();
+	for (unsigned i = 0; i < k; i++)
+		mon_stack_table_free(cutv[i]);
+}
+
+void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost, uint64_t *grew)
+{
+	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	*used = *capacity = *lost = 0;
+	*grew = grown;
+	if (t == NULL)
+		return;
+	*used = mon_stack_table_used(t);
+	*capacity = t->max;
+	*lost = mon_stack_table_lost(t);
+	unsigned n = __atomic_load_n(&nolder, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++) {
+		*used += mon_stack_table_used(older[i]);
+		*capacity += older[i]->max;
+		*lost += mon_stack_table_lost(older[i]);
+	}
+}
+
 void mon_stacks_reset(void)
 {
 	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	if (t != NULL)
 		mon_stack_table_reset(t);
+	/* A fork child: the parent's retired and cut tables are copies of no
+	 * use here (no handler runs yet: the clocks are not armed). */
+	for (unsigned i = 0; i < nolder; i++)
+		mon_stack_table_free(older[i]);
+	for (unsigned i = 0; i < ncut; i++)
+		mon_stack_table_free(cutv[i]);
+	nolder = ncut = 0;
 	for (unsigned w = 0; w < WALK_SLOTS / 64; w++)
 		__atomic_store_n(&walk_busy[w], 0, __ATOMIC_RELAXED);
 }
@@ -483,13 +624,11 @@ static int next_set(const struct mon_stack_table *t, int first, uint32_t after, 
 	return found;
 }
 
-/* One STACKS record per object set among the entries (mon.out(5)); the
- * first holds the table's lost samples; each its own truncated ones. */
-int mon_stacks_put(struct monout_writer *w)
+/* One STACKS record per object set among one table's entries
+ * (mon.out(5)); the first holds the table's lost samples; each its own
+ * truncated ones. */
+static int put_table(struct monout_writer *w, const struct mon_stack_table *t)
 {
-	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	if (t == NULL)
-		return 0;
 	uint32_t set = 0;
 	int first = 1, more = next_set(t, 1, 0, &set);
 	do {
@@ -519,4 +658,25 @@ int mon_stacks_put(struct monout_writer *w)
 		first = 0;
 	} while (more && (more = next_set(t, 0, set, &set)));
 	return 0;
+}
+
+/* Every table of the run (or of the interval being cut): the retired ones,
+ * then the one ticks add to. */
+int mon_stacks_put(struct monout_writer *w)
+{
+	unsigned k = __atomic_load_n(&ncut, __ATOMIC_ACQUIRE);
+	if (k > 0) {
+		for (unsigned i = 0; i < k; i++)
+			if (put_table(w, cutv[i]) < 0)
+				return -1;
+		return 0;
+	}
+	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t == NULL)
+		return 0;
+	unsigned n = __atomic_load_n(&nolder, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < n; i++)
+		if (older[i] != t && put_table(w, older[i]) < 0)
+			return -1;
+	return put_table(w, t);
 }

@@ -21,7 +21,9 @@
  * space (backed only where stacks are stored: +0.9 MiB RSS measured). */
 #define MON_STACK_DEPTH_DEFAULT 256u
 #define MON_STACK_DEPTH_MAX 512u	/* PCs kept per stack at most */
-#define MON_STACKS_DEFAULT 16384u	/* MONPROF_STACK_TABLE unset: unique stacks */
+#define MON_STACKS_DEFAULT (1u << 20)	/* MONPROF_STACK_TABLE unset: unique stacks at most */
+#define MON_STACKS_FIRST 16384u		/* the first table's (grown up to the setting) */
+#define MON_STACKS_ALONE 262144u	/* the one table's when no thread grows it */
 #define MON_STACKS_MIN 16u
 #define MON_STACKS_MAX (1u << 22)
 
@@ -106,6 +108,25 @@ MON_HIDDEN void mon_stacks_stop(void);
 MON_HIDDEN void mon_stacks_loaded(void);
 /* Empty the table (fork child, before its clocks run; takes no lock). */
 MON_HIDDEN void mon_stacks_reset(void);
+
+/* 1: a control thread will call mon_stacks_grow (control.c, before
+ * profiling starts); 0: the first table is all there is. */
+MON_HIDDEN void mon_stacks_set_grower(int yes);
+/* Grow (see stacks.c): when the table ticks add to is three quarters full,
+ * retire it and give the ticks one of twice its size.  Returns 1 grown, 0
+ * not needed (or at the bound), -1/ENOMEM.  Not from a signal handler;
+ * takes mon_lock(). */
+MON_HIDDEN int mon_stacks_grow(void);
+/* An interval ends (control.c, under monitor.c's writer lock): every
+ * table is set aside for mon_stacks_put and the ticks get a fresh one;
+ * _end frees the ones set aside.  0 or -1/ENOMEM (then nothing changed:
+ * the interval's file holds the tables as they are).  Take mon_lock(). */
+MON_HIDDEN int mon_stacks_cut_begin(void);
+MON_HIDDEN void mon_stacks_cut_end(void);
+/* Entries in use, capacity and lost samples over the tables of the run
+ * (or interval), and how many times the table grew. */
+MON_HIDDEN void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost,
+				 uint64_t *grew);
 
 /* The runtime's table (NULL until stacks first started); for tests. */
 MON_HIDDEN const struct mon_stack_table *mon_stacks_table(void);

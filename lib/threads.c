@@ -184,8 +184,9 @@ static int arm(pid_t tid)
 	if (thread_kind == MON_CLOCK_ITIMER || thread_kind == MON_CLOCK_NONE)
 		return 0;	/* switched to the process-wide clock */
 	struct slot *s = find(tid);
-	if (s != NULL || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE))
-		return 0;	/* armed, or the runtime's own thread (wall.c) */
+	if (s != NULL || tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE) ||
+	    tid == __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE))
+		return 0;	/* armed, or the runtime's own thread (wall.c, control.c) */
 	s = find(0);
 	if (s == NULL) {
 		reclaim_dead();
@@ -277,8 +278,13 @@ int mon_threads_start(void)
 			last_error = errno;
 		} else if (mon_clock_install(kind) == 0) {
 			thread_kind = kind;
-			if (arm(self) == 0 && find(self)->clock.kind == kind) {
-				mon_clock_check_rate(&find(self)->clock);
+			/* Started from the runtime's control thread (monctl on), which
+			 * is never armed: no thread of the program's to measure a
+			 * tick in; the rate stands unchecked. */
+			int own = self == __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE);
+			if (arm(self) == 0 && (own || find(self)->clock.kind == kind)) {
+				if (!own)
+					mon_clock_check_rate(&find(self)->clock);
 				__atomic_store_n(&mon_clock_active, kind, __ATOMIC_RELAXED);
 				mon_clock_last = kind;
 				arm_all();	/* may switch to the itimer clock */

@@ -19,6 +19,7 @@ int mon_fail(int e)
 }
 
 pid_t mon_runtime_tid;
+pid_t mon_control_tid;
 
 pid_t mon_gettid(void)
 {

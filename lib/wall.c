@@ -1245,8 +1245,8 @@ struct listed {		/* a round's listing: seen()'s arguments */
 static void listed_one(pid_t tid, void *arg)
 {
 	const struct listed *l = arg;
-	if (tid == l->self)
-		return;
+	if (tid == l->self || tid == __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE))
+		return;	/* ours: this sampler, control.c's thread */
 	struct wthread *t = thread_find(tid, 1);
 	if (t != NULL)
 		seen(t, l->r, l->since_ns, l->now_ns, l->weight, 0, UINT64_MAX);

@@ -66,12 +66,12 @@ static void sizes(void **state)
 	assert_int_equal(errno, EINVAL);
 	assert_null(mon_stack_table_new(64, 0));
 	assert_null(mon_stack_table_new(64, MON_STACK_DEPTH_MAX + 1));
-	struct mon_stack_table *t = mon_stack_table_new(MON_STACKS_DEFAULT, 64);
+	struct mon_stack_table *t = mon_stack_table_new(MON_STACKS_FIRST, 64);
 	assert_non_null(t);
-	assert_int_equal(mon_stack_table_capacity(t), MON_STACKS_DEFAULT);
+	assert_int_equal(mon_stack_table_capacity(t), MON_STACKS_FIRST);
 	assert_int_equal(mon_stack_table_depth(t), 64);
 	/* 32768 slots of 40 bytes and 16384 * 64 PCs of 8 bytes. */
-	assert_true(mon_stack_table_bytes(MON_STACKS_DEFAULT, 64) ==
+	assert_true(mon_stack_table_bytes(MON_STACKS_FIRST, 64) ==
 		    32768u * 40u + 16384u * 64u * 8u);
 	mon_stack_table_free(t);
 }

@@ -17,6 +17,12 @@
  *   MONPROF_RATE, MONPROF_CLOCK   the profiling clock (see profil.3)
  *   MONPROF_STACK_DEPTH  PCs per call stack (-d; 0: no stacks)
  *   MONPROF_WALL=HZ      wall-clock samples of every thread (--wall; 0: off)
+ *   MONPROF_INTERVAL=SEC each SEC seconds a profile of its own (--interval)
+ *   MONPROF_KEEP, MONPROF_MAX_BYTES   interval files kept (--keep, --max-bytes)
+ *   MONPROF_STACK_TABLE  unique call stacks the table holds (--stack-table)
+ *   MONPROF_DORMANT=1    loaded, sampling nothing until monctl PID on (--dormant)
+ *   MONPROF_CONTROL=1|0  the control socket for monctl(1) (--control,
+ *                        --no-control; default: only with --dormant)
  */
 #include <elf.h>
 #include <err.h>
@@ -43,7 +49,9 @@
 #endif
 
 static const char usage_line[] =
-	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [-a arcs] [--wall[=HZ]] [--] command [args ...]\n";
+	"usage: monrun [-f] [-r rate] [-o file] [-c perf|thread|itimer] [-d depth] [-a arcs] [--wall[=HZ]]\n"
+	"              [--interval=SEC [--keep=N] [--max-bytes=BYTES]] [--stack-table=N]\n"
+	"              [--dormant] [--control|--no-control] [--] command [args ...]\n";
 
 #ifndef MONPROF_VERSION
 #define MONPROF_VERSION "unknown"
@@ -62,6 +70,18 @@ static const char help_text[] =
 	"  --wall[=HZ] also sample every thread HZ times a second of wall-clock time, whatever\n"
 	"              it is doing (running, waiting for a CPU, blocked, stopped): 1 to 10000,\n"
 	"              default 100; 0: off\n"
+	"  --interval=SEC  each SEC seconds (1 to 86400) a profile of its own, written to\n"
+	"              PID.program.iSEQ.TIME beside where the profile goes (a kill loses at most\n"
+	"              the current interval)\n"
+	"  --keep=N    keep the newest N interval files, removing the oldest\n"
+	"  --max-bytes=BYTES  keep the interval files within BYTES (K, M, G), removing the oldest\n"
+	"  --stack-table=N  unique call stacks the runtime's table holds per interval or run,\n"
+	"              16 to 4194304 (default 1048576; without a control thread one table\n"
+	"              of 262144 at most)\n"
+	"  --dormant   load the profiler but sample nothing until `monctl PID on`\n"
+	"  --control   listen for monctl(1) (on, off, snapshot, status); also with --dormant\n"
+	"              and --interval\n"
+	"  --no-control  no control socket, even with --dormant\n"
 	"  --help      this text\n"
 	"  --version   monrun's version\n"
 	"The command's exit status is monrun's.  See monrun(1).\n";
@@ -346,8 +366,27 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'H' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "wall", optional_argument, NULL, 'W' },
+		{ "interval", required_argument, NULL, 'I' },
+		{ "keep", required_argument, NULL, 'K' },
+		{ "max-bytes", required_argument, NULL, 'M' },
+		{ "stack-table", required_argument, NULL, 'S' },
+		{ "dormant", no_argument, NULL, 'D' },
+		{ "no-control", no_argument, NULL, 'N' },
+		{ "control", no_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 }
 	};
+	/* The long options that set one MONPROF_* variable each, checked with
+	 * settings.c's rules (the words are libmon's). */
+	static const struct {
+		int opt;
+		const char *name, *var;
+	} simple[] = { { 'I', "--interval", "MONPROF_INTERVAL" }, { 'K', "--keep", "MONPROF_KEEP" },
+		       { 'M', "--max-bytes", "MONPROF_MAX_BYTES" },
+		       { 'S', "--stack-table", "MONPROF_STACK_TABLE" },
+		       { 'D', "--dormant", "MONPROF_DORMANT" },
+		       { 'N', "--no-control", "MONPROF_CONTROL" },
+		       { 'C', "--control", "MONPROF_CONTROL" } };
+	const char *simple_val[sizeof simple / sizeof simple[0]] = { NULL };
 	opterr = 0;	/* our own messages, named "monrun:" whatever argv[0] is */
 	while ((c = getopt_long(argc, argv, "+:fr:o:c:d:a:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -389,6 +428,23 @@ int main(int argc, char **argv)
 				     "second (0: off)", optarg);
 			wall = optarg;
 			break;
+		case 'I':
+		case 'K':
+		case 'M':
+		case 'S':
+		case 'D':
+		case 'N':
+		case 'C':
+			for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++) {
+				if (simple[i].opt != c)
+					continue;
+				const char *v = c == 'D' || c == 'C' ? "1" : c == 'N' ? "0" : optarg;
+				const char *why = mon_setting_problem(simple[i].var, v);
+				if (why != NULL || !*v)
+					errx(2, "%s=%s: %s", simple[i].name, v, why ? why : "empty");
+				simple_val[i] = v;
+			}
+			break;
 		case 'h':
 		case 'H':
 			fputs(usage_line, stdout);
@@ -422,6 +478,11 @@ int main(int argc, char **argv)
 		    (depth && !strcmp(n, "MONPROF_STACK_DEPTH")) ||
 		    (wall && !strcmp(n, "MONPROF_WALL")) || (arcs && !strcmp(n, "MONPROF_ARCS")))
 			continue;	/* replaced by monrun */
+		int replaced = 0;
+		for (size_t k = 0; k < sizeof simple / sizeof simple[0]; k++)
+			replaced |= simple_val[k] != NULL && !strcmp(n, simple[k].var);
+		if (replaced)
+			continue;
 		const char *v = getenv(n), *why = mon_setting_problem(n, v);
 		if (why != NULL)
 			errx(2, "%s=%s: %s", n, v, why);
@@ -516,6 +577,16 @@ int main(int argc, char **argv)
 	    (depth && setenv("MONPROF_STACK_DEPTH", depth, 1)) ||
 	    (wall && setenv("MONPROF_WALL", wall, 1)) || (arcs && setenv("MONPROF_ARCS", arcs, 1)))
 		err(1, "setenv");
+	for (size_t k = 0; k < sizeof simple / sizeof simple[0]; k++)
+		if (simple_val[k] != NULL && setenv(simple[k].var, simple_val[k], 1) != 0)
+			err(1, "setenv");
+	const char *iv = simple_val[0] ? simple_val[0] : getenv("MONPROF_INTERVAL");
+	const char *wv = wall ? wall : getenv("MONPROF_WALL");
+	if (iv && *iv && wv && *wv && strcmp(wv, "0") != 0)
+		errx(2, "--interval and --wall: interval files do not carry wall-clock samples "
+			"yet; profile wall-clock time without --interval");
+	if ((simple_val[1] || simple_val[2]) && !simple_val[0] && !getenv("MONPROF_INTERVAL"))
+		errx(2, "--keep and --max-bytes rotate interval files: give --interval=SEC too");
 	execvp(cmd, argv + optind);
 	err(errno == ENOENT ? 127 : 126, "%s", cmd);
 }

@@ -1556,7 +1556,9 @@ void attr_finish(struct prof_attr *a)
 			prof_warn("stacks-lost", "%llu samples (%.1f %% of %.0f) have no call stack: "
 				  "the runtime's stack table was full; their time is in the flat "
 				  "profile but in no path (inclusive times, the call graph and "
-				  "folded stacks leave it out)",
+				  "folded stacks leave it out); let the table hold more with "
+				  "MONPROF_STACK_TABLE=N (monrun --stack-table=N, up to 4194304), "
+				  "or cut the run with monrun --interval=SEC",
 				  (unsigned long long)a->stacks_lost, pct((double)a->stacks_lost, all),
 				  all);
 		if (a->stacks_truncated)

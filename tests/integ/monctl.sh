@@ -1,0 +1,172 @@
+#!/bin/sh
+# monctl(1) (issue 22, item 3): on, off, snapshot and status in a running
+# process, a dormant start, and refusals.
+#  - monrun --dormant: status says dormant, zero samples, no clock; a
+#    snapshot is refused; at exit no file (mutation: dormant ignored in
+#    start_whole — samples are taken before "on");
+#  - monctl on: sampling starts (samples grow); snapshot writes the profile
+#    and names it, a readable file with samples;
+#  - monctl off: samples stop growing (mutation: "off" not calling
+#    moncontrol(0));
+#  - a process not profiled (a shell), one that does not exist, and a
+#    process of another user (when run as root: one run as nobody) are
+#    refused, each with its own words and exit status 3;
+#  - the control socket is not among the program's descriptors
+#    (/proc/PID/fd below the fdguard floor holds no socket of ours).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+. "$(dirname "$0")/mon_helpers.inc"
+MONCTL=$B/bin/monctl
+
+if build_plain ispin interval_spin.c && build_dump; then
+	ok monctl_build
+else
+	not_ok monctl_build
+	exit 0
+fi
+
+field() { awk -v k="$1" '$1 == k { print $2; exit }'; }
+
+mkdir -p "$T/w"
+cd "$T/w" || exit 1
+"$MONRUN" --dormant "$T/ispin" forever "$T/ready" >/dev/null 2>"$T/run.err" &
+job=$!
+for _i in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
+PID=$(cat "$T/ready")
+sleep 0.3
+"$MONCTL" "$PID" status >"$T/s0" 2>&1
+if [ "$(field state <"$T/s0")" = dormant ] && [ "$(field samples <"$T/s0")" = 0 ]; then
+	ok monctl_dormant_status
+else
+	not_ok monctl_dormant_status "$(tr '\n' ' ' <"$T/s0")"
+fi
+"$MONCTL" "$PID" snapshot >"$T/snap0" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q dormant "$T/snap0"; then
+	ok monctl_dormant_snapshot_refused
+else
+	not_ok monctl_dormant_snapshot_refused "rc $rc: $(cat "$T/snap0")"
+fi
+
+"$MONCTL" "$PID" on >"$T/on" 2>&1
+sleep 0.5
+"$MONCTL" "$PID" status >"$T/s1" 2>&1
+a=$(field samples <"$T/s1")
+sleep 0.5
+"$MONCTL" "$PID" status >"$T/s2" 2>&1
+b=$(field samples <"$T/s2")
+if grep -q "ok: sampling" "$T/on" && [ "$(field state <"$T/s2")" = sampling ] &&
+   [ "${a:-0}" -gt 0 ] && [ "${b:-0}" -gt "${a:-0}" ]; then
+	ok monctl_on_samples
+else
+	not_ok monctl_on_samples "$(cat "$T/on") $a then $b: $(tr '\n' ' ' <"$T/s2")"
+fi
+
+"$MONCTL" "$PID" snapshot >"$T/snap" 2>&1
+f=$(sed -n 's/^ok: wrote //p' "$T/snap")
+if [ -n "$f" ] && "$T/mon_dump" "$f" check && [ "$(info "$f" samples)" -gt 0 ]; then
+	ok monctl_snapshot_written
+else
+	not_ok monctl_snapshot_written "$(cat "$T/snap")"
+fi
+
+"$MONCTL" "$PID" off >"$T/off" 2>&1
+sleep 0.2
+"$MONCTL" "$PID" status >"$T/s3" 2>&1
+c=$(field samples <"$T/s3")
+sleep 0.6
+"$MONCTL" "$PID" status >"$T/s4" 2>&1
+d=$(field samples <"$T/s4")
+if grep -q "ok: off" "$T/off" && [ "$(field state <"$T/s4")" = off ] && [ "$c" = "$d" ]; then
+	ok monctl_off_stops
+else
+	not_ok monctl_off_stops "$(cat "$T/off") $c then $d"
+fi
+
+# No socket of ours among the program's numbers: every socket the process
+# holds is above the floor (a quarter of RLIMIT_NOFILE from the top).
+lim=$(awk '$1 == "Max" && $3 == "files" { print $5 }' "/proc/$PID/limits")
+floor=$((lim - lim / 4))
+low=$(for fd in /proc/"$PID"/fd/*; do
+	n=${fd##*/}
+	[ "$n" -lt "$floor" ] && readlink "$fd" | grep -q '^socket:' && echo "$n"
+done)
+if [ -z "$low" ]; then ok monctl_socket_hidden; else not_ok monctl_socket_hidden "sockets at $low"; fi
+kill "$PID"
+wait "$job" 2>/dev/null
+
+# Refusals.
+sh -c 'echo $$ >"$1"; exec sleep 30' sh "$T/plain" &
+pj=$!
+for _i in $(seq 50); do [ -s "$T/plain" ] && break; sleep 0.1; done
+"$MONCTL" "$(cat "$T/plain")" status >"$T/r1" 2>&1
+rc=$?
+kill "$pj" 2>/dev/null
+wait "$pj" 2>/dev/null
+if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r1"; then
+	ok monctl_refuses_unprofiled
+else
+	not_ok monctl_refuses_unprofiled "rc $rc: $(cat "$T/r1")"
+fi
+"$MONCTL" 2147483 status >"$T/r2" 2>&1
+rc=$?
+if [ $rc -eq 3 ] && grep -q "no such process" "$T/r2"; then
+	ok monctl_refuses_missing
+else
+	not_ok monctl_refuses_missing "rc $rc: $(cat "$T/r2")"
+fi
+"$MONCTL" 1 frobnicate >"$T/r3" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown command" "$T/r3"; then
+	ok monctl_refuses_command
+else
+	not_ok monctl_refuses_command "rc $rc: $(cat "$T/r3")"
+fi
+# Another user's process: as root, a profiled process run as nobody, asked
+# by root is allowed (root may); asked by nobody of root's is refused.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	"$MONRUN" --control "$T/ispin" forever "$T/ready2" >/dev/null 2>&1 &
+	rj=$!
+	for _i in $(seq 300); do [ -s "$T/ready2" ] && break; sleep 0.1; done
+	cp "$MONCTL" "$T/monctl" && chmod 755 "$T" "$T/monctl"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$T/monctl" "$(cat "$T/ready2")" status \
+	    >"$T/r4" 2>&1
+	rc=$?
+	kill "$(cat "$T/ready2")"
+	wait "$rj" 2>/dev/null
+	if [ $rc -eq 3 ] && grep -q "belongs to another user" "$T/r4"; then
+		ok monctl_refuses_other_user
+	else
+		not_ok monctl_refuses_other_user "rc $rc: $(cat "$T/r4")"
+	fi
+else
+	echo "ok monctl_refuses_other_user # skip not root or no setpriv"
+fi
+# --dormant --no-control: no socket, refused as not profiled; so is a
+# plain monrun (no control thread by default: pthread_create would call
+# the program's calloc before main).
+"$MONRUN" "$T/ispin" forever "$T/ready4" >/dev/null 2>&1 &
+pj=$!
+for _i in $(seq 300); do [ -s "$T/ready4" ] && break; sleep 0.1; done
+"$MONCTL" "$(cat "$T/ready4")" status >"$T/r6" 2>&1
+rc=$?
+kill "$(cat "$T/ready4")"
+wait "$pj" 2>/dev/null
+if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r6"; then
+	ok monctl_plain_needs_control
+else
+	not_ok monctl_plain_needs_control "rc $rc: $(cat "$T/r6")"
+fi
+"$MONRUN" --dormant --no-control "$T/ispin" forever "$T/ready3" >/dev/null 2>&1 &
+nj=$!
+for _i in $(seq 300); do [ -s "$T/ready3" ] && break; sleep 0.1; done
+"$MONCTL" "$(cat "$T/ready3")" status >"$T/r5" 2>&1
+rc=$?
+kill "$(cat "$T/ready3")"
+wait "$nj" 2>/dev/null
+if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r5"; then
+	ok monctl_no_control
+else
+	not_ok monctl_no_control "rc $rc: $(cat "$T/r5")"
+fi

@@ -1,0 +1,166 @@
+#!/bin/sh
+# Interval profiles (issue 22, items 2 and 4): monrun --interval=1 on a
+# program that spins until it is killed with SIGKILL mid-run.
+#  - each interval is a file of its own, named PID.PROGRAM.iSEQ.TIME, with
+#    sequence numbers 1, 2, 3... and an INTERVAL record saying the same;
+#  - each file holds only its interval: its histograms' ticks are its RUN's
+#    counted samples, its stacks' samples (plus lost) its samples, and the
+#    INTERVAL record's running total is the sum of the files so far
+#    (mutations: fill() not taking the bins, the base not advancing, the
+#    stack table not cut — each makes a later file hold the earlier ones');
+#  - kill -9 loses at most the interval in progress: the last file ends no
+#    longer before the kill than the longest interval the run measured took
+#    (mutation: no cut by the control thread — nothing is written at all);
+#  - a normal exit writes the last interval (flag LAST) and no mon.out;
+#  - --keep=2 leaves the newest two files (mutation: rotate() a no-op),
+#    --max-bytes keeps the files within the bytes;
+#  - --interval with --wall is refused by monrun, naming the conflict.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+. "$(dirname "$0")/mon_helpers.inc"
+
+if build_plain ispin interval_spin.c && build_dump; then
+	ok interval_build
+else
+	not_ok interval_build
+	exit 0
+fi
+
+# wait_files DIR N: wait (at most 60 s) until DIR has N interval files.
+wait_files() {
+	for _i in $(seq 600); do
+		[ "$(ls "$1" | grep -c '\.i[0-9]*\.[0-9]*T[0-9]*Z$')" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# run_killed DIR N [monrun options]: run ispin forever under monrun with
+# PROFDIR=DIR, kill -9 it once N interval files exist; sets PID, KILL_NS.
+run_killed() {
+	_d=$1 _n=$2
+	shift 2
+	mkdir -p "$_d"
+	rm -f "$T/ready"
+	PROFDIR=$_d "$MONRUN" "$@" "$T/ispin" forever "$T/ready" >/dev/null 2>"$_d.err" &
+	_job=$!
+	for _i in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
+	PID=$(cat "$T/ready" 2>/dev/null)
+	wait_files "$_d" "$_n"
+	KILL_NS=$(date +%s%N)
+	kill -9 "$PID" 2>/dev/null
+	wait "$_job" 2>/dev/null
+}
+
+D=$T/killed
+run_killed "$D" 4 --interval=1
+ls "$D" | grep -v '\.tmp\.' | sort >"$T/names"
+n=$(wc -l <"$T/names")
+if [ "$n" -ge 4 ] && grep -q "^$PID\.ispin\.i000001\.[0-9]\{8\}T[0-9]\{6\}Z$" "$T/names"; then
+	ok interval_files_named
+else
+	not_ok interval_files_named "$(tr '\n' ' ' <"$T/names")"
+fi
+
+# Per file: seq, samples, counted, ticks, stacks' samples + lost, running total.
+: >"$T/rows"
+for f in $(cat "$T/names"); do
+	"$T/mon_dump" "$D/$f" info >"$T/i" 2>&1 || { echo "unreadable $f" >>"$T/rows"; continue; }
+	st=$("$T/mon_dump" "$D/$f" stacks 0 0 | awk '{ print $6 + $8 }')
+	awk -v f="$f" -v st="$st" '{ v[$1] = $2 } END {
+		print f, v["interval_seq"], v["samples"], v["counted"], v["ticks"], st,
+		    v["interval_samples_total"], v["interval_start_ns"], v["interval_end_ns"],
+		    v["interval_flags"] }' "$T/i" >>"$T/rows"
+done
+if grep -q unreadable "$T/rows"; then
+	not_ok interval_files_read "$(grep unreadable "$T/rows")"
+else
+	ok interval_files_read
+fi
+why=$(awk '{
+	k++
+	n = $1; sub(/^.*\.i0*/, "", n); sub(/\..*/, "", n)
+	if ($2 != k || n != k) { printf "file %s has seq %s, want %d; ", $1, $2, k; next }
+	sum += $3
+	if ($4 != $5) printf "seq %d: counted %s but ticks %s; ", k, $4, $5
+	if ($6 != $3) printf "seq %d: stacks hold %s samples of %s; ", k, $6, $3
+	if ($7 != sum) printf "seq %d: running total %s, files add to %d; ", k, $7, sum
+	if ($3 <= 0 && k > 1) printf "seq %d: no samples; ", k
+} END { if (k < 4) printf "only %d files", k }' "$T/rows")
+if [ -z "$why" ]; then ok interval_each_its_own; else not_ok interval_each_its_own "$why"; fi
+
+# kill -9 loses at most the interval in progress: the last file ended
+# within the longest interval the run took (end - start) of the kill.
+why=$(awk -v kill="$KILL_NS" '{ len = $9 - $8; if (len > max) max = len; last = $9 }
+	END { gap = kill - last
+	      if (gap > max + 1e9) printf "the last file ended %.2f s before the kill, the longest interval %.2f s", gap / 1e9, max / 1e9 }' "$T/rows")
+if [ -z "$why" ]; then ok interval_kill_loses_one; else not_ok interval_kill_loses_one "$why"; fi
+
+# The program's own view: no descriptor of ours among its numbers, and the
+# control thread is not listed as one of its threads (threads record).
+if "$T/mon_dump" "$D/$(tail -n 1 "$T/names")" info | grep '^thread ' | grep -q monprof; then
+	not_ok interval_threads_program_only "$("$T/mon_dump" "$D/$(tail -n 1 "$T/names")" info | grep '^thread ')"
+else
+	ok interval_threads_program_only
+fi
+
+# A normal exit: the last interval, flagged, and no mon.out.
+E=$T/exit
+mkdir -p "$E"
+(cd "$E" && "$MONRUN" --interval=1 "$T/ispin" exit "$T/ready" 0.3 >/dev/null 2>"$T/exit.err")
+last=$(ls "$E" | grep '\.i[0-9]' | sort | tail -n 1)
+fl=$([ -n "$last" ] && "$T/mon_dump" "$E/$last" info | awk '$1 == "interval_flags" { print $2 }')
+if [ -n "$last" ] && [ "${fl:-0}" = 1 ] && [ ! -e "$E/mon.out" ]; then
+	ok interval_exit_last
+else
+	not_ok interval_exit_last "files: $(ls "$E" | tr '\n' ' ') flags ${fl:-none} $(cat "$T/exit.err")"
+fi
+
+# Rotation by count.
+R=$T/keep
+# Long enough for five intervals, then count.
+mkdir -p "$R"
+rm -f "$T/ready"
+PROFDIR=$R "$MONRUN" --interval=1 --keep=2 "$T/ispin" forever "$T/ready" >/dev/null 2>&1 &
+job=$!
+for _i in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
+PID=$(cat "$T/ready")
+for _i in $(seq 600); do
+	s=$(ls "$R" | grep '\.i[0-9]' | sed 's/.*\.i0*\([0-9]*\)\..*/\1/' | sort -n | tail -n 1)
+	[ "${s:-0}" -ge 5 ] && break
+	sleep 0.1
+done
+kill -9 "$PID"
+wait "$job" 2>/dev/null
+seqs=$(ls "$R" | grep '\.i[0-9]' | grep -v '\.tmp\.' | sed 's/.*\.i0*\([0-9]*\)\..*/\1/' | sort -n | tr '\n' ' ')
+kept=$(echo $seqs | wc -w)
+newest=$(echo $seqs | awk '{ print $NF }')
+oldest=$(echo $seqs | awk '{ print $1 }')
+# Killed between a rename and the removal after it: one more, at most.
+if [ "$kept" -ge 2 ] && [ "$kept" -le 3 ] && [ "$newest" -ge 5 ] &&
+   [ "$oldest" -ge $((newest - kept + 1)) ]; then
+	ok interval_keep_newest
+else
+	not_ok interval_keep_newest "sequence numbers left: $seqs"
+fi
+
+# Rotation by bytes: files of about 2 KB, --max-bytes=6K.
+M=$T/bytes
+run_killed "$M" 5 --interval=1 --max-bytes=6K
+total=$(ls "$M" | grep '\.i[0-9]' | grep -v '\.tmp\.' | while read -r f; do wc -c <"$M/$f"; done |
+	awk '{ s += $1; if ($1 > big) big = $1 } END { print s + 0, big + 0 }')
+if awk -v t="$total" 'BEGIN { split(t, v, " "); exit !(v[1] <= 6144 + v[2] && v[1] > 0) }'; then
+	ok interval_max_bytes
+else
+	not_ok interval_max_bytes "files hold $total (bytes, largest) for 6144: $(ls "$M" | tr '\n' ' ')"
+fi
+
+# --interval with --wall: refused, naming both.
+if "$MONRUN" --interval=1 --wall "$T/ispin" exit "$T/ready" 0 >/dev/null 2>"$T/w.err"; then
+	not_ok interval_wall_refused "monrun ran it"
+elif grep -q -- "--wall" "$T/w.err" && grep -q -- "--interval" "$T/w.err"; then
+	ok interval_wall_refused
+else
+	not_ok interval_wall_refused "$(cat "$T/w.err")"
+fi
