@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # monprof — one non-recursive GNU Makefile.
 #   make            build libmon (static and shared) and the tools
 #   make check      build and run every test; ends with "N passed, N failed"

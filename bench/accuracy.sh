@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/accuracy.sh — issue 6 items 2 and 3: error against the truth and the
 # achieved sampling rate, for every tool, on the truth workloads (bench/truth.c
 # measures its own functions with the thread CPU clock).

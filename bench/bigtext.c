@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bigtext.c — the driver of bench/textsize.sh's generated programs, whose
  * text size is set by the generated assembly linked with it: NFUNC leaf

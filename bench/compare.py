@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """bench/compare.py — read the profiles the four profilers write, put them in
 one shape (function -> samples or seconds), and compare them.
 

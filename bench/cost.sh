@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/cost.sh — monprof's overhead seen from outside, by perf, rather than
 # as a difference of two noisy run times.  perf samples the SQLite driver at
 # 10 kHz twice: unprofiled, and under monrun -r RATE.  monprof's cost is the

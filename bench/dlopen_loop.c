@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dlopen_loop.c — a program that loads and unloads a shared object in a
  * loop in one thread while others run, for issue 14's stress goal: the

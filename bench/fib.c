@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* fib.c — a call-heavy program for bench/mcount.sh: naive recursive fib. */
 #include <stdio.h>
 #include <stdlib.h>

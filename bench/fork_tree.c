@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fork_tree.c — a server that forks a process per request, for
  * bench/prof_merge.sh: fork_tree N forks N children, at most 32 alive at

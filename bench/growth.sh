@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/growth.sh — issue 6 item 4: how monprof's overhead grows with the
 # sampling rate and with the number of threads (text size: textsize.sh;
 # prof's report time against symbols: prof_speed.sh, against the rate:

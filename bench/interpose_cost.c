@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench/interpose_cost.c — what one call of each function libmon interposes
  * costs the program, and the per-thread and per-process starts (issue 25,

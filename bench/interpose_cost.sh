@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/interpose_cost.sh — the runtime's price outside ticks, per call
 # (issue 25, item 1): each interposed function's added time and added
 # system calls, and the per-thread and per-process starts, unprofiled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * interval_pause.c — the longest pause a spinning thread sees (issue 22):
  * the thread reads CLOCK_MONOTONIC in a tight loop for SECONDS of wall

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The longest pause a thread spinning beside the interval cuts sees
 # (issue 22, item 2): bench/interval_pause.c under monrun at 1000 Hz,
 # without intervals and with --interval=1, ROUNDS times each, alternated;

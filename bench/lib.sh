@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/lib.sh — shared by the bench scripts (sourced, not run).
 # Sets ROOT (the source tree), B (the build directory, absolute), W (a work
 # directory, removed on exit unless BENCH_KEEP=1), CC; provides builders for

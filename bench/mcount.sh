@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/mcount.sh — cost of call counting (issue 3, goal 4e): naive recursive
 # fib built with cc -pg, run with the C library's profiler and with libmon,
 # side by side; prints the median CPU seconds of each and the ratio

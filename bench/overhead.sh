@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/overhead.sh — what profiling costs (issue 5, issue 6 item 3).
 # Runs the workload unprofiled and under each tool in alternation (none, tool1,
 # tool2, ..., none, tool1, ...) RUNS times, so slow drifts of this shared

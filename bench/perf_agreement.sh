@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/perf_agreement.sh — issue 5: does monprof see what perf sees?
 # One execution of the SQLite driver is sampled by both at once:
 #   perf record -F 4000 -e cpu-clock -o P -- monrun -r 4000 -o M ./sqlite_driver ROWS

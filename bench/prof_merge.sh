@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof's time to read a process tree as one profile, against the number of
 # files (issue 22: 5000 files in 2 s or less).  A forking program
 # (bench/fork_tree.c, linked against libcrypto and libstdc++ so that every

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/prof_objects.sh — issue 12: prof's report time and memory on large
 # stripped objects, FDE splitting included, and its memory on a histogram
 # of a very large text (not part of make check).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof's speed against GNU gprof on the same input (not part of make check).
 #  1. a generated -pg program with N functions (default 20000, libpython3.11's
 #     size; several sizes may be given, "2000 20000", for the growth table):

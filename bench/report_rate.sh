@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/report_rate.sh — issue 6 item 4: prof's report time against the
 # sampling rate.  The SQLite driver (ROWS rows, default 100000, about 2
 # CPU-s) is profiled by monrun at each rate; prof's flat report of each

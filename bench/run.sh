@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/run.sh — `make bench`: monprof side by side with perf, the C
 # library's -pg + gprof and gperftools (issues 5 and 6), in one run.
 #   sh bench/run.sh [BUILD_DIR]

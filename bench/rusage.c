@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rusage.c — run a command and print what it cost, precisely: user and
  * system CPU seconds from wait4(2)'s resource usage (microseconds, where

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/stacks_accuracy.sh — issue 14's goals for call stacks on a program
 # whose phases time themselves (bench/stacks_truth.c, built -O2
 # -fomit-frame-pointer): each phase's inclusive share against its measured

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/stacks_cost.sh — what call stacks cost (issue 14), on
 # tests/progs/stacks_paths.c built -O2 -fomit-frame-pointer doing a fixed
 # amount of work (a 40-deep recursion, qsort with a comparator, easy/hard

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/stacks_deep.py — the deep interpreter of bench/stacks_depth.sh (issue 23, item 6).
 # Deep C stacks in CPython 3.11: each level of recursion goes through a
 # builtin (map, sorted's key, a class's __call__), so the interpreter's C

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/stacks_depth.sh — what a deeper stack limit costs (issue 23, item 6:
 # python3 stacks cut at the default depth), side by side in one run, for
 # MONPROF_STACK_DEPTH (monrun -d) 64, 128 and 256 against the flat profile

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/stacks_dlopen_stress.sh — issue 14's stress goal: SECONDS (default
 # 600) of sampling at 10 kHz with call stacks while one thread loads and
 # unloads a shared object in a loop and another hammers malloc

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Call stacks kept on a run with many distinct stacks (issue 22, item 6):
 # tests/progs/stacks_many.c (a random recursion through eight functions: nearly
 # every sample a new stack) for SECONDS of CPU at RATE Hz under monrun,

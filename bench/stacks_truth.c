@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks_truth.c — a program whose call stacks are known, so that inclusive
  * time from sampled stacks can be scored against what really happened.

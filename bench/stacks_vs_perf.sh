@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/stacks_vs_perf.sh — issue 14's goal on the SQLite driver: the
 # inclusive shares of perf's top functions (perf record --call-graph dwarf,
 # user samples) against monprof's, within 2.5 pp.  One execution is

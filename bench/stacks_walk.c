@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks_walk.c — the stack sink's work per sample, measured in the thread's
  * own CPU time (CLOCK_THREAD_CPUTIME_ID, so other processes' load enters

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/textsize.sh — issue 6 item 4: how monprof's cost and prof's report
 # time grow with the text size of the profiled program.  For each size it
 # generates a program (bench/bigtext.c + generated assembly: 1000 leaf

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * truth.c — workloads whose profile is known: the program measures its own
  * functions' CPU time with the thread CPU clock around long calls, so every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind_cost.c — what a stack walk costs: libmon's unwinder (lib/unwind.c,
  * mon_unwind) and libunwind's local unw_backtrace, side by side in one run,

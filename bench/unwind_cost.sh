@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/unwind_cost.sh — the stack walk's cost, libmon's unwinder against
 # libunwind's, in one run (bench/unwind_cost.c; docs/architecture.md quotes
 # it).  Installs libunwind-dev when missing (skips libunwind if it cannot).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/unwind_vs_perf.sh — issue 12: prof's rows for a stripped object
 # (functions told apart by its unwind table, [obj]+0xSTART) beside perf's
 # on the same execution: `perf record -e cpu-clock` runs monrun, which

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/wall_cost.sh [BUILD] — what wall-clock sampling costs (issue 20),
 # side by side with the CPU-only profile in one run of this script.
 # Workloads (tests/progs/wall_scale.c, THREADS threads blocked for 3 s,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/wall_queue.py — the README's wall-clock example ("Where the time goes"):
 # run as monrun --wall=200 -o q.mon /usr/bin/python3 bench/wall_queue.py
 # Two workers fed through a queue.Queue by a main thread that sleeps 2 ms

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/wall_server.sh [BUILD] — a real server under load with wall-clock
 # sampling (issue 20): redis-server (Debian's redis-server package) on a
 # loopback port, loaded by redis-benchmark (GET and SET, 50 clients,

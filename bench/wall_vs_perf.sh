@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # bench/wall_vs_perf.sh [BUILD] — do monprof's wall-clock profile and perf,
 # run as root, name the same blocking call sites (issue 20)?
 # The workload is tests/progs/wall_truth.c (six threads: on the CPU, a mutex

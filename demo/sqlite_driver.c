@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sqlite_driver — the main job's workload: real SQLite code doing a
  * realistic mix on an in-memory database, for a few CPU-seconds.

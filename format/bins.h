@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bins.h — the bin formula of profil(2), the one owner of it: which bin a
  * PC falls in, where a bin starts, and the scale for a bin width or for a

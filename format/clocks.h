@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clocks.h — the names of the profiling clocks, the one table of them:
  * libmon's mon_clock_name (<mon.h>) and prof's report both read it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * crc32.c — CRC-32 (IEEE 802.3, the reflected polynomial 0xEDB88320: the
  * checksum of zlib's crc32() and of the gzip trailer), the checksum of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monout.h — the mon.out file: its layout, an in-memory model of a profile,
  * and the one writer and the one reader of it.  docs/mon.out.5 is the

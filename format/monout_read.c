@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monout_read.c — the one reader of mon.out (layout: monout.h and
  * docs/mon.out.5), for the tools; libmon does not link it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monout_write.c — the one writer of mon.out (layout: monout.h and
  * docs/mon.out.5), linked into libmon.

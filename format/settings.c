@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * settings.c — the MONPROF_* environment variables: which values are
  * valid.  One list for libmon (checked when profiling starts) and for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * settings.h — the MONPROF_* settings' valid values (format/settings.c),
  * shared by libmon and monrun(1): the environment's syntax is an interface

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_cfi.c — libFuzzer harness for the CFI compiler (lib/cfi.c, with
  * the x86-64 rules of lib/arch/x86_64/arch.c), which the runtime runs on

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_gmon.c — libFuzzer harness for prof's reader of the C library's
  * gmon.out (tools/prof/gmon.c, gmon_decode).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_monout.c — libFuzzer harness for the mon.out reader
  * (format/monout_read.c, monout_parse), the one reader the runtime's files

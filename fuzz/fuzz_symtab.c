@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_symtab.c — libFuzzer harness for prof's ELF symbol loading
  * (tools/prof/symtab.c: symtab_load, symtab_imports, symtab_text_crc and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # make-seeds.sh OUT [B] — build the seed corpora of the fuzz harnesses from
 # real files: the profiles and programs the test suite's own programs make.
 #   OUT/monout/  mon.out files: cc -pg, -finstrument-functions, monitor(),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * replay.c — runs a fuzz harness's LLVMFuzzerTestOneInput over files,
  * without libFuzzer: how `make check` replays the seed corpora and every

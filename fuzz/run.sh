@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # fuzz/run.sh NAME... — make fuzz's run of the libFuzzer harnesses
 # $FUZZ_B/fuzz/fuzz_NAME (built by make fuzz-build), one after the other:
 #  1. replay: every seed ($FUZZ_B/fuzz/seeds/NAME/, fuzz/make-seeds.sh) and

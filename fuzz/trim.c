@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * trim.c — make a small fuzzing seed of a real mon.out: keep the RUN
  * record, the objects, call counts and arcs, and at most 256 bins of at

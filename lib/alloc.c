@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * alloc.c — libmon's own memory: the program's allocator is the program's.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * autostart.c — whole-process profiling when monrun preloads libmon.so.
  *

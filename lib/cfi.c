@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cfi.c — .eh_frame's call frame information compiled into rows (cfi.h).
  *

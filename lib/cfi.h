@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cfi.h — DWARF call frame information compiled into rows (private to
  * libmon; see cfi.c): a pure function from the bytes of an .eh_frame

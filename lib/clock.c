@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clock.c — the profiling clocks and the tick handler.
  *

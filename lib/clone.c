@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clone.c — syscall(3), so that a child process made with the clone or
  * clone3 system call through it is a fork for libmon (issue 21, item 3).

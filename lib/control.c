@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * control.c — the runtime's control thread: interval profiles
  * (MONPROF_INTERVAL, monrun --interval) and the control socket monctl(1)

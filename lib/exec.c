@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * exec.c — profiling is off in the new program (profil(2): "turned off
  * when an exec is executed").

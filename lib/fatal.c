@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fatal.c — every way out of the process writes the profile, and on demand
  * while it runs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fdguard.c — the program's descriptors stay the program's.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * follow.c — exec is followed, as perf(1) follows it: in whole-process mode
  * (monrun, cc -pg / -finstrument-functions programs) a process that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * libc_next.c — the C library's definition of a function libmon interposes,
  * in a dynamically linked program and in a static (or static-pie) one.

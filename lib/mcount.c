@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mcount.c — counting calls: what the compiler's instrumentation calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mcount.h — what mcount.c's C code and the machine's mcount entry
  * (lib/arch/ARCH/mcount.S) must agree on: the first arc table's size, the

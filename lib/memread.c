@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memread.c — checked reads of our own process's memory (memread.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * memread.h — checked reads of the program's memory for the stack walk
  * (private to libmon; see memread.c).  A reader knows a range it may read

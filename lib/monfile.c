@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monfile.c — where the profile is written, and writing it safely.
  *

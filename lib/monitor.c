@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monitor.c — monitor(3), monstartup(3), moncontrol(3): System V's
  * histogram plus call counts on top of profil(2), and the assembly of a

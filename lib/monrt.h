@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrt.h — private interfaces of libmon's monitor(3) layer, the part that
  * sits on top of the profil(2) core (runtime.h):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * objects.c — the loaded objects: one walk of dl_iterate_phdr(3) for every
  * part of libmon that needs them (the object histograms, objhist.c; the

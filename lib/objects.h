@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * objects.h — the loaded objects: the one walk of dl_iterate_phdr(3) that
  * the object histograms (objhist.c) and the profile's object list

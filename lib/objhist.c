@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * objhist.c — whole-process histograms: one per loaded object.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * objhist.h — whole-process histograms, one per loaded object's executable
  * segment (private to libmon; see objhist.c).  Used by the layer that starts

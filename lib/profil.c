@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil.c — the PC-sampling histogram of profil(2), a sink of the sampler.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * runfacts.c — what the samples can be measured against: each thread's
  * user and system CPU as the kernel counted it, the samples each thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * runfacts.h — the run's facts besides the samples (lib/runfacts.c): each
  * thread's CPU and samples, elapsed time; written as mon.out's FACTS and

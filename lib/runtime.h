@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * runtime.h — libmon's private interfaces between its components.
  *

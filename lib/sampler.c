@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sampler.c — the tick dispatcher: the clock users, the counters, the sinks.
  *

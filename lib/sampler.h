@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sampler.h — the tick dispatcher (private to libmon; see sampler.c).
  *

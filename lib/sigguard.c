@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sigguard.c — the program's signals stay the program's while a profiling
  * clock uses one.

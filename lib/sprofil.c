@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sprofil.c — sprofil(3): profil(2) over several regions of text at once,
  * each with its own buffer, offset and scale, 16- or 32-bit bins; a sink of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks.c — the call stack of every sample in whole-process profiling.
  *

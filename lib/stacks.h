@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks.h — the call stacks of whole-process profiling (private to libmon;
  * see stacks.c): a bounded, preallocated, lock-free table of unique

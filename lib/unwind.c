@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind.c — the stack unwinder: the table cache and the walk.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind.h — the runtime's stack unwinder (private to libmon; see
  * unwind.c): walks a thread's user-space call stack from a signal's

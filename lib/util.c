@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * util.c — helpers every runtime file uses (a leaf: it calls no other
  * file of libmon).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall.c — wall-clock and off-CPU sampling of every thread, whatever its
  * state, without stopping it, signalling it or touching its system calls.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall.h — wall-clock and off-CPU sampling of every thread (private to
  * libmon; see wall.c): a thread of the runtime's own, the wall sampler,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # CI's aarch64 stage: cross-build the runtime (libmon, monrun) for aarch64
 # into build-aarch64/ with Debian's gcc-aarch64-linux-gnu, install it into
 # a scratch directory (make install works the same way), and run the

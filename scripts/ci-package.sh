@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # CI's package stage (.ci/run): builds the Debian packages from a copy of
 # the tree (dpkg-buildpackage -us -uc -b, debian/), checks them with lintian
 # (any error fails), then tests/integ/debian_install.sh installs them on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # make demo: the main job.  Profile real software nobody here wrote — SQLite,
 # through demo/sqlite_driver.c linked against the distribution's libsqlite3.a —
 # with monrun (no recompiling, no -lmon), then print prof's report, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Checks that what monprof needs is installed, asking pkg-config first (any
 # distribution), then dpkg; on Debian installs the missing packages (as
 # root) or says exactly how to.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Writes, on standard output, a C header that holds the bytes of FILE as
 #   static const char NAME[] = { 0x.., ..., 0x00 };
 # (FILE's bytes exactly, then a NUL: a C string when FILE has none), so a

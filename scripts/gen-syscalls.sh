@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # gen-syscalls.sh [INCLUDEDIR] > format/syscalls.c — the system call names
 # of monout_syscall_name (format/monout.h), made from the Linux UAPI headers
 # of Debian's linux-libc-dev: asm/unistd_64.h (x86-64), asm/unistd_32.h

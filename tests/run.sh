@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Runs every test and prints one closing line "N passed, N failed".
 #  - build/tests/unit/*: cmocka programs, run in TAP mode; each test case
 #    counts once ("ok" / "not ok"), and a program that ends before its plan

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * a64_stacks.c — a workload whose profile is known by construction, for
  * comparing one machine's profile with another's (tests/aarch64/qemu.sh

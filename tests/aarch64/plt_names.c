@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * plt_names.c — the PLT stubs prof names in an ELF file, as prof's symbol
  * reader (tools/prof/symtab.c, symtab_load) gives them: one line

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # tests/aarch64/qemu.sh — the runtime built for aarch64 (build-aarch64/,
 # make ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu-), its programs run
 # under qemu-user (qemu-aarch64 -L /usr/aarch64-linux-gnu), their mon.out

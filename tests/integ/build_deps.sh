@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # make check's dependency step (scripts/deps.sh) asks pkg-config before
 # dpkg: on a system without dpkg whose pkg-config knows every library (and
 # whose compiler finds libiberty's header, which has no module), it

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Coverage is recorded (issue 11 item 7): the profile holds each thread's
 # user and system CPU as the kernel counted it (at the thread's end and at
 # the write), the samples each thread took, and the elapsed time of the run;

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Fork children's files agree with their histograms (issue 12 item 8): in
 # every file of monrun -f, the samples the RUN record says were counted are
 # exactly the samples the histograms (and PCS) hold.  A child zeroes its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Every sample has a row, in the object mapped at the time (issue 12 items
 # 2 and 4, runtime side): code in anonymous executable memory (a JIT) has
 # its own rows, named from /tmp/perf-PID.map when the program wrote one,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Dear ticks (issue 11 item 8): above 1000 Hz the runtime measures what a
 # tick of the perf clock costs in CPU and, when the asked rate would spend
 # more than a quarter of the CPU in ticks (the kernel's own limit for perf,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # System time (issue 11 item 6; case kernel-time.c).  The CPU-time clocks
 # (thread, itimer) count it and charge it to the code that made the system
 # call, as profil(2) and ITIMER_PROF do: cov_kernel spends about half its

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The Debian packages as a user gets them: DEBS=DIR names the directory of
 # libmon0_*.deb, libmon-dev_*.deb and monprof_*.deb (scripts/ci-package.sh
 # builds them there and runs this script; without DEBS, in `make check`, it

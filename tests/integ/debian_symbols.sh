@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # debian/ agrees with the tree it packages:
 #  - debian/libmon0.symbols lists exactly the symbols lib/libmon.map
 #    exports, each under its version node (NAME@Base for the anonymous

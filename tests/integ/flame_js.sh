@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The flame graph's script, tools/prof/out/flame.js:
 #  - prof --format=flame writes it into the SVG byte for byte (the
 #    Makefile embeds it through scripts/embed.sh as $(B)/gen/flame_js.h);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The program's allocator stays its own (lib/alloc.c): a program whose
 # malloc family is not ready before main (a 2 KiB bootstrap arena that
 # aborts when exhausted) and counts its calls sees exactly the calls it

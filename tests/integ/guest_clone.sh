@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A child made with the raw clone or clone3 system call (no fork handler of
 # the C library runs) harms neither the parent's profile nor the files
 # (lib/threads.c; issue 21, item 3):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The program's descriptors stay its own while it is profiled
 # (lib/fdguard.c):
 #   - with RLIMIT_NOFILE at 64 and 61 (then 50) threads alive, the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # CPU spent in the program's own signal handlers is sampled in them
 # (lib/sigguard.c adds the tick signals only to the masks of handlers that
 # run on the alternate stack, SA_ONSTACK; issue 21, item 13):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The program's signals stay its own while it is profiled (lib/sigguard.c):
 #   - a worker thread that blocks every signal (a thread pool's) is sampled
 #     like any other: its share of the samples matches its share of the CPU

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The profiling clock never takes the pending-signal quota the program
 # needs (RLIMIT_SIGPENDING, ulimit -i; lib/threads.c; issue 21, item 4):
 # with a quota of 8, a program with 4 threads that makes 4 timers of its

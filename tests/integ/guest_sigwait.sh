@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A program that blocks every signal and takes them all synchronously
 # (signalfd, sigwaitinfo, sigtimedwait, sigwait) never reads a tick of
 # ours, nor sees one in sigpending (lib/sigguard.c; issue 21, item 5): it

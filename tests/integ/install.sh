@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # make install: the layout it promises, pkg-config mon, a program built
 # against the installed copy, and libmon.so's exports limited to the public
 # interface (plus the C library functions it replaces).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The layers' include rule (docs/architecture.md): every quoted #include of
 # a file in format/ names a header of include/ or format/; of a tool, one of
 # include/, format/ or its own directory (never lib/); of lib/, one of

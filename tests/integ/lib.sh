@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # Sourced by the integration scripts in tests/integ/.
 # Provides:
 #   $B        the build directory (absolute), $ROOT the source tree

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # libmon's ABI surface: lib/libmon.map lists names (no patterns, each once),
 # and libmon.so exports exactly those names, no more and no fewer.  libmon
 # links the mon.out writer but no reader code, and the writer (which runs in

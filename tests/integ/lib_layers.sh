@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The runtime's arrows point one way: no two object files of lib/ each use
 # a symbol the other defines (nm(1) on $B/obj/lib/*.o).  A pair that does
 # is a cycle between two files; the check names both and the symbols.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Call counting: cc -pg and cc -finstrument-functions drive libmon (shared and
 # static), counts are exact also under 8 threads, arcs are recorded, the
 # C library's gmon.out never appears, floating-point arguments survive mcount.

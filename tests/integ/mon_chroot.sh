@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A program that chroots itself still writes its profile where it was
 # decided at start (issue 21 item 8): PROFDIR unset (mon.out in the
 # working directory), PROFDIR=DIR, and monrun -o FILE.  The runtime holds

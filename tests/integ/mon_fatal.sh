@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The profile is written on abort(), SIGTERM, SIGSEGV and on the snapshot
 # signal; the exit status is what it would have been; a program's own
 # handler is left alone.

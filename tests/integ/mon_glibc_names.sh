@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # glibc's names for the same things (issue 23, item 9):
 #   GMON_OUT_PREFIX=P  where PROFDIR (and monrun -o) are unset, the file is
 #                      P.PID in every process, as glibc's gmon.c names

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monitor(3) as the System V page uses it, on a PIE: the seed's whole-program
 # idiom, the caller's buffer (header and cells), errors, moncontrol, repeated
 # monitor() calls, more functions than cells.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # PROFDIR: unset -> ./mon.out; empty -> nothing; DIR -> DIR/PID.progname
 # (cc -pg) or DIR/PID.mon.out (explicit monitor()); an unwritable PROFDIR
 # gives one line on stderr and leaves the exit status alone; fork children

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A set-user-ID program ignores PROFDIR (monitor.3): run a cc -pg program
 # that is set-uid root by an unprivileged user, with PROFDIR naming a
 # directory; the kernel marks it AT_SECURE, so the profile goes to ./mon.out

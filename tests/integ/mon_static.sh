@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Static and static-pie executables (issue 21 item 6; glibc's tst-gmon-static,
 # tst-gmon-static-pie and tst-profile-static): cc -static -pg with libmon.a
 # counts calls and fills the program's histogram, threads are created and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monctl(1) (issue 22, item 3): on, off, snapshot and status in a running
 # process, a dormant start, and refusals.
 #  - monrun --dormant: status says dormant, zero samples, no clock; a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monrun on a program built with -pg or -finstrument-functions but NOT
 # linked with libmon: the preloaded libmon takes the instrumentation over
 # (mcount, __monstartup, __cyg_profile_func_enter), so the report has the

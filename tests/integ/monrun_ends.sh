@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Every way out writes the profile (lib/fatal.c), and the program cannot
 # tell we were there: _exit, _Exit and quick_exit; fork children that end
 # with _exit under -f (one file per process); every signal whose default

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # exec is followed, as perf follows it (issue 11): after exec the process
 # is profiled in its new image; the old image's profile is kept as
 # NAME.execN (mon.out.exec1, DIR/PID.name.exec1, FILE.exec1); prof says

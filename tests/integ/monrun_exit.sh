@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The command's end is monrun's: exit 3 stays exit 3, abort() still kills
 # with SIGABRT (the shell's 134), a SIGTERM raised inside or sent from
 # outside still kills with SIGTERM (143) — as seen by a parent with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A program that ends with the exit_group system call (issue 22: Debian's
 # go "exits through the raw exit_group call: no profile, exit 0, not a
 # word").

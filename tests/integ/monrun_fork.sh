@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monrun and fork(2).  Without -f only the parent is profiled: one file, in
 # which the child's CPU (child_spin) has no sample.  With -f the child goes
 # on profiling its own CPU and writes its own file — PID.progname beside

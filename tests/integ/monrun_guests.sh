@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Programs monrun and libmon must serve, or refuse in their own words
 # (issue 21 items 10, 11, 12):
 # - a program started through glibc's dynamic loader

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Interval profiles (issue 22, items 2 and 4): monrun --interval=1 on a
 # program that spins until it is killed with SIGKILL mid-run.
 #  - each interval is a file of its own, named PID.PROGRAM.iSEQ.TIME, with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monrun's options and environment: -o FILE, -r RATE (recorded in the file
 # and used), PROFDIR (DIR/PID.progname; empty: no profile at all), and what
 # the command executes is left alone: the program and every program it runs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monrun on an interpreter from the machine: python3 running a short
 # CPU-bound script.  The report must name the interpreter's own functions
 # (_PyEval_EvalFrameDefault, the bytecode loop) in python3 or libpython, and

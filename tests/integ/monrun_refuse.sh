@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # What monrun cannot do, it says — one line on stderr naming the command,
 # what is wrong and why — and it exits as a shell would: 126 for a program
 # it cannot profile (set-uid or set-gid to someone else: the loader ignores

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monrun on programs whose time is in shared objects: a library of the test's
 # own that the program is linked against, and a plugin it dlopen()s after it
 # has started (kept loaded, or dlclose()d before exit).  prof must name the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # monrun on a 4-thread program whose threads use 10, 20, 30 and 40 % of its
 # CPU, each in a function of its own and each measuring its own CPU time:
 # prof's shares must match those times within five standard deviations of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof --format=callgrind: callgrind's format, read by Valgrind's
 # callgrind_annotate without a complaint; its totals and each function's
 # self cost (samples, CPU ns, share) agree with prof's CSV; the arcs are its

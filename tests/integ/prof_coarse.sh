@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Coarse bins (issue 12; the case coarse-bins.c): monitor() over the whole
 # text with 64 bins, so a bin spans kilobytes and the last one reaches past
 # etext.  Its samples are shared only over the sampled addresses: no row

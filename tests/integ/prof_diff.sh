@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof --base=FILE: each function's change from the base profile to this
 # one, in percentage points and seconds, as prof's own CSV of each profile
 # gives them (this minus base), largest change in points first; a function

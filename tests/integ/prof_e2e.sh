@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # End to end: cc -pg prog.c -lmon writes ./mon.out; prof reads it against the
 # (position-independent) program: exact call counts, time shares within
 # binomial bounds, -z, and -m summing two real runs.

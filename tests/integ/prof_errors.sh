@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof's errors: a missing, empty, truncated or foreign data file, a missing
 # executable, an unreadable ELF, a gmon.out without its program, usage
 # errors.  Each is one line on stderr naming the file and the fault, nothing

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The exports on call stacks (prof_lib.inc's crafted stacks profile: every
 # number known; recursion rec;rec;rec, stacks that end early, JIT code,
 # and 50 samples whose stacks were lost):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof --format=flame: one self-contained SVG (well-formed XML as xmllint
 # reads it; no outside script, style or link); each frame's <title> reads
 # "NAME (N samples, P%)" with N and P as prof's CSV has them and its width

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof on the gmon.out of the C library's own profiler (gcc -pg, no libmon):
 # the same flat profile as GNU gprof -p; exact call counts; time shares of
 # the three workers within binomial bounds; a static function keeps its own

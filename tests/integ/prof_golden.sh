@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Whole-output goldens: prof's text, JSON and CSV reports, and what it says
 # on standard error, compared byte for byte with tests/golden/ (one check per
 # case of tests/golden/cases; a failure shows the diff).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof --lines and --annotate, from the program's DWARF (libdw):
 #  - rows are source lines, "file.c:123 function"; a sample in inlined code
 #    names the inlined function and its line (prof_work.c's chain() is

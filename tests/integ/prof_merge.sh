@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A process tree is one profile (issue 22), and its files are ready for the
 # fleet tools:
 #  - tree_*: a server forking a process per request (prof_tree) under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof on mon.out files written by the format module's writer with known
 # contents (tests/progs/prof_craft.c): System V's split of a straddling bin,
 # PIE load bias, call counts, -m summing runs with different load addresses,

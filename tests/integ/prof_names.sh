@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Names people search for (issues 12, 23): a synonym chosen by prof's rule
 # (global before weak before local, then imported by the program, then the
 # shortest), Rust (v0, legacy) and C++ names demangled, versioned names printed plain with the version in JSON, PLT stubs

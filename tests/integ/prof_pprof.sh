@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof --format=pprof: a gzipped perftools.profiles.Profile that a decoder
 # independent of ours reads (protoc --decode, against the interface written
 # below from the field numbers of pprof's proto/profile.proto) and that

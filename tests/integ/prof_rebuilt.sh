@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A program rebuilt between the run and the report (issue 23): without a
 # build ID (-Wl,--build-id=none) the runtime records the file's size, its
 # modification time and the CRC of the code that ran (mon.out(5), FILES);

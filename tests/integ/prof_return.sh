@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Return addresses (issue 23): a caller frame's PC is its return address,
 # read at address - 1, so that a call at a function's last instruction (a
 # noreturn call, the next function starting right after it) keeps its own

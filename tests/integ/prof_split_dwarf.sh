@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Split DWARF (issue 23): prof --lines on a program built with
 # -g -gsplit-dwarf reads the DIE tree from the .dwo file (through libdw), so
 # the inlined function keeps its name: the same rows, names and samples as

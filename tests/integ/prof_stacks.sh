@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof on call stacks (mon.out STACKS records), on a crafted profile whose
 # every number is known (prof_lib.inc's stacks_inputs): inclusive time,
 # counted once per sample under recursion; the call graph charging work()

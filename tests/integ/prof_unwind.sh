@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Function boundaries from every source an object has (issue 12): a
 # stripped program's functions are told apart by its unwind table (each FDE
 # range a row [object]+0xSTART with its size; no row spans two FDE ranges);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof's wall-clock and off-CPU views of a real run: a program that waits
 # in known ways (tests/progs/prof_wall_truth.c: a mutex another thread
 # holds, a pipe read, a sleep) run under monrun --wall.  Each check says

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof says when the picture is incomplete, by default, on stderr and in
 # JSON's "warnings" (issue 12): no samples; samples saturated, dropped,
 # lost; profiles of different programs (refused without --merge); a

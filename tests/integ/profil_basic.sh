@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # profil(2) basics: libmon's profil() is the one a program gets, whether it
 # is linked with -lmon, with libmon.a, or has libmon.so preloaded.
 . "$(dirname "$0")/lib.sh"

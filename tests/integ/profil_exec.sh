@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # profil(2) and exec (the shared case exec-after-profiling.c): the new
 # program runs to its end, prints child-finished and exits 0 (no profiling
 # signal or timer outlives the exec); a failed exec leaves profiling on.

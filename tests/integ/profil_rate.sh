@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The achieved rate: for the CPU-time clocks (thread, itimer) the samples
 # per process CPU-second are the rate in effect within 5 %; for the perf
 # clock, libmon takes at least 95 % of what a reference perf clock run alone

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # profil(2) semantics under each profiling clock: what turning profiling off
 # restores and that it loses no tick, saturating bins, the mon_getstats counters, errno in the handler.
 # A clock this kernel refuses is reported "ok NAME # skip".

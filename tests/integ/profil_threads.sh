@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # profil(2) and threads, fork: one call covers every thread, concurrent
 # increments are not lost, each thread's CPU is charged to its own PC (shares
 # within 2 percentage points), fork keeps profiling on in both processes.

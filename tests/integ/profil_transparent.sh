@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The program cannot tell profiling is there: blocking calls do not fail
 # with EINTR under a 10 kHz clock, and a program's own SIGPROF/ITIMER_PROF
 # keep working (itimer clock: libmon has them while on, documented).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # libmon's pthread_create behind another library's (the order libtsan.so
 # puts it in): new threads still armed before they run, fork still safe
 # (tests/progs/robust_behind.c; lib/threads.c, `behind`).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The fuzz harnesses without libFuzzer: every reader (mon.out, gmon.out,
 # ELF symbols, the unwinder's CFI compiler) is fed its seed corpus (remade by fuzz/make-seeds.sh from the
 # programs the tests build) and every input that once made a harness fail

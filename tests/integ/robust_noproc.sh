@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # No /proc (minimal containers, jails; issue 21 item 9): a cc -pg program
 # and monrun still profile, with the program's own rows (the program's path
 # from AT_EXECFN, libmon.so found beside monrun from its argv[0]), and the

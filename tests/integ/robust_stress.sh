@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The runtime under stress and under injected faults (tests/progs/
 # robust_stress.c, robust_deny.c): 64 threads starting and ending at
 # 10 kHz, fork in a loop from a threaded program, exec from a thread, the

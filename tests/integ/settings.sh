@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Settings: an invalid MONPROF_* value is refused with one clear line on
 # stderr — by monrun before it runs anything (exit 2, as for a bad -r), by
 # libmon in a -pg program (the program runs unprofiled and writes no

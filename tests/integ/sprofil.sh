@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # sprofil(3): glibc's multi-region profil on libmon's sampler
 # (tests/progs/sprofil_regions.c checks; see its comment), under the
 # automatic clock and each CPU-time clock by name.

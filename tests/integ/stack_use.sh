@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The tick handler's own stack use is small and bounded, walk included
 # (issue 21 item 1; issue 19's alternate stacks), measured by painting
 # (tests/progs/stack_use.c):

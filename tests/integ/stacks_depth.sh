@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The default stack limit (MONPROF_STACK_DEPTH unset, 256) keeps the stacks
 # of a deep program whole: 150 calls under main (stacks_deep.c), what a
 # deep interpreter's C stack holds (issue 23, item 6; the cost of 64, 128

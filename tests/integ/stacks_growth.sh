@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The call-stack table grows instead of losing stacks (issue 22, item 6).
 # tests/progs/stacks_many.c makes a new stack at nearly every sample.  With
 # MONPROF_STACK_TABLE=2048 and monrun --control the first table holds 512

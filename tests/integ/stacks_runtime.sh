@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Call stacks in whole-process profiling (issue 14, the runtime's side):
 # under monrun every sample has its stack in the STACKS record (the
 # stacks' counts plus lost are exactly the samples the run counted);

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The runtime's stack unwinder (lib/unwind.c, issue 14) on every path a
 # stack may take, in a program built -O2 -fomit-frame-pointer (as Debian
 # builds the C library): a 40-deep recursion, qsort's comparator, a tick in

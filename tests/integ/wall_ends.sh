@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # fork, exec and _exit with the wall sampler on behave as without it, and
 # each process image's file holds its own wall-clock samples
 # (tests/progs/wall_ends.c; a second thread sleeps beside main).

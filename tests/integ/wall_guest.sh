@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # The wall sampler never disturbs the program: tests/progs/wall_eintr.c
 # makes 10 400 blocking calls (nanosleep, epoll_wait, poll, select, futex,
 # read of a pipe and of a socket, sigtimedwait; it catches SIGWINCH and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # moncontrol(0) pauses the wall sampler as it pauses the CPU clocks
 # (monitor(3)): tests/progs/wall_pause.c, linked with libmon, pauses for
 # 2 * 300 ms between 300 ms before and 300 ms after, while a reader thread

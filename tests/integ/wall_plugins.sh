@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Wall samples name the object mapped when they were taken: two plug-ins
 # loaded in turn at one address (tests/progs/wall_plugins.c), each blocked
 # in a nanosleep of its own function and then on a mutex in its own data

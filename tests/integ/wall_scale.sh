@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # 1000 threads at 100 Hz under ulimit -n 1024: tests/progs/wall_scale.c
 # keeps 700 descriptors of its own open and starts 1000 threads (half in
 # nanosleep, half in a condition wait, 1.5 s each), each timing its life.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # A blocked thread's walk starts from the SP and PC /proc/TID/syscall gives,
 # without its frame pointer (RBP on x86-64): tests/progs/wall_stacks.c's
 # threads block in read(2) under frames with and without one (built -O2

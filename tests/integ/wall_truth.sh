@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Wall-clock sampling against the truth: tests/progs/wall_truth.c's six
 # threads (on the CPU, a mutex another thread holds, one long nanosleep, a
 # blocking pipe read, epoll_wait with 2 ms timeouts, a condition variable;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cov_craft.c — rewrite a mon.out for the coverage tests (through
  * format/monout_write.c and monout_read.c, the one writer and reader).

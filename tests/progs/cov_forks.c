@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cov_forks.c — many fork children, each with work of its own.
  *

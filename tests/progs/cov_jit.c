@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cov_jit.c — code generated at run time (case jit-code.c).
  *

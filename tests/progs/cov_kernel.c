@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cov_kernel.c — system-call CPU against user CPU (case kernel-time.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cov_plugin.c — a plug-in for cov_plugins.c, built twice: with
  * -DPLUG=plugA_hot into plugA.so and -DPLUG=plugB_hot into plugB.so.  Its

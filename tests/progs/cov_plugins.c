@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cov_plugins.c — two plug-ins loaded in turn at one address (case
  * plugins-same-address.c), by relative names.

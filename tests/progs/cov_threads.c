@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cov_threads.c — threads whose CPU the profile must record.
  *

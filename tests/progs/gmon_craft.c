@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gmon_craft.c — writes a GNU gmon.out (the C library's profiler's file,
  * as tools/prof/gmon.c reads it) with exactly the records a prof test asks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_alloc.c — a program with an allocator of its own that is not ready
  * before main(): until main says so, malloc serves a bootstrap arena of

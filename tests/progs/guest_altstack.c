@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_altstack.c — a SIGSEGV handler on a small alternate signal stack
  * (16 KiB, as runtimes with guard pages use), which itself uses 12 KiB of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_blocked.c — a worker thread that blocks every signal, as thread
  * pools do (liblzma's, for one): the worker is created while the creating

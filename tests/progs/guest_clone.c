@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_clone.c — a program that makes a child process with the raw clone
  * or clone3 system call (through syscall(3), not the C library's fork: no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_fds.c — a program that counts on its descriptors.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_handlers.c — a program that spends its CPU in its own signal
  * handlers.

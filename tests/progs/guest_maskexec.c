@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_maskexec.c — a program that blocks every signal, uses some CPU,
  * then execs (as a shell or a supervisor does with a mask the new program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_reset.c — resetting every signal to its default action, as spawn
  * helpers and daemons do, in fork children before exec and in the process

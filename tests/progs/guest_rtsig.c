@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_rtsig.c — a program that owns every real-time signal: a counting
  * handler on each (SIGRTMAX-6, the profiler's default, among them), sends

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_sigq.c — a program that counts on its quota of pending signals
  * (RLIMIT_SIGPENDING: every POSIX timer takes one of it, for its signal,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * guest_sigwait.c — a program that takes every signal synchronously: all
  * signals blocked in every thread, read with one of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * interval_spin.c — a long-running program for the interval and control
  * tests (tests/integ/monrun_interval.sh, monctl.sh, monrun_exitgroup.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* 120 functions, each called once from main: 120 call-graph arcs, as
  * glibc's tst-mcount-overflow makes many arcs (facts only, nothing copied).
  * Build: cc -O1 -pg mon_arcs.c -lmon.  "fork": a child forks, and both

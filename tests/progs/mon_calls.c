@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mon_calls.c — call counting under gcc -pg / -finstrument-functions.
    Usage: mon_calls N THREADS SPIN: each of THREADS threads (0: main thread
    only) calls leaf() N times from one call site and leaf2() N times from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mon_chroot.c — a program that chroots itself, as daemons do.
    Usage: mon_chroot DIR (built with -pg): calls leaf() 1234 times, then
    chroot(DIR) and chdir("/"), and exits 0.  Exit 77 with a "SKIP why" line

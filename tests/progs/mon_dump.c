@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mon_dump.c — a test-side reader of mon.out (through format/monout_read.c),
  * so the integration tests can check a profile before prof exists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mon_fatal.c — the profile survives abort(), fatal signals and snapshots.
    Usage: mon_fatal MODE (built with -pg): calls leaf() 1234 times, spins,
    then: abort | term (SIGTERM to itself) | segv (a store to a page

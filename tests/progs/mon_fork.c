@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* From shared/cases/fork-both-sides.c. Build: cc -O1 -pg mon_fork.c -lmon; run with PROFDIR set to an empty directory.
    With the C library's own -pg the child records no samples at all, and without a prefix both
    processes write the same gmon.out. Right: two files, the parent's with time in parent_work, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* mon_seed.c — monitor(3) used as the System V page shows, on a PIE.
    Usage: mon_seed MODE
      seed     monitor((int (*)())2, &etext, buf, BUFSIZE, NFUNC); spin; leaf()

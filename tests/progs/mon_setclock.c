@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mon_setclock.c — mon_setclock(3) (monitor.3, "Rate and clock from code"):
  * the clock and rate a program chooses from code are the ones the next

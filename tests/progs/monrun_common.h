@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_common.h — helpers shared by the programs that monrun(1) profiles in
  * tests/integ/monrun_*.sh (tests/progs/monrun_*.c and the shared objects and

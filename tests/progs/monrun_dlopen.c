@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_dlopen.c — a program that loads a plugin with dlopen(3) once it is
  * running and spends most of its CPU time in it.

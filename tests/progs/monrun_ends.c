@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_ends.c — a program that ends in one of the ways that skip exit(3)
  * or come from a signal, after some work (work_spin).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_env.c — a program that looks at its own environment and runs other
  * programs, for monrun's promises that the program sees the environment it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_execs.c — a program that replaces itself, or its children, by
  * exec(2), for monrun's promise that exec is followed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_exit.c — a program that ends in a chosen way after some work.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_lib.c — a shared library of the test's own (libmonrun_lib.so, built
  * in the test's scratch directory): monrun_shlib links against it, and

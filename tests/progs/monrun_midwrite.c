@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_midwrite.c — sends a signal to a program at the moment it is
  * writing its profile, deterministically: it runs the command under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_plugin.c — a plugin that monrun_dlopen loads with dlopen(3) after
  * it has started (libmonrun_plugin.so in the test's scratch directory; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_shlib.c — a program linked against a shared library of its own
  * (libmonrun_lib.so, from monrun_lib.c).

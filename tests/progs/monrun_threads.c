@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_threads.c — four threads with unequal CPU shares, each in a thread
  * function of its own.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_vdso.c — time inside the vDSO (case vdso-time.c).
  *

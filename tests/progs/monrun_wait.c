@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun_wait.c — runs a command and says how it ended, as its parent sees
  * it (the shell's $? cannot tell "exit 134" from "killed by SIGABRT").

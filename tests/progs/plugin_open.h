@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * plugin_open.h — for test programs that load plug-ins in turn
  * (cov_plugins.c, wall_plugins.c): include after <dlfcn.h> with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_alias.c — a shared library whose functions have several names, for
  * prof's choice among synonyms and its plain names (tests/integ/prof_names.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_alias_main.c — a program that imports one of several names of one
  * function of prof_alias.c (tc_deletearray_like; its synonyms tc_free and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* prof_coarse.c — the case coarse-bins.c (issue 12), loops shortened: monitor() over the whole
    text with few bins, so one bin spans kilobytes (tests/integ/prof_coarse.sh).  Usage: prof_coarse NBINS
    [LOOPS].  A coarse last bin must share its samples only over the sampled range; with too

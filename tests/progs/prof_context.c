@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_context.c — a coroutine on a makecontext(3) stack, for prof's reading
  * of the bottom frame of such a stack (tests/integ/prof_return.sh).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_craft.c — writes a mon.out with exactly the contents a prof test
  * asks for, through the format module's own writer (format/monout_write.c),

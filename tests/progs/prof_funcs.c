@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_funcs.c — a program of many small functions, for prof's tests of
  * function boundaries: stripped of its symbols, only its unwind table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_inline.c — a function inlined into another, for prof --lines on
  * split DWARF (tests/integ/prof_split_dwarf.sh): built with -g and with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_lib.c — a shared library for prof's tests: an exported function, a
  * static one, and one whose symbol is a mangled C++ name (for -C), given

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_noreturn.c — a call at a function's last instruction, for prof's
  * reading of return addresses (tests/integ/prof_return.sh).  x86-64.

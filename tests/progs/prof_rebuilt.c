@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_rebuilt.c — a program rebuilt between its run and the report, for
  * prof's check that the file it reads is the one that ran

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_rust_names.c — functions under real Rust symbol names, taken from
  * the symbol tables of programs rustc 1.63 (Debian 12) built, for prof's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_tree.c — a process tree for prof_merge.sh: a server that forks a
  * process per request.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* prof_versioned.c — the case versioned-names.c (issue 12): time inside glibc functions that
    glibc exports under a symbol version.  prof must print regexec and realpath, never
    realpath@@GLIBC_2.3 (tests/integ/prof_names.sh). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_wall_truth.c — a program that waits in known ways, for
  * tests/integ/prof_wall.sh: a holder thread keeps queue_lock (a global

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof_work.c — a program whose profile is known in advance, for prof's
  * tests.  heavy, hidden (a static function) and light each run the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_basic.c — profil() from libmon is the one a program gets.
  *

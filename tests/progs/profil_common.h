@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_common.h — helpers shared by the profil(2) test programs
  * (tests/progs/profil_*.c, driven by tests/integ/profil_*.sh).

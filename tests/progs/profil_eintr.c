@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_eintr.c — profiling cannot be seen through blocking system calls:
  * none fails with EINTR while a busy thread is sampled at a high rate

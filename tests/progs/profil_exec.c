@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_exec.c — the shared case exec-after-profiling.c, with profil()
  * over the program's text instead of -pg (build with -DUSE_PG and -pg to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_fork.c — after fork() profiling stays on in parent and child, and
  * each counts its own CPU into its own copy of the buffer (the shared case

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_onoff.c — turning profiling off loses no tick and invents none.
  *

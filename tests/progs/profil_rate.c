@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_rate.c — the achieved rate, mon_getstats().samples per CPU-second
  * of the process while profiling was on, is the rate in effect

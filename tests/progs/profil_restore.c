@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_restore.c — turning profiling off gives the program back what it
  * had: the disposition of the per-thread clocks' signal (SIGRTMAX-6) and of

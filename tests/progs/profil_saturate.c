@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_saturate.c — a bin at 65535 stays there; the ticks that do not fit
  * are counted as saturated, and samples = counted + dropped + saturated +

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_sigprof.c — a program that uses SIGPROF and ITIMER_PROF itself.
  *

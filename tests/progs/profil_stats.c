@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_stats.c — mon_getstats(): samples = counted + dropped + saturated
  * + lost, exactly, after a run that produced every kind; the clock and

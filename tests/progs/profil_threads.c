@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profil_threads.c — one profil() call covers every thread, and each
  * thread's CPU is charged to its own PC.

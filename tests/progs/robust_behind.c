@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * robust_behind.c — libmon's pthread_create called by another library's
  * (tests/progs/robust_behind_shim.c, linked first), the order a program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * robust_behind_shim.c — a shared library whose pthread_create comes before
  * libmon's (linked before -lmon), as libtsan.so's does in a program built

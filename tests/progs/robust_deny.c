@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * robust_deny.c — run a command with some system calls refused, to inject
  * faults into the runtime from outside: the profiling clocks one by one

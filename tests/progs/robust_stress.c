@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * robust_stress.c — the runtime under stress (driven by
  * tests/integ/robust_stress.sh).  Each mode profiles the program's own text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sprofil_regions.c — sprofil(3) over several regions, in the spirit of
  * what glibc's tst-sprofil exercises (functions in regions of their own,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stack_small.c — threads on the smallest stacks POSIX allows
  * (PTHREAD_STACK_MIN, 16 KiB here) doing real work: four threads, each

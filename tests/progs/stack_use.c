@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stack_use.c — how many bytes of the program's stacks the profiler's
  * signal handling uses, measured by painting.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* stacks_deep.c — a program whose work runs at the bottom of a recursion
  * DEPTH calls deep (tests/integ/stacks_depth.sh: the default stack limit
  * keeps such stacks whole).  Built -O1 -fno-omit-frame-pointer or not: the

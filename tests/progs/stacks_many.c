@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks_many.c — a program whose samples have many distinct call stacks
  * (issue 22, item 6: a large C++ program's hour, in seconds): a recursion

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stacks_paths.c — the call paths a stack sampler must walk, for
  * tests/integ/stacks_*.sh.  Built -O2 -fomit-frame-pointer, as Debian

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /* unwind_plugin.c — a shared object that unwind_walk's dlopen case loads and
  * unloads in a loop (tests/integ/unwind.sh). */
 volatile unsigned long plugin_sink;

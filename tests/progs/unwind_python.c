@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind_python.c — the runtime's stack unwinder (lib/unwind.c) through
  * libpython3.11 (built without frame pointers, as Debian ships it): embeds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind_walk.c — the runtime's stack unwinder (lib/unwind.c) on the
  * paths a stack may take.  Built -O2 -fomit-frame-pointer -rdynamic, linked

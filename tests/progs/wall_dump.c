@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_dump — print a mon.out file's WALL record (wall-clock samples) as
  * text lines, for the tests, through the format's one reader

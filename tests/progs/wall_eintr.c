@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_eintr — blocking system calls that count every EINTR and every
  * timed wait that ended before its time, for tests/integ/wall_guest.sh.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_ends — fork, exec and _exit with the wall sampler running, for
  * tests/integ/wall_ends.sh.  A second thread of the program sleeps beside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_pause — moncontrol(0) pauses the wall sampler too
  * (tests/integ/wall_pause.sh).  Linked with libmon, run under monrun --wall.

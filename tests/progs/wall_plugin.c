@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_plugin.c — a plug-in for wall_plugins.c, built twice: with
  * -DPLUG=plugA_wait -DLOCK=plugA_lock into plugA.so and with plugB_*

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_plugins.c — two plug-ins loaded in turn at one address, each
  * sleeping in a function of its own, for the wall sampler's object sets

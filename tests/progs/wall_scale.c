@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_scale — many threads, mostly blocked, for tests/integ/wall_scale.sh.
  *

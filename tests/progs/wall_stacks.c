@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_stacks — blocked threads whose stacks mix frames with and without a
  * frame pointer, for the wall sampler's walks from the SP and PC that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_truth — threads that time their own phases, for the wall-clock
  * sampler's accuracy tests (tests/integ/wall_truth.sh).

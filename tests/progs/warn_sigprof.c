@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * warn_sigprof.c — a program that installs its own SIGPROF handler (as GNU
  * sort does), then spins about SECONDS (default 0.2) of CPU in spin_after.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_bins.c — format/bins.h, the one owner of profil(2)'s bin formula,
  * and format/clocks.h, the one table of clock names: each function against

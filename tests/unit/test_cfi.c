@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_cfi.c — unit tests of the CFI compiler (lib/cfi.c): .eh_frame
  * bytes built here, byte by byte, compiled into rows, the rows checked

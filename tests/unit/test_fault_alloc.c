@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_fault_alloc.c — allocation failure at start-up.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_fault_api.c — bad input to every public function of <mon.h> gets the
  * defined result its manual page gives (profil.3, monitor.3), never

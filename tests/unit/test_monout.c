@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_monout.c — the mon.out reader and writer (format/monout_read.c,
  * monout_write.c): round trip of every field, merging, and rejection of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_prof_binmap.c — prof's pure parts: where histogram bins lie, System
  * V's proportional split of a straddling bin, and the gmon.out reader on

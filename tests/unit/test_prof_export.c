@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_prof_export.c — the pprof and callgrind renderers (tools/prof/out/
  * pprof.c, callgrind.c) on a model made by hand that has what the data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_prof_model.c — prof's model (tools/prof/profile.h) and what feeds
  * it: the arcs of gmon.out and of mon.out are read, not dropped; the model

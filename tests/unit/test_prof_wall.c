@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_prof_wall.c — prof's wall-clock and off-CPU profiles from end to
  * end on a synthetic profile: a mon.out written with the format module's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_profil.c — unit tests of the profil(2) sampling core (lib/profil.c):
  * the bin formula, the saturating bin increment, argument checking, the

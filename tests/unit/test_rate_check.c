@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_rate_check.c — the tick-cost measurement (lib/clock.c,
  * mon_clock_check_rate) runs at most once per process image: a program

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sampler.c — unit tests of the tick dispatcher (lib/sampler.c):
  * which counter a tick lands in for each answer of the sinks, the offer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stacks.c — unit tests of the call-stack table (lib/stacks.c):
  * identical stacks merged, the thread and flags part of a stack's identity,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_unwind_regs.c — unit tests of the walk from a register set
  * (mon_unwind_regs, lib/unwind.c) through the reader that checks every

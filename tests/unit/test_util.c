@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_util.c — unit tests of libmon's leaf helpers (lib/util.c): the line
  * reader over a descriptor that reads /proc/self/maps and perf maps.

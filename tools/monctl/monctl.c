@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monctl — control profiling in a running process: monctl PID on|off|snapshot|status
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * monrun — profile an unmodified program: run it with libmon.so preloaded
  * and whole-process profiling started before main().

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * attribute.c — from histogram bins and call counts to report rows.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * binmap.c — where a histogram bin lies, and how its ticks are shared out.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * coverage.c — how much of the program's CPU the samples cover, and the
  * symbols a profile carries for code no file describes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * demangle.c — source-language names for -C (the default), through
  * libiberty's demangler (GNU's, the one c++filt and GDB use; Debian's

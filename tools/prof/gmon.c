@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gmon.c — reading the gmon.out that the C library's own profiler writes
  * (gcc -pg without libmon), so that prof gives the same flat profile as GNU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * input.c — opening a profile: telling mon.out from gmon.out by content, and
  * turning either into prof's own model (struct prof_data, prof.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * lines.c — source lines for the model (prof --lines, --annotate), from
  * the objects' DWARF through elfutils' libdw.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main.c — prof(1): the command line, the order of work, the exit status.
  *

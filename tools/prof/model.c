@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * model.c — releasing prof's model of one profile (struct prof_data,
  * prof.h).  Kept apart from the readers so that the unit tests can link the

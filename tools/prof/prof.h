@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * prof.h — the private interfaces between prof(1)'s components.
  *

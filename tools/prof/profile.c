@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile.c — prof's model (profile.h) made from the attribution
  * (attribute.c): the one step between what the data files say and what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * profile.h — prof's model of a profile, the one thing every renderer
  * reads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * save.c — `prof --output=FILE`: the profiles read, summed into one mon.out
  * (docs/mon.out.5), so that a process tree's thousands of files become one

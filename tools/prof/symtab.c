@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * symtab.c — an object's function symbols, read through elfutils' libelf.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unwind.c — function extents from an object's own unwind tables.
  *

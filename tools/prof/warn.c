@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * warn.c — prof's one warnings mechanism.
  *

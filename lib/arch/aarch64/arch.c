@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arch.c — the AArch64 rules the CFI does not state in general terms
  * (arch.h): the vDSO's signal trampoline, PLT stubs, and the CFI's own

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arch.h — the AArch64 machine, as the runtime sees it (private to libmon;
  * lib/arch/aarch64/, selected by the Makefile's ARCH): the registers a

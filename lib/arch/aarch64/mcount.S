@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mcount.S — the AArch64 entry point of code built for call counting
  * (mcount.c counts the arcs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arch.c — the x86-64 rules the CFI does not state in general terms
  * (arch.h): the two CFA expressions gcc and binutils emit, and glibc's

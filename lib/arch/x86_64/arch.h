@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arch.h — the x86-64 machine, as the runtime sees it (private to libmon;
  * lib/arch/x86_64/, selected by the Makefile's ARCH): the registers a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mcount.S — the x86-64 entry points of code built for call counting
  * (mcount.c counts the arcs; mcount.h gives the table's layout).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * annotate.c — prof --annotate=FUNCTION: one function's source lines with
  * the samples at each, as perf annotate, gprof -l -A and pprof's list show

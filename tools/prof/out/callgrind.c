@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * callgrind.c — the model in callgrind's format ("callgrind"), the text
  * format Valgrind's callgrind writes and callgrind_annotate and KCachegrind

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * csv.c — the flat profile as CSV ("csv"; columns in prof(1), FORMATS): a
  * header line, then the rows in the order the text report has them.

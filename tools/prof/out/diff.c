@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * diff.c — prof --base=FILE: each function's change from a base profile
  * of the same program to this one, in the text, JSON and CSV formats (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * flame.c — the model as a flame graph ("flame"): one self-contained SVG
  * 1.1 document (no network, no outside script or style), after Brendan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 "use strict";
 var W, XP, FH, CW, shown = [], views = {}, view = 'flame', term = null;
 function $(id) { return document.getElementById(id); }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * folded.c — collapsed stacks ("folded"), the input of flamegraph.pl,
  * inferno and speedscope: one line per distinct stack, its frames root

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * graph.c — the call graph ("graph", prof --graph), in the layout of
  * gprof's call graph (the GNU gprof manual, "The Call Graph"): one entry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * json.c — the flat profile as one JSON object ("json"; schema
  * "monprof-prof-flat" version 1, in prof(1), FORMATS): the run's facts, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * out.c — the renderers' table, and the flat view of the model that the
  * System V, JSON and CSV renderers share.

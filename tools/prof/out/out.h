@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * out.h — prof's renderers: each reads only the model (../profile.h) and
  * writes one format; main.c picks one by name from prof_renderers, the one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pprof.c — the model as pprof's profile ("pprof"): a gzipped
  * perftools.profiles.Profile message, the protocol buffer that

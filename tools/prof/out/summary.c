@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * summary.c — prof -s: the facts of the run after System V's summary
  * lines (call counts used, symbols qualified), on standard error before

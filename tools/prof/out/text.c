@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * text.c — System V's flat profile ("text", the default), as System V's
  * prof(1) prints it (the illumos manual page and
