@@ -11,10 +11,9 @@
  *                             CPU-s) while main waits in pause(); N alarms
  *                             (ITIMER_REAL, 1 ms one-shot each), with 0.01
  *                             CPU-s of main_spin between them.
- * With M > 0, the rounds go on past N until the probe below has M
- * independent samples (at most 40 N rounds).
- *
- * The probe and why: cputimer_probe.h.
+ * With M > 0, the rounds go on past N until the probe (cputimer_probe.h:
+ * the CPU-time timer that counts the independent samples a CPU-time clock
+ * gives here) has M (at most 40 N rounds).
  * Prints "NAME CPU" for each spin function (the CPU it used); exits 0
  * when every signal was handled, 1 otherwise.
  */
