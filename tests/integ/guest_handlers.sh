@@ -49,18 +49,7 @@ share() {
 	_ns=$(awk -v a="$_kt" 'BEGIN { printf "%d", a + 0.5 }')
 	_p=$(awk -v a="$_t" -v b="$_tt" 'BEGIN { print (b > 0) ? a / b : 0 }')
 	echo "# $_n: $_f $_k of $_ns periods; CPU $_t of $_tt s; $(tr '\n' ' ' <"$_o")"
-	if [ "$_cl" = perf ]; then
-		share_ok "$_n" "$_k" "$_ns" "$_p" 0.10
-		return
-	fi
-	_ne=$(truth "$_o" probe_neff)
-	if awk -v a="${_ne:-0}" -v m="$NEFF" 'BEGIN { exit !(a < m) }'; then
-		not_ok "$_n" "only ${_ne:-no} independent samples in 40 times the rounds (probe_neff)"
-		return
-	fi
-	# K of N, N the effective samples: the share, scaled.
-	_ke=$(awk -v k="$_k" -v n="$_kt" -v e="$_ne" 'BEGIN { print (n > 0) ? k / n * e : 0 }')
-	share_ok "$_n" "$_ke" "$_ne" "$_p"
+	clock_share_ok "$_n" "$_cl" "$_k" "$_kt" "$_p" "$_o" $NEFF 0.10
 }
 
 # through NAME FN: some folded stack ending in FN passes the signal frame

@@ -12,7 +12,11 @@
 #   - fork children that reset every signal to SIG_DFL and close every
 #     descriptor, then use CPU before exec, all exit 0 (monrun -f and a -pg
 #     program), and the parent, which resets every signal itself, goes on
-#     being profiled: after_reset's share matches its CPU;
+#     being profiled: after_reset's share matches its CPU (with the thread
+#     and itimer clocks, the bound's number of samples is the one the
+#     program's probe measured, and the rounds go on until it is NEFF, 80,
+#     at most 40; at least NEFF_MIN, 30, where a share of 0 is 0.2 outside
+#     the bound: clock_share_ok, monrun_lib.inc);
 #   - a SIGSEGV handler on a 16 KiB alternate stack using 12 KiB of it
 #     survives 3000 faults (a tick never lands on that stack);
 #   - a program that blocks every signal and execs passes exactly that mask
@@ -22,6 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
+NEFF=80 NEFF_MIN=30
 
 mkdir -p "$T/run"
 cd "$T/run" || exit 1
@@ -32,15 +37,16 @@ for p in blocked:guest_blocked.c rtsig:guest_rtsig.c reset:guest_reset.c altstac
 done
 build_prog reset_pg guest_reset.c -pg || not_ok guest_build_reset_pg
 
-# share NAME OUT CSV FN OTHER: FN's share of FN+OTHER samples against its
-# share of their CPU, as the program measured it.
+# share NAME CLOCK OUT CSV FN OTHER: FN's share of FN+OTHER samples
+# against its share of their CPU, as the program measured it; with the
+# thread and itimer clocks, worth the probe_neff samples OUT gives.
 share() {
-	k1=$(ticks "$3" "$4") k2=$(ticks "$3" "$5")
-	c1=$(truth "$2" "$4") c2=$(truth "$2" "$5")
+	k1=$(ticks "$4" "$5") k2=$(ticks "$4" "$6")
+	c1=$(truth "$3" "$5") c2=$(truth "$3" "$6")
 	n=$(awk -v a="$k1" -v b="$k2" 'BEGIN { printf "%d", a + b + 0.5 }')
 	p=$(awk -v a="$c1" -v b="$c2" 'BEGIN { print (a + b > 0) ? a / (a + b) : 0 }')
-	echo "# $1: $4 $k1 of $n samples; CPU $c1 of $c1 + $c2 s"
-	share_ok "$1" "$k1" "$n" "$p" 0.10
+	echo "# $1: $5 $k1 of $n periods; CPU $c1 of $c1 + $c2 s; $(grep probe_ "$3" | tr '\n' ' ')"
+	clock_share_ok "$1" "$2" "$k1" "$n" "$p" "$3" $NEFF_MIN 0.10
 }
 
 # thread_share NAME OUT CSV FN OTHER: as share, for FN run by a thread of
@@ -98,7 +104,7 @@ for c in perf thread itimer; do
 			thread_share "guest_blocked_worker_sampled_$c" "$T/blocked.$c" "$T/blocked.$c.csv" \
 			    worker_spin main_spin
 		else
-			share "guest_blocked_worker_sampled_$c" "$T/blocked.$c" "$T/blocked.$c.csv" worker_spin main_spin
+			share "guest_blocked_worker_sampled_$c" $c "$T/blocked.$c" "$T/blocked.$c.csv" worker_spin main_spin
 		fi
 		[ "$(truth "$T/blocked.$c" worker_pending)" = 0 ] && ok "guest_blocked_nothing_pending_$c" ||
 			not_ok "guest_blocked_nothing_pending_$c" "$(truth "$T/blocked.$c" worker_pending) pending"
@@ -113,11 +119,12 @@ for c in perf thread itimer; do
 	[ "${k%.*}" -gt 0 ] 2>/dev/null && ok "guest_rtsig_sampled_$c" || not_ok "guest_rtsig_sampled_$c" "$k ticks"
 
 	rm -f mon.out mon.out.*
-	"$MONRUN" -f -c $c "$T/reset" >"$T/reset.$c" 2>&1
+	m=$NEFF; [ $c = perf ] && m=0
+	timeout 120 "$MONRUN" -f -c $c "$T/reset" 0.4 $m >"$T/reset.$c" 2>&1
 	rc=$?
 	[ $rc -eq 0 ] && ok "guest_reset_children_live_$c" || not_ok "guest_reset_children_live_$c" "exit $rc: $(grep child "$T/reset.$c" | head -n 1)"
 	prof_csv mon.out "$T/reset.$c.csv" "$T/reset"
-	share "guest_reset_parent_profiled_after_reset_$c" "$T/reset.$c" "$T/reset.$c.csv" after_reset before_reset
+	share "guest_reset_parent_profiled_after_reset_$c" $c "$T/reset.$c" "$T/reset.$c.csv" after_reset before_reset
 
 	rm -f mon.out
 	try "guest_altstack_3000_faults_$c" "$MONRUN" -c $c "$T/altstack" 3000

@@ -4,15 +4,19 @@
  * or clone3 system call (through syscall(3), not the C library's fork: no
  * pthread_atfork handler runs).
  *
- *   guest_clone clone | clone3 | asm
+ *   guest_clone clone | clone3 | asm [M]
  *
- * Spins 0.1 CPU-s in before_clone; makes the child (asm: the clone system
+ * Spins 0.1 CPU-s in before_clone (with M > 0, in steps of 0.1 CPU-s until
+ * the probe, cputimer_probe.h, has M/2 independent samples, at most 40
+ * steps); makes the child (asm: the clone system
  * call made by an instruction of the program's own, not through
  * syscall(3); x86-64 only, else as clone), which spins 0.1 CPU-s in
  * child_spin and ends with exit(0) (the atexit path); waits for it, then
- * spins 0.2 CPU-s in after_clone.  Prints "before_clone CPU",
- * "after_clone CPU" (the parent) and "child_spin CPU" (the child); exits 0
- * when the child exited 0.
+ * spins twice before_clone's CPU in after_clone (with M > 0, in steps of
+ * 0.1 CPU-s, and on until the probe has M, at most 80 steps).  Prints "before_clone CPU",
+ * "after_clone CPU" and the probe's counts (the parent: probe_print) and
+ * "child_spin CPU" (the child); exits 0 when the child exited 0.  The
+ * child has no probe (timer_create(2): timers are not inherited).
  */
 #define _GNU_SOURCE
 #include <linux/sched.h>
@@ -23,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cputimer_probe.h"
 #include "monrun_common.h"
 
 DEFINE_SPIN(before_clone)
@@ -50,7 +55,12 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
-	printf("before_clone %.6f\n", before_clone(0.1));
+	double m = argc > 2 ? atof(argv[2]) : 0, b = 0;
+	int r;
+	probe_start();
+	for (r = 0; r < 1 || (probe_neff() < m / 2 && r < 40); r++)
+		b += before_clone(0.1);
+	printf("before_clone %.6f\n", b);
 	fflush(stdout);
 	long pid;
 	if (strcmp(argv[1], "clone3") == 0) {
@@ -76,6 +86,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "guest_clone: child failed (status %#x)\n", st);
 		return 1;
 	}
-	printf("after_clone %.6f\n", after_clone(0.2));
+	double a = 0;
+	for (int s = 0; s < 1 || (s < 80 && (a < 2 * b || probe_neff() < m)); s++)
+		a += after_clone(m > 0 ? 0.1 : 2 * b);
+	printf("after_clone %.6f\n", a);
+	probe_print(r);
 	return 0;
 }

@@ -12,34 +12,9 @@
  *                             CPU-s) while main waits in pause(); N alarms
  *                             (ITIMER_REAL, 1 ms one-shot each), with 0.01
  *                             CPU-s of main_spin between them.
- * With M > 0, the rounds go on past N until the probe below has M
- * independent samples (at most 40 N rounds).
- *
- * The probe: a CPU-time timer of the program's own (CLOCK_THREAD_CPUTIME_ID,
- * 1 ms, SIGRTMAX-1 to the process, whose only thread this is).  The kernel checks CPU-time timers only
- * at its tick, and only in the thread that is on the CPU then
- * (timer_create(2), time(7): "the accuracy ... is limited by the
- * resolution of the software clock"); on a loaded machine (a virtual one
- * whose processor the host takes away, or one whose scheduler switches
- * between ticks) a timer's signal comes 10 to 140 ms of CPU late, its
- * overrun counting the periods missed (measured: 14 to 70 signals in 0.5
- * CPU-s, 125 expected at 250 Hz).  A profiling clock that is such a timer
- * (monrun's thread and itimer clocks) is checked at the same ticks, so its
- * samples are as few and as unequal: a sample of weight w (1 + overrun)
- * charges w periods to one PC.  The probe counts what the kernel gave:
- * the number of independent samples a weighted share is worth is
- * (sum w)^2 / sum w^2 (Kish's effective sample size), printed as
- * "probe_neff N" with "probe_signals S" and "probe_periods W".  The probe
- * must not move the clock's samples: both signals come at the same return
- * to user mode, and the kernel sets up a frame for each pending signal,
- * the first dequeued at the bottom; the handler on top runs first, and the
- * PC it is given is the entry of the handler below.  The kernel dequeues a
- * thread's own pending signals before the process's, each set lowest
- * number first (dequeue_signal, kernel/signal.c), so the probe is a
- * process-directed signal above the clock's: the thread clock's
- * SIGRTMAX-6 (to the thread) and the itimer clock's SIGPROF (to the
- * process) are dequeued first and sample the program's PC.  (Measured: a
- * probe on SIGRTMIN+1 to the thread got 100 % of both clocks' samples.)
+ * With M > 0, the rounds go on past N until the probe (cputimer_probe.h:
+ * the CPU-time timer that counts the independent samples a CPU-time clock
+ * gives here) has M (at most 40 N rounds).
  * Prints "NAME CPU" for each spin function (the CPU it used); exits 0
  * when every signal was handled, 1 otherwise.
  */
@@ -50,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cputimer_probe.h"
 #include "monrun_common.h"
 
 DEFINE_SPIN(usr1_spin)
@@ -59,44 +35,6 @@ DEFINE_SPIN(main_spin)
 
 static volatile double cpu_usr1, cpu_usr2, cpu_alrm;
 static volatile sig_atomic_t handled;
-static volatile unsigned long probe_signals;
-static volatile double probe_w, probe_w2;	/* sum of weights, of their squares */
-
-static void on_probe(int sig, siginfo_t *si, void *uc)
-{
-	(void)sig;
-	(void)uc;
-	double w = 1.0 + (si->si_code == SI_TIMER && si->si_overrun > 0 ? si->si_overrun : 0);
-	probe_signals++;
-	probe_w += w;
-	probe_w2 += w * w;
-}
-
-static double probe_neff(void)
-{
-	return probe_w2 > 0 ? probe_w * probe_w / probe_w2 : 0;
-}
-
-/* Start the probe (top of this file): 1 ms periods of this thread's CPU. */
-static void probe_start(void)
-{
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_probe;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	struct sigevent se;
-	memset(&se, 0, sizeof se);
-	se.sigev_notify = SIGEV_SIGNAL;
-	se.sigev_signo = SIGRTMAX - 1;
-	timer_t t;
-	struct itimerspec it = { { 0, 1000000 }, { 0, 1000000 } };
-	if (sigaction(SIGRTMAX - 1, &sa, NULL) != 0 ||
-	    timer_create(CLOCK_THREAD_CPUTIME_ID, &se, &t) != 0 || timer_settime(t, 0, &it, NULL) != 0) {
-		perror("probe");
-		exit(1);
-	}
-}
 
 static void on_usr1(int sig)
 {
@@ -168,8 +106,7 @@ int main(int argc, char **argv)
 	}
 	printf("usr1_spin %.6f\nusr2_spin %.6f\nalrm_spin %.6f\nmain_spin %.6f\n", cpu_usr1,
 	       cpu_usr2, cpu_alrm, cpu_main);
-	printf("probe_signals %lu\nprobe_periods %.0f\nprobe_neff %.1f\nrounds %d\n", probe_signals,
-	       probe_w, probe_neff(), i);
+	probe_print(i);
 	if (handled != want) {
 		fprintf(stderr, "guest_handlers: %d of %d signals handled\n", (int)handled, want);
 		return 1;
