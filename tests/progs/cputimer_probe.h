@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * cputimer_probe.h — the number of independent samples a CPU-time timer
  * gives on this machine, measured by the test program itself (for the share
