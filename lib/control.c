@@ -190,17 +190,7 @@ static int intervals(void)
  * after about two seconds. */
 static int cut_lock(void)
 {
-	pid_t self = mon_gettid(), none = 0;
-	for (int i = 0; !__atomic_compare_exchange_n(&cut_owner, &none, self, 0, __ATOMIC_ACQUIRE,
-						     __ATOMIC_RELAXED);
-	     i++) {
-		if (none == self || i >= 2000)
-			return mon_fail(EBUSY);
-		none = 0;
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
-	}
-	return 0;
+	return mon_owner_take(&cut_owner);
 }
 
 static void cut_unlock(void)

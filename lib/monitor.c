@@ -490,17 +490,7 @@ static void say_arcs_overflow(uint64_t limit)
  * write in another thread); 0, or -1/EBUSY. */
 static int write_lock(void)
 {
-	pid_t self = mon_gettid(), none = 0;
-	for (int i = 0; !__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
-						     __ATOMIC_RELAXED);
-	     i++) {
-		if (none == self || i >= 2000)
-			return mon_fail(EBUSY);
-		none = 0;
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
-	}
-	return 0;
+	return mon_owner_take(&write_owner);
 }
 
 int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int in_handler)

@@ -16,8 +16,8 @@
  *   unwind.c    the stack unwinder: CFI tables per object, walks from a
  *               tick's ucontext (unwind.h); uses objects.c, alloc.c, util.c
  *   stacks.c    the call stacks' table, the sampler's observer (stacks.h)
- *   util.c      mon_fail, mon_gettid, mon_writable, mon_fd_each_line, mon_task_each,
- *               mon_lock (a leaf)
+ *   util.c      mon_fail, mon_gettid, mon_owner_take, mon_writable, mon_fd_each_line,
+ *               mon_task_each, mon_lock (a leaf)
  * No two of libmon's files use each other (tests/integ/lib_layers.sh):
  * where a lower file must reach a higher one, it calls a function it was
  * given (mon_clock_deliver_to, mon_hooks, mon_sig_route, mon_fd_set_mover).
@@ -360,6 +360,15 @@ MON_HIDDEN void mon_lock_reset(void);
 
 /* Thread id of the caller (gettid). */
 MON_HIDDEN pid_t mon_gettid(void);
+
+/* mon_owner_take — take *word, a lock word holding the owner's thread id
+ * (0: free), for the calling thread, waiting 1 ms at a time for at most
+ * about two seconds (2000 tries) while another thread holds it: never
+ * waits for itself, so a signal handler that interrupts its own thread's
+ * holder gives up at once.  Release with an __ATOMIC_RELEASE store of 0.
+ * Returns 0, or -1 with errno EBUSY (held by this thread, or still held
+ * after the wait).  Not for use in a handler that must not sleep. */
+MON_HIDDEN int mon_owner_take(pid_t *word);
 
 /* The runtime's own thread (wall.c's wall sampler), 0 when there is none:
  * never armed by the CPU clocks (threads.c), never listed as one of the

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -101,6 +102,21 @@ int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void 
 		return 0;
 	buf[fill] = '\0';
 	return fn(buf, fill, arg);
+}
+
+int mon_owner_take(pid_t *word)
+{
+	pid_t self = mon_gettid(), none = 0;
+	for (int i = 0; !__atomic_compare_exchange_n(word, &none, self, 0, __ATOMIC_ACQUIRE,
+						     __ATOMIC_RELAXED);
+	     i++) {
+		if (none == self || i >= 2000)
+			return mon_fail(EBUSY);
+		none = 0;
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	return 0;
 }
 
 /* The runtime's lock (runtime.h: what it serialises, and the lock order). */
