@@ -639,7 +639,7 @@ static __attribute__((noreturn)) void watch(int pfd, pid_t pid)
 	for (;;) {
 		if (pfd >= 0) {
 			struct pollfd p = { pfd, POLLIN, 0 };
-			long r = sys(SYS_poll, &p, 1, -1);
+			long r = sys(SYS_ppoll, &p, 1, NULL, NULL, (size_t)8);	/* ppoll(2): no timeout, no mask; aarch64 has no poll */
 			if (r == 1)
 				break;
 			if (r < 0 && errno == EINTR)
