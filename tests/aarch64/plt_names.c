@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 {
 	struct prof_image im = { 0 };
 	char err[256];
-	if (argc != 2 || symtab_load(argv[1], 0, &im, err, sizeof err) < 0) {
+	if (argc != 2 || symtab_load(argv[1], 0, NULL, &im, err, sizeof err) < 0) {
 		fprintf(stderr, "plt_names: %s\n", argc != 2 ? "usage: plt_names FILE" : err);
 		return 1;
 	}

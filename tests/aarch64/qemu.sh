@@ -109,7 +109,7 @@ pkg-config --exists libdebuginfod 2>/dev/null && ELF_PKGS="$ELF_PKGS libdebuginf
 # shellcheck disable=SC2046
 $HOST_CC -O1 -g -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/format" -I"$ROOT/tools/prof" \
 	$(pkg-config --cflags $ELF_PKGS) -o plt_names "$ROOT/tests/aarch64/plt_names.c" \
-	"$HB/tools/libprof.a" "$HB"/tool/format/*.o $(pkg-config --libs $ELF_PKGS) -lm ||
+	"$HB/tools/libprof.a" "$HB"/tool/format/*.o $(pkg-config --libs $ELF_PKGS) -liberty -lm ||
 	not_ok a64_build_plt_names
 ./plt_names ./pg >plt.prof
 ${CROSS}objdump -d -j .plt ./pg | awk '/@plt>:$/ { sub(/^0+/, "", $1); gsub(/[<>:]/, "", $2); print "0x" $1, $2 }' >plt.objdump
