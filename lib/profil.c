@@ -4,14 +4,16 @@
  *
  * profil() publishes (buffer, bins, offset, scale) to the signal handler of
  * the profiling clock through a sequence lock: the writer makes the sequence
- * odd, stores the fields, makes it even again; the sink (take, called by the
- * sampler's dispatcher in the handler) copies the fields and keeps them only
- * if it saw the same even sequence before and after.  A tick that races with
- * a change is counted as lost rather than written to a buffer the caller may
- * be about to free.  The writer then waits until no handler is in flight
+ * odd, stores the fields, makes it even again, and only then stores "on";
+ * the sink (take, called by the sampler's dispatcher in the handler) reads
+ * "on" first, then copies the fields and keeps them only if it saw the same
+ * even sequence before and after.  A tick that races with a change of the
+ * buffer while profil() is on is counted as lost rather than written to a
+ * buffer the caller may be about to free; turning on from off loses none.
+ * The writer then waits until no handler is in flight
  * (mon_sampler_quiesce), so that when profil() returns nothing writes to the
- * old buffer any more.  Turning off stops the clocks before the buffer is
- * unpublished, so no tick of a running clock finds profil() off.
+ * old buffer any more.  Turning off stops the clocks before "on" is
+ * cleared, so no tick of a running clock finds profil() off.
  *
  * The sink never takes a lock, never allocates and touches only: the
  * published fields and the bin (with an atomic compare-and-swap, saturating
@@ -72,12 +74,21 @@ uint64_t mon_bin_add(unsigned short *bin, uint64_t weight)
 	return over;
 }
 
-/* profil()'s sink (sampler.h): off while profil() is off (changing while
- * it is being turned on or off); a tick that races with a change of the
- * buffer, or finds it unwritable, is lost; a PC past the buffer's range is
- * outside (the object histograms may take it). */
+/* profil()'s sink (sampler.h): off while profil() is off; a tick that
+ * races with a change of the buffer while on, or finds it unwritable, is
+ * lost; a PC past the buffer's range is outside (the object histograms may
+ * take it).
+ *
+ * "on" is read first, with an acquire load that pairs with publish()'s
+ * release store: a tick that sees profil() on sees the fields it was
+ * turned on with, so only a change of the buffer while on (profil()
+ * called again with another one) can meet an odd sequence.  Turning on
+ * from off loses no tick: until "on" is stored the tick is not profil()'s
+ * (the clocks start only after), and after it the fields are stable. */
 static int take(const struct mon_sample *s, uint64_t *saturated)
 {
+	if (!__atomic_load_n(&hist.on, __ATOMIC_ACQUIRE))
+		return MON_SINK_OFF;
 	/* The fields are read with acquire loads, so the second read of the
 	 * sequence below cannot move before them (a seqlock reader's fence,
 	 * in a form ThreadSanitizer understands). */
@@ -86,11 +97,7 @@ static int take(const struct mon_sample *s, uint64_t *saturated)
 	uint64_t nbins = __atomic_load_n(&hist.nbins, __ATOMIC_ACQUIRE);
 	uintptr_t offset = __atomic_load_n(&hist.offset, __ATOMIC_ACQUIRE);
 	unsigned scale = __atomic_load_n(&hist.scale, __ATOMIC_ACQUIRE);
-	int on = __atomic_load_n(&hist.on, __ATOMIC_ACQUIRE);
-	int changing = (seq & 1) || seq != LOAD(hist_seq);
-	if (!on)
-		return changing ? MON_SINK_CHANGING : MON_SINK_OFF;
-	if (changing || LOAD(faulted))
+	if ((seq & 1) || seq != LOAD(hist_seq) || LOAD(faulted))
 		return MON_SINK_LOST;
 	uint64_t bin = mon_pc_to_bin(s->pc, offset, scale);
 	if (bin >= nbins)
@@ -105,16 +112,29 @@ static int take(const struct mon_sample *s, uint64_t *saturated)
 
 static const struct mon_sink sink = { take, 0 };
 
-static void publish(unsigned short *buf, size_t bufsiz, uintptr_t offset, unsigned scale, int on)
+/* Publish the buffer and turn on: the fields change with the sequence odd
+ * (a tick of profil() while on is lost then, not written to a buffer being
+ * replaced), and "on" is stored last, with release, so a tick that sees it
+ * sees them.  Under mon_lock(). */
+static void publish(unsigned short *buf, size_t bufsiz, uintptr_t offset, unsigned scale)
 {
 	__atomic_add_fetch(&hist_seq, 1, __ATOMIC_SEQ_CST);	/* odd */
 	STORE(hist.buf, buf);
 	STORE(hist.nbins, (uint64_t)bufsiz / 2);
 	STORE(hist.offset, offset);
 	STORE(hist.scale, scale);
-	STORE(hist.on, on);
 	STORE(faulted, 0);
 	__atomic_add_fetch(&hist_seq, 1, __ATOMIC_SEQ_CST);	/* even */
+	__atomic_store_n(&hist.on, 1, __ATOMIC_RELEASE);
+}
+
+/* Turn off: only "on" changes; the fields stay until the next publish (no
+ * tick reads them once it sees off, and none in flight is left when the
+ * caller's mon_sampler_quiesce returns).  Under mon_lock(). */
+static void unpublish(void)
+{
+	__atomic_store_n(&hist.on, 0, __ATOMIC_RELEASE);
+	STORE(faulted, 0);
 }
 
 /* Every page of [buf, buf + bufsiz) writable now? */
@@ -159,16 +179,16 @@ MON_EXPORT int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigne
 		if (was_on)
 			mon_sampling_release(MON_USER_PROFIL);
 		mon_sampler_quiesce();
-		publish(NULL, 0, 0, 0, 0);
+		unpublish();
 		mon_sampler_quiesce();
 	} else if (was_on) {
-		publish(buf, bufsiz, offset, scale, 1);
+		publish(buf, bufsiz, offset, scale);
 		mon_sampler_quiesce();
 	} else {
-		publish(buf, bufsiz, offset, scale, 1);
+		publish(buf, bufsiz, offset, scale);
 		if (mon_sampling_acquire(MON_USER_PROFIL) < 0) {
 			int e = errno;
-			publish(NULL, 0, 0, 0, 0);
+			unpublish();
 			mon_sampler_quiesce();
 			errno = e;
 			rc = -1;

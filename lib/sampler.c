@@ -18,7 +18,6 @@
  *                            became unwritable)
  *   on sinks, but outside    samples and dropped (the PC is in no range an
  *   all of them              on sink covers)
- *   no sink on, one changing samples and lost (profil() being turned on)
  *   no sink on               nothing: not a sample (a tick of a clock being
  *                            disarmed, or a signal it left pending)
  *
@@ -87,7 +86,7 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 	struct mon_sample s = { pc, weight, context, 0 };
 	if (__atomic_load_n(&want_tid, __ATOMIC_RELAXED))
 		s.tid = cached_tid();
-	int verdict = MON_SINK_OFF, outside = 0, changing = 0;
+	int verdict = MON_SINK_OFF, outside = 0;
 	uint64_t saturated = 0;
 	for (unsigned i = 0; i < MON_SINKS && verdict == MON_SINK_OFF; i++) {
 		const struct mon_sink *k = __atomic_load_n(&sinks[i], __ATOMIC_ACQUIRE);
@@ -96,16 +95,11 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 		int v = k->take(&s, &saturated);
 		if (v == MON_SINK_OUTSIDE)
 			outside = 1;
-		else if (v == MON_SINK_CHANGING)
-			changing = 1;
 		else
 			verdict = v;
 	}
-	if (verdict == MON_SINK_OFF && !outside) {
-		if (!changing)
-			goto out;	/* no sink on: not a sample */
-		verdict = MON_SINK_LOST;
-	}
+	if (verdict == MON_SINK_OFF && !outside)
+		goto out;	/* no sink on: not a sample */
 	ADD(stats.samples, weight);
 	mon_facts_tick(weight);
 	switch (verdict) {

@@ -31,8 +31,6 @@ struct mon_sample {
 enum {
 	MON_SINK_OFF,		/* the sink is not on: not its sample */
 	MON_SINK_OUTSIDE,	/* on, but pc is outside what it covers: the next sink may take it */
-	MON_SINK_CHANGING,	/* off, but being turned on or off right now: lost unless
-				 * a later sink takes it (or finds it outside: dropped) */
 	MON_SINK_LOST,		/* on, but it cannot charge now (changing, unwritable) */
 	MON_SINK_TAKEN		/* charged; *saturated: the part of the weight that did not fit */
 };

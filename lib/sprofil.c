@@ -115,20 +115,20 @@ static int charge(void *counter, int wide, uint64_t weight, uint64_t *saturated)
 }
 
 /* sprofil()'s sink (sampler.h): off while sprofil() is off; a tick that
- * races with a change, or finds a counter unwritable, is lost; a PC in no
- * region goes to the overflow bin, or is outside when there is none. */
+ * finds a counter unwritable is lost; a PC in no region goes to the
+ * overflow bin, or is outside when there is none.  "on" is read first and
+ * stored last (publish), as profil.c does, so a tick that sees it on sees
+ * the table it was turned on with; the sequence check guards the rest. */
 static int take(const struct mon_sample *s, uint64_t *saturated)
 {
+	if (!__atomic_load_n(&table.on, __ATOMIC_ACQUIRE))
+		return MON_SINK_OFF;
 	unsigned seq = __atomic_load_n(&table_seq, __ATOMIC_ACQUIRE);
 	const struct piece *p = __atomic_load_n(&table.pieces, __ATOMIC_ACQUIRE);
 	size_t n = __atomic_load_n(&table.npieces, __ATOMIC_ACQUIRE);
 	void *overflow = __atomic_load_n(&table.overflow, __ATOMIC_ACQUIRE);
 	int wide = __atomic_load_n(&table.wide, __ATOMIC_ACQUIRE);
-	int on = __atomic_load_n(&table.on, __ATOMIC_ACQUIRE);
-	int changing = (seq & 1) || seq != LOAD(table_seq);
-	if (!on)
-		return changing ? MON_SINK_CHANGING : MON_SINK_OFF;
-	if (changing || LOAD(faulted))
+	if ((seq & 1) || seq != LOAD(table_seq) || LOAD(faulted))
 		return MON_SINK_LOST;
 	unsigned w = wide ? 4 : 2;
 	size_t lo = 0, hi = n;
@@ -152,16 +152,33 @@ static int take(const struct mon_sample *s, uint64_t *saturated)
 
 static const struct mon_sink sink = { take, 0 };
 
-static void publish(const struct piece *p, size_t n, void *overflow, int wide, int on)
+/* Publish a table and turn on: the fields change with the sequence odd,
+ * and "on" is stored last, with release (profil.c's order).  Under
+ * mon_lock(). */
+static void publish(const struct piece *p, size_t n, void *overflow, int wide)
 {
 	__atomic_add_fetch(&table_seq, 1, __ATOMIC_SEQ_CST);	/* odd */
 	STORE(table.pieces, p);
 	STORE(table.npieces, n);
 	STORE(table.overflow, overflow);
 	STORE(table.wide, wide);
-	STORE(table.on, on);
 	STORE(faulted, 0);
 	__atomic_add_fetch(&table_seq, 1, __ATOMIC_SEQ_CST);	/* even */
+	__atomic_store_n(&table.on, 1, __ATOMIC_RELEASE);
+}
+
+/* Turn off: only "on" changes, then, once no tick is in flight, the table
+ * goes (no tick reads it after seeing off).  Under mon_lock(). */
+static void unpublish(void)
+{
+	__atomic_store_n(&table.on, 0, __ATOMIC_RELEASE);
+	mon_sampler_quiesce();
+	__atomic_add_fetch(&table_seq, 1, __ATOMIC_SEQ_CST);
+	STORE(table.pieces, NULL);
+	STORE(table.npieces, 0);
+	STORE(table.overflow, NULL);
+	STORE(faulted, 0);
+	__atomic_add_fetch(&table_seq, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Every page of [base, base + size) writable now? */
@@ -219,8 +236,7 @@ static void turn_off(void)
 {
 	mon_sampling_release(MON_USER_SPROFIL);
 	mon_sampler_quiesce();
-	publish(NULL, 0, NULL, 0, 0);
-	mon_sampler_quiesce();
+	unpublish();
 	mon_free(owned);
 	owned = NULL;
 }
@@ -308,13 +324,12 @@ MON_EXPORT int sprofil(struct prof *profp, int profcnt, struct timeval *tvp, uns
 		return mon_fail(EBUSY);
 	}
 	mon_sampler_set_sink(MON_SINK_SPROFIL, &sink);
-	publish(v, n, overflow, wide, 1);
+	publish(v, n, overflow, wide);
 	owned = v;
 	int rc = 0;
 	if (mon_sampling_acquire(MON_USER_SPROFIL) < 0) {
 		int e = errno;
-		publish(NULL, 0, NULL, 0, 0);
-		mon_sampler_quiesce();
+		unpublish();
 		mon_free(owned);
 		owned = NULL;
 		errno = e;

@@ -84,13 +84,30 @@ if MONPROF_CLOCK=perf "$MONRUN" -o "$T/perf.out" "$T/kern" 0.6 0.1 >"$T/perf.txt
 	else
 		not_ok cov_system_perf_unsampled_warns "system $sys s; stderr: $(cat "$T/perf.err")"
 	fi
-	# A program with little system time gets no such warning.
-	if MONPROF_CLOCK=perf "$MONRUN" -o "$T/u.out" "$T/kern" 0.002 0.5 >/dev/null &&
-	    "$PROF" -m "$T/u.out" "$T/kern" >/dev/null 2>"$T/u.err" && ! grep -q "system CPU time" "$T/u.err"; then
-		ok cov_system_perf_quiet_when_little
-	else
-		not_ok cov_system_perf_quiet_when_little "$(cat "$T/u.err")"
-	fi
+	# A program with little system time gets no such warning.  "Little" is
+	# what the run recorded, not what the program asked for: on a loaded
+	# VM the perf clock's run of this 0.5 s user loop was once charged
+	# 0.14-0.24 s of system time (28-47 %), and prof was right to warn.  A
+	# run recorded with under 10 % is judged; up to 3 runs are tried.
+	quiet=""
+	for try in 1 2 3; do
+		MONPROF_CLOCK=perf "$MONRUN" -o "$T/u.out" "$T/kern" 0.002 0.5 >/dev/null || break
+		share=$(dump "$T/u.out" info | awk '$1 == "user_usec" { u = $2 } $1 == "sys_usec" { s = $2 }
+		    END { if (u + s > 0) printf "%d", 100 * s / (u + s) }')
+		[ "${share:-100}" -lt 10 ] || continue
+		if "$PROF" -m "$T/u.out" "$T/kern" >/dev/null 2>"$T/u.err" &&
+		    ! grep -q "system CPU time" "$T/u.err"; then
+			quiet=ok
+		else
+			quiet="recorded system share $share %; stderr: $(cat "$T/u.err")"
+		fi
+		break
+	done
+	case $quiet in
+	ok) ok cov_system_perf_quiet_when_little ;;
+	"") ok "cov_system_perf_quiet_when_little # skip 3 runs were recorded with ${share:-no} % system time (a loaded machine); the case needs one under 10 %" ;;
+	*) not_ok cov_system_perf_quiet_when_little "$quiet" ;;
+	esac
 else
 	ok "cov_system_perf_recorded_unsampled # skip the perf clock is not available here"
 	ok "cov_system_perf_unsampled_warns # skip the perf clock is not available here"

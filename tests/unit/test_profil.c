@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -31,6 +32,7 @@
 
 #include "mon.h"
 #include "runtime.h"
+#include "sampler.h"
 
 /* The sampled loop: rdi iterations, 64 bytes, padded by 4 KiB of int3. */
 void profil_loop(long iterations);
@@ -539,6 +541,92 @@ static void test_move_while_on(void **state)
 	assert_true(sum_bins(a, 10, 42) > sum_bins(a_copy, 10, 42));
 }
 
+/* ---- 5. turning on from off while ticks arrive -------------------------- */
+
+/* Ticks offered by another thread at a PC inside the buffer's range, as
+ * fast as it can, while this one turns profil() on and off with the same
+ * buffer: a tick meets every moment of each change.  Turning on from off
+ * and turning off change no buffer a tick could be writing to, so none may
+ * be counted lost (it was: "on" was published inside the sequence lock's
+ * odd window, and a tick there was lost; profil_onoff saw 1 in 10000). */
+static int ticker_stop, ticker_started;
+
+static void *ticker(void *arg)
+{
+	uintptr_t pc = *(const uintptr_t *)arg;
+	__atomic_store_n(&ticker_started, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&ticker_stop, __ATOMIC_ACQUIRE))
+		mon_sampler_tick(NULL, pc, 1);
+	return NULL;
+}
+
+static void test_on_from_off_loses_nothing(void **state)
+{
+	(void)state;
+	static unsigned short h[256];
+	uintptr_t pc = (uintptr_t)profil_loop;
+	memset(h, 0, sizeof h);
+	struct mon_stats st0 = stats();
+	pthread_t t;
+	__atomic_store_n(&ticker_stop, 0, __ATOMIC_RELAXED);
+	assert_int_equal(pthread_create(&t, NULL, ticker, &pc), 0);
+	while (!__atomic_load_n(&ticker_started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	int toggles = 0;
+	/* 2000 changes at least, and on until the ticker hit an on-window
+	 * (on one core it may run only between them). */
+	for (; toggles < 2000 || (h[100] == 0 && toggles < 200000); toggles++) {
+		assert_int_equal(profil(h, sizeof h, pc - 200, 0x10000), 0);
+		assert_int_equal(profil(null_buf(), 0, 0, 0), 0);
+	}
+	__atomic_store_n(&ticker_stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	struct mon_stats st = stats();
+	print_message("%d changes: samples %llu, counted %llu, lost %llu; the PC's bin %u\n",
+		      2 * toggles, (unsigned long long)(st.samples - st0.samples),
+		      (unsigned long long)(st.counted - st0.counted),
+		      (unsigned long long)(st.lost - st0.lost), h[100]);
+	assert_true(h[100] > 0);	/* the ticker met profil() on */
+	assert_int_equal(st.lost - st0.lost, 0);
+	assert_int_equal(st.counted - st0.counted, sum_bins(h, 0, 256));
+}
+
+/* The same for sprofil(): a call while on turns it off, so each pair of
+ * calls turns it on and off, with a 32-bit counter that does not
+ * saturate. */
+static void test_sprofil_on_from_off_loses_nothing(void **state)
+{
+	(void)state;
+	static unsigned c[64];
+	uintptr_t pc = (uintptr_t)profil_loop;
+	memset(c, 0, sizeof c);
+	struct prof r = { c, sizeof c, pc - 16, 0x10000 };	/* pc in counter 16 / 4 = 4 */
+	struct mon_stats st0 = stats();
+	pthread_t t;
+	__atomic_store_n(&ticker_stop, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ticker_started, 0, __ATOMIC_RELAXED);
+	assert_int_equal(pthread_create(&t, NULL, ticker, &pc), 0);
+	while (!__atomic_load_n(&ticker_started, __ATOMIC_ACQUIRE))
+		sched_yield();
+	int toggles = 0;
+	for (; toggles < 2000 || (c[4] == 0 && toggles < 200000); toggles++) {
+		assert_int_equal(sprofil(&r, 1, NULL, PROF_UINT), 0);
+		assert_int_equal(sprofil(NULL, 0, NULL, 0), 0);
+	}
+	__atomic_store_n(&ticker_stop, 1, __ATOMIC_RELEASE);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	struct mon_stats st = stats();
+	uint64_t all = 0;
+	for (size_t i = 0; i < 64; i++)
+		all += c[i];
+	print_message("%d changes: counted %llu, lost %llu; the PC's counter %u\n", 2 * toggles,
+		      (unsigned long long)(st.counted - st0.counted),
+		      (unsigned long long)(st.lost - st0.lost), c[4]);
+	assert_true(c[4] > 0);
+	assert_int_equal(st.lost - st0.lost, 0);
+	assert_int_equal(st.counted - st0.counted, all);
+}
+
 /* ---- 11. the counters ---------------------------------------------------- */
 
 static void test_getstats(void **state)
@@ -639,6 +727,8 @@ int main(void)
 		cmocka_unit_test(test_efault_leaves_state),
 		cmocka_unit_test(test_buffer_vanishes),
 		cmocka_unit_test(test_move_while_on),
+		cmocka_unit_test(test_on_from_off_loses_nothing),
+		cmocka_unit_test(test_sprofil_on_from_off_loses_nothing),
 		cmocka_unit_test(test_getstats),
 		cmocka_unit_test(test_getstats_size),
 	};

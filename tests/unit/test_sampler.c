@@ -108,15 +108,6 @@ static void verdicts(void **state)
 	d = tick_with(MON_SINK_OFF, MON_SINK_OUTSIDE, 0);
 	assert_true(d.samples == 5 && d.dropped == 5);
 
-	/* Off but changing (profil() being turned on): lost, unless a later
-	 * sink takes it or finds it outside. */
-	d = tick_with(MON_SINK_CHANGING, MON_SINK_OFF, 0);
-	assert_true(d.samples == 5 && d.lost == 5 && d.dropped == 0);
-	d = tick_with(MON_SINK_CHANGING, MON_SINK_TAKEN, 0);
-	assert_true(d.samples == 5 && d.counted == 5 && d.lost == 0);
-	d = tick_with(MON_SINK_CHANGING, MON_SINK_OUTSIDE, 0);
-	assert_true(d.samples == 5 && d.dropped == 5 && d.lost == 0);
-
 	/* Lost (a buffer changing): lost, and the offer ends there. */
 	d = tick_with(MON_SINK_LOST, MON_SINK_TAKEN, 0);
 	assert_true(d.samples == 5 && d.lost == 5 && d.counted == 0);
@@ -179,9 +170,6 @@ static void observers(void **state)
 		assert_true(d.samples == 5 && d.dropped == 5 && d.counted == 0 && observed == 1);
 		observed = 0;
 		d = tick_with(MON_SINK_OFF, MON_SINK_LOST, 0);
-		assert_true(d.samples == 5 && d.lost == 5 && observed == 1);
-		observed = 0;
-		d = tick_with(MON_SINK_OFF, MON_SINK_CHANGING, 0);
 		assert_true(d.samples == 5 && d.lost == 5 && observed == 1);
 	}
 	/* Removed: not called any more. */
