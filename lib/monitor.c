@@ -443,11 +443,12 @@ static int fill(struct monout_writer *w, void *arg)
 		return -1;
 	if (mon_stacks_put(w) < 0)
 		return -1;
-	/* Interval files hold no WALL record (its threads' spans and rounds
-	 * are the run's: not cut yet; monrun refuses --wall with --interval). */
-	if (cut == NULL && mon_wall_put(w, objects, nobjects, unloaded,
-				     extra < sizeof unloaded / sizeof unloaded[0] ? extra
-				     : sizeof unloaded / sizeof unloaded[0]) < 0)
+	/* An interval's file: the wall samples since the last cut (wall.c). */
+	int wall_part = cut == NULL ? MON_WALL_WHOLE : cut->advance ? MON_WALL_CUT
+				    : MON_WALL_SINCE_CUT;
+	if (mon_wall_put(w, objects, nobjects, unloaded,
+			 extra < sizeof unloaded / sizeof unloaded[0] ? extra
+			 : sizeof unloaded / sizeof unloaded[0], wall_part) < 0)
 		return -1;
 	if (mon_count_put(w) < 0)
 		return -1;
@@ -554,6 +555,7 @@ int mon_interval_skip(void)
 			__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 	if (mon_stacks_cut_begin() == 0)
 		mon_stacks_cut_end();
+	mon_wall_cut_skip();
 	base_now();
 	mon_facts_window_advance();
 	base.cut = 1;
@@ -886,15 +888,6 @@ static void wall_on(void)
 {
 	static int told;
 	unsigned hz = mon_wall_setting();
-	if (hz != 0 && mon_control_calls.intervals != NULL && mon_control_calls.intervals()) {
-		static int said;
-		static const char lead[] = "monprof: no wall-clock samples in this profile: ";
-		if (!said)
-			say(lead, sizeof lead - 1, "interval files (MONPROF_INTERVAL) do not carry "
-			    "them yet; run without --interval for a wall-clock profile");
-		said = 1;
-		return;
-	}
 	if (hz == 0 || mon_wall_start(hz, mon_stacks_depth_setting()) == 0 || told)
 		return;
 	told = 1;

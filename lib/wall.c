@@ -148,6 +148,9 @@ struct wthread {
 	uint64_t seen_round;	/* the last round that listed it */
 	uint64_t seen_ns;	/* when (CLOCK_MONOTONIC) */
 	struct monout_wall_thread out;
+	/* What the interval files cut so far held (mon_wall_put with
+	 * MON_WALL_CUT; the writer's alone, under monitor.c's writer lock). */
+	uint64_t cut_taken, cut_unreadable, cut_expected;
 };
 
 struct wsample {
@@ -173,6 +176,7 @@ struct wall {
 	uint32_t sample_slot[SAMPLE_SLOTS];
 	uint64_t pool[POOL_PCS];
 	struct wwait waits[MAX_WAITS];
+	uint64_t sample_cut[MAX_SAMPLES];	/* each sample's count in the files cut so far */
 };
 
 static struct wall *tab;	/* mapped once */
@@ -198,6 +202,12 @@ static int pause_word;		/* futex: 1 while moncontrol(0) has sampling paused */
 #define PAUSES_MAX 256u
 static uint64_t pause_lo[PAUSES_MAX], pause_hi[PAUSES_MAX];
 static unsigned npauses;
+/* The interval files cut so far (mon_wall_put's MON_WALL_CUT, the writer's
+ * alone): their rounds, missed rounds, lost samples, the sampler's CPU and
+ * the end of the last one, microseconds after start_ns. */
+static struct {
+	uint64_t rounds, missed, lost, user_us, sys_us, end_us;
+} cut_base;
 static int running;
 static int task_fd = -1;
 static unsigned fds_kept, fds_budget;
@@ -1582,7 +1592,9 @@ void mon_wall_fork_child(int go)
 		}
 		memset(tab->thread_slot, 0, sizeof tab->thread_slot);
 		memset(tab->sample_slot, 0, sizeof tab->sample_slot);
+		memset(tab->sample_cut, 0, nsamples * sizeof tab->sample_cut[0]);
 	}
+	memset(&cut_base, 0, sizeof cut_base);
 	close_ours(task_fd);
 	task_fd = -1;
 	fds_kept = 0;
@@ -1624,15 +1636,78 @@ static uint32_t object_index(const struct monout_object *objs, size_t nobjs,
 	return best;
 }
 
+/* A counter's part since the files cut so far: now less base (never below
+ * 0), and base moved to now when advance is nonzero. */
+static uint64_t since_cut(uint64_t now, uint64_t *base, int advance)
+{
+	uint64_t d = now > *base ? now - *base : 0;
+	if (advance)
+		*base = now;
+	return d;
+}
+
+/* Thread t's THREAD entry into *out for mon_wall_put (part as there; lo:
+ * the end of the last interval cut, microseconds after start_ns; last_us:
+ * the last round's instant), its interval's part moved to the files cut
+ * when part is MON_WALL_CUT.  0 when an interval has nothing of it (it
+ * ended before lo and took nothing since). */
+static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part,
+		      struct monout_wall_thread *out)
+{
+	*out = t->out;
+	struct monout_wall_thread *o = out;
+	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
+	unsigned np = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	o->taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
+	o->unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
+	o->flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
+	if (!(o->flags & MONOUT_WALL_THREAD_ENDED))
+		o->last_usec = last_us;
+	if (o->last_usec < o->first_usec)
+		o->last_usec = o->first_usec;
+	/* The round instants k / rate (k >= 0) in [first, last], but those
+	 * of the pauses (moncontrol(0)): rounds_in of each overlap. */
+	uint64_t due = t->seen_round ? rounds_in(o->first_usec, o->last_usec) : 0;
+	for (unsigned k = 0; k < np && due; k++) {
+		uint64_t plo = pause_lo[k], phi = __atomic_load_n(&pause_hi[k], __ATOMIC_ACQUIRE);
+		uint64_t a = plo > o->first_usec ? plo : o->first_usec;
+		uint64_t b = phi == UINT64_MAX || phi > o->last_usec ? o->last_usec : phi - 1;
+		uint64_t in = phi > plo ? rounds_in(a, b) : 0;
+		due -= in < due ? in : due;
+	}
+	o->expected = due;
+	if (cutting) {
+		/* This interval's part of the thread: its samples, its due
+		 * rounds, its span clipped to [lo, now]; none when it ended
+		 * before the interval and took nothing in it. */
+		o->taken = since_cut(o->taken, &t->cut_taken, advance);
+		o->unreadable = since_cut(o->unreadable, &t->cut_unreadable, advance);
+		o->expected = since_cut(o->expected, &t->cut_expected, advance);
+		if ((o->flags & MONOUT_WALL_THREAD_ENDED) && o->last_usec < lo && !o->taken &&
+		    !o->unreadable && !o->expected)
+			return 0;
+		if (o->first_usec < lo) {
+			o->first_usec = lo;
+			o->flags &= ~(uint32_t)MONOUT_WALL_THREAD_STARTED;
+		}
+		if (o->last_usec < o->first_usec)
+			o->last_usec = o->first_usec;
+	}
+	return 1;
+}
+
 int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs,
-		 const struct monout_object *unloaded, size_t nunloaded)
+		 const struct monout_object *unloaded, size_t nunloaded, int part)
 {
 	if (!ever_started || tab == NULL)
 		return 0;
+	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
 	uint64_t now = mono_ns();
 	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
 	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
 	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
+	/* An interval's file: [lo, elapsed], lo the end of the last file cut. */
+	uint64_t lo = cutting ? cut_base.end_us : 0;
 	struct monout_wall_head h;
 	memset(&h, 0, sizeof h);
 	h.rate_hz = rate;
@@ -1645,8 +1720,16 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 	h.threads_unlisted = unlisted;
 	h.lost = lost;
 	h.flags = (unlisted ? MONOUT_WALL_F_THREADS_FULL : 0) |
-		  (lost ? MONOUT_WALL_F_SAMPLES_FULL : 0) |
+		  (h.lost ? MONOUT_WALL_F_SAMPLES_FULL : 0) |
 		  (have_schedstat ? 0 : MONOUT_WALL_F_NO_SCHEDSTAT);
+	if (cutting) {
+		h.elapsed_usec = since_cut(elapsed, &cut_base.end_us, advance);
+		h.rounds = since_cut(h.rounds, &cut_base.rounds, advance);
+		h.missed = since_cut(h.missed, &cut_base.missed, advance);
+		h.user_usec = since_cut(h.user_usec, &cut_base.user_us, advance);
+		h.sys_usec = since_cut(h.sys_usec, &cut_base.sys_us, advance);
+		h.lost = since_cut(h.lost, &cut_base.lost, advance);
+	}
 #if defined(__x86_64__)
 	h.machine = EM_X86_64;
 #elif defined(__aarch64__)
@@ -1661,34 +1744,18 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		return -1;
 	unsigned nt = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < nt; i++) {
-		const struct wthread *t = &tab->threads[i];
-		struct monout_wall_thread o = t->out;
-		o.taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
-		o.unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
-		o.flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
-		if (!(o.flags & MONOUT_WALL_THREAD_ENDED))
-			o.last_usec = last_us;
-		if (o.last_usec < o.first_usec)
-			o.last_usec = o.first_usec;
-		/* The round instants k / rate (k >= 0) in [first, last], but those
-		 * of the pauses (moncontrol(0)): rounds_in of each overlap. */
-		uint64_t due = t->seen_round ? rounds_in(o.first_usec, o.last_usec) : 0;
-		for (unsigned k = 0; k < np && due; k++) {
-			uint64_t plo = pause_lo[k], phi = __atomic_load_n(&pause_hi[k], __ATOMIC_ACQUIRE);
-			uint64_t a = plo > o.first_usec ? plo : o.first_usec;
-			uint64_t b = phi == UINT64_MAX || phi > o.last_usec ? o.last_usec : phi - 1;
-			uint64_t in = phi > plo ? rounds_in(a, b) : 0;
-			due -= in < due ? in : due;
-		}
-		o.expected = due;
-		monout_wall_thread(w, &o);
+		struct wthread *t = &tab->threads[i];
+		struct monout_wall_thread o;
+		if (thread_out(t, last_us, lo, part, &o))
+			monout_wall_thread(w, &o);
 	}
 	pid_t own = __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE);
 	if (own > 0) {
 		struct monout_wall_thread o;
 		memset(&o, 0, sizeof o);
 		o.tid = (uint64_t)own;
-		o.last_usec = elapsed;
+		o.first_usec = lo;
+		o.last_usec = elapsed > lo ? elapsed : lo;
 		o.flags = MONOUT_WALL_THREAD_SAMPLER;
 		memcpy(o.name, "monprof-wall", 12);
 		monout_wall_thread(w, &o);
@@ -1709,7 +1776,10 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 	for (unsigned i = 0; i < ns; i++) {
 		const struct wsample *s = &tab->samples[i];
 		struct monout_wall_sample o;
+		/* One load: a round adding after it counts in the next interval. */
 		o.count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
+		if (cutting && (o.count = since_cut(o.count, &tab->sample_cut[i], advance)) == 0)
+			continue;
 		o.tid = s->tid;
 		o.state = s->state;
 		o.syscall = s->syscall;
@@ -1721,4 +1791,29 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		monout_wall_sample(w, &o);
 	}
 	return monout_wall_close(w);
+}
+
+void mon_wall_cut_skip(void)
+{
+	if (!ever_started || tab == NULL)
+		return;
+	uint64_t now = mono_ns();
+	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
+	since_cut(elapsed, &cut_base.end_us, 1);
+	since_cut(__atomic_load_n(&rounds, __ATOMIC_ACQUIRE), &cut_base.rounds, 1);
+	since_cut(__atomic_load_n(&missed, __ATOMIC_RELAXED), &cut_base.missed, 1);
+	since_cut(__atomic_load_n(&own_user_us, __ATOMIC_RELAXED), &cut_base.user_us, 1);
+	since_cut(__atomic_load_n(&own_sys_us, __ATOMIC_RELAXED), &cut_base.sys_us, 1);
+	since_cut(lost, &cut_base.lost, 1);
+	unsigned ns = __atomic_load_n(&nsamples, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < ns; i++)
+		since_cut(__atomic_load_n(&tab->samples[i].count, __ATOMIC_RELAXED),
+			  &tab->sample_cut[i], 1);
+	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
+	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
+	unsigned nt = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < nt; i++) {
+		struct monout_wall_thread o;
+		thread_out(&tab->threads[i], last_us, 0, MON_WALL_CUT, &o);
+	}
 }

@@ -74,6 +74,11 @@ MON_HIDDEN int mon_wall_resume(void);
  */
 MON_HIDDEN void mon_wall_fork_child(int go);
 
+/* mon_wall_put's part: the whole run, or an interval's file (monitor.c's
+ * cut): what was sampled since the last MON_WALL_CUT, and then with
+ * MON_WALL_CUT that becomes the files' (the next file starts from there). */
+enum { MON_WALL_WHOLE, MON_WALL_SINCE_CUT, MON_WALL_CUT };
+
 /*
  * Write the WALL record to w: every thread seen (the sampler's own with
  * MONOUT_WALL_THREAD_SAMPLER and its CPU), every wait, every sample, the
@@ -81,10 +86,26 @@ MON_HIDDEN void mon_wall_fork_child(int go);
  * of the loaded objects the file holds, in order, and unloaded[0..nunloaded)
  * those of objects unloaded since, numbered nobjs + i (a futex word in an
  * object's data is named by its index).  Nothing is written when the sampler never ran.
- * Async-signal-safe: reads the tables only (entries being added at that
- * moment are left out).  Returns 0 or -1 with errno from the writer.
+ * part MON_WALL_WHOLE: the whole run.  MON_WALL_SINCE_CUT, MON_WALL_CUT:
+ * an interval file's, only what came after the last MON_WALL_CUT (each
+ * sample's count, each thread's samples and due rounds, its span clipped
+ * to the interval, the rounds, missed rounds, lost samples, the sampler's
+ * CPU and elapsed time less those of the files cut so far); MON_WALL_CUT
+ * then adds them to the files cut.  Each count is read once (an atomic
+ * load): a round adding after it goes to the next file, so files cut in
+ * turn hold every sample once.  The cut bases are the writer's alone: call
+ * under monitor.c's writer lock.  Async-signal-safe: reads the tables only
+ * (entries being added at that moment are left out, for the next file).
+ * Returns 0 or -1 with errno from the writer.
  */
 MON_HIDDEN int mon_wall_put(struct monout_writer *w, const struct monout_object *objs,
-			    size_t nobjs, const struct monout_object *unloaded, size_t nunloaded);
+			    size_t nobjs, const struct monout_object *unloaded, size_t nunloaded,
+			    int part);
+
+/* An interval skipped (monitor.c's mon_interval_skip: nothing sampled
+ * since the last one): what the sampler took since the last cut becomes
+ * the files', written in none.  Under monitor.c's writer lock; not from a
+ * signal handler.  Nothing happens before the sampler's first start. */
+MON_HIDDEN void mon_wall_cut_skip(void);
 
 #endif /* MON_WALL_H */

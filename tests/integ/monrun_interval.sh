@@ -17,7 +17,7 @@
 #  - a normal exit writes the last interval (flag LAST) and no mon.out;
 #  - --keep=2 leaves the newest two files (mutation: rotate() a no-op),
 #    --max-bytes keeps the files within the bytes;
-#  - --interval with --wall is refused by monrun, naming the conflict.
+#  - (--interval with --wall: tests/integ/wall_interval.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -168,11 +168,3 @@ else
 	not_ok interval_max_bytes "files hold $total (bytes, largest) for 6144: $(ls "$M" | tr '\n' ' ')"
 fi
 
-# --interval with --wall: refused, naming both.
-if "$MONRUN" --interval=1 --wall "$T/ispin" exit "$T/ready" 0 >/dev/null 2>"$T/w.err"; then
-	not_ok interval_wall_refused "monrun ran it"
-elif grep -q -- "--wall" "$T/w.err" && grep -q -- "--interval" "$T/w.err"; then
-	ok interval_wall_refused
-else
-	not_ok interval_wall_refused "$(cat "$T/w.err")"
-fi

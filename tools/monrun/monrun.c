@@ -581,11 +581,6 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < sizeof simple / sizeof simple[0]; k++)
 		if (simple_val[k] != NULL && setenv(simple[k].var, simple_val[k], 1) != 0)
 			err(1, "setenv");
-	const char *iv = simple_val[0] ? simple_val[0] : getenv("MONPROF_INTERVAL");
-	const char *wv = wall ? wall : getenv("MONPROF_WALL");
-	if (iv && *iv && wv && *wv && strcmp(wv, "0") != 0)
-		errx(2, "--interval and --wall: interval files do not carry wall-clock samples "
-			"yet; profile wall-clock time without --interval");
 	if ((simple_val[1] || simple_val[2]) && !simple_val[0] && !getenv("MONPROF_INTERVAL"))
 		errx(2, "--keep and --max-bytes rotate interval files: give --interval=SEC too");
 	execvp(cmd, argv + optind);
