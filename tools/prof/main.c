@@ -29,6 +29,7 @@
  */
 #include "prof.h"
 #include "out/out.h"
+#include "monout.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -298,6 +299,21 @@ static void print_timeline(struct span_row *v, size_t n, size_t untimed)
 	if (untimed)
 		printf("(%zu files without a time: written before mon.out minor 2, or gmon.out)\n",
 		       untimed);
+}
+
+/* A file's samples for --timeline: its CPU samples, or with --sample=wall
+ * its wall-clock samples (each thread's, every state), with offcpu those
+ * of threads not running nor runnable. */
+static uint64_t timeline_samples(const struct prof_data *d, int event)
+{
+	if (event == PROF_EV_CPU)
+		return d->run.samples;
+	uint64_t n = 0;
+	for (size_t i = 0; i < d->nwall_samples; i++)
+		if (event == PROF_EV_WALL || (d->wall_samples[i].state != MONOUT_WALL_RUNNING &&
+					      d->wall_samples[i].state != MONOUT_WALL_RUNNABLE))
+			n += d->wall_samples[i].count;
+	return n;
 }
 
 /* "prof: Cannot allocate memory" on stderr; returns 1, the exit status. */
@@ -738,7 +754,8 @@ int main(int argc, char **argv)
 				break;
 			}
 			if (timed)
-				spans[nspans++] = (struct span_row){ t0, t1, d.run.pid, d.run.samples,
+				spans[nspans++] = (struct span_row){ t0, t1, d.run.pid,
+								     timeline_samples(&d, o.event),
 								     in.v[i].name };
 			else
 				untimed++;
