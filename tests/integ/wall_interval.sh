@@ -19,7 +19,10 @@
 #                         instants in its span, clipped to the interval), its
 #                         samples within 2 % + 2 of them and its taken count
 #                         within 2 of its samples (a round may race a cut
-#                         between counting a sample and the thread's taken)
+#                         between counting a sample and the thread's taken),
+#                         and no more than the file's rounds + missed rounds
+#                         (+ 2, + the last file's missed: a late round's
+#                         weight may follow its missed rounds over a cut)
 #   wall_interval_sum     over the four files, the steady thread's samples are
 #                         its life (as the thread measured it) x 200 Hz: no
 #                         less than 0.9 x and no more than 1.02 x + 5 (a
@@ -29,11 +32,12 @@
 #                         exactly the four files' steady_wait samples, prof -m
 #                         of files 2 and 3 exactly theirs, and --timeline
 #                         --sample=wall each file's wall samples
-# Mutations: mon_wall_put not moving the base at a cut (advance ignored:
-# each file holds the run so far) fails wall_interval_phase, _rate and
-# _sum; the last interval written without its WALL record (monitor.c's
-# wall_part MON_WALL_WHOLE... only when cut is NULL, the last file skipped)
-# fails wall_interval_run and _sum.
+# Mutations: mon_wall_put not moving the base at a cut (advance 0 for
+# MON_WALL_CUT: each file holds the run so far) fails wall_interval_phase
+# and _sum; only the samples' base not moved (sample_cut) fails _phase,
+# _rate and _sum; the last interval's file written without its WALL record
+# (monitor.c's fill skipping mon_wall_put for MONOUT_INTERVAL_LAST) fails
+# _run, _phase, _rate and _sum.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
@@ -63,7 +67,7 @@ st=$(awk '$1 == "steady" && $2 == "tid" { print $3 }' "$T/out")
 ph=$(awk '$1 == "phase" && $2 == "tid" { print $3 }' "$T/out")
 life=$(awk '$1 == "steady_us" { print $2 }' "$T/out")
 r=$(awk -v st="$st" -v ph="$ph" -v life="${life:-0}" -v nf="$n" '
-$2 == "wall" { rate = $5 }
+$2 == "wall" && $3 == 1 { rate = $5; rm[$1] = $7 + $9; miss[$1] = $9 }
 $2 == "thread" && $3 == st { due[$1] = $7; taken[$1] = $9 }
 $2 == "sample" && $5 == st { s[$1] += $3; if (index($NF, "steady_wait")) sw[$1] += $3 }
 $2 == "sample" && $5 == ph && $7 == "blocked" {
@@ -74,13 +78,13 @@ END {
 	okp = oks = nf == 4; okr = nf == 4
 	for (k = 1; k <= nf; k++) {
 		right = k % 2 ? al[k] : be[k]; wrong = k % 2 ? be[k] : al[k]
-		printf "# file %d: phase %s %d, other %d; steady %d (in steady_wait %d), taken %d, due %d\n", k,
-			k % 2 ? "wait_alpha" : "wait_beta", right, wrong, s[k], sw[k], taken[k], due[k]
+		printf "# file %d: phase %s %d, other %d; steady %d (in steady_wait %d), taken %d, due %d; rounds + missed %d\n", k,
+			k % 2 ? "wait_alpha" : "wait_beta", right, wrong, s[k], sw[k], taken[k], due[k], rm[k]
 		if (right < 20 || right < 2 * wrong || sw[k] < 0.95 * s[k])
 			okp = 0
 		d = s[k] - due[k]; if (d < 0) d = -d
 		t = s[k] - taken[k]; if (t < 0) t = -t
-		if (due[k] < 50 || d > 0.02 * due[k] + 2 || t > 2)
+		if (due[k] < 50 || d > 0.02 * due[k] + 2 || t > 2 || s[k] > rm[k] + miss[k - 1] + 2)
 			okr = 0
 		tot += s[k]
 	}
