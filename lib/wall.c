@@ -83,6 +83,14 @@
  * (more: counted in threads_unlisted).  Samples: MAX_SAMPLES unique keys,
  * POOL_PCS PCs (no room: counted in lost).  Waits: MAX_WAITS.
  *
+ * Intervals (control.c): an interval's file takes what was counted since
+ * the last cut, not a fresh table: each entry's count is loaded once and
+ * written less sample_cut[] (thread entries and the header likewise, less
+ * their cut_* fields and cut_base), which a cut then sets to what it
+ * wrote.  The sampler never waits for the writer nor the writer for it; a
+ * round adding after the load counts in the next file.  Keys accumulate
+ * over the run (MAX_SAMPLES of them; more: lost, counted per interval).
+ *
  * fork: the child has no sampler; monitor.c's child hook calls
  * mon_wall_fork_child, which forgets the parent's tables and descriptors
  * and starts the child's own.  exec: monitor.c stops the sampler before
