@@ -3,7 +3,7 @@
  * (tests/integ/wall_interval.sh), run under
  * PROFDIR=DIR monrun --interval=1 --wall=HZ.
  *
- *   wall_interval DIR N
+ *   wall_interval DIR N [exit|abort|exec]
  *
  * A steady thread blocks in read(2) of a pipe, in steady_wait, the whole
  * run.  A phase thread waits on a condition variable in wait_alpha in
@@ -12,7 +12,9 @@
  * file of sequence k + 1 holds phase k (but for the moment main takes to
  * notice a file).  Once N - 1 files exist, main sleeps half a second more in
  * phase N - 1 (the last interval, written at exit), then ends the threads
- * and returns.  Prints "steady tid TID", "phase tid TID" and "steady_us N"
+ * and returns (abort: calls abort(3) instead, the last interval written
+ * from the fatal signal's handler; exec: execs /bin/true, the last
+ * interval written before the exec).  Prints "steady tid TID", "phase tid TID" and "steady_us N"
  * (the steady thread's life, CLOCK_MONOTONIC microseconds).  Exit 0, or 1
  * when DIR cannot be read or no file came within 60 s.
  */
@@ -116,8 +118,9 @@ static void set_phase(int k, int end)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3)
+	if (argc != 3 && argc != 4)
 		return 2;
+	const char *end = argc == 4 ? argv[3] : "exit";
 	int want = atoi(argv[2]);
 	pthread_t a, b;
 	if (pipe(fds) != 0 || pthread_create(&a, NULL, steady, NULL) != 0 ||
@@ -144,5 +147,12 @@ int main(int argc, char **argv)
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	printf("steady_us %ld\n", steady_us);
+	fflush(stdout);
+	if (rc == 0 && strcmp(end, "abort") == 0)
+		abort();
+	if (rc == 0 && strcmp(end, "exec") == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		return 1;
+	}
 	return rc;
 }
