@@ -49,6 +49,8 @@
 build_wall_dump
 $CC -O1 -g -o "$T/wi" "$ROOT/tests/progs/wall_interval.c" -lpthread
 nm -n --defined-only "$T/wi" >"$T/wi.nm"
+# Checks that name functions in blocked threads' stacks (as wall_pause.sh's).
+SAN_WHY="the sanitizer's interceptors (read, pthread_cond_wait) are built with frame pointers, and a blocked thread's walk starts from the SP and PC /proc gives, without its frame pointer, so it ends in them"
 # run_case END SUFFIX RC: the run ending by END (exit, abort, exec: the
 # program's third argument) into $T/dSUFFIX, expected exit status RC; the
 # checks named with SUFFIX; $D, $T/files, $T/all.txt for the prof checks.
@@ -106,7 +108,7 @@ run_case() {
 	echo "$r" | grep '^#'
 	set -- $(echo "$r" | grep -v '^#')
 	if [ "${1:-}" = ok ]; then ok wall_interval_phase$sfx
-	else not_ok wall_interval_phase$sfx "$(echo "$r" | grep '^# file' | tr '\n' ' ')"; fi
+	else wall_san_not_ok wall_interval_phase$sfx "$(echo "$r" | grep '^# file' | tr '\n' ' ')" "$SAN_WHY"; fi
 	if [ "${2:-}" = ok ]; then ok wall_interval_rate$sfx
 	else not_ok wall_interval_rate$sfx "$(echo "$r" | grep '^# file' | tr '\n' ' ')"; fi
 	if [ "${3:-}" = ok ]; then ok wall_interval_sum$sfx
@@ -136,7 +138,7 @@ if [ "$all_d" -gt 0 ] && [ "$all_p" = "$all_d" ] && [ "$mid_d" -gt 0 ] && [ "$mi
    [ "$tl" = ok ]; then
 	ok wall_interval_prof
 else
-	not_ok wall_interval_prof "steady_wait: prof $all_p of $all_d, files 2-3 $mid_p of $mid_d; timeline $tl"
+	wall_san_not_ok wall_interval_prof "steady_wait: prof $all_p of $all_d, files 2-3 $mid_p of $mid_d; timeline $tl" "$SAN_WHY"
 fi
 
 # The last interval from a fatal signal's handler (abort: the sampler still
