@@ -167,4 +167,3 @@ if awk -v t="$total" 'BEGIN { split(t, v, " "); exit !(v[1] <= 6144 + v[2] && v[
 else
 	not_ok interval_max_bytes "files hold $total (bytes, largest) for 6144: $(ls "$M" | tr '\n' ' ')"
 fi
-
