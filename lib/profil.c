@@ -79,15 +79,16 @@ uint64_t mon_bin_add(unsigned short *bin, uint64_t weight)
  * lost; a PC past the buffer's range is outside (the object histograms may
  * take it).
  *
- * "on" is read first, with an acquire load that pairs with publish()'s
- * release store: a tick that sees profil() on sees the fields it was
+ * "on" is read first (sequentially consistent, as it is stored, so it also
+ * orders against the dispatcher's count of handlers in flight, which
+ * mon_sampler_quiesce reads): a tick that sees profil() on sees the fields it was
  * turned on with, so only a change of the buffer while on (profil()
  * called again with another one) can meet an odd sequence.  Turning on
  * from off loses no tick: until "on" is stored the tick is not profil()'s
  * (the clocks start only after), and after it the fields are stable. */
 static int take(const struct mon_sample *s, uint64_t *saturated)
 {
-	if (!__atomic_load_n(&hist.on, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&hist.on, __ATOMIC_SEQ_CST))
 		return MON_SINK_OFF;
 	/* The fields are read with acquire loads, so the second read of the
 	 * sequence below cannot move before them (a seqlock reader's fence,
@@ -114,7 +115,7 @@ static const struct mon_sink sink = { take, 0 };
 
 /* Publish the buffer and turn on: the fields change with the sequence odd
  * (a tick of profil() while on is lost then, not written to a buffer being
- * replaced), and "on" is stored last, with release, so a tick that sees it
+ * replaced), and "on" is stored last, so a tick that sees it
  * sees them.  Under mon_lock(). */
 static void publish(unsigned short *buf, size_t bufsiz, uintptr_t offset, unsigned scale)
 {
@@ -125,7 +126,7 @@ static void publish(unsigned short *buf, size_t bufsiz, uintptr_t offset, unsign
 	STORE(hist.scale, scale);
 	STORE(faulted, 0);
 	__atomic_add_fetch(&hist_seq, 1, __ATOMIC_SEQ_CST);	/* even */
-	__atomic_store_n(&hist.on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&hist.on, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Turn off: only "on" changes; the fields stay until the next publish (no
@@ -133,7 +134,11 @@ static void publish(unsigned short *buf, size_t bufsiz, uintptr_t offset, unsign
  * caller's mon_sampler_quiesce returns).  Under mon_lock(). */
 static void unpublish(void)
 {
-	__atomic_store_n(&hist.on, 0, __ATOMIC_RELEASE);
+	/* Sequentially consistent, as the dispatcher's count of handlers in
+	 * flight is: the caller's mon_sampler_quiesce must not read that
+	 * count before this store is seen (a store-load reordering would let
+	 * a tick that entered after the count was read still see "on"). */
+	__atomic_store_n(&hist.on, 0, __ATOMIC_SEQ_CST);
 	STORE(faulted, 0);
 }
 

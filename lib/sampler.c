@@ -148,7 +148,7 @@ void mon_sampler_set_sink(unsigned slot, const struct mon_sink *sink)
 void mon_sampler_quiesce(void)
 {
 	struct timespec pause = { 0, 50000 };
-	for (int i = 0; i < 20000 && __atomic_load_n(&inflight, __ATOMIC_ACQUIRE); i++) {
+	for (int i = 0; i < 20000 && __atomic_load_n(&inflight, __ATOMIC_SEQ_CST); i++) {
 		if (i < 100)
 			sched_yield();
 		else

@@ -121,7 +121,7 @@ static int charge(void *counter, int wide, uint64_t weight, uint64_t *saturated)
  * the table it was turned on with; the sequence check guards the rest. */
 static int take(const struct mon_sample *s, uint64_t *saturated)
 {
-	if (!__atomic_load_n(&table.on, __ATOMIC_ACQUIRE))
+	if (!__atomic_load_n(&table.on, __ATOMIC_SEQ_CST))
 		return MON_SINK_OFF;
 	unsigned seq = __atomic_load_n(&table_seq, __ATOMIC_ACQUIRE);
 	const struct piece *p = __atomic_load_n(&table.pieces, __ATOMIC_ACQUIRE);
@@ -153,7 +153,7 @@ static int take(const struct mon_sample *s, uint64_t *saturated)
 static const struct mon_sink sink = { take, 0 };
 
 /* Publish a table and turn on: the fields change with the sequence odd,
- * and "on" is stored last, with release (profil.c's order).  Under
+ * and "on" is stored last (profil.c's order and orderings).  Under
  * mon_lock(). */
 static void publish(const struct piece *p, size_t n, void *overflow, int wide)
 {
@@ -164,14 +164,18 @@ static void publish(const struct piece *p, size_t n, void *overflow, int wide)
 	STORE(table.wide, wide);
 	STORE(faulted, 0);
 	__atomic_add_fetch(&table_seq, 1, __ATOMIC_SEQ_CST);	/* even */
-	__atomic_store_n(&table.on, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&table.on, 1, __ATOMIC_SEQ_CST);
 }
 
 /* Turn off: only "on" changes, then, once no tick is in flight, the table
  * goes (no tick reads it after seeing off).  Under mon_lock(). */
 static void unpublish(void)
 {
-	__atomic_store_n(&table.on, 0, __ATOMIC_RELEASE);
+	/* Sequentially consistent, as the dispatcher's count of handlers in
+	 * flight is: the caller's mon_sampler_quiesce must not read that
+	 * count before this store is seen (a store-load reordering would let
+	 * a tick that entered after the count was read still see "on"). */
+	__atomic_store_n(&table.on, 0, __ATOMIC_SEQ_CST);
 	mon_sampler_quiesce();
 	__atomic_add_fetch(&table_seq, 1, __ATOMIC_SEQ_CST);
 	STORE(table.pieces, NULL);
