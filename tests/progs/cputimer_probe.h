@@ -3,7 +3,9 @@
  * cputimer_probe.h — the number of independent samples a CPU-time timer
  * gives on this machine, measured by the test program itself (for the share
  * tests run with monrun's thread and itimer clocks: guest_handlers.c,
- * guest_reset.c).
+ * guest_reset.c, guest_clone.c; one a thread, read by the thread itself,
+ * for a program that blocks every signal, guest_sigwait.c, and a share
+ * between threads, guest_fds.c).
  *
  * The probe: a CPU-time timer of the program's own (CLOCK_THREAD_CPUTIME_ID
  * of the thread that starts it, 1 ms, SIGRTMAX-1 to the process).  The
@@ -37,7 +39,8 @@
  * whose CPU the test counts).  A program that resets every signal's action
  * keeps PROBE_SIGNAL's (its default action ends the process).  Timers are
  * not inherited by fork children (timer_create(2)), nor pending signals
- * (fork(2)), so a child may reset it.
+ * (fork(2)), so a child may reset it, or start its own
+ * (probe_restart_in_child).
  */
 #ifndef CPUTIMER_PROBE_H
 #define CPUTIMER_PROBE_H
@@ -204,6 +207,19 @@ static inline void probe_thread_stop(struct probe_thread *p)
 	probe_thread_read(p);
 	timer_delete(p->t);
 	p->on = 0;
+}
+
+/* Spin SECONDS of CPU in SPIN (a spin function of monrun_common.h's
+ * DEFINE_SPIN: CPU seconds asked, CPU seconds used), in steps of 1 ms,
+ * reading the calling thread's probe P after each; returns the CPU used. */
+static inline double probe_thread_spin(double (*spin)(double), double seconds, struct probe_thread *p)
+{
+	double used = 0;
+	do {
+		used += spin(0.001);
+		probe_thread_read(p);
+	} while (used < seconds);
+	return used;
 }
 
 /* Add the counts of P into the process's probe (probe_counts), for
