@@ -16,7 +16,13 @@
 #     close_range system call, then opens 700 files (RLIMIT_NOFILE 800: its
 #     files take the numbers the perf clock's descriptors had), is still
 #     sampled in every thread: after_close's share of the samples taken
-#     after the close matches its share of their CPU (5 sigma, 10 points);
+#     after the close matches its share of their CPU (5 sigma, 10 points;
+#     with the thread clock, on the number of independent samples the
+#     three threads' own probes measured (probe_thread_*, cputimer_probe.h),
+#     which each thread spins on until it has its share of NEFF, 80 (the
+#     main thread half, the others a quarter each); at least as many as
+#     put a share of 0 or 1 outside the bound around the measured truth:
+#     samples_to_tell and clock_share_ok, monrun_lib.inc);
 #     and its 700 descriptors are its own (each still /dev/null, close()
 #     succeeds on each).  Mutations caught: the perf event's page not
 #     mapped (clock.c arm_perf) → after_close 0 samples; the number's
@@ -29,6 +35,8 @@ mkdir -p "$T/run"
 cd "$T/run" || exit 1
 unset PROFDIR
 build_plain fds guest_fds.c -pthread || not_ok guest_fds_build
+
+NEFF=80
 
 # The number the program gets unprofiled is the one it must get profiled:
 # 3, or higher when this test inherited open descriptors (a CI runner's, a
@@ -63,13 +71,16 @@ for c in perf thread; do
 		not_ok "guest_fds_daemon_still_profiled_$c" "$k ticks in after_close"
 
 	rm -f mon.out
+	m=$NEFF; [ $c = perf ] && m=0
 	try "guest_fds_raw_close_range_$c" timeout 120 sh -c "ulimit -n 800 && exec \"\$0\" \"\$@\" >\"$T/raw.$c\"" \
-	    "$MONRUN" -c $c "$T/fds" rawclose 0.3
+	    "$MONRUN" -c $c "$T/fds" rawclose 0.3 $m
 	prof_csv mon.out "$T/raw.$c.csv" "$T/fds"
 	k1=$(ticks "$T/raw.$c.csv" after_close) k2=$(ticks "$T/raw.$c.csv" thread_after)
 	c1=$(truth "$T/raw.$c" after_close) c2=$(truth "$T/raw.$c" thread_after)
 	n=$(awk -v a="$k1" -v b="$k2" 'BEGIN { printf "%d", a + b + 0.5 }')
 	p=$(awk -v a="$c1" -v b="$c2" 'BEGIN { print (a + b > 0) ? a / (a + b) : 0 }')
-	echo "# raw close_range $c: after_close $k1 of $n samples; CPU $c1 of $c1 + $c2 s"
-	share_ok "guest_fds_raw_close_range_still_sampled_$c" "$k1" "$n" "$p" 0.10
+	echo "# raw close_range $c: after_close $k1 of $n periods; CPU $c1 of $c1 + $c2 s; $(grep probe_ "$T/raw.$c" | tr '\n' ' ')"
+	d=$(awk -v p="$p" 'BEGIN { print (p < 1 - p) ? p : 1 - p }')
+	clock_share_ok "guest_fds_raw_close_range_still_sampled_$c" $c "$k1" "$n" "$p" "$T/raw.$c" \
+	    "$(samples_to_tell "$p" "$d")" 0.10
 done

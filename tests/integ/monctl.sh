@@ -20,6 +20,24 @@
 . "$(dirname "$0")/mon_helpers.inc"
 MONCTL=$B/bin/monctl
 
+# The waits below are in the process's CPU time, not wall-clock time: a
+# loaded machine may give the spinning program little CPU in a second.
+# cpu_of PID: the CPU seconds PID has used (utime + stime, /proc/PID/stat,
+# proc(5); fields counted after the parenthesised name).
+cpu_of() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat" 2>/dev/null
+}
+# wait_cpu PID S: wait until PID has used S more CPU seconds (at most 60 s).
+wait_cpu() {
+	_w0=$(cpu_of "$1")
+	for _i in $(seq 1200); do
+		awk -v a="$(cpu_of "$1")" -v b="${_w0:-0}" -v s="$2" 'BEGIN { exit !(a == "" || a - b >= s) }' &&
+			return 0
+		sleep 0.05
+	done
+	return 1
+}
+
 if build_plain ispin interval_spin.c && build_dump; then
 	ok monctl_build
 else
@@ -35,7 +53,7 @@ cd "$T/w" || exit 1
 job=$!
 for _i in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
 PID=$(cat "$T/ready")
-sleep 0.3
+wait_cpu "$PID" 0.3
 "$MONCTL" "$PID" status >"$T/s0" 2>&1
 if [ "$(field state <"$T/s0")" = dormant ] && [ "$(field samples <"$T/s0")" = 0 ]; then
 	ok monctl_dormant_status
@@ -51,10 +69,10 @@ else
 fi
 
 "$MONCTL" "$PID" on >"$T/on" 2>&1
-sleep 0.5
+wait_cpu "$PID" 0.3
 "$MONCTL" "$PID" status >"$T/s1" 2>&1
 a=$(field samples <"$T/s1")
-sleep 0.5
+wait_cpu "$PID" 0.3
 "$MONCTL" "$PID" status >"$T/s2" 2>&1
 b=$(field samples <"$T/s2")
 if grep -q "ok: sampling" "$T/on" && [ "$(field state <"$T/s2")" = sampling ] &&
@@ -73,10 +91,10 @@ else
 fi
 
 "$MONCTL" "$PID" off >"$T/off" 2>&1
-sleep 0.2
+wait_cpu "$PID" 0.1
 "$MONCTL" "$PID" status >"$T/s3" 2>&1
 c=$(field samples <"$T/s3")
-sleep 0.6
+wait_cpu "$PID" 0.3
 "$MONCTL" "$PID" status >"$T/s4" 2>&1
 d=$(field samples <"$T/s4")
 if grep -q "ok: off" "$T/off" && [ "$(field state <"$T/s4")" = off ] && [ "$c" = "$d" ]; then

@@ -3,7 +3,9 @@
  * cputimer_probe.h — the number of independent samples a CPU-time timer
  * gives on this machine, measured by the test program itself (for the share
  * tests run with monrun's thread and itimer clocks: guest_handlers.c,
- * guest_reset.c).
+ * guest_reset.c, guest_clone.c; one a thread, read by the thread itself,
+ * for a program that blocks every signal, guest_sigwait.c, and a share
+ * between threads, guest_fds.c).
  *
  * The probe: a CPU-time timer of the program's own (CLOCK_THREAD_CPUTIME_ID
  * of the thread that starts it, 1 ms, SIGRTMAX-1 to the process).  The
@@ -37,16 +39,20 @@
  * whose CPU the test counts).  A program that resets every signal's action
  * keeps PROBE_SIGNAL's (its default action ends the process).  Timers are
  * not inherited by fork children (timer_create(2)), nor pending signals
- * (fork(2)), so a child may reset it.
+ * (fork(2)), so a child may reset it, or start its own
+ * (probe_restart_in_child).
  */
 #ifndef CPUTIMER_PROBE_H
 #define CPUTIMER_PROBE_H
 
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 /* The probe's signal: process-directed, above both clocks' (top of file). */
 #define PROBE_SIGNAL (SIGRTMAX - 1)
@@ -64,25 +70,36 @@ static inline struct probe_counts *probe_counts(void)
 	return &c;
 }
 
+/* Count one probe signal of `overrun` periods missed (si_overrun, 0 or
+ * more) in C: weight 1 + overrun.  Async-signal-safe. */
+static inline void probe_add(struct probe_counts *c, int overrun)
+{
+	double w = 1.0 + (overrun > 0 ? overrun : 0);
+	c->signals++;
+	c->w += w;
+	c->w2 += w * w;
+}
+
 /* PROBE_SIGNAL's handler: one signal, of weight 1 + si_overrun periods
  * (sigaction(2): si_overrun for SI_TIMER).  Async-signal-safe. */
 static inline void probe_on_signal(int sig, siginfo_t *si, void *uc)
 {
 	(void)sig;
 	(void)uc;
-	struct probe_counts *c = probe_counts();
-	double w = 1.0 + (si->si_code == SI_TIMER && si->si_overrun > 0 ? si->si_overrun : 0);
-	c->signals++;
-	c->w += w;
-	c->w2 += w * w;
+	probe_add(probe_counts(), si->si_code == SI_TIMER ? si->si_overrun : 0);
 }
 
-/* The effective number of samples so far, (sum w)^2 / sum w^2: 0 before
+/* The effective number of samples in C, (sum w)^2 / sum w^2: 0 before
  * the first signal, at most the number of signals. */
+static inline double probe_neff_of(const struct probe_counts *c)
+{
+	return c->w2 > 0 ? c->w * c->w / c->w2 : 0;
+}
+
+/* The one probe's effective number of samples so far (probe_neff_of). */
 static inline double probe_neff(void)
 {
-	struct probe_counts *c = probe_counts();
-	return c->w2 > 0 ? c->w * c->w / c->w2 : 0;
+	return probe_neff_of(probe_counts());
 }
 
 /* Start the probe: 1 ms periods of the calling thread's CPU, PROBE_SIGNAL
@@ -109,6 +126,119 @@ static inline void probe_start(void)
 		perror("probe: unavailable");
 		sigaction(PROBE_SIGNAL, &(struct sigaction){ .sa_handler = SIG_DFL }, NULL);
 	}
+}
+
+/* In a child made by fork(2) or clone(2): forget the parent's counts (the
+ * parent's timer is not inherited, timer_create(2)) and start the child's
+ * own probe (probe_start).  The child's signals then count its own CPU. */
+static inline void probe_restart_in_child(void)
+{
+	struct probe_counts *c = probe_counts();
+	c->signals = 0;
+	c->w = c->w2 = 0;
+	probe_start();
+}
+
+/* A thread's own probe, for a program that blocks every signal in every
+ * thread and reads them itself (guest_sigwait.c, guest_fds.c): a CPU-time
+ * timer of the thread (CLOCK_THREAD_CPUTIME_ID, 1 ms), PROBE_SIGNAL to
+ * that thread only (SIGEV_THREAD_ID, timer_create(2)), kept blocked and
+ * read by the thread with probe_thread_read between steps of its work (no
+ * handler runs, so no clock sample moves).  A signal read late counts the
+ * periods it waited in si_overrun, so steps of about a period keep the
+ * weights the kernel's. */
+struct probe_thread {
+	timer_t t;
+	int on;			/* 1 while the timer exists */
+	struct probe_counts c;	/* this thread's counts */
+};
+
+#if defined(__GLIBC__) && !defined(sigev_notify_thread_id)
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+/* Start P for the calling thread, whose signal mask must block
+ * PROBE_SIGNAL.  If timer_create(2) or timer_settime(2) fails, says so on
+ * standard error and goes on without it (P counts nothing). */
+static inline void probe_thread_start(struct probe_thread *p)
+{
+	memset(p, 0, sizeof *p);
+	struct sigevent se;
+	memset(&se, 0, sizeof se);
+	se.sigev_notify = SIGEV_THREAD_ID;
+	se.sigev_signo = PROBE_SIGNAL;
+	se.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+	struct itimerspec it = { { 0, 1000000 }, { 0, 1000000 } };
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &se, &p->t) != 0) {
+		perror("probe: unavailable");
+		return;
+	}
+	p->on = 1;
+	if (timer_settime(p->t, 0, &it, NULL) != 0)
+		perror("probe: unavailable");
+}
+
+/* Read the calling thread's pending probe signals (sigtimedwait(2) with a
+ * zero timeout, PROBE_SIGNAL only) into P: each of weight 1 + si_overrun. */
+static inline void probe_thread_read(struct probe_thread *p)
+{
+	if (!p->on)
+		return;
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, PROBE_SIGNAL);
+	struct timespec zero = { 0, 0 };
+	siginfo_t si;
+	int r;
+	while ((r = sigtimedwait(&s, &si, &zero)) == PROBE_SIGNAL || (r < 0 && errno == EINTR))
+		if (r == PROBE_SIGNAL)
+			probe_add(&p->c, si.si_code == SI_TIMER ? si.si_overrun : 0);
+}
+
+/* Stop P: disarm and delete its timer, then read what is still pending,
+ * so that nothing of the probe's stays pending for the thread. */
+static inline void probe_thread_stop(struct probe_thread *p)
+{
+	if (!p->on)
+		return;
+	struct itimerspec off;
+	memset(&off, 0, sizeof off);
+	timer_settime(p->t, 0, &off, NULL);
+	probe_thread_read(p);
+	timer_delete(p->t);
+	p->on = 0;
+}
+
+/* Spin SECONDS of CPU in SPIN (a spin function of monrun_common.h's
+ * DEFINE_SPIN: CPU seconds asked, CPU seconds used), in steps of 1 ms,
+ * reading the calling thread's probe P after each; returns the CPU used. */
+static inline double probe_thread_spin(double (*spin)(double), double seconds, struct probe_thread *p)
+{
+	double used = 0;
+	do {
+		used += spin(0.001);
+		probe_thread_read(p);
+	} while (used < seconds);
+	return used;
+}
+
+/* Add the counts of P into the process's probe (probe_counts), for
+ * probe_neff and probe_print over every thread's probe. */
+static inline void probe_thread_merge(const struct probe_thread *p)
+{
+	struct probe_counts *c = probe_counts();
+	c->signals += p->c.signals;
+	c->w += p->c.w;
+	c->w2 += p->c.w2;
+}
+
+/* The effective number of samples of the process's probe (probe_counts)
+ * and P's together, as if merged (probe_thread_merge). */
+static inline double probe_neff_with(const struct probe_thread *p)
+{
+	struct probe_counts *c = probe_counts();
+	double w = c->w + p->c.w, w2 = c->w2 + p->c.w2;
+	return w2 > 0 ? w * w / w2 : 0;
 }
 
 /* Print the probe's counts and the rounds run: "probe_signals S",

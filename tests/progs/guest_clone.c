@@ -10,13 +10,16 @@
  * the probe, cputimer_probe.h, has M/2 independent samples, at most 40
  * steps); makes the child (asm: the clone system
  * call made by an instruction of the program's own, not through
- * syscall(3); x86-64 only, else as clone), which spins 0.1 CPU-s in
- * child_spin and ends with exit(0) (the atexit path); waits for it, then
+ * syscall(3); x86-64 only, else as clone), which starts a probe of its
+ * own (probe_restart_in_child) and spins 0.1 CPU-s in child_spin (with
+ * M > 0, in steps of 0.1 CPU-s until its probe has M, at most 40 steps)
+ * and ends with exit(0) (the atexit path); waits for it, then
  * spins twice before_clone's CPU in after_clone (with M > 0, in steps of
  * 0.1 CPU-s, and on until the probe has M, at most 80 steps).  Prints "before_clone CPU",
  * "after_clone CPU" and the probe's counts (the parent: probe_print) and
- * "child_spin CPU" (the child); exits 0 when the child exited 0.  The
- * child has no probe (timer_create(2): timers are not inherited).
+ * "child_spin CPU", "child_cpu CPU" (the child's process CPU time
+ * before it exits) and "child_probe_neff N" (the child); exits 0 when the
+ * child exited 0.
  */
 #define _GNU_SOURCE
 #include <linux/sched.h>
@@ -78,7 +81,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (pid == 0) {
-		printf("child_spin %.6f\n", child_spin(0.1));
+		probe_restart_in_child();
+		double k = 0;
+		for (int s = 0; s < 1 || (probe_neff() < m && s < 40); s++)
+			k += child_spin(0.1);
+		struct timespec ts;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+		printf("child_spin %.6f\nchild_cpu %.6f\nchild_probe_neff %.1f\n", k,
+		       (double)ts.tv_sec + (double)ts.tv_nsec / 1e9, probe_neff());
 		exit(0);
 	}
 	int st;

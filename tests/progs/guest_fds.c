@@ -16,28 +16,42 @@
  *                        and dup3 system calls), lets the threads exit, and
  *                        checks that each of those numbers still refers to
  *                        its own file.  Exit 0 when all held, 1 otherwise.
- *   guest_fds rawclose S  two threads spin 0.05 CPU-s, then the main thread
+ *   guest_fds rawclose S [M]
+ *                        two threads spin 0.05 CPU-s, then the main thread
  *                        closes every descriptor above 2 with the raw
  *                        close_range system call (no C library function
  *                        sees it), opens /dev/null 700 times (taking the
  *                        numbers a profiler's descriptors had, when
  *                        RLIMIT_NOFILE is below about 930), and spins S
  *                        CPU-s in after_close while the threads spin 0.1
- *                        CPU-s more in thread_after.  Then each of the 700
- *                        must still be /dev/null and close() must succeed
- *                        on each.  Prints "after_close CPU" and
- *                        "thread_after CPU"; exit 0 when all held.
+ *                        CPU-s more in thread_after (with M > 0, each
+ *                        thread spins on in steps of a fifth of that until
+ *                        its own probe, cputimer_probe.h probe_thread_*,
+ *                        started after the opens, has its share of M
+ *                        independent samples: 0.5 M the main thread, 0.25 M
+ *                        each other; at most 6 CPU-s of steps in the
+ *                        main thread, 3 in the others; then the main
+ *                        thread spins on until it has used as much CPU as
+ *                        the others, a share near a half; the main
+ *                        thread's steps printed as "rounds").  Then
+ *                        each of the 700 must still be /dev/null and
+ *                        close() must succeed on each.  Prints
+ *                        "after_close CPU", "thread_after CPU" and the
+ *                        probes' counts (probe_print); exit 0 when all
+ *                        held.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cputimer_probe.h"
 #include "monrun_common.h"
 
 DEFINE_SPIN(thread_work)
@@ -45,14 +59,30 @@ DEFINE_SPIN(after_close)
 DEFINE_SPIN(thread_after)
 
 static pthread_barrier_t b1, b2;
-static double thread_after_cpu[2];
+static double thread_after_cpu[2], neff_wanted;
+static struct probe_thread thread_probe[2];
+
+/* Block PROBE_SIGNAL in the calling thread and start its probe P. */
+static void probe_thread_blocked(struct probe_thread *p)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, PROBE_SIGNAL);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	probe_thread_start(p);
+}
 
 static void *raw_thr(void *a)
 {
+	int i = (int)(intptr_t)a;
 	thread_work(0.05);
 	pthread_barrier_wait(&b1);
 	pthread_barrier_wait(&b2);
-	*(double *)a = thread_after(0.1);
+	probe_thread_blocked(&thread_probe[i]);
+	thread_after_cpu[i] = probe_thread_spin(thread_after, 0.1, &thread_probe[i]);
+	for (int r = 0; r < 150 && probe_neff_of(&thread_probe[i].c) < 0.25 * neff_wanted; r++)
+		thread_after_cpu[i] += probe_thread_spin(thread_after, 0.02, &thread_probe[i]);
+	probe_thread_stop(&thread_probe[i]);
 	return NULL;
 }
 
@@ -84,7 +114,7 @@ static int raw_close(double seconds)
 	pthread_barrier_init(&b1, 0, 3);
 	pthread_barrier_init(&b2, 0, 3);
 	for (int i = 0; i < 2; i++)
-		if ((errno = pthread_create(&t[i], 0, raw_thr, &thread_after_cpu[i])) != 0)
+		if ((errno = pthread_create(&t[i], 0, raw_thr, (void *)(intptr_t)i)) != 0)
 			FAIL("pthread_create: %s", strerror(errno));
 	pthread_barrier_wait(&b1);
 	if (syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
@@ -94,11 +124,23 @@ static int raw_close(double seconds)
 		if ((fds[i] = open("/dev/null", O_RDONLY)) < 0)
 			FAIL("open number %d: %s", i, strerror(errno));
 	pthread_barrier_wait(&b2);
-	double used = after_close(seconds);
-	for (int i = 0; i < 2; i++)
+	struct probe_thread main_probe;
+	probe_thread_blocked(&main_probe);
+	double used = probe_thread_spin(after_close, seconds, &main_probe);
+	int r;
+	for (r = 0; r < 100 && probe_neff_of(&main_probe.c) < 0.5 * neff_wanted; r++)
+		used += probe_thread_spin(after_close, seconds / 5, &main_probe);
+	for (int i = 0; i < 2; i++) {
 		pthread_join(t[i], 0);
+		probe_thread_merge(&thread_probe[i]);
+	}
+	for (; r < 200 && neff_wanted > 0 && used < thread_after_cpu[0] + thread_after_cpu[1]; r++)
+		used += probe_thread_spin(after_close, seconds / 5, &main_probe);
+	probe_thread_stop(&main_probe);
+	probe_thread_merge(&main_probe);
 	printf("after_close %.6f\nthread_after %.6f\n", used,
 	       thread_after_cpu[0] + thread_after_cpu[1]);
+	probe_print(r);
 	struct stat null;
 	if (stat("/dev/null", &null) != 0)
 		FAIL("stat /dev/null: %s", strerror(errno));
@@ -115,8 +157,10 @@ int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 2;
-	if (strcmp(argv[1], "rawclose") == 0)
+	if (strcmp(argv[1], "rawclose") == 0) {
+		neff_wanted = argc > 3 ? atof(argv[3]) : 0;
 		return raw_close(argc > 2 ? atof(argv[2]) : 0.3);
+	}
 	int n = strcmp(argv[1], "limit") == 0 ? (argc > 2 ? atoi(argv[2]) : 20) : 4;
 	pthread_barrier_init(&b1, 0, (unsigned)n + 1);
 	pthread_barrier_init(&b2, 0, (unsigned)n + 1);

@@ -3,15 +3,24 @@
  * guest_sigwait.c — a program that takes every signal synchronously: all
  * signals blocked in every thread, read with one of
  *
- *   guest_sigwait signalfd | sigwaitinfo | sigtimedwait | sigwait
+ *   guest_sigwait signalfd | sigwaitinfo | sigtimedwait | sigwait [M]
  *
  * A worker thread spins 0.3 CPU-s in worker_spin, sending the process
  * SIGRTMIN+1 every 0.01 CPU-s (30 of them, kill(2): process-directed,
  * real-time so that none merges with one pending), then
  * SIGRTMIN+2.  The main thread reads signals until SIGRTMIN+2, spinning 0.005
  * CPU-s in main_spin after each (with everything blocked), then spins 0.05
- * CPU-s more and asks sigpending(2): nothing may be pending.  Prints
- * "worker_spin CPU", "main_spin CPU" and exits 0 when it read exactly the
+ * CPU-s more (with M > 0, in steps of 0.05 CPU-s until its probe has
+ * M / 2 independent samples, at most 120 steps, 6 CPU-s: a loaded
+ * machine's timers give as few as 5 a CPU-s; the worker, after
+ * SIGRTMIN+2, spins on the same way until its own has M / 2), joins the
+ * worker, spins on until it has used as much CPU as the worker (a share
+ * of a half or more, where a share of 0 is far from the truth) and asks
+ * sigpending(2): nothing may be pending.  Each thread runs its own probe
+ * (probe_thread_start, cputimer_probe.h), which it reads after every 1 ms
+ * of spinning; the main thread's reads take every other signal.  Prints
+ * "worker_spin CPU", "main_spin CPU", the probes' counts (probe_print) and
+ * exits 0 when it read exactly the
  * 30 SIGRTMIN+1 and the SIGRTMIN+2 it sent; any other signal is reported as
  * "foreign signal N" (exit 1).
  */
@@ -23,22 +32,28 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "cputimer_probe.h"
 #include "monrun_common.h"
 
 DEFINE_SPIN(worker_spin)
 DEFINE_SPIN(main_spin)
 
-static double worker_cpu;
+static double worker_cpu, neff_wanted;
+static struct probe_thread worker_probe;
 
 static void *worker(void *a)
 {
 	(void)a;
+	probe_thread_start(&worker_probe);
 	for (int i = 0; i < 30; i++) {
-		worker_cpu += worker_spin(0.01);
+		worker_cpu += probe_thread_spin(worker_spin, 0.01, &worker_probe);
 		/* A real-time signal: queued, never merged with one pending. */
 		kill(getpid(), SIGRTMIN + 1);
 	}
 	kill(getpid(), SIGRTMIN + 2);	/* after every SIGRTMIN+1 */
+	for (int r = 0; r < 120 && probe_neff_of(&worker_probe.c) < 0.5 * neff_wanted; r++)
+		worker_cpu += probe_thread_spin(worker_spin, 0.05, &worker_probe);
+	probe_thread_stop(&worker_probe);
 	return NULL;
 }
 
@@ -47,9 +62,14 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		return 2;
 	const char *how = argv[1];
+	neff_wanted = argc > 2 ? atof(argv[2]) : 0;
 	sigset_t all;
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, NULL);
+	/* Every signal is read; the probe's by probe_thread_read. */
+	sigdelset(&all, PROBE_SIGNAL);
+	struct probe_thread main_probe;
+	probe_thread_start(&main_probe);
 	int sfd = -1;
 	if (strcmp(how, "signalfd") == 0 && (sfd = signalfd(-1, &all, SFD_CLOEXEC)) < 0) {
 		perror("signalfd");
@@ -90,10 +110,17 @@ int main(int argc, char **argv)
 			printf("foreign signal %d\n", sig);
 			foreign++;
 		}
-		main_cpu += main_spin(0.005);
+		main_cpu += probe_thread_spin(main_spin, 0.005, &main_probe);
 	}
+	int r;
+	for (r = 0; r < 1 || (r < 120 && probe_neff_of(&main_probe.c) < 0.5 * neff_wanted); r++)
+		main_cpu += probe_thread_spin(main_spin, 0.05, &main_probe);
 	pthread_join(t, NULL);
-	main_cpu += main_spin(0.05);
+	for (; r < 240 && neff_wanted > 0 && main_cpu < worker_cpu; r++)
+		main_cpu += probe_thread_spin(main_spin, 0.05, &main_probe);
+	probe_thread_stop(&main_probe);
+	probe_thread_merge(&main_probe);
+	probe_thread_merge(&worker_probe);
 	sigset_t pend;
 	sigpending(&pend);
 	for (int s = 1; s < NSIG; s++)
@@ -102,6 +129,7 @@ int main(int argc, char **argv)
 			foreign++;
 		}
 	printf("worker_spin %.6f\nmain_spin %.6f\n", worker_cpu, main_cpu);
+	probe_print(r);
 	if (usr1 != 30 || foreign) {
 		fprintf(stderr, "guest_sigwait: %d of 30 SIGRTMIN+1, %d foreign\n", usr1, foreign);
 		return 1;
