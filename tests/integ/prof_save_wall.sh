@@ -20,10 +20,18 @@
 #                           DIR (running samples are placed on the whole
 #                           run's CPU stacks, in DIR on each interval's:
 #                           they may move between stacks)
+#   prof_seq_window         --from=#2 --to=#3 (sequence numbers, INTERVAL's)
+#                           reads as prof -m of files 2 and 3 (folded wall
+#                           and CSV CPU views identical, fewer samples than
+#                           all), with "2 of the 4 profiles ... left out";
+#                           --from=#4 alone as -m of file 4
+#   prof_seq_syntax         --from=#0 refused in one line; --from=0 still a
+#                           time (every file)
 # Mutations (tools/prof/save.c): the header's rounds not summed (the last
 # file's kept) fails _head; a thread's taken not summed when its entries
 # merge fails _threads; a sample key's counts not summed fails _samples
-# and _prof.
+# and _prof.  tools/prof/main.c not checking --to=#N (only --from's
+# bound) fails _seq_window.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
@@ -99,3 +107,31 @@ nb=$(blocked "$T/dir.folded" | awk '{ n += $NF } END { print n + 0 }')
 echo "# folded: $(total "$T/dir.folded") samples in DIR's, $(total "$T/sum.folded") in sum.mon's; $nb in the blocked threads' stacks"
 if [ "$nb" -gt 0 ] && [ "$(blocked "$T/dir.folded")" = "$(blocked "$T/sum.folded")" ]; then ok prof_save_wall_prof
 else not_ok prof_save_wall_prof "$(diff "$T/dir.folded" "$T/sum.folded" | head -8 | tr '\n' ' ')"; fi
+
+# --from=#N --to=#N: the intervals of those sequence numbers (INTERVAL's).
+f2=$(sed -n 2p "$T/files") f3=$(sed -n 3p "$T/files") f4=$(sed -n 4p "$T/files")
+for fmt in folded csv; do
+	"$B/bin/prof" --sample=wall --format=$fmt --from=#2 --to=#3 "$T/wi" "$D" >"$T/w23.$fmt" 2>"$T/w23.err"
+	"$B/bin/prof" --sample=wall --format=$fmt -m "$D/$f2" -m "$D/$f3" "$T/wi" >"$T/m23.$fmt" 2>/dev/null
+	"$B/bin/prof" --format=$fmt --from=#4 "$T/wi" "$D" >"$T/w4.$fmt" 2>/dev/null
+	"$B/bin/prof" --format=$fmt -m "$D/$f4" "$T/wi" >"$T/m4.$fmt" 2>/dev/null
+done
+cat "$T/w23.err"
+n23=$(awk '{ n += $NF } END { print n + 0 }' "$T/m23.folded")
+nall=$(awk '{ n += $NF } END { print n + 0 }' "$T/dir.folded")
+echo "# --from=#2 --to=#3: $(awk '{ n += $NF } END { print n + 0 }' "$T/w23.folded") wall samples, prof -m of files 2 and 3: $n23, of all: $nall"
+if [ "$n23" -gt 0 ] && [ "$n23" -lt "$nall" ] && cmp -s "$T/w23.folded" "$T/m23.folded" &&
+   cmp -s "$T/w23.csv" "$T/m23.csv" && [ -s "$T/m4.csv" ] && cmp -s "$T/w4.csv" "$T/m4.csv" &&
+   cmp -s "$T/w4.folded" "$T/m4.folded" &&
+   grep -q '^prof: 2 of the 4 profiles read lie outside --from/--to' "$T/w23.err"; then
+	ok prof_seq_window
+else
+	not_ok prof_seq_window "$(diff "$T/w23.folded" "$T/m23.folded" | head -4 | tr '\n' ' ') $(diff "$T/w4.csv" "$T/m4.csv" | head -4 | tr '\n' ' ')"
+fi
+# Not a number, and a time still a time.
+"$B/bin/prof" --from=#0 "$T/wi" "$D" >/dev/null 2>"$T/bad.err"; rc=$?
+"$B/bin/prof" --format=csv --from=0 "$T/wi" "$D" >"$T/t0.csv" 2>/dev/null
+"$B/bin/prof" --format=csv "$T/wi" "$D" >"$T/all.csv" 2>/dev/null
+if [ $rc -ne 0 ] && grep -q "^prof: --from=#0: not an interval's number (#N, N from 1)$" "$T/bad.err" &&
+   [ -s "$T/all.csv" ] && cmp -s "$T/t0.csv" "$T/all.csv"; then ok prof_seq_syntax
+else not_ok prof_seq_syntax "exit $rc: $(head -c 200 "$T/bad.err")"; fi
