@@ -16,8 +16,10 @@
 #   prof_save_wall_samples  the sample entries: per (tid, state, syscall,
 #                           stack) the files' counts summed, each key once
 #   prof_save_wall_prof     prof --sample=wall --format=folded of sum.mon:
-#                           the blocked threads' stacks exactly those of
-#                           DIR (running samples are placed on the whole
+#                           the blocked samples' stacks (ending in their
+#                           system call) exactly those of DIR, the steady
+#                           thread's in steady_wait among them (running
+#                           samples are placed on the whole
 #                           run's CPU stacks, in DIR on each interval's:
 #                           they may move between stacks)
 #   prof_seq_window         --from=#2 --to=#3 (sequence numbers, INTERVAL's)
@@ -93,19 +95,26 @@ echo "# samples: $nk keys in the files, $(grep -c '^sample ' "$T/sum.txt") entri
 if [ "$nk" -gt 0 ] && [ "$got" = "$want" ] && [ "$dup" -eq 0 ]; then ok prof_save_wall_samples
 else not_ok prof_save_wall_samples "$(echo "$want" | head -3) / $(echo "$got" | head -3)"; fi
 
-# prof reads sum.mon as it reads the series: the blocked threads' stacks
-# (never running: each sample is in the file) exactly, and every sample.
+# prof reads sum.mon as it reads the series: the blocked samples' stacks
+# (each sample is in the file) exactly.
 # Running and runnable samples (depth 0) are placed on their thread's CPU
 # stacks: in the series each interval's, in sum.mon the whole run's, so
 # their rows may move between stacks (and folded rounds each row's share;
 # _samples checks their counts).
 "$B/bin/prof" --sample=wall --format=folded "$T/wi" "$D" 2>/dev/null | sort >"$T/dir.folded"
 "$B/bin/prof" --sample=wall --format=folded -m "$T/sum.mon" "$T/wi" 2>/dev/null | sort >"$T/sum.folded"
-blocked() { grep 'steady_wait\|wait_alpha\|wait_beta' "$1"; }
+# A blocked sample's stack ends in its system call's frame ("[read]"); a
+# running one placed on a CPU stack in a function, or "[running]",
+# "[runnable]".
+blocked() {
+	awk '{ st = $0; sub(/ [0-9]+$/, "", st); n = split(st, fr, ";"); leaf = fr[n]
+		if (leaf ~ /^\[/ && leaf != "[running]" && leaf != "[runnable]") print }' "$1"
+}
 total() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
 nb=$(blocked "$T/dir.folded" | awk '{ n += $NF } END { print n + 0 }')
-echo "# folded: $(total "$T/dir.folded") samples in DIR's, $(total "$T/sum.folded") in sum.mon's; $nb in the blocked threads' stacks"
-if [ "$nb" -gt 0 ] && [ "$(blocked "$T/dir.folded")" = "$(blocked "$T/sum.folded")" ]; then ok prof_save_wall_prof
+nsw=$(blocked "$T/dir.folded" | awk 'index($0, "steady_wait") { n += $NF } END { print n + 0 }')
+echo "# folded: $(total "$T/dir.folded") samples in DIR's, $(total "$T/sum.folded") in sum.mon's; $nb blocked (in a system call), $nsw of them in steady_wait"
+if [ "$nsw" -gt 0 ] && [ "$(blocked "$T/dir.folded")" = "$(blocked "$T/sum.folded")" ]; then ok prof_save_wall_prof
 else not_ok prof_save_wall_prof "$(diff "$T/dir.folded" "$T/sum.folded" | head -8 | tr '\n' ' ')"; fi
 
 # --from=#N --to=#N: the intervals of those sequence numbers (INTERVAL's).

@@ -165,7 +165,7 @@ static int wall_add(struct monout *m, const struct monout *d, const uint32_t *ob
 	m->wall.threads_unlisted += h->threads_unlisted;
 	m->wall.flags |= h->flags;
 	/* Elapsed: a process's intervals follow each other (their sum is its
-	 * span); processes overlap (wall_finish_span). */
+	 * span); processes may overlap (wall_finish). */
 	double end = d->have_interval ? (double)d->interval.end_ns / 1e9 : (double)d->run.time;
 	size_t k = 0;
 	while (k < *nspans && (*spans)[k].pid != d->run.pid)
