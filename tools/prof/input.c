@@ -222,6 +222,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	r->pid = m->run.pid;
 	r->ppid = m->run.ppid;
 	r->end_time = m->run.time;
+	r->interval_seq = m->have_interval ? m->interval.seq : 0;
 	r->forks_unfollowed = m->have_forks ? m->forks_unfollowed : 0;
 	if (m->run.cmdline && m->run.cmdline_len) {
 		r->command = malloc(m->run.cmdline_len + 1);

@@ -5,8 +5,8 @@
  *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
  *        [--graph] [--callers=NAME] [--callees=NAME] [--threads]
  *        [--base=FILE|DIR]... [--lines] [--annotate=FUNCTION]
- *        [--sample=cpu|wall|offcpu] [--merge] [--program=NAME] [--from=TIME]
- *        [--to=TIME] [--base-from=TIME] [--base-to=TIME] [--timeline]
+ *        [--sample=cpu|wall|offcpu] [--merge] [--program=NAME] [--from=TIME|#N]
+ *        [--to=TIME|#N] [--base-from=TIME] [--base-to=TIME] [--timeline]
  *        [--output=FILE] [prog] [mdata|DIR]...
  *
  * after System V's prof (the prof(1) manual page of illumos,
@@ -49,7 +49,7 @@ static const char usage_line[] =
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
 	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE|DIR]... [--lines] "
 	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] "
-	"[--program=NAME] [--from=TIME] [--to=TIME] [--base-from=TIME] [--base-to=TIME] "
+	"[--program=NAME] [--from=TIME|#N] [--to=TIME|#N] [--base-from=TIME] [--base-to=TIME] "
 	"[--timeline] [--output=FILE] [prog] "
 	"[mdata|DIR]...\n";
 
@@ -371,6 +371,23 @@ static int parse_time(const char *s, double *t)
 	return 0;
 }
 
+/* --from=#N, --to=#N: an interval's sequence number, N decimal from 1
+ * (the INTERVAL record's, monrun --interval: 1 the first interval of its
+ * process), "#" so that it reads as no time does.  Returns 0 with *seq,
+ * or -1. */
+static int parse_seq(const char *s, uint64_t *seq)
+{
+	char *end;
+	if (s[0] != '#' || s[1] < '0' || s[1] > '9')
+		return -1;
+	errno = 0;
+	unsigned long long v = strtoull(s + 1, &end, 10);
+	if (*end != '\0' || errno || v == 0)
+		return -1;
+	*seq = v;
+	return 0;
+}
+
 /* A file's run in wall-clock time: from its write time less its elapsed
  * time to its write time (RUN's time, whole seconds; FACTS' elapsed).
  * 0, or -1 when the file does not say (gmon.out, no FACTS). */
@@ -481,6 +498,7 @@ int main(int argc, char **argv)
 	const char **base_files = NULL;
 	size_t nbase = 0;
 	double from = -HUGE_VAL, to = HUGE_VAL, bfrom = -HUGE_VAL, bto = HUGE_VAL;
+	uint64_t seq_from = 0, seq_to = UINT64_MAX;	/* --from=#N, --to=#N */
 	const char *output = NULL;
 	int timeline = 0;
 	int by_lines = 0;
@@ -534,7 +552,13 @@ int main(int argc, char **argv)
 		case 'X':
 		case 'Y': {
 			double *t = c == 'W' ? &from : c == 'U' ? &to : c == 'X' ? &bfrom : &bto;
-			if (parse_time(optarg, t) < 0) {
+			if ((c == 'W' || c == 'U') && optarg[0] == '#') {
+				if (parse_seq(optarg, c == 'W' ? &seq_from : &seq_to) < 0) {
+					fprintf(stderr, "prof: --%s=%s: not an interval's number "
+						"(#N, N from 1)\n", c == 'W' ? "from" : "to", optarg);
+					usage();
+				}
+			} else if (parse_time(optarg, t) < 0) {
 				fprintf(stderr, "prof: --%s=%s: not a time (seconds since the Epoch, "
 					"-SECONDS before now, or YYYY-MM-DDTHH:MM:SS in UTC)\n",
 					c == 'W' ? "from" : c == 'U' ? "to" : c == 'X' ? "base-from"
@@ -608,7 +632,8 @@ int main(int argc, char **argv)
 			      "               name, or the start of its build ID in hex\n"
 			      "  --from=TIME, --to=TIME  only the files whose run overlaps the window:\n"
 			      "               seconds since the Epoch, -SECONDS before now, or\n"
-			      "               YYYY-MM-DDTHH:MM:SS (UTC)\n"
+			      "               YYYY-MM-DDTHH:MM:SS (UTC); or #N: only the interval\n"
+			      "               files (monrun --interval) numbered from (to) N\n"
 			      "  --base-from=TIME, --base-to=TIME  the same for the --base files:\n"
 			      "               two windows of one series compared\n"
 			      "  --timeline   each file's start, length, process and samples, in time\n"
@@ -719,7 +744,9 @@ int main(int argc, char **argv)
 	 * it); with --program, only that program's. */
 	struct group *groups = NULL;
 	size_t ngroups = 0, nother = 0, nread = 0, noutside = 0, nspans = 0, untimed = 0;
-	int window = from > -HUGE_VAL || to < HUGE_VAL;
+	int twindow = from > -HUGE_VAL || to < HUGE_VAL;
+	int swindow = seq_from > 0 || seq_to < UINT64_MAX;
+	int window = twindow || swindow;
 	struct span_row *spans = NULL;
 	const char **kept = NULL;	/* --output: the files summed */
 	size_t nkept = 0;
@@ -742,7 +769,9 @@ int main(int argc, char **argv)
 		/* --from/--to: the files whose run overlaps the window. */
 		double t0, t1;
 		int timed = file_span(&d, &t0, &t1) == 0;
-		if (window && (!timed || t1 < from || t0 > to)) {
+		uint64_t sq = d.run.interval_seq;
+		if ((twindow && (!timed || t1 < from || t0 > to)) ||
+		    (swindow && (sq == 0 || sq < seq_from || sq > seq_to))) {
 			noutside++;
 			prof_data_free(&d);
 			continue;
@@ -812,7 +841,8 @@ int main(int argc, char **argv)
 	free(spans);
 	if (status == 0 && noutside && ngroups)
 		fprintf(stderr, "prof: %zu of the %zu profiles read lie outside --from/--to "
-			"(or say no time): left out\n", noutside, nread);
+			"(or say no time%s): left out\n", noutside, nread,
+			swindow ? ", or are not interval files" : "");
 	if (status == 0 && ngroups == 0) {
 		if (window)
 			fprintf(stderr, "prof: no profile read lies in the window of --from/--to "

@@ -16,8 +16,13 @@
  * refused with the object and the files named.  RUN holds the first
  * file's process, command and clock and the sums of the counters and CPU;
  * FACTS the run's span (earliest start to latest write) as its elapsed
- * time; FORKS the sum.  Wall-clock samples (WALL) and exec histories
- * (IMAGES) are not summed: refused, and left out.
+ * time; FORKS the sum.  WALL: the header's counters summed, its
+ * elapsed each process's intervals summed (the longest, or the span of
+ * all when the processes reach further), a thread (tid) seen in several
+ * files one entry (counts summed, span the union), samples of the same
+ * (tid, state, syscall, wait, stack) one entry; files at another wall
+ * rate or of another machine are refused.  Exec histories (IMAGES) are
+ * refused: the images of one process share addresses.
  */
 #include "prof.h"
 
@@ -68,6 +73,207 @@ static int same_object(const struct monout_object *a, const struct monout_object
 	       memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
 }
 
+/* Order of wall samples as the reader merges them (monout.h): tid, state,
+ * syscall, wait, flags, object set, depth, pcs. */
+static int cmp_wall_sample(const void *a, const void *b)
+{
+	const struct monout_wall_sample *x = a, *y = b;
+#define CMPF(f)                                      \
+	if (x->f != y->f)                            \
+		return x->f < y->f ? -1 : 1
+	CMPF(tid);
+	CMPF(state);
+	CMPF(syscall);
+	CMPF(wait);
+	CMPF(flags);
+	CMPF(set);
+	CMPF(depth);
+#undef CMPF
+	for (uint32_t i = 0; i < x->depth; i++)
+		if (x->pcs[i] != y->pcs[i])
+			return x->pcs[i] < y->pcs[i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_wall_thread(const void *a, const void *b)
+{
+	const struct monout_wall_thread *x = a, *y = b;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static int same_wait(const struct monout_wait *a, const struct monout_wait *b)
+{
+	return a->kind == b->kind && a->fd == b->fd && a->fd_kind == b->fd_kind &&
+	       a->address == b->address && a->object == b->object && a->flags == b->flags &&
+	       a->offset == b->offset && a->owner == b->owner && a->text_len == b->text_len &&
+	       memcmp(a->text, b->text, a->text_len) == 0;
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+struct wall_span {		/* one process's wall-clock sampling in the files */
+	uint64_t pid;
+	uint64_t usec;		/* the sum of its files' WALL elapsed (its intervals) */
+	double end;		/* seconds since the Epoch: its last file's write */
+};
+
+/*
+ * Adds the WALL record of d (file `file`; its objects at objmap[] in *m)
+ * to the one being built in *m: the header's counters summed (rounds,
+ * missed, sampler CPU, lost, threads not listed; flags or'ed; the largest
+ * max depth), each process's elapsed summed into *spans (its intervals
+ * follow each other), threads, waits and samples appended (waits once
+ * each, objects and samples' waits renumbered for *m; wall_finish merges
+ * threads and samples).  Returns 0, or -1 with a message in err[0..errlen)
+ * (ENOMEM, or a rate or machine other than the files' before: wall
+ * samples at another rate are not one unit, system call numbers of
+ * another machine not one numbering).
+ */
+static int wall_add(struct monout *m, const struct monout *d, const uint32_t *objmap,
+		    struct wall_span **spans, size_t *nspans, const char *file, const char *first,
+		    char *err, size_t errlen)
+{
+	const struct monout_wall_head *h = &d->wall;
+	if (!m->have_wall) {
+		m->have_wall = 1;
+		m->wall = *h;
+		m->wall.elapsed_usec = m->wall.rounds = m->wall.missed = 0;
+		m->wall.user_usec = m->wall.sys_usec = m->wall.lost = 0;
+		m->wall.threads_unlisted = 0;
+		m->wall.flags = 0;
+	} else if (h->rate_hz != m->wall.rate_hz ||
+		   (h->machine && m->wall.machine && h->machine != m->wall.machine)) {
+		snprintf(err, errlen, "%s: its wall-clock samples (WALL) were taken %s than %s's "
+			 "(%u Hz, machine %u; there %u Hz, machine %u): they do not add up in one "
+			 "file", file, h->rate_hz != m->wall.rate_hz ? "at another rate"
+			 : "on another machine (system call numbers)", first, h->rate_hz,
+			 h->machine, m->wall.rate_hz, m->wall.machine);
+		return -1;
+	}
+	if (!m->wall.machine)
+		m->wall.machine = h->machine;
+	if (h->max_depth > m->wall.max_depth)
+		m->wall.max_depth = h->max_depth;
+	m->wall.rounds = add_sat(m->wall.rounds, h->rounds);
+	m->wall.missed = add_sat(m->wall.missed, h->missed);
+	m->wall.user_usec = add_sat(m->wall.user_usec, h->user_usec);
+	m->wall.sys_usec = add_sat(m->wall.sys_usec, h->sys_usec);
+	m->wall.lost = add_sat(m->wall.lost, h->lost);
+	m->wall.threads_unlisted += h->threads_unlisted;
+	m->wall.flags |= h->flags;
+	/* Elapsed: a process's intervals follow each other (their sum is its
+	 * span); processes may overlap (wall_finish). */
+	double end = d->have_interval ? (double)d->interval.end_ns / 1e9 : (double)d->run.time;
+	size_t k = 0;
+	while (k < *nspans && (*spans)[k].pid != d->run.pid)
+		k++;
+	if (k == *nspans) {
+		struct wall_span sp = { d->run.pid, 0, end };
+		if (append((void **)spans, nspans, &sp, 1, sizeof sp) < 0)
+			goto nomem;
+	}
+	(*spans)[k].usec = add_sat((*spans)[k].usec, h->elapsed_usec);
+	if (end > (*spans)[k].end)
+		(*spans)[k].end = end;
+	if (append((void **)&m->wall_threads, &m->nwall_threads, d->wall_threads,
+		   d->nwall_threads, sizeof *d->wall_threads) < 0)
+		goto nomem;
+	/* Waits: the reader's indexes in d->waits become indexes in m->waits. */
+	uint32_t *wmap = malloc((d->nwaits ? d->nwaits : 1) * sizeof *wmap);
+	if (wmap == NULL)
+		goto nomem;
+	for (size_t i = 0; i < d->nwaits; i++) {
+		struct monout_wait v = d->waits[i];
+		if (v.object != MONOUT_NO_OBJECT)
+			v.object = v.object < d->nobjects ? objmap[v.object] : MONOUT_NO_OBJECT;
+		size_t j = 0;
+		while (j < m->nwaits && !same_wait(&m->waits[j], &v))
+			j++;
+		if (j == m->nwaits) {
+			v.id = (uint32_t)j;
+			if (append((void **)&m->waits, &m->nwaits, &v, 1, sizeof v) < 0) {
+				free(wmap);
+				goto nomem;
+			}
+		}
+		wmap[i] = (uint32_t)j;
+	}
+	size_t s0 = m->nwall_samples;
+	if (append((void **)&m->wall_samples, &m->nwall_samples, d->wall_samples,
+		   d->nwall_samples, sizeof *d->wall_samples) < 0) {
+		free(wmap);
+		goto nomem;
+	}
+	for (size_t i = s0; i < m->nwall_samples; i++) {
+		uint32_t w = m->wall_samples[i].wait;
+		m->wall_samples[i].wait = w < d->nwaits ? wmap[w] : MONOUT_NO_WAIT;
+	}
+	free(wmap);
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+	return -1;
+}
+
+/* The WALL record built by wall_add finished: elapsed the longest
+ * process's sum, or the span from the earliest start to the latest write
+ * when the processes' intervals reach further; a thread seen in several
+ * files one entry (its counts summed, its span the union, its flags
+ * or'ed, its last name); samples of one key one entry, counts summed. */
+static void wall_finish(struct monout *m, const struct wall_span *spans, size_t nspans)
+{
+	double lo = 0, hi = 0;
+	for (size_t k = 0; k < nspans; k++) {
+		double s = spans[k].end - (double)spans[k].usec / 1e6;
+		if (k == 0 || s < lo)
+			lo = s;
+		if (k == 0 || spans[k].end > hi)
+			hi = spans[k].end;
+		if (spans[k].usec > m->wall.elapsed_usec)
+			m->wall.elapsed_usec = spans[k].usec;
+	}
+	if (nspans > 1 && (hi - lo) * 1e6 > (double)m->wall.elapsed_usec)
+		m->wall.elapsed_usec = (uint64_t)((hi - lo) * 1e6 + 0.5);
+	if (m->nwall_threads) {
+		qsort(m->wall_threads, m->nwall_threads, sizeof *m->wall_threads, cmp_wall_thread);
+		size_t k = 0;
+		for (size_t j = 0; j < m->nwall_threads; j++) {
+			struct monout_wall_thread *a = &m->wall_threads[k ? k - 1 : 0];
+			const struct monout_wall_thread *b = &m->wall_threads[j];
+			if (k && a->tid == b->tid) {
+				a->expected = add_sat(a->expected, b->expected);
+				a->taken = add_sat(a->taken, b->taken);
+				a->unreadable = add_sat(a->unreadable, b->unreadable);
+				if (b->first_usec < a->first_usec)
+					a->first_usec = b->first_usec;
+				if (b->last_usec > a->last_usec)
+					a->last_usec = b->last_usec;
+				a->flags |= b->flags;
+				if (b->name[0])
+					memcpy(a->name, b->name, sizeof a->name);
+			} else {
+				m->wall_threads[k++] = *b;
+			}
+		}
+		m->nwall_threads = k;
+	}
+	if (m->nwall_samples) {
+		qsort(m->wall_samples, m->nwall_samples, sizeof *m->wall_samples, cmp_wall_sample);
+		size_t k = 0;
+		for (size_t j = 0; j < m->nwall_samples; j++) {
+			if (k && cmp_wall_sample(&m->wall_samples[k - 1], &m->wall_samples[j]) == 0)
+				m->wall_samples[k - 1].count =
+					add_sat(m->wall_samples[k - 1].count, m->wall_samples[j].count);
+			else
+				m->wall_samples[k++] = m->wall_samples[j];
+		}
+		m->nwall_samples = k;
+	}
+}
+
 int prof_save(const char *out, const char *const *files, size_t n, char *err, size_t errlen)
 {
 	struct monout *in = calloc(n ? n : 1, sizeof *in);
@@ -78,6 +284,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	unsigned char *syms_from = NULL;	/* merged object: its SYMS taken */
 	int rc = -1, nosyms_anon = 1;
 	char *tmp = NULL;
+	struct wall_span *spans = NULL;
+	size_t nspans = 0;
 	memset(&m, 0, sizeof m);
 	if (in == NULL)
 		goto nomem;
@@ -96,9 +304,10 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		free(buf);
 		nparsed++;
 		const struct monout *d = &in[f];
-		if (d->have_wall || d->nimages) {
-			snprintf(err, errlen, "%s: its %s cannot be summed into one file yet", files[f],
-				 d->have_wall ? "wall-clock samples (WALL)" : "exec history (IMAGES)");
+		if (d->nimages) {
+			snprintf(err, errlen, "%s: its process ran several programs (exec history, "
+				 "IMAGES), whose objects share addresses: its profiles cannot be "
+				 "summed into one file; read it with prof -m instead", files[f]);
 			goto out;
 		}
 		if (f == 0) {
@@ -243,6 +452,9 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 			m.stacks_lost += d->stacks_lost;
 			m.stacks_truncated += d->stacks_truncated;
 		}
+		if (d->have_wall &&
+		    wall_add(&m, d, objmap, &spans, &nspans, files[f], files[0], err, errlen) < 0)
+			goto out;
 		/* Symbols of code no file describes: each object's once. */
 		int anon_here = 0;
 		for (size_t k = 0; k < d->nsyms; k++) {
@@ -272,6 +484,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		if (end - start > (double)m.facts.elapsed_usec / 1e6)
 			m.facts.elapsed_usec = (uint64_t)((end - start) * 1e6 + 0.5);
 	}
+	if (m.have_wall)
+		wall_finish(&m, spans, nspans);
 	/* Each histogram's bins sorted and added up. */
 	m.hists = calloc(nmh ? nmh : 1, sizeof *m.hists);
 	if (m.hists == NULL)
@@ -349,6 +563,10 @@ out:
 	free(m.threads);
 	free(m.stacks);
 	free(m.syms);
+	free(m.wall_threads);
+	free(m.waits);
+	free(m.wall_samples);
+	free(spans);
 	for (size_t f = 0; f < nparsed; f++)
 		monout_free(&in[f]);
 	free(in);
