@@ -412,7 +412,7 @@ static void status(char *r, size_t cap)
 	add(r, cap, "ok\npid ");
 	add_num(r, cap, (uint64_t)getpid());
 	add(r, cap, "\nprogram ");
-	add(r, cap, program_invocation_short_name ? program_invocation_short_name : "?");
+	add(r, cap, mon_file_program());
 	add(r, cap, "\nstate ");
 	add(r, cap, st == 1 ? "sampling" : st == 0 ? "finished" : mon_dormant() ? "dormant" : "off");
 	add(r, cap, "\nclock ");
@@ -592,7 +592,7 @@ static void say_ended(pid_t pid)
 	static const char a[] = "monprof: process ";
 	memcpy(p, a, sizeof a - 1);
 	p = put_dec(p + sizeof a - 1, (uint64_t)pid);
-	const char *prog = program_invocation_short_name ? program_invocation_short_name : "?";
+	const char *prog = mon_file_program();
 	size_t n = strlen(prog) < 64 ? strlen(prog) : 64;
 	*p++ = ' ';
 	*p++ = '(';

@@ -72,6 +72,7 @@ static int with_pid;		/* PID.base form (PROFDIR set) */
 static int prefix_form;		/* explicit_path is GMON_OUT_PREFIX: every process adds .PID */
 static char *dir;		/* absolute (or ".") directory, no trailing slash */
 static char *base;		/* "mon.out" or the program's name */
+static char *prog_name;		/* the program's name as this image started (mon_file_program) */
 static pid_t setup_pid;		/* the process that decided the name */
 static char *name_buf, *tmp_buf;	/* formatted at write time */
 static size_t buf_len;
@@ -205,10 +206,17 @@ int mon_file_setup(int mode, const struct mon_file_inherited *inherited)
 			return mon_fail(ENOMEM);
 	}
 	char *d = absolute(inh ? inh_dir : pd != NULL ? pd : ".");
-	const char *b = MON_OUT;
-	if (mode == MON_MODE_AUTO && program_invocation_short_name != NULL &&
+	/* The program's name, kept from the first setup of this image: a
+	 * server rewrites its argv[0] memory for its process title (nginx's
+	 * "worker process", postgres's "postgres: checkpointer"), and glibc's
+	 * program_invocation_short_name points into that memory.  A new image
+	 * (exec) starts with none. */
+	if (prog_name == NULL && program_invocation_short_name != NULL &&
 	    program_invocation_short_name[0] != '\0')
-		b = program_invocation_short_name;
+		prog_name = mon_strdup(program_invocation_short_name);
+	const char *b = MON_OUT;
+	if (mode == MON_MODE_AUTO && prog_name != NULL)
+		b = prog_name;
 	char *bb = mon_strdup(b);
 	size_t n = d ? strlen(d) + strlen(b) + 80 : 0;
 	if (explicit_path != NULL)
@@ -413,6 +421,11 @@ static void put_utc(char *b, size_t *at, uint64_t t)
 	put(b, at, "Z");
 }
 
+const char *mon_file_program(void)
+{
+	return prog_name != NULL ? prog_name : "?";
+}
+
 size_t mon_file_name_room(void)
 {
 	return ready ? buf_len : 0;
@@ -434,8 +447,7 @@ const char *mon_file_interval_name(char *out, size_t cap, uint64_t seq, uint64_t
 	}
 	put_num(out, &at, (unsigned long)getpid());
 	put(out, &at, ".");
-	put(out, &at, program_invocation_short_name && *program_invocation_short_name
-				   ? program_invocation_short_name : base);
+	put(out, &at, prog_name != NULL ? prog_name : base);
 	put(out, &at, ".i");
 	for (uint64_t p = 100000; p > 1 && seq < p; p /= 10)
 		put(out, &at, "0");

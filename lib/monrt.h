@@ -191,6 +191,10 @@ MON_HIDDEN const char *mon_file_interval_name(char *buf, size_t cap, uint64_t se
 					      uint64_t start_sec);
 /* The bytes a name buffer needs (0 before setup). */
 MON_HIDDEN size_t mon_file_name_room(void);
+/* The program's name (argv[0]'s last part) as this image started, kept by
+ * the first mon_file_setup: never the title a server writes over argv[0]
+ * later.  "?" before setup or when the C library had none. */
+MON_HIDDEN const char *mon_file_program(void);
 /* Remove a file this process wrote (a name from mon_file_interval_name),
  * relative to the held directory.  0 or -1/errno of unlinkat(2).
  * Async-signal-safe. */

@@ -17,6 +17,11 @@
 #  - a normal exit writes the last interval (flag LAST) and no mon.out;
 #  - --keep=2 leaves the newest two files (mutation: rotate() a no-op),
 #    --max-bytes keeps the files within the bytes;
+#  - a program that writes its process title over argv[0] (as nginx,
+#    postgres, sshd do) keeps its own name in the file names and in
+#    monctl's status (mutation: the name read from the live
+#    program_invocation_short_name, which points into the title: "t/t/..."
+#    has slashes, and no file can be written);
 #  - (--interval with --wall: tests/integ/wall_interval.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
@@ -166,4 +171,30 @@ if awk -v t="$total" 'BEGIN { split(t, v, " "); exit !(v[1] <= 6144 + v[2] && v[
 	ok interval_max_bytes
 else
 	not_ok interval_max_bytes "files hold $total (bytes, largest) for 6144: $(ls "$M" | tr '\n' ' ')"
+fi
+
+# A process title over argv[0]: the files keep the program's name.
+N=$T/title
+mkdir -p "$N"
+rm -f "$T/ready"
+PROFDIR=$N "$MONRUN" --interval=1 "$T/ispin" title "$T/ready" 2.5 >/dev/null 2>"$N.err" &
+job=$!
+for _i in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
+PID=$(cat "$T/ready" 2>/dev/null)
+wait_files "$N" 1
+"$B/bin/monctl" "$PID" status >"$N.status" 2>&1
+wait "$job"
+rc=$?
+files=$(ls "$N" | grep -v '\.tmp\.' | tr '\n' ' ')
+named=$(ls "$N" | grep -c "^$PID\.ispin\.i[0-9]*\.[0-9]*T[0-9]*Z\$")
+if [ $rc -eq 0 ] && [ "$named" -ge 2 ] && [ "$named" -eq "$(ls "$N" | grep -vc '\.tmp\.')" ] &&
+    ! grep -q "cannot write" "$N.err"; then
+	ok "interval_title_keeps_name ($named files)"
+else
+	not_ok interval_title_keeps_name "exit $rc; files: $files; stderr: $(cat "$N.err")"
+fi
+if grep -qx "program ispin" "$N.status"; then
+	ok interval_title_status_name
+else
+	not_ok interval_title_status_name "$(cat "$N.status")"
 fi

@@ -57,10 +57,19 @@ static __attribute__((noreturn)) void exit_group_asm(int status)
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: interval_spin forever|exitgroup|asm|exit READY [SECONDS]\n");
+		fprintf(stderr, "usage: interval_spin forever|exitgroup|asm|exit|title READY [SECONDS]\n");
 		return 2;
 	}
 	double secs = mr_seconds(argc > 3 ? argv[3] : NULL, 1.0);
+	if (strcmp(argv[1], "title") == 0) {
+		/* A process title written over argv[0]'s memory, as nginx and
+		 * postgres write theirs: "t/" over the whole string, so the
+		 * C library's program_invocation_short_name (which points into
+		 * it) now reads a name with slashes in it. */
+		size_t n = strlen(argv[0]);
+		for (size_t i = 0; i < n; i++)
+			argv[0][i] = i % 2 ? '/' : 't';
+	}
 	ready(argv[2]);
 	if (strcmp(argv[1], "forever") == 0) {
 		alarm(120);
