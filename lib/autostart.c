@@ -13,8 +13,10 @@
  * entry in LD_PRELOAD — so the program sees the environment it was given
  * and the programs it executes run without libmon and are not told how to
  * profile (a fork child, with -f, needs no environment: it carries on the
- * parent's state).  The clock's settings have been read by then: starting
- * reads them (mon_clock_configure, once per process image).  A
+ * parent's state).  The runtime still reads some settings later (a
+ * dormant start switched on by monctl starts the wall-clock sampler and
+ * the call stacks then), so their values are kept first, in libmon's own
+ * memory, and every setting is read through mon_env.  A
  * MONPROF_RATE or MONPROF_CLOCK the user had set goes too: monrun passes
  * such a value on to the command, which takes it as its own setting.
  */
@@ -61,6 +63,26 @@ static void scrub_preload(void)
 		unsetenv("LD_PRELOAD");
 }
 
+/* monrun's settings, removed from the environment once read. */
+static const char *const scrubbed[] = {
+	"MONPROF_AUTO", "MONPROF_FOLLOW", "MONPROF_OUT", "MONPROF_RATE", "MONPROF_CLOCK",
+	"MONPROF_SIGNAL", "MONPROF_SNAPSHOT", "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE",
+	"MONPROF_WALL", "MONPROF_ARCS", "MONPROF_INTERVAL", "MONPROF_KEEP", "MONPROF_MAX_BYTES",
+	"MONPROF_DORMANT", "MONPROF_CONTROL", "MONPROF_EXEC",
+};
+#define NSCRUBBED (sizeof scrubbed / sizeof scrubbed[0])
+static char *kept[NSCRUBBED];	/* their values, kept before removal */
+static int kept_all;		/* kept[] holds the settings: the environment's are gone */
+
+const char *mon_env(const char *name)
+{
+	if (kept_all)
+		for (size_t i = 0; i < NSCRUBBED; i++)
+			if (strcmp(name, scrubbed[i]) == 0)
+				return kept[i];
+	return getenv(name);
+}
+
 __attribute__((constructor)) static void autostart(void)
 {
 	const char *autopid = getenv("MONPROF_AUTO");
@@ -76,23 +98,13 @@ __attribute__((constructor)) static void autostart(void)
 		const char *f = getenv("MONPROF_FOLLOW");
 		mon_whole_start(f != NULL && strcmp(f, "1") == 0);
 	}
-	unsetenv("MONPROF_AUTO");
-	unsetenv("MONPROF_FOLLOW");
-	unsetenv("MONPROF_OUT");
-	unsetenv("MONPROF_RATE");
-	unsetenv("MONPROF_CLOCK");
-	unsetenv("MONPROF_SIGNAL");
-	unsetenv("MONPROF_SNAPSHOT");
-	unsetenv("MONPROF_STACK_DEPTH");
-	unsetenv("MONPROF_STACK_TABLE");
-	unsetenv("MONPROF_WALL");
-	unsetenv("MONPROF_ARCS");
-	unsetenv("MONPROF_INTERVAL");
-	unsetenv("MONPROF_KEEP");
-	unsetenv("MONPROF_MAX_BYTES");
-	unsetenv("MONPROF_DORMANT");
-	unsetenv("MONPROF_CONTROL");
-	unsetenv("MONPROF_EXEC");
+	for (size_t i = 0; i < NSCRUBBED; i++) {
+		const char *v = getenv(scrubbed[i]);
+		kept[i] = v != NULL ? mon_strdup(v) : NULL;
+	}
+	kept_all = 1;
+	for (size_t i = 0; i < NSCRUBBED; i++)
+		unsetenv(scrubbed[i]);
 	scrub_preload();
 	errno = saved_errno;
 }

@@ -232,13 +232,13 @@ void mon_clock_configure(void)
 	}
 	done = 1;
 	int saved_errno = errno;
-	mon_clock_cfg.rate_hz = parse_uint(getenv("MONPROF_RATE"), 1, ~0u, MON_RATE_DEFAULT);
+	mon_clock_cfg.rate_hz = parse_uint(mon_env("MONPROF_RATE"), 1, ~0u, MON_RATE_DEFAULT);
 	rate_asked = mon_clock_cfg.rate_hz;
 	if (mon_clock_cfg.rate_hz > MON_RATE_MAX) {
 		mon_clock_cfg.rate_hz = MON_RATE_MAX;
 		rate_lowered = 1;
 	}
-	const char *c = getenv("MONPROF_CLOCK");
+	const char *c = mon_env("MONPROF_CLOCK");
 	mon_clock_cfg.kind = 0;
 	if (c != NULL) {
 		if (strcmp(c, "perf") == 0)
@@ -249,7 +249,7 @@ void mon_clock_configure(void)
 			mon_clock_cfg.kind = MON_CLOCK_ITIMER;
 	}
 	int dflt = SIGRTMAX - 6;
-	mon_clock_cfg.signo = (int)parse_uint(getenv("MONPROF_SIGNAL"), (unsigned)SIGRTMIN,
+	mon_clock_cfg.signo = (int)parse_uint(mon_env("MONPROF_SIGNAL"), (unsigned)SIGRTMIN,
 					      (unsigned)SIGRTMAX, (unsigned)dflt);
 	apply_next();
 	errno = saved_errno;

@@ -156,7 +156,7 @@ static uint64_t clock_ns(clockid_t c)
 
 static unsigned setting(const char *name)
 {
-	const char *v = getenv(name);
+	const char *v = mon_env(name);
 	return v && *v ? (unsigned)strtoul(v, NULL, 10) : 0;
 }
 
@@ -166,7 +166,7 @@ static void configure(void)
 	cfg.interval_s = setting("MONPROF_INTERVAL");
 	cfg.keep = setting("MONPROF_KEEP");
 	cfg.max_bytes = 0;
-	const char *mb = getenv("MONPROF_MAX_BYTES");
+	const char *mb = mon_env("MONPROF_MAX_BYTES");
 	if (mb != NULL && *mb)
 		mon_parse_bytes(mb, &cfg.max_bytes);
 	/* The socket (and so the thread) only when asked: creating a thread
@@ -174,7 +174,7 @@ static void configure(void)
 	 * thread's DTV with the program's calloc, and at start that is
 	 * before main, when a program's allocator may not be ready
 	 * (tests/integ/guest_alloc.sh).  A dormant start is for monctl. */
-	const char *c = getenv("MONPROF_CONTROL"), *d = getenv("MONPROF_DORMANT");
+	const char *c = mon_env("MONPROF_CONTROL"), *d = mon_env("MONPROF_DORMANT");
 	int asked = (d != NULL && strcmp(d, "1") == 0) || cfg.interval_s > 0;
 	cfg.control = (c != NULL && strcmp(c, "1") == 0) ||
 		      (asked && !(c != NULL && strcmp(c, "0") == 0));

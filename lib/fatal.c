@@ -360,7 +360,7 @@ void mon_fatal_install(const struct mon_fatal_calls *c)
 	mon_clone_set_exit(write_at_exit);	/* syscall(SYS_exit_group): as _exit */
 	resolve();
 	mon_sig_route(mon_fatal_sigaction);
-	snapshot_signo = mon_parse_signal(getenv("MONPROF_SNAPSHOT"));
+	snapshot_signo = mon_parse_signal(mon_env("MONPROF_SNAPSHOT"));
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
 		install_if_default(fatal_signals[i]);
 	if (snapshot_signo && !mon_fatal_signal_ok(snapshot_signo))

@@ -173,9 +173,9 @@ void mon_follow_setup(void)
 		return;
 	done = 1;
 	root_pid = getpid();
-	read_inherited(getenv("MONPROF_EXEC"));
+	read_inherited(mon_env("MONPROF_EXEC"));
 	for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
-		const char *v = getenv(setting_names[i]);
+		const char *v = mon_env(setting_names[i]);
 		if (v != NULL && *v != '\0') {
 			size_t n = strlen(setting_names[i]);
 			settings[i] = mon_alloc(n + 1 + strlen(v) + 1);

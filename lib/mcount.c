@@ -294,7 +294,7 @@ GPR void mon_count(uintptr_t frompc, uintptr_t selfpc)
 int mon_count_init(void)
 {
 	/* Valid by now (settings.c checked it): decimal, in range. */
-	const char *lim = getenv("MONPROF_ARCS");
+	const char *lim = mon_env("MONPROF_ARCS");
 	arc_limit = 0;
 	for (const char *c = lim; c != NULL && *c >= '0' && *c <= '9'; c++)
 		arc_limit = arc_limit * 10 + (uint64_t)(*c - '0');

@@ -175,7 +175,7 @@ static char *absolute(const char *d)
 int mon_file_setup(int mode, const struct mon_file_inherited *inherited)
 {
 	const char *pd = getauxval(AT_SECURE) ? NULL : getenv("PROFDIR");
-	const char *out = getauxval(AT_SECURE) ? NULL : getenv("MONPROF_OUT");
+	const char *out = getauxval(AT_SECURE) ? NULL : mon_env("MONPROF_OUT");
 	/* An image started by a followed exec (follow.c) goes on with the
 	 * decision its process made first: same directory, same form, the
 	 * same process owning the plain name. */

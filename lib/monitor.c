@@ -1042,7 +1042,7 @@ static int start_whole(void)
 {
 	if (setup(MON_MODE_AUTO) < 0)
 		return -1;
-	const char *dv = getauxval(AT_SECURE) ? NULL : getenv("MONPROF_DORMANT");
+	const char *dv = getauxval(AT_SECURE) ? NULL : mon_env("MONPROF_DORMANT");
 	if (dv != NULL && strcmp(dv, "1") == 0) {
 		/* Loaded, tables and names ready, no clock and no sink: monctl on
 		 * (moncontrol(1)) starts what follows. */

@@ -305,6 +305,12 @@ MON_HIDDEN void mon_threads_fd_move(int fd);
 
 /* n bytes, zeroed, aligned to 16; NULL/ENOMEM.  Not async-signal-safe. */
 MON_HIDDEN void *mon_alloc(size_t n);
+/* The value of the setting name (a MONPROF_* variable), as getenv(3)
+ * gives it, also after monrun's preload removed the settings from the
+ * program's environment (autostart.c keeps their values first): NULL when
+ * unset.  Not async-signal-safe (getenv). */
+MON_HIDDEN const char *mon_env(const char *name);
+
 /* Give back a block of mon_alloc/mon_realloc/mon_strdup (NULL: nothing). */
 MON_HIDDEN void mon_free(void *p);
 /* Grow p to n bytes (contents kept; the old block is freed); NULL/ENOMEM

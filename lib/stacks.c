@@ -381,7 +381,7 @@ static void walk_release(int i)
 
 static unsigned setting(const char *name, unsigned dflt)
 {
-	const char *v = getenv(name);
+	const char *v = mon_env(name);
 	if (v == NULL || *v == '\0')
 		return dflt;
 	char *end;

@@ -1419,7 +1419,7 @@ static void wall_fd_move(int fd)
 
 unsigned mon_wall_setting(void)
 {
-	const char *v = getenv("MONPROF_WALL");
+	const char *v = mon_env("MONPROF_WALL");
 	if (v == NULL || *v < '0' || *v > '9')
 		return 0;
 	unsigned long x = 0;

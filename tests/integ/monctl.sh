@@ -18,6 +18,7 @@
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
 . "$(dirname "$0")/mon_helpers.inc"
+. "$(dirname "$0")/wall_lib.inc"
 MONCTL=$B/bin/monctl
 
 # The waits below are in the process's CPU time, not wall-clock time: a
@@ -188,4 +189,35 @@ if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r5"; then
 	ok monctl_no_control
 else
 	not_ok monctl_no_control "rc $rc: $(cat "$T/r5")"
+fi
+
+# A dormant start keeps the settings it was given for when it is switched
+# on, though monrun's preload removed them from the program's environment
+# at start: --wall starts the wall-clock sampler then, and
+# MONPROF_STACK_DEPTH=3 bounds the call stacks taken then (mutation: the
+# settings read with getenv when switched on: no WALL record, stacks 256
+# deep).  The snapshot is written while it runs.
+build_wall_dump
+MONPROF_STACK_DEPTH=3 "$MONRUN" --dormant --wall=200 "$T/ispin" forever "$T/ready5" >/dev/null 2>"$T/dw.err" &
+dj=$!
+for _i in $(seq 300); do [ -s "$T/ready5" ] && break; sleep 0.1; done
+DP=$(cat "$T/ready5")
+"$MONCTL" "$DP" on >"$T/dw.on" 2>&1
+wait_cpu "$DP" 0.3
+"$MONCTL" "$DP" snapshot >"$T/dw.snap" 2>&1
+kill "$DP" 2>/dev/null
+wait "$dj" 2>/dev/null
+f=$(sed -n 's/^ok: wrote //p' "$T/dw.snap")
+rounds=$("$T/wall_dump" "$f" 2>/dev/null | awk '$1 == "wall" { for (i = 2; i < NF; i++) if ($i == "rounds") print $(i + 1) }')
+if [ -n "$f" ] && [ "${rounds:-0}" -gt 0 ]; then
+	ok "monctl_dormant_wall_starts ($rounds rounds)"
+else
+	not_ok monctl_dormant_wall_starts "$(cat "$T/dw.on" "$T/dw.snap" "$T/dw.err"); WALL: $("$T/wall_dump" "$f" 2>&1 | head -n 1)"
+fi
+st=$(dump "$f" stacks work_spin "$T/ispin" 2>/dev/null)
+md=$(echo "$st" | awk '{ for (i = 1; i < NF; i++) if ($i == "maxdepth") print $(i + 1) }')
+if [ -n "$md" ] && [ "$md" -gt 0 ] && [ "$md" -le 3 ]; then
+	ok "monctl_dormant_stack_depth_kept (deepest $md)"
+else
+	not_ok monctl_dormant_stack_depth_kept "$st"
 fi
