@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # prof --output sums the wall-clock samples of a series (issue 22: "a
 # series of intervals reads as one profile, equal to the sum of its
 # intervals"): tests/progs/wall_interval.c under PROFDIR=DIR monrun

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # Interval files carry the wall-clock samples of their interval (issue 22):
 # tests/progs/wall_interval.c under PROFDIR=DIR monrun --interval=1
 # --wall=200 for four intervals (three cut by the control thread, the last

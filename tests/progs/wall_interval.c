@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * wall_interval — wall-clock samples cut into interval files
  * (tests/integ/wall_interval.sh), run under
