@@ -71,17 +71,6 @@ static const char *const scrubbed[] = {
 	"MONPROF_DORMANT", "MONPROF_CONTROL", "MONPROF_EXEC",
 };
 #define NSCRUBBED (sizeof scrubbed / sizeof scrubbed[0])
-static char *kept[NSCRUBBED];	/* their values, kept before removal */
-static int kept_all;		/* kept[] holds the settings: the environment's are gone */
-
-const char *mon_env(const char *name)
-{
-	if (kept_all)
-		for (size_t i = 0; i < NSCRUBBED; i++)
-			if (strcmp(name, scrubbed[i]) == 0)
-				return kept[i];
-	return getenv(name);
-}
 
 __attribute__((constructor)) static void autostart(void)
 {
@@ -98,11 +87,7 @@ __attribute__((constructor)) static void autostart(void)
 		const char *f = getenv("MONPROF_FOLLOW");
 		mon_whole_start(f != NULL && strcmp(f, "1") == 0);
 	}
-	for (size_t i = 0; i < NSCRUBBED; i++) {
-		const char *v = getenv(scrubbed[i]);
-		kept[i] = v != NULL ? mon_strdup(v) : NULL;
-	}
-	kept_all = 1;
+	mon_env_keep(scrubbed, NSCRUBBED);
 	for (size_t i = 0; i < NSCRUBBED; i++)
 		unsetenv(scrubbed[i]);
 	scrub_preload();

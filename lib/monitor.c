@@ -239,6 +239,8 @@ static void read_cmdline(void)
 struct fill_ctx {
 	int reason, signo;
 	struct mon_interval_cut *cut;	/* an interval's file, or NULL: the whole run */
+	int have_st;			/* st: the counters read at the cut */
+	struct mon_stats st;
 };
 
 /* What the last interval's file held (the base the next one is measured
@@ -289,7 +291,10 @@ static int fill(struct monout_writer *w, void *arg)
 	struct rusage ru;
 	struct monout_run r;
 	memset(&r, 0, sizeof r);
-	mon_getstats(&st, sizeof st);
+	if (ctx->have_st)
+		st = ctx->st;
+	else
+		mon_getstats(&st, sizeof st);
 	r.pid = (uint64_t)getpid();
 	r.ppid = (uint64_t)getppid();
 	r.clock = (uint32_t)(st.clock ? st.clock : mon_clock_last);
@@ -504,10 +509,15 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 		refresh_objects();
 	else if (reason == MONOUT_WHY_EXIT || reason == MONOUT_WHY_SIGNAL)
 		mon_sampler_close();
+	struct fill_ctx ctx = { reason, signo, cut, 0, { 0 } };
 	if (cut->advance && mon_stacks_cut_begin() < 0)
 		cut->advance = 0;	/* no memory for a fresh table: nothing is taken */
+	/* The counters at once after the stack table's cut, not when the
+	 * file's RUN record is filled: a tick between the two would count in
+	 * this file and keep its stack in the next, as many of them as the
+	 * time between lets in (2 under ASan). */
+	ctx.have_st = mon_getstats(&ctx.st, sizeof ctx.st) == 0;
 	mon_count_sync();
-	struct fill_ctx ctx = { reason, signo, cut };
 	int rc = mon_file_write_as(cut->name, MONOUT_F_SNAPSHOT * (reason != MONOUT_WHY_EXIT &&
 								   reason != MONOUT_WHY_EXEC),
 				   fill, &ctx, 0, &cut->bytes);
@@ -595,7 +605,7 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	else if (reason == MONOUT_WHY_EXIT || reason == MONOUT_WHY_SIGNAL)
 		mon_sampler_close();	/* _exit or a fatal signal: the clocks still run */
 	mon_count_sync();
-	struct fill_ctx ctx = { reason, signo, NULL };
+	struct fill_ctx ctx = { reason, signo, NULL, 0, { 0 } };
 	/* The last profile is being written: the watcher (control.c) has
 	 * nothing to say, even when a signal held back during the write ends
 	 * the process the moment the file is complete (monfile.c); a write

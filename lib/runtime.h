@@ -307,9 +307,14 @@ MON_HIDDEN void mon_threads_fd_move(int fd);
 MON_HIDDEN void *mon_alloc(size_t n);
 /* The value of the setting name (a MONPROF_* variable), as getenv(3)
  * gives it, also after monrun's preload removed the settings from the
- * program's environment (autostart.c keeps their values first): NULL when
+ * program's environment (env.c keeps their values first): NULL when
  * unset.  Not async-signal-safe (getenv). */
 MON_HIDDEN const char *mon_env(const char *name);
+/* Keep the values the environment gives names[0..n) now (n at most 32;
+ * names: a static table), so that mon_env returns them after they are
+ * removed from the environment (autostart.c).  Called once, before the
+ * program's threads start. */
+MON_HIDDEN void mon_env_keep(const char *const *names, size_t n);
 
 /* Give back a block of mon_alloc/mon_realloc/mon_strdup (NULL: nothing). */
 MON_HIDDEN void mon_free(void *p);
