@@ -679,6 +679,11 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
  * ("cannot open: No such file or directory").
  */
 int monout_read_file(const char *path, struct monout *m, char *err, size_t errlen);
+/* qsort(3) orders of struct monout_wall_sample (tid, state, syscall, wait,
+ * flags, object set, depth, then the PCs) and struct monout_wall_thread
+ * (tid), as the reader sorts and merges them: <0, 0, >0. */
+int monout_wall_sample_cmp(const void *a, const void *b);
+int monout_wall_thread_cmp(const void *a, const void *b);
 
 /* monout_free — release what monout_parse allocated and zero *m. */
 void monout_free(struct monout *m);

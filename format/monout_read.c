@@ -255,7 +255,7 @@ static int cmp_wait_q(const void *a, const void *b)
 }
 
 /* Order of wall samples: tid, state, syscall, wait, flags, object set, depth, pcs. */
-static int cmp_wall_sample(const void *a, const void *b)
+int monout_wall_sample_cmp(const void *a, const void *b)
 {
 	const struct monout_wall_sample *x = a, *y = b;
 #define CMPF(f)                                      \
@@ -275,7 +275,7 @@ static int cmp_wall_sample(const void *a, const void *b)
 	return 0;
 }
 
-static int cmp_wall_thread(const void *a, const void *b)
+int monout_wall_thread_cmp(const void *a, const void *b)
 {
 	const struct monout_wall_thread *x = a, *y = b;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
@@ -533,9 +533,9 @@ static int wall_finish(struct rd *r, struct monout *m)
 	}
 	if (m->nwall_samples) {
 		size_t k = 0;
-		qsort(m->wall_samples, m->nwall_samples, sizeof *m->wall_samples, cmp_wall_sample);
+		qsort(m->wall_samples, m->nwall_samples, sizeof *m->wall_samples, monout_wall_sample_cmp);
 		for (size_t j = 0; j < m->nwall_samples; j++) {
-			if (k && cmp_wall_sample(&m->wall_samples[k - 1], &m->wall_samples[j]) == 0) {
+			if (k && monout_wall_sample_cmp(&m->wall_samples[k - 1], &m->wall_samples[j]) == 0) {
 				m->wall_samples[k - 1].count =
 					sat_add(m->wall_samples[k - 1].count, m->wall_samples[j].count);
 				free(m->wall_samples[j].pcs);
@@ -547,7 +547,7 @@ static int wall_finish(struct rd *r, struct monout *m)
 	}
 	if (m->nwall_threads) {
 		size_t k = 0;
-		qsort(m->wall_threads, m->nwall_threads, sizeof *m->wall_threads, cmp_wall_thread);
+		qsort(m->wall_threads, m->nwall_threads, sizeof *m->wall_threads, monout_wall_thread_cmp);
 		for (size_t j = 0; j < m->nwall_threads; j++) {
 			struct monout_wall_thread *a = &m->wall_threads[k ? k - 1 : 0];
 			const struct monout_wall_thread *b = &m->wall_threads[j];

@@ -73,34 +73,6 @@ static int same_object(const struct monout_object *a, const struct monout_object
 	       memcmp(a->build_id, b->build_id, a->build_id_len) == 0;
 }
 
-/* Order of wall samples as the reader merges them (monout.h): tid, state,
- * syscall, wait, flags, object set, depth, pcs. */
-static int cmp_wall_sample(const void *a, const void *b)
-{
-	const struct monout_wall_sample *x = a, *y = b;
-#define CMPF(f)                                      \
-	if (x->f != y->f)                            \
-		return x->f < y->f ? -1 : 1
-	CMPF(tid);
-	CMPF(state);
-	CMPF(syscall);
-	CMPF(wait);
-	CMPF(flags);
-	CMPF(set);
-	CMPF(depth);
-#undef CMPF
-	for (uint32_t i = 0; i < x->depth; i++)
-		if (x->pcs[i] != y->pcs[i])
-			return x->pcs[i] < y->pcs[i] ? -1 : 1;
-	return 0;
-}
-
-static int cmp_wall_thread(const void *a, const void *b)
-{
-	const struct monout_wall_thread *x = a, *y = b;
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
 static int same_wait(const struct monout_wait *a, const struct monout_wait *b)
 {
 	return a->kind == b->kind && a->fd == b->fd && a->fd_kind == b->fd_kind &&
@@ -238,7 +210,7 @@ static void wall_finish(struct monout *m, const struct wall_span *spans, size_t 
 	if (nspans > 1 && (hi - lo) * 1e6 > (double)m->wall.elapsed_usec)
 		m->wall.elapsed_usec = (uint64_t)((hi - lo) * 1e6 + 0.5);
 	if (m->nwall_threads) {
-		qsort(m->wall_threads, m->nwall_threads, sizeof *m->wall_threads, cmp_wall_thread);
+		qsort(m->wall_threads, m->nwall_threads, sizeof *m->wall_threads, monout_wall_thread_cmp);
 		size_t k = 0;
 		for (size_t j = 0; j < m->nwall_threads; j++) {
 			struct monout_wall_thread *a = &m->wall_threads[k ? k - 1 : 0];
@@ -261,10 +233,10 @@ static void wall_finish(struct monout *m, const struct wall_span *spans, size_t 
 		m->nwall_threads = k;
 	}
 	if (m->nwall_samples) {
-		qsort(m->wall_samples, m->nwall_samples, sizeof *m->wall_samples, cmp_wall_sample);
+		qsort(m->wall_samples, m->nwall_samples, sizeof *m->wall_samples, monout_wall_sample_cmp);
 		size_t k = 0;
 		for (size_t j = 0; j < m->nwall_samples; j++) {
-			if (k && cmp_wall_sample(&m->wall_samples[k - 1], &m->wall_samples[j]) == 0)
+			if (k && monout_wall_sample_cmp(&m->wall_samples[k - 1], &m->wall_samples[j]) == 0)
 				m->wall_samples[k - 1].count =
 					add_sat(m->wall_samples[k - 1].count, m->wall_samples[j].count);
 			else
