@@ -144,3 +144,20 @@ head -1 plain.txt >why
 check no_stacks_no_inclusive test "$(head -1 plain.txt)" = \
 	" %Time Seconds Cumsecs  #Calls   msec/call  Name"
 check no_stacks_no_warning test ! -s plain.err
+
+# A bin that straddles two functions is split by bytes (System V), but the
+# stacks' leaf PCs say where each sample was.  64-byte bins (scale 0x800):
+# bin 2 [0x401080, 0x4010c0) holds 4 ticks, split hard 1 / easy 3, with no
+# stacks (lost); bin 3 [0x4010c0, 0x401100) holds 8, split easy 2 / work 6,
+# and all 8 stacks have their leaf in work.  So work has its 8, the 2 the
+# split gave easy are not easy's too (easy keeps bin 2's 3), hard keeps 1:
+# the flat profile adds up to the histogram's 12 ticks, not 14.
+./craft split.mon -o "stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x800:7 \
+	-b 2:4 -b 3:8 -T 100:main -K 64:4:0 -k 8:100:0:0x4010d4,0x401020,0x401008 || not_ok craft_split
+"$PROF" -m split.mon --format=csv ./stacks >split.csv 2>/dev/null
+"$PROF" -m split.mon --format=json ./stacks >split.json 2>/dev/null
+got=$(awk -F, '$1 == "work" || $1 == "easy" || $1 == "hard" { printf "%s %s ", $1, $8 } NR > 1 { s += $8 }
+	END { printf "sum %.3f", s }' split.csv)
+echo "$got; json $(grep -o '"total_ticks":[0-9.]*' split.json)" >why
+check split_bin_counted_once test "$got" = "work 8.000 easy 3.000 hard 1.000 sum 12.000"
+check split_bin_total_agrees grep -q '"total_ticks":12,' split.json

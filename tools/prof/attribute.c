@@ -1186,6 +1186,62 @@ static int scratch_grow(struct prof_attr *a)
 	return 0;
 }
 
+static int ranged_row(const struct prof_row *w)
+{
+	return w->kind == PROF_ROW_FUNC || w->kind == PROF_ROW_GAP || w->kind == PROF_ROW_UNWIND;
+}
+
+/*
+ * One file's histogram ticks (ticks[r]) against its stack samples by leaf
+ * row (leaf[r]), after each touched row's stacked_ticks got min(leaf,
+ * ticks).  A bin that straddles rows is split between them by bytes (System
+ * V's split, binmap.c), but a stack's leaf is the exact PC: a row whose
+ * stacks are more than its histogram share got too little of a straddling
+ * bin, and the rows beside it, within one bin's width (binw bytes), got
+ * that excess.  It is taken from their unexplained rest (their
+ * stacked_ticks grow by it), nearest rows first, so that the flat view,
+ * which gives the row its stacks' samples, does not count it twice: the
+ * profile's samples add up to the histogram's ticks.  leaf[q] of a row
+ * given up from grows by what it gave (the caller zeroes every touched
+ * row's leaf after the file).
+ */
+static void take_split_excess(struct prof_attr *a, const double *ticks, double *leaf,
+			      uint64_t binw, double rate)
+{
+	for (size_t u = 0; binw && u < a->ntouched; u++) {
+		size_t r = a->touched[u];
+		const struct prof_row *w = &a->rows[r];
+		double x = leaf[r] - ticks[r];
+		if (!(ticks[r] > 0 && x > 0) || !ranged_row(w))
+			continue;
+		int below = 1, above = 1;
+		for (size_t dist = 1; x > 0 && (below || above); dist++) {
+			for (int side = 0; side < 2 && x > 0; side++) {
+				int *open = side ? &above : &below;
+				if (!*open)
+					continue;
+				size_t q = side ? r + dist : r - dist;
+				const struct prof_row *v = side ? (r + dist < a->nrows ? &a->rows[q] : NULL)
+								: (dist <= r ? &a->rows[q] : NULL);
+				if (!v || v->image != w->image || !ranged_row(v) ||
+				    (side ? v->addr >= w->addr + w->size + binw
+					  : v->addr + v->size + binw <= w->addr)) {
+					*open = 0;
+					continue;
+				}
+				double avail = ticks[q] - leaf[q];
+				if (!(avail > 0))
+					continue;
+				double take = avail < x ? avail : x;
+				leaf[q] += take;
+				a->rows[q].stacked_ticks += take;
+				a->rows[q].stacked_seconds += take / rate;
+				x -= take;
+			}
+		}
+	}
+}
+
 static void touch(struct prof_attr *a, size_t r)
 {
 	if (!a->fmark[r]) {
@@ -1276,6 +1332,7 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 	for (size_t k = 0; k < nfb; k++)
 		touch(a, fb[k].row);
 	double file_ticks = 0;
+	uint64_t binw = 0;	/* the widest bin of the file's histograms, bytes */
 	struct piece_ctx pctx = { a, NULL, d->run.rate_hz > 0 ? d->run.rate_hz : 1, 0 };
 	struct prof_piece_sink psink = { take_piece, &pctx }, *ps = NULL;
 	if (a->keep_pieces) {
@@ -1319,6 +1376,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 		}
 		if (sc && (a->scale_min == 0 || sc < a->scale_min))
 			a->scale_min = sc;
+		if (sc && (131072u + sc - 1) / sc > binw)
+			binw = (131072u + sc - 1) / sc;
 		if (sc > a->scale_max)
 			a->scale_max = sc;
 	}
@@ -1349,6 +1408,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			a->rows[r].stacked_seconds += k / rate;
 		}
 	}
+	if (leaf)
+		take_split_excess(a, ticks, leaf, binw, rate);
 	a->total_ticks += file_ticks;
 	a->total_seconds += file_ticks / rate;
 
@@ -1410,6 +1471,8 @@ out:
 	for (size_t u = 0; a->fmark && u < a->ntouched; u++) {
 		a->fticks[a->touched[u]] = 0;
 		a->fmark[a->touched[u]] = 0;
+		if (leaf)
+			leaf[a->touched[u]] = 0;	/* take_split_excess's marks */
 	}
 	a->ntouched = 0;
 	for (size_t i = s0; leaf && i < a->nstacks; i++)

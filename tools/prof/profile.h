@@ -70,7 +70,10 @@
  * lost to a full table, or time the histogram's split gave the row).  So a
  * row's own time in the flat view is its histogram time, or its stacks'
  * leaf samples where those are more (a bin split at a function's edge
- * gave it less than the exact PCs of the stacks say).
+ * gave it less than the exact PCs of the stacks say); that excess is then
+ * taken from the rest of the rows beside it, which the split gave it to
+ * (attribute.c, take_split_excess), so the samples add up to the
+ * histogram's ticks.
  * Inclusive time of a function: the samples of every sample whose stack
  * holds it, each sample once however often recursion repeats it.
  */
