@@ -119,6 +119,15 @@ MON_HIDDEN void mon_clock_unsampled_reset(void);
  * process image only (a fork child keeps the parent's result); costs
  * about 20 ms of CPU then. */
 MON_HIDDEN void mon_clock_check_rate(struct mon_thread_clock *tc);
+/* The CPU one tick costs, in ns, from n rounds (1..16) of the same work
+ * timed with the clock off (base[i], ns of thread CPU) and on (with[i], ns;
+ * ticks[i] ticks counted in it).  The machine's interference (a sibling
+ * hyperthread, a hypervisor's steal, a frequency step) only adds time to a
+ * round, so the least base stands for the work alone and the round whose
+ * excess over it is least per tick gives the cost.  0 when no round ticked
+ * or took longer than the least base.  Pure: tests/unit/test_rate_check.c. */
+MON_HIDDEN uint64_t mon_tick_cost_estimate(const uint64_t *base, const uint64_t *with,
+					   const uint64_t *ticks, unsigned n);
 /* How many times mon_clock_check_rate measured in this process image: 0 or
  * 1 (for tests: tests/unit/test_rate_check.c). */
 MON_HIDDEN unsigned mon_clock_rate_checks(void);
