@@ -7,6 +7,8 @@
 #  - tests/integ/*.sh: integration scripts; each prints "ok NAME" / "not ok NAME"
 #    lines (one per check) or, if it prints none, counts once by its exit status
 #    (0 pass, 77 skip, anything else fail).
+# Each script's line ends with its wall time ("in S s"), so a slow one is
+# found in CI's output.
 # Every program and script has a time limit, TEST_TIMEOUT seconds (default
 # 900, above the hang guards of unwind.sh (600 s); the slowest script takes
 # about 30 s on 2 loaded cores): one that
@@ -35,8 +37,10 @@ for t in "$B"/tests/unit/*; do
 	n=$(basename "$t")
 	out="$log/unit-$n.out"
 	# cmocka in TAP mode: a plan "1..N", then "ok K - NAME" / "not ok K - NAME".
+	t0=$(date +%s)
 	CMOCKA_MESSAGE_OUTPUT=TAP $TMO $DFL "$t" >"$out" 2>&1
 	rc=$?
+	dt=$(($(date +%s) - t0))
 	to=0
 	timed_out $rc && to=1
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
@@ -52,7 +56,7 @@ for t in "$B"/tests/unit/*; do
 		f=$((f + 1))
 		echo "FAIL unit/$n (exit $rc, $((p + f - 1)) of ${plan:-?} results, see $out)"
 	fi
-	echo "unit/$n: $p passed, $f failed"
+	echo "unit/$n: $p passed, $f failed in $dt s"
 	pass=$((pass + p)); fail=$((fail + f))
 done
 for t in tests/integ/*.sh; do
@@ -60,8 +64,10 @@ for t in tests/integ/*.sh; do
 	[ -f "$t" ] || continue
 	n=$(basename "$t" .sh)
 	out="$log/integ-$n.out"
+	t0=$(date +%s)
 	$TMO $DFL sh "$t" >"$out" 2>&1
 	rc=$?
+	dt=$(($(date +%s) - t0))
 	if timed_out $rc; then
 		echo "not ok integ_${n}_time_limit timed out after $LIMIT s (TEST_TIMEOUT)" >>"$out"
 	fi
@@ -70,7 +76,7 @@ for t in tests/integ/*.sh; do
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
 		case $rc in
 		0) p=1 ;;
-		77) skip=$((skip + 1)); echo "SKIP integ/$n"; continue ;;
+		77) skip=$((skip + 1)); echo "SKIP integ/$n in $dt s"; continue ;;
 		*) f=1 ;;
 		esac
 	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -78,7 +84,7 @@ for t in tests/integ/*.sh; do
 	fi
 	grep '^not ok ' "$out" | sed "s|^|FAIL integ/$n: |"
 	[ "$f" -gt 0 ] && { echo "---- $out"; tail -n 30 "$out"; echo "----"; }
-	echo "integ/$n: $p passed, $f failed"
+	echo "integ/$n: $p passed, $f failed in $dt s"
 	pass=$((pass + p)); fail=$((fail + f))
 done
 if [ $skip -gt 0 ]; then
