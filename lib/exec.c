@@ -53,8 +53,13 @@ int mon_exec_prepare(const char *path)
 {
 	int saved_errno = errno;
 	int was_on = 0;
-	if (getpid() != mon_pid)
-		return 0;	/* vfork child: the clocks are the parent's */
+	if (getpid() != mon_pid) {
+		/* vfork child: the clocks are the parent's */
+		if (mon_hooks.vfork_exec)
+			mon_hooks.vfork_exec();
+		errno = saved_errno;
+		return 0;
+	}
 	mon_lock();
 	if (mon_clock_active != MON_CLOCK_NONE) {
 		was_on = mon_clock_active;
@@ -207,7 +212,10 @@ MON_EXPORT int execle(const char *path, const char *arg, ...)
 			if (e_ != NULL)                                        \
 				ENV_ = e_;                                     \
 		}                                                              \
-		return (real)(__VA_ARGS__);                                    \
+		int rc_ = (real)(__VA_ARGS__);                                 \
+		if (mon_hooks.spawned)                                         \
+			mon_hooks.spawned(rc_);                                \
+		return rc_;                                                    \
 	} while (0)
 
 MON_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,

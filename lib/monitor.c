@@ -749,9 +749,41 @@ static void fork_reset(void)
 		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 }
 
+/* Is a child made now one monrun without -f does not follow (FORKS)? */
+static int counts_unfollowed(void)
+{
+	return started && !finished && whole && !follow_forks;
+}
+
 static void fork_parent(void)
 {
-	if (started && !finished && whole && !follow_forks)
+	if (counts_unfollowed())
+		__atomic_add_fetch(&forks_unfollowed, 1, __ATOMIC_RELAXED);
+}
+
+/* Children that run a program without passing fork_parent: dash runs its
+ * commands in vfork children, and posix_spawn's child is a vfork of the C
+ * library's.  Without -f neither is followed, so each is counted as an
+ * unfollowed fork (the FORKS record: prof names -f).  A vfork child
+ * shares this memory, so its count is the parent's; it may try several
+ * paths (a PATH search: an exec a path), counted once by its pid.  Two
+ * vfork children of two threads trying paths in turn could count twice.
+ * Children of system(3) and popen(3) spawn inside the C library, past
+ * every interposed name: not counted. */
+static pid_t vfork_counted;
+
+static void vfork_exec(void)
+{
+	if (!counts_unfollowed())
+		return;
+	pid_t self = getpid();
+	if (__atomic_exchange_n(&vfork_counted, self, __ATOMIC_RELAXED) != self)
+		__atomic_add_fetch(&forks_unfollowed, 1, __ATOMIC_RELAXED);
+}
+
+static void spawned(int rc)
+{
+	if (rc == 0 && counts_unfollowed())
 		__atomic_add_fetch(&forks_unfollowed, 1, __ATOMIC_RELAXED);
 }
 
@@ -795,6 +827,8 @@ __attribute__((constructor)) static void monitor_init(void)
 	mon_hooks.exec_failed = exec_failed;
 	mon_hooks.exec_env_size = exec_env_size;
 	mon_hooks.exec_env_build = exec_env_build;
+	mon_hooks.vfork_exec = vfork_exec;
+	mon_hooks.spawned = spawned;
 	mon_hooks.fork_child = fork_child;
 	mon_hooks.fork_parent = fork_parent;
 	mon_hooks.after_dlopen = after_dlopen;

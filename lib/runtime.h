@@ -186,6 +186,12 @@ struct mon_hooks {
 	 * exec by this process, or by a vfork child of it). */
 	size_t (*exec_env_size)(char *const envp[], int spawn);
 	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
+	/* A child that runs a program without passing the fork handlers: in a
+	 * vfork child about to exec (its memory is the parent's, so what it
+	 * counts is the parent's; perhaps once per path tried), and in the
+	 * parent after posix_spawn(p) returned rc (0: a child runs). */
+	void (*vfork_exec)(void);
+	void (*spawned)(int rc);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
 	void (*fork_parent)(void);	/* in the parent after a fork (also a failed one),
 					 * the lock released */

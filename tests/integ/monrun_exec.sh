@@ -126,6 +126,13 @@ for f in "" -f; do
 	if [ -z "$f" ]; then
 		if [ "$(files "$d")" = "mon.out " ]; then ok monrun_exec_${how}_not_followed_without_f
 		else not_ok monrun_exec_${how}_not_followed_without_f "files: $(files "$d")"; fi
+		# ... and prof says so, naming -f: a vfork or posix_spawn child
+		# passes no fork handler (issue 22: FORKS counted fork() alone).
+		# Mutation caught: the vfork_exec or spawned hook not set.
+		"$PROF" "$d/mon.out" >/dev/null 2>"$d.err"
+		if grep -q "the process forked 1 time without following its children (monrun without -f)" "$d.err"
+		then ok monrun_exec_${how}_unfollowed_said
+		else not_ok monrun_exec_${how}_unfollowed_said "$(head -c 300 "$d.err")"; fi
 	elif [ "$(echo "$kids" | wc -w)" -eq 1 ]; then
 		ok monrun_exec_${how}_followed_with_f
 		mostly monrun_exec_${how}_child_profile "$d/$kids" real_work
@@ -136,6 +143,36 @@ for f in "" -f; do
 	fi
 done
 done
+
+# 5b. dash runs each command in a vfork child (it finds the path itself):
+#     two commands are two children.  Python's subprocess does too, and
+#     its child tries each PATH directory with an exec of its own: two
+#     commands found in PATH's fourth directory are still two children,
+#     not eight (counted once per child).  Mutations caught: the
+#     vfork_exec hook not set (no warning); the count by pid removed
+#     (python: "forked 8 times").
+vforks_said() { # NAME DIR COMMAND...: the file of COMMAND says 2 forks
+	n=$1 d=$2 && shift 2 && mkdir -p "$d"
+	(cd "$d" && PATH=/nonexistent/a:/nonexistent/b:/nonexistent/c:/usr/bin:/bin "$MONRUN" "$@")
+	"$PROF" "$d/mon.out" >/dev/null 2>"$d.err"
+	if grep -q "the process forked 2 times without following its children" "$d.err"
+	then ok "$n"
+	else not_ok "$n" "files: $(files "$d"); $(head -c 300 "$d.err")"; fi
+}
+if [ -n "$asan" ]; then
+	skip_asan monrun_exec_dash_vfork_children_counted
+	skip_asan monrun_exec_python_vfork_children_counted_once
+else
+	vforks_said monrun_exec_dash_vfork_children_counted "$T/dash" \
+	    /bin/sh -c 'env >/dev/null; env >/dev/null; :'
+	if [ -x /usr/bin/python3 ]; then
+		vforks_said monrun_exec_python_vfork_children_counted_once "$T/py" /usr/bin/python3 -c \
+		    'import subprocess
+for i in range(2): subprocess.run(["env"], stdout=subprocess.DEVNULL, check=True)'
+	else
+		ok "monrun_exec_python_vfork_children_counted_once # skip /usr/bin/python3 absent (Debian: python3)"
+	fi
+fi
 
 # 6. A -pg program linked with libmon (whole-process mode) that execs a
 #    shell (the shared case exec-after-profiling.c): the shell finishes,
