@@ -52,6 +52,19 @@ MON_HIDDEN extern const struct mon_cfi_machine mon_arch_cfi;
  * saves x30) returns through the register, never through memory. */
 #define MON_ARCH_HAS_LR 1
 
+/* A system call of two arguments made here, without the C library (whose
+ * wrapper a sanitizer intercepts with frames of its own: the tick's path
+ * must stay small on the interrupted thread's stack).  Returns the
+ * kernel's result: >= 0, or -errno.  Async-signal-safe. */
+static inline long mon_arch_syscall2(long nr, long a0, long a1)
+{
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a0;
+	register long x1 __asm__("x1") = a1;
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1) : "memory");
+	return x0;
+}
+
 /* The interrupted PC, SP, FP (x29) and LR (x30) in a signal's ucontext_t
  * (the third argument of an SA_SIGINFO handler).  Async-signal-safe. */
 static inline uintptr_t mon_arch_context_pc(const void *uc)

@@ -40,6 +40,17 @@
 /* The machine's CFI rules for cfi.c (arch.c). */
 MON_HIDDEN extern const struct mon_cfi_machine mon_arch_cfi;
 
+/* A system call of two arguments made here, without the C library (whose
+ * wrapper a sanitizer intercepts with frames of its own: the tick's path
+ * must stay small on the interrupted thread's stack).  Returns the
+ * kernel's result: >= 0, or -errno.  Async-signal-safe. */
+static inline long mon_arch_syscall2(long nr, long a0, long a1)
+{
+	long r;
+	__asm__ volatile("syscall" : "=a"(r) : "a"(nr), "D"(a0), "S"(a1) : "rcx", "r11", "memory");
+	return r;
+}
+
 /* The interrupted PC, SP and FP in a signal's ucontext_t (the third
  * argument of an SA_SIGINFO handler).  Async-signal-safe. */
 static inline uintptr_t mon_arch_context_pc(const void *uc)
