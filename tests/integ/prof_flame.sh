@@ -126,9 +126,11 @@ fi && ok flame_flat_said || not_ok flame_flat_said "$EXPORT_MODE"
 # interval's number and samples (data-seq, data-samples, and in its title
 # "#N ... C NOUN samples"), which must be what prof --timeline prints for
 # the same files, of CPU samples and with --sample=wall of wall-clock ones
-# (mutations caught: a bar left out or one per program, not per file —
-# strip_bars_timeline; the strip counting CPU samples whatever --sample
-# says — strip_bars_timeline_wall); its heights are in proportion to the
+# (mutations caught: a bar left out — strip_bars_timeline; the files'
+# samples counted as CPU ones whatever --sample says, in the strip and in
+# --timeline alike, or the title's noun fixed as CPU —
+# strip_bars_timeline_wall, whose interval #1, asleep, has wall-clock
+# samples and next to no CPU ones); its heights are in proportion to the
 # counts, the most 44 px, so ordered as they are, the spinning interval's
 # tallest, and the bars follow each other along the time axis without
 # overlap (mutations caught: heights not scaled by the most — e.g. all
@@ -161,7 +163,14 @@ if [ "$EXPORT_MODE" = stacks ]; then
 		bad=$(awk -v noun="$noun" '{ t = $0; for (i = 0; i < 5; i++) sub(/^[^ ]+ /, "", t); c = t; gsub(/,/, "", c)
 			if (index(t, "#" $1 " pid ") != 1 || index(c, " " $2 " " noun " samples (") == 0)
 				printf "title %s for #%s, %s samples; ", t, $1, $2 }' bars.$ev)
-		name=strip_bars_timeline; [ $ev = wall ] && name=strip_bars_timeline_wall
+		name=strip_bars_timeline
+		if [ $ev = wall ]; then
+			name=strip_bars_timeline_wall
+			# The sleeping interval #1 has wall-clock samples, next to
+			# no CPU ones: the counts are not the CPU bars'.
+			[ "$(cut -d' ' -f2 bars.wall)" != "$(cut -d' ' -f2 bars.cpu)" ] ||
+				bad="$bad the wall-clock bars count what the CPU bars do;"
+		fi
 		if [ "$nfiles" -ge 3 ] && [ "$(wc -l <bars.$ev)" -eq "$nfiles" ] &&
 		   [ "$(cut -d' ' -f1,2 bars.$ev)" = "$(cat rows.$ev)" ] && [ -z "$bad" ] &&
 		   only_warnings iv.$ev.err; then
