@@ -23,6 +23,8 @@
  *   profile.c    the rows into the model (profile.h), pprof's shape
  *   out/         the renderers: text.c (System V's columns), json.c, csv.c,
  *                summary.c (-s); out.c the table and the flat view
+ *   timeline.c   each file's place in time and its samples (timeline.h):
+ *                --timeline's text and the flame graph's strip
  *   warn.c       every warning, through one sink
  *   demangle.c   C++ names, through the C++ runtime's __cxa_demangle
  *   main.c       options, the order of work, exit status
