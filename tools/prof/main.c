@@ -773,9 +773,9 @@ int main(int argc, char **argv)
 		prof_warnings_clear();
 		return fflush(stdout) != 0 || ferror(stdout);
 	}
-	/* The files' places in time, for the flame graph's strip: of one
-	 * program's files (more than one group is refused below but by the
-	 * text report, which draws no strip). */
+	/* The files' places in time, in time order, for the flame graph's
+	 * strip (one program's files, or --merge's: the other formats refuse
+	 * several programs below). */
 	prof_spans_sort(spans, nspans);
 	o.spans = spans;
 	o.nspans = nspans;
