@@ -17,6 +17,7 @@
 # (MONPROF_STACK_DEPTH=0).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
 export_modes
 cd "$T" || exit 1
 H=37 S=23 L=41 UNIT=2000000
@@ -116,14 +117,111 @@ else
 	! grep -q 'flat profile' f.svg && grep -q 'id="callers"' f.svg
 fi && ok flame_flat_said || not_ok flame_flat_said "$EXPORT_MODE"
 
+# ---- the strip of samples over time ------------------------------------------
+# Once (the strip does not depend on call stacks): strip_phases under
+# monrun --interval=1 --wall sleeps in interval 1, spins in interval 2 and
+# ends early in interval 3, watching PROFDIR for the interval files so that
+# its phases follow the intervals on any machine.  The page's strip
+# (<g id="strip">) has one bar per file, in time order, each with its
+# interval's number and samples (data-seq, data-samples, and in its title
+# "#N ... C NOUN samples"), which must be what prof --timeline prints for
+# the same files, of CPU samples and with --sample=wall of wall-clock ones
+# (mutations caught: a bar left out — strip_bars_timeline; the files'
+# samples counted as CPU ones whatever --sample says, in the strip and in
+# --timeline alike, or the title's noun fixed as CPU —
+# strip_bars_timeline_wall, whose interval #1, asleep, has wall-clock
+# samples and next to no CPU ones); its heights are in proportion to the
+# counts, the most 44 px, so ordered as they are, the spinning interval's
+# tallest, and the bars follow each other along the time axis without
+# overlap (mutations caught: heights not scaled by the most — e.g. all
+# equal, or by the file's place — and x not from the file's start:
+# strip_heights_ordered).  A single file, timed (the run above) or not (the
+# C library's gmon.out), and two untimed files, give no strip (mutations
+# caught: a strip of one file — the test nspans >= 1; untimed files
+# counted as slots — strip_none_single).
+if [ "$EXPORT_MODE" = stacks ]; then
+	build_plain sp strip_phases.c || not_ok strip_build
+	mkdir -p iv
+	PROFDIR=$T/iv timeout 60 "$MONRUN" --interval=1 --wall ./sp "$T/iv" >/dev/null 2>iv.err
+	nfiles=$(ls iv | grep -vc '\.tmp\.')
+	# bars: seq samples height x width title, in the page's order
+	strip_bars() {
+		sed -n '/^<g id="strip"/,/^<\/g>$/p' "$1" |
+			sed -n 's/.*<title>\([^<]*\)<\/title>.*<rect class="slot" x="\([0-9.]*\)" y="[0-9.]*" width="\([0-9.]*\)" height="\([0-9.]*\)" data-seq="\([0-9]*\)" data-samples="\([0-9]*\)".*/\5 \6 \4 \2 \3 \1/p'
+	}
+	# timeline: seq samples, in time order (seq from the file's name)
+	timeline_rows() {
+		awk 'NR > 1 && NF >= 5 { s = $5; sub(/^.*\.i0*/, "", s); sub(/\..*$/, "", s); print s, $4 }' "$1"
+	}
+	for ev in cpu wall; do
+		"$PROF" --timeline --sample=$ev ./sp iv >tl.$ev 2>tl.$ev.err
+		"$PROF" --format=flame --sample=$ev ./sp iv >iv.$ev.svg 2>iv.$ev.err
+		strip_bars iv.$ev.svg >bars.$ev
+		timeline_rows tl.$ev >rows.$ev
+		noun=$([ $ev = cpu ] && echo CPU || echo wall-clock)
+		# Every bar's title: "#SEQ pid ...: ... C NOUN samples (FILE)".
+		bad=$(awk -v noun="$noun" '{ t = $0; for (i = 0; i < 5; i++) sub(/^[^ ]+ /, "", t); c = t; gsub(/,/, "", c)
+			if (index(t, "#" $1 " pid ") != 1 || index(c, " " $2 " " noun " samples (") == 0)
+				printf "title %s for #%s, %s samples; ", t, $1, $2 }' bars.$ev)
+		name=strip_bars_timeline
+		if [ $ev = wall ]; then
+			name=strip_bars_timeline_wall
+			# The sleeping interval #1 has wall-clock samples, next to
+			# no CPU ones: the counts are not the CPU bars'.
+			[ "$(cut -d' ' -f2 bars.wall)" != "$(cut -d' ' -f2 bars.cpu)" ] ||
+				bad="$bad the wall-clock bars count what the CPU bars do;"
+		fi
+		if [ "$nfiles" -ge 3 ] && [ "$(wc -l <bars.$ev)" -eq "$nfiles" ] &&
+		   [ "$(cut -d' ' -f1,2 bars.$ev)" = "$(cat rows.$ev)" ] && [ -z "$bad" ] &&
+		   only_warnings iv.$ev.err; then
+			ok "$name ($nfiles files: $(cut -d' ' -f2 bars.$ev | tr '\n' ' '))"
+		else
+			not_ok $name "$nfiles files; bars (seq samples): $(cut -d' ' -f1,2 bars.$ev | tr '\n' ';') timeline: $(tr '\n' ';' <rows.$ev) $bad $(head -c 200 iv.$ev.err)"
+		fi
+	done
+	# Heights in proportion to the counts (44 px the most), so ordered as
+	# they are; the spinning interval (#2) the tallest, above #1 and #3;
+	# the bars in time order, side by side without overlap.
+	bad=$(awk '{ k++; s[k] = $1; c[k] = $2; h[k] = $3; x[k] = $4; w[k] = $5; if ($2 > m) m = $2 }
+		END {
+			if (k < 3) printf "%d bars; ", k
+			for (i = 1; i <= k; i++) {
+				d = h[i] - 44 * c[i] / m; if (d < 0) d = -d
+				if (d > 0.006) printf "#%s: %s px for %s of %s; ", s[i], h[i], c[i], m
+				for (j = 1; j <= k; j++)
+					if ((c[i] > c[j]) != (h[i] > h[j]) || (c[i] == c[j]) != (h[i] == h[j]))
+						printf "#%s (%s, %s px) against #%s (%s, %s px); ", s[i], c[i], h[i], s[j], c[j], h[j]
+				if (i > 1 && x[i] < x[i - 1] + w[i - 1] - 0.01) printf "#%s at x %s overlaps #%s; ", s[i], x[i], s[i - 1]
+			}
+			if (!(c[2] > c[1] && c[2] > c[3] && h[2] == 44)) printf "the spinning interval #2 is not the tallest: %s %s %s; ", c[1], c[2], c[3]
+		}' bars.cpu)
+	if [ -z "$bad" ]; then ok strip_heights_ordered; else not_ok strip_heights_ordered "$bad"; fi
+	# One file: no strip, timed or not; two untimed files: none either.
+	mkdir -p gm
+	if (cd gm && $CC -O1 -g -pg -o gw "$ROOT/tests/progs/prof_work.c" && ./gw 1 1 1 100000 >/dev/null) &&
+	   [ -s gm/gmon.out ]; then
+		cp gm/gmon.out gm/g2.out
+		"$PROF" --format=flame gm/gw gm/gmon.out >g1.svg 2>g1.err; r1=$?
+		"$PROF" --format=flame gm/gw gm/gmon.out gm/g2.out >g2.svg 2>g2.err; r2=$?
+		if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && grep -q '^</svg>$' g1.svg && grep -q '^</svg>$' g2.svg &&
+		   ! grep -q 'id="strip"' f.svg && ! grep -q 'id="strip"' g1.svg && ! grep -q 'id="strip"' g2.svg
+		then ok strip_none_single
+		else not_ok strip_none_single "exit $r1 $r2; strips in: $(grep -l 'id="strip"' f.svg g1.svg g2.svg | tr '\n' ' ') $(head -c 200 g2.err)"; fi
+	else
+		not_ok strip_none_single "no gmon.out from cc -pg"
+	fi
+fi
+
 # ---- in a browser ----------------------------------------------------------
 CHROME=
 for c in chromium chromium-browser google-chrome; do
 	command -v $c >/dev/null 2>&1 && { CHROME=$c; break; }
 done
 if [ -z "$CHROME" ] || ! command -v python3 >/dev/null 2>&1; then
-	for t in render click_dom click_picture search; do
-		ok "flame_chromium_$t # skip chromium or python3 absent (Debian: chromium, python3)"
+	for t in flame_chromium_render flame_chromium_click_dom flame_chromium_click_picture \
+		 flame_chromium_search strip_chromium_dom strip_chromium_picture; do
+		case $t in strip_*) [ "$EXPORT_MODE" = stacks ] || continue ;; esac
+		ok "$t # skip chromium or python3 absent (Debian: chromium, python3)"
 	done
 	exit 0
 fi
@@ -225,3 +323,35 @@ nh=$(grep -c '^h' frames.txt)
 awk -v m="$m" -v w="$want" 'BEGIN { d = m - w; exit !(m != "" && d <= 0.011 && d >= -0.011) }' &&
 	[ "$nh" -ge 2 ] && [ "$n" -eq "$nh" ] && ok flame_chromium_search ||
 	agree_not_ok flame_chromium_search "matched '$m'%, CSV $want%, $n frames painted of $nh"
+
+# The strip in a browser (once, as above): the rendered page's DOM holds
+# one bar per file, and #slot=K (the page's script dispatching a mouseover
+# on the Kth bar it found in the DOM, K the tallest) puts that bar's title
+# in the details line (mutations caught: the script not finding the
+# strip's bars, a bar left out — strip_chromium_dom); in a picture the
+# tallest bar is drawn just above the axis in its colour (#5a7fa8 at 0.85
+# over the page's #f6f6f0), and above the shortest bar, where it is under
+# 28 px, is the page (strip_chromium_picture).
+if [ "$EXPORT_MODE" = stacks ]; then
+	k=$(awk '$3 == 44 { print NR; exit }' bars.cpu)
+	title=$(sed -n "${k:-1}p" bars.cpu | cut -d' ' -f6-)
+	chrome --dump-dom "file://$T/iv.cpu.svg#slot=$k" >strip_dom.txt
+	nb=$(grep -o '<rect class="slot"' strip_dom.txt | wc -l)
+	got=$(sed -n 's/.*<text id="details"[^>]*>\([^<]*\)<.*/\1/p' strip_dom.txt)
+	if [ -n "$k" ] && [ "$nb" -eq "$(wc -l <bars.cpu)" ] && [ "$got" = "$title" ]; then
+		ok strip_chromium_dom
+	else
+		not_ok strip_chromium_dom "$nb bars in the DOM of $(wc -l <bars.cpu); details '$got', bar $k's title '$title'"
+	fi
+	sh_=$(sed -n 's/.*<svg [^>]* height="\([0-9]*\)".*/\1/p' iv.cpu.svg)
+	base=$(sed -n 's/^<line x1="10" y1="\([0-9]*\)" x2="1190".*/\1/p' iv.cpu.svg | head -n 1)
+	chrome --screenshot="$T/strip.png" --window-size=1200,"$sh_" "file://$T/iv.cpu.svg" >/dev/null
+	tall=$(sed -n "${k:-1}p" bars.cpu | awk -v b="$base" '{ printf "%d,%d", $4 + $5 / 2, b - 3 }')
+	low=$(sort -k2,2n bars.cpu | head -n 1 | awk -v b="$base" '$3 < 28 { printf "%d,%d", $4 + $5 / 2, b - 30 }')
+	got=$(python3 px.py strip.png "$tall" ${low:+"$low"} 2>&1 | tr '\n' ' ')
+	want=$(awk 'BEGIN { printf "%d,%d,%d", 0.85 * 90 + 0.15 * 246 + 0.5, 0.85 * 127 + 0.15 * 246 + 0.5, 0.85 * 168 + 0.15 * 240 + 0.5 }')
+	set -- $got
+	if [ -s strip.png ] && near "$1" "$want" && { [ -z "$low" ] || near "${2:-}" 246,246,240; }
+	then ok strip_chromium_picture
+	else not_ok strip_chromium_picture "pixels '$got' at $tall $low, bar $want; $(tail -c 200 chrome.err)"; fi
+fi

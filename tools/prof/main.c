@@ -30,6 +30,7 @@
 #include "prof.h"
 #include "out/out.h"
 #include "monout.h"
+#include "timeline.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -259,63 +260,6 @@ static int program_is(const char *name, const char *this_prog, const char *path)
 		strncmp(this_prog + 9, name, n) == 0);
 }
 
-/* --timeline: a file's place in time and its samples. */
-struct span_row {
-	double start, end;
-	uint64_t pid, samples;
-	const char *file;
-};
-
-static int cmp_span(const void *x, const void *y)
-{
-	const struct span_row *p = x, *q = y;
-	if (p->start != q->start)
-		return p->start < q->start ? -1 : 1;
-	return strcmp(p->file, q->file);
-}
-
-/* The samples of each file in time order, one line each: its start (UTC,
- * to the second), its length, its process, its samples and a bar of them
- * (60 characters for the most), so that when the work happened shows. */
-static void print_timeline(struct span_row *v, size_t n, size_t untimed)
-{
-	qsort(v, n, sizeof *v, cmp_span);
-	uint64_t most = 1;
-	for (size_t i = 0; i < n; i++)
-		if (v[i].samples > most)
-			most = v[i].samples;
-	printf("%-20s %9s %8s %9s  %s\n", "start (UTC)", "seconds", "pid", "samples", "file");
-	for (size_t i = 0; i < n; i++) {
-		char when[32];
-		time_t t = (time_t)v[i].start;
-		struct tm tm;
-		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-			snprintf(when, sizeof when, "%.0f", v[i].start);
-		int bar = (int)(60 * v[i].samples / most);
-		printf("%-20s %9.3f %8llu %9llu  %s %.*s\n", when, v[i].end - v[i].start,
-		       (unsigned long long)v[i].pid, (unsigned long long)v[i].samples, v[i].file,
-		       bar, "############################################################");
-	}
-	if (untimed)
-		printf("(%zu files without a time: written before mon.out minor 2, or gmon.out)\n",
-		       untimed);
-}
-
-/* A file's samples for --timeline: its CPU samples, or with --sample=wall
- * its wall-clock samples (each thread's, every state), with offcpu those
- * of threads not running nor runnable. */
-static uint64_t timeline_samples(const struct prof_data *d, int event)
-{
-	if (event == PROF_EV_CPU)
-		return d->run.samples;
-	uint64_t n = 0;
-	for (size_t i = 0; i < d->nwall_samples; i++)
-		if (event == PROF_EV_WALL || (d->wall_samples[i].state != MONOUT_WALL_RUNNING &&
-					      d->wall_samples[i].state != MONOUT_WALL_RUNNABLE))
-			n += d->wall_samples[i].count;
-	return n;
-}
-
 /* "prof: Cannot allocate memory" on stderr; returns 1, the exit status. */
 static int nomem(void)
 {
@@ -388,18 +332,6 @@ static int parse_seq(const char *s, uint64_t *seq)
 	return 0;
 }
 
-/* A file's run in wall-clock time: from its write time less its elapsed
- * time to its write time (RUN's time, whole seconds; FACTS' elapsed).
- * 0, or -1 when the file does not say (gmon.out, no FACTS). */
-static int file_span(const struct prof_data *d, double *start, double *end)
-{
-	if (!d->run.end_time || !d->run.have_facts)
-		return -1;
-	*end = (double)d->run.end_time;
-	*start = *end - d->run.elapsed_s;
-	return 0;
-}
-
 /* --base: reads the base profiles (a file, several, or directories) into
  * *ba after checking that each is a profile of the program of g (the first
  * data files): the same build ID where both files record one, else the
@@ -419,7 +351,7 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 			continue;
 		double t0, t1;
 		if ((from > -HUGE_VAL || to < HUGE_VAL) &&
-		    (file_span(&d, &t0, &t1) < 0 || t1 < from || t0 > to)) {
+		    (prof_file_span(&d, &t0, &t1) < 0 || t1 < from || t0 > to)) {
 			prof_data_free(&d);
 			continue;	/* outside --base-from/--base-to */
 		}
@@ -654,7 +586,8 @@ int main(int argc, char **argv)
 			      "               as -m's: the files of a process tree are one profile\n"
 			      "  --format=    text (default), json, csv, graph (the call graph),\n"
 			      "               folded (collapsed stacks), pprof (gzipped profile.proto),\n"
-			      "               callgrind or flame (an SVG flame graph); see prof(1)\n"
+			      "               callgrind or flame (an SVG flame graph; of several\n"
+			      "               timed files, their samples over time above it); see prof(1)\n"
 			      "  --graph      the call graph (--format=graph), from the call stacks\n"
 			      "  --callers=NAME  the call graph of NAME and what calls it\n"
 			      "  --callees=NAME  the call graph of NAME and what it calls\n"
@@ -747,7 +680,7 @@ int main(int argc, char **argv)
 	int twindow = from > -HUGE_VAL || to < HUGE_VAL;
 	int swindow = seq_from > 0 || seq_to < UINT64_MAX;
 	int window = twindow || swindow;
-	struct span_row *spans = NULL;
+	struct prof_span *spans = NULL;
 	const char **kept = NULL;	/* --output: the files summed */
 	size_t nkept = 0;
 	for (size_t i = 0; i < in.n && status == 0; i++) {
@@ -768,7 +701,7 @@ int main(int argc, char **argv)
 		}
 		/* --from/--to: the files whose run overlaps the window. */
 		double t0, t1;
-		int timed = file_span(&d, &t0, &t1) == 0;
+		int timed = prof_file_span(&d, &t0, &t1) == 0;
 		uint64_t sq = d.run.interval_seq;
 		if ((twindow && (!timed || t1 < from || t0 > to)) ||
 		    (swindow && (sq == 0 || sq < seq_from || sq > seq_to))) {
@@ -776,18 +709,20 @@ int main(int argc, char **argv)
 			prof_data_free(&d);
 			continue;
 		}
-		if (timeline) {
+		/* Its place in time: --timeline's line, the flame graph's bar. */
+		if (timed) {
 			if (grow_one(&spans, nspans, sizeof *spans) < 0) {
 				prof_data_free(&d);
 				status = nomem();
 				break;
 			}
-			if (timed)
-				spans[nspans++] = (struct span_row){ t0, t1, d.run.pid,
-								     timeline_samples(&d, o.event),
-								     in.v[i].name };
-			else
-				untimed++;
+			spans[nspans++] = (struct prof_span){ t0, t1, d.run.pid, sq,
+							      prof_span_samples(&d, o.event),
+							      in.v[i].name };
+		} else {
+			untimed++;
+		}
+		if (timeline) {
 			prof_data_free(&d);
 			continue;
 		}
@@ -830,7 +765,7 @@ int main(int argc, char **argv)
 		prof_data_free(&d);
 	}
 	if (status == 0 && timeline) {
-		print_timeline(spans, nspans, untimed);
+		prof_print_timeline(spans, nspans, untimed);
 		free(spans);
 		free(progpath);
 		inputs_free(&in);
@@ -838,7 +773,13 @@ int main(int argc, char **argv)
 		prof_warnings_clear();
 		return fflush(stdout) != 0 || ferror(stdout);
 	}
-	free(spans);
+	/* The files' places in time, in time order, for the flame graph's
+	 * strip (one program's files, or --merge's: the other formats refuse
+	 * several programs below). */
+	prof_spans_sort(spans, nspans);
+	o.spans = spans;
+	o.nspans = nspans;
+	o.untimed = untimed;
 	if (status == 0 && noutside && ngroups)
 		fprintf(stderr, "prof: %zu of the %zu profiles read lie outside --from/--to "
 			"(or say no time%s): left out\n", noutside, nread,
@@ -916,6 +857,7 @@ int main(int argc, char **argv)
 	profile_free(&bp);
 	prof_warnings_clear();
 	free(progpath);
+	free(spans);
 	inputs_free(&in);
 	inputs_free(&base_in);
 	return status;

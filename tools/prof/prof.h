@@ -23,6 +23,8 @@
  *   profile.c    the rows into the model (profile.h), pprof's shape
  *   out/         the renderers: text.c (System V's columns), json.c, csv.c,
  *                summary.c (-s); out.c the table and the flat view
+ *   timeline.c   each file's place in time and its samples (timeline.h):
+ *                --timeline's text and the flame graph's strip
  *   warn.c       every warning, through one sink
  *   demangle.c   C++ names, through the C++ runtime's __cxa_demangle
  *   main.c       options, the order of work, exit status
@@ -139,6 +141,8 @@ struct prof_run {
 	uint64_t forks_unfollowed;	/* fork calls whose children were not profiled (FORKS) */
 	uint64_t interval_seq;	/* INTERVAL's sequence number (1, 2, ...: the file is that
 				 * interval of its process), 0: not an interval file */
+	uint64_t interval_start_ns, interval_end_ns;	/* INTERVAL's start and end:
+				 * CLOCK_REALTIME nanoseconds since the Epoch; 0 without */
 	int have_facts;		/* mon.out minor 2: the rest of this block */
 	double elapsed_s;	/* wall-clock time of the profiled run */
 	uint32_t rate_asked, rate_set;	/* Hz */

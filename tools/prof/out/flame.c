@@ -52,6 +52,16 @@
  * for links and tests: #click=NAME dispatches a click on the widest frame
  * named NAME, #search=REGEX searches, #callers shows the reversed view.
  *
+ * Over time: when the files read say when they ran (two or more: the
+ * interval files of monrun --interval, the processes of a tree; o->spans,
+ * timeline.c), a strip above the graph has one bar per file along the
+ * run's wall-clock span, as tall as the file's samples of the event asked
+ * (what prof --timeline prints), each titled "#N pid P: from S s, L s
+ * long, C NOUN samples (FILE)" (#N where the file is an interval), the axis
+ * in seconds from the run's start; hovering a bar shows its title in the
+ * details line, and #slot=N in the fragment does it for the Nth bar.  With
+ * one file, or none that says its time, there is no strip.
+ *
  * XML: names are escaped (& < > " '); bytes that cannot be in an XML 1.0
  * document (control characters, malformed UTF-8) are written as '?'.
  */
@@ -74,6 +84,8 @@
 #define FLAME_BUDGET 16000	/* frames in the file, both views (about 1.8 MB) */
 #define FLAME_TOP 84		/* title, subtitle, legend and buttons */
 #define FLAME_BOTTOM 34		/* details and the search result */
+#define STRIP_H 80		/* the strip of samples over time, when drawn */
+#define STRIP_BARH 44		/* its tallest bar */
 
 /* The frame under samples no stack explains, in a file with stacks. */
 #define FN_NOSTACK (SIZE_MAX - 1)
@@ -517,6 +529,104 @@ static size_t frames_at(const struct tree *t, double scale, double minw)
 	return n;
 }
 
+/* A step for the strip's axis, seconds: 1, 2 or 5 times a power of ten,
+ * the least that puts at most 12 ticks on span seconds (> 0). */
+static double axis_step(double span)
+{
+	double step = pow(10, floor(log10(span / 12)));
+	if (step * 12 < span)
+		step *= 2;
+	if (step * 12 < span)
+		step *= 2.5;
+	if (step * 12 < span)
+		step *= 2;
+	return step;
+}
+
+/* The strip of samples over time, above the flame graph, at y = top (its
+ * STRIP_H pixels): when the files read say when they ran (o->spans, two
+ * or more: a series of interval files, the processes of a tree), one bar
+ * per file along the run's wall-clock span (the earliest start to the
+ * latest end), as wide as the file's time, as tall as its samples of the
+ * event asked (the count --timeline prints; the most STRIP_BARH pixels),
+ * each titled with its interval's number (#N), its start from the run's
+ * start, its length and its samples; the axis in seconds from the run's
+ * start.  Bars of files that overlap in time (processes side by side)
+ * overlap, half-transparent. */
+static void put_strip(FILE *out, const struct prof_opts *o, const struct prof_event_type *ev,
+		      int top)
+{
+	const struct prof_span *v = o->spans;
+	size_t n = o->nspans;
+	double t0 = v[0].start, t1 = v[0].end;
+	uint64_t most = 1;
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].start < t0)
+			t0 = v[i].start;
+		if (v[i].end > t1)
+			t1 = v[i].end;
+		if (v[i].samples > most)
+			most = v[i].samples;
+	}
+	double span = t1 > t0 ? t1 - t0 : 1, inner = FLAME_WIDTH - 2.0 * FLAME_XPAD;
+	double px = inner / span;	/* pixels per second */
+	int base = top + 18 + STRIP_BARH;	/* the bars' foot, the axis */
+	fprintf(out, "<g id=\"strip\" data-files=\"%zu\" data-most=\"%llu\">\n", n,
+		(unsigned long long)most);
+	fprintf(out, "<text class=\"s\" x=\"%d\" y=\"%d\">%s samples of each of the %zu files "
+		"over the run's %.3f s (the most: %llu)", FLAME_XPAD, top + 12, ev->noun, n,
+		t1 - t0, (unsigned long long)most);
+	if (o->untimed)
+		fprintf(out, "; %zu file%s without a time not shown", o->untimed,
+			o->untimed == 1 ? "" : "s");
+	fputs("</text>\n", out);
+	for (size_t i = 0; i < n; i++) {
+		double x = FLAME_XPAD + (v[i].start - t0) * px, w = (v[i].end - v[i].start) * px;
+		double h = (double)STRIP_BARH * (double)v[i].samples / (double)most;
+		/* A gap of a pixel between neighbours, where there is room;
+		 * never narrower than a pixel, so that every file shows. */
+		if (w > 3)
+			w -= 1;
+		else if (w < 1)
+			w = 1;
+		/* Each bar's title (the tooltip) over its whole column, so
+		 * that a bar of few samples has one too. */
+		fputs("<g class=\"slot\"><title>", out);
+		if (v[i].seq)
+			fprintf(out, "#%llu ", (unsigned long long)v[i].seq);
+		fprintf(out, "pid %llu: from %.3f s, %.3f s long, ", (unsigned long long)v[i].pid,
+			v[i].start - t0, v[i].end - v[i].start);
+		put_count(out, (double)v[i].samples);
+		fprintf(out, " %s samples (", ev->noun);
+		put_xml(out, v[i].file, SIZE_MAX);
+		fprintf(out, ")</title><rect class=\"col\" x=\"%.2f\" y=\"%d\" width=\"%.2f\" "
+			"height=\"%d\" fill=\"#000\" fill-opacity=\"0\"/>", x, base - STRIP_BARH, w,
+			STRIP_BARH);
+		fprintf(out, "<rect class=\"slot\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+			"height=\"%.2f\" data-seq=\"%llu\" data-samples=\"%llu\" data-start=\"%.3f\" "
+			"data-length=\"%.3f\" fill=\"#5a7fa8\" fill-opacity=\"0.85\"/></g>\n", x,
+			base - h, w, h, (unsigned long long)v[i].seq,
+			(unsigned long long)v[i].samples, v[i].start - t0, v[i].end - v[i].start);
+	}
+	/* The axis: a line at the bars' foot, ticks in seconds from the
+	 * run's start. */
+	fprintf(out, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\" "
+		"stroke-width=\"0.5\"/>\n", FLAME_XPAD, base, FLAME_WIDTH - FLAME_XPAD, base);
+	double step = axis_step(span);
+	int decimals = step >= 1 ? 0 : step >= 0.1 ? 1 : step >= 0.01 ? 2 : 3;
+	for (int k = 0; k * step <= span * (1 + 1e-9); k++) {
+		double x = FLAME_XPAD + k * step * px;
+		fprintf(out, "<line x1=\"%.2f\" y1=\"%d\" x2=\"%.2f\" y2=\"%d\" stroke=\"#555\" "
+			"stroke-width=\"0.5\"/><text class=\"s\" x=\"%.2f\" y=\"%d\" "
+			"text-anchor=\"%s\">%.*f s</text>\n", x, base, x, base + 3, x, base + 14,
+			k == 0 ? "start" : x > FLAME_WIDTH - FLAME_XPAD - 20 ? "end" : "middle",
+			decimals, k * step);
+	}
+	fprintf(out, "<text class=\"s\" x=\"%d\" y=\"%d\" text-anchor=\"end\">seconds from the "
+		"run's start</text>\n", FLAME_WIDTH - FLAME_XPAD, top + 12);
+	fputs("</g>\n", out);
+}
+
 /* The inline script: tools/prof/out/flame.js, embedded at build time as
  * the C string flame_js (scripts/embed.sh writes $(B)/gen/flame_js.h, and
  * refuses a script holding "]]>", which would end its CDATA section). */
@@ -567,7 +677,10 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	}
 	size_t rdepth = callers ? max_depth(&rt, scale, minw) : 0;
 	size_t levels = (depth > rdepth ? depth : rdepth) + 1;
-	int height = FLAME_TOP + (int)levels * FLAME_FRAMEH + FLAME_BOTTOM;
+	/* The strip of samples over time: of two or more files that say
+	 * when they ran, between the buttons and the graph. */
+	int strip = o->nspans >= 2, top = FLAME_TOP + (strip ? STRIP_H : 0);
+	int height = top + (int)levels * FLAME_FRAMEH + FLAME_BOTTOM;
 
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
@@ -577,7 +690,8 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	fprintf(out, "<style>text { font-family: Verdana, sans-serif; font-size: %dpx; "
 		"fill: #000; } #flame g, #callers g, .b { cursor: pointer; } "
 		"#flame g:hover rect, #callers g:hover rect { stroke: #000; stroke-width: 0.5; } "
-		".b { fill: #336; } .s { fill: #555; }</style>\n", FLAME_FONT);
+		".b { fill: #336; } .s { fill: #555; } "
+		"#strip g:hover rect.slot { fill-opacity: 1; }</style>\n", FLAME_FONT);
 	fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n", flame_js);
 	fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" fill=\"#f6f6f0\"/>\n", out);
 
@@ -634,6 +748,8 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	if (callers)
 		fprintf(out, "<text id=\"flip\" class=\"b\" x=\"%d\" y=\"75\" text-anchor=\"end\">"
 			"Callers</text>\n", FLAME_WIDTH - FLAME_XPAD);
+	if (strip)
+		put_strip(out, o, ev, FLAME_TOP);
 	fprintf(out, "<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n", FLAME_XPAD,
 		height - 12);
 	fprintf(out, "<text id=\"matched\" x=\"%d\" y=\"%d\" text-anchor=\"end\"></text>\n",
@@ -647,10 +763,10 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		rc = put_tree(out, &L);
 	else
 		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples: "
-			"nothing to draw</text>\n", FLAME_WIDTH / 2, FLAME_TOP + FLAME_FRAMEH);
+			"nothing to draw</text>\n", FLAME_WIDTH / 2, top + FLAME_FRAMEH);
 	fputs("</g>\n", out);
 	if (rc == 0 && callers) {
-		struct layout R = { p, &rt, total, scale, 1, (double)FLAME_TOP, minw };
+		struct layout R = { p, &rt, total, scale, 1, (double)top, minw };
 		fputs("<g id=\"callers\" display=\"none\">\n", out);
 		rc = put_tree(out, &R);
 		fputs("</g>\n", out);

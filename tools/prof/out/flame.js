@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 "use strict";
-var W, XP, FH, CW, shown = [], views = {}, view = 'flame', term = null;
+var W, XP, FH, CW, shown = [], views = {}, view = 'flame', term = null, slots = [];
 function $(id) { return document.getElementById(id); }
 function init() {
   var svg = document.documentElement;
@@ -24,6 +24,15 @@ function init() {
     views[v] = { box: box, frames: list, reversed: v == 'callers' };
   });
   shown = views.flame.frames;
+  if ($('strip')) {
+    var gs = $('strip').getElementsByTagName('g');
+    for (var i = 0; i < gs.length; i++) {
+      var t = gs[i].getElementsByTagName('title')[0].textContent;
+      slots.push(gs[i]);
+      gs[i].addEventListener('mouseover', function (t) { $('details').textContent = t; }.bind(null, t));
+      gs[i].addEventListener('mouseout', function () { $('details').textContent = ' '; });
+    }
+  }
   $('unzoom').addEventListener('click', unzoom);
   $('search').addEventListener('click', ask);
   if ($('flip')) $('flip').addEventListener('click', function () { show(view == 'flame' ? 'callers' : 'flame'); });
@@ -40,6 +49,7 @@ function fragment() {
     var v = eq < 0 ? '' : decodeURIComponent(parts[i].substring(eq + 1));
     if (k == 'callers' && views.callers) show('callers');
     else if (k == 'search') search(v);
+    else if (k == 'slot' && slots[+v - 1]) slots[+v - 1].dispatchEvent(new MouseEvent('mouseover'));
     else if (k == 'click') {
       var best = null;
       shown.forEach(function (f) { if (f.name == v && (!best || f.ow > best.ow)) best = f; });

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "profile.h"
+#include "timeline.h"
 
 enum prof_sort { PROF_SORT_TIME, PROF_SORT_CALLS, PROF_SORT_ADDR, PROF_SORT_NAME };
 
@@ -38,6 +39,12 @@ struct prof_opts {
 	const struct prof_renderer *renderer;	/* NULL: the first, text */
 	const struct prof_profile *base;	/* --base: the profile to compare with, or NULL */
 	const char *base_file;	/* its data file's name, for headings */
+	/* The data files read that say when they ran, in time order (main.c,
+	 * prof_spans_sort), and how many did not: the flame graph draws their
+	 * samples over time when there are two or more. */
+	const struct prof_span *spans;
+	size_t nspans;
+	size_t untimed;
 };
 
 /* Writes p as one format on out.  Returns 0, or -1 with errno (ENOMEM). */

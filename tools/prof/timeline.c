@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * timeline.c — each data file's place in wall-clock time and its samples
+ * (timeline.h): what prof --timeline prints, one line per file, and what
+ * the flame graph's strip draws, one bar per file (out/flame.c).  main.c
+ * makes one struct prof_span per file it reads; both views share them.
+ */
+#include "timeline.h"
+#include "prof.h"
+#include "profile.h"
+#include "monout.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int prof_file_span(const struct prof_data *d, double *start, double *end)
+{
+	/* An interval's own bounds, to the nanosecond: RUN's time is
+	 * whole seconds, too coarse for intervals of a second. */
+	if (d->run.interval_seq && d->run.interval_end_ns >= d->run.interval_start_ns &&
+	    d->run.interval_start_ns) {
+		*start = (double)d->run.interval_start_ns / 1e9;
+		*end = (double)d->run.interval_end_ns / 1e9;
+		return 0;
+	}
+	if (!d->run.end_time || !d->run.have_facts)
+		return -1;
+	*end = (double)d->run.end_time;
+	*start = *end - d->run.elapsed_s;
+	return 0;
+}
+
+uint64_t prof_span_samples(const struct prof_data *d, int event)
+{
+	if (event == PROF_EV_CPU)
+		return d->run.samples;
+	uint64_t n = 0;
+	for (size_t i = 0; i < d->nwall_samples; i++)
+		if (event == PROF_EV_WALL || (d->wall_samples[i].state != MONOUT_WALL_RUNNING &&
+					      d->wall_samples[i].state != MONOUT_WALL_RUNNABLE))
+			n += d->wall_samples[i].count;
+	return n;
+}
+
+static int cmp_span(const void *x, const void *y)
+{
+	const struct prof_span *p = x, *q = y;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return strcmp(p->file, q->file);
+}
+
+void prof_spans_sort(struct prof_span *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_span);
+}
+
+void prof_print_timeline(struct prof_span *v, size_t n, size_t untimed)
+{
+	prof_spans_sort(v, n);
+	uint64_t most = 1;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].samples > most)
+			most = v[i].samples;
+	printf("%-20s %9s %8s %9s  %s\n", "start (UTC)", "seconds", "pid", "samples", "file");
+	for (size_t i = 0; i < n; i++) {
+		char when[32];
+		time_t t = (time_t)v[i].start;
+		struct tm tm;
+		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+			snprintf(when, sizeof when, "%.0f", v[i].start);
+		int bar = (int)(60 * v[i].samples / most);
+		printf("%-20s %9.3f %8llu %9llu  %s %.*s\n", when, v[i].end - v[i].start,
+		       (unsigned long long)v[i].pid, (unsigned long long)v[i].samples, v[i].file,
+		       bar, "############################################################");
+	}
+	if (untimed)
+		printf("(%zu files without a time: written before mon.out minor 2, or gmon.out)\n",
+		       untimed);
+}
