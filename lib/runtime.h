@@ -187,6 +187,9 @@ struct mon_hooks {
 	size_t (*exec_env_size)(char *const envp[], int spawn);
 	char **(*exec_env_build)(char *const envp[], int spawn, void *buf, size_t size);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
+	int (*fork_unsampled)(void);	/* in a fork child, before its clock is armed:
+					 * nonzero when fork_child will stop every clock
+					 * (monrun without -f): the clock is not armed */
 	void (*fork_parent)(void);	/* in the parent after a fork (also a failed one),
 					 * the lock released */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */

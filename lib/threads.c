@@ -79,6 +79,8 @@ static struct slot *slots;	/* MON_MAX_THREADS entries, allocated once */
 static unsigned armed;		/* slots in use */
 static int thread_kind;		/* per-thread clock kind in effect, or ITIMER */
 static unsigned timers;		/* slots armed with the thread clock (POSIX timers) */
+static int child_unarmed;	/* a fork child whose clock was left unarmed (the
+				 * itimer clock: no interval timer of ours to stop) */
 pid_t mon_pid;
 struct mon_hooks mon_hooks;
 
@@ -254,6 +256,7 @@ static int itimer_start(void)
 int mon_threads_start(void)
 {
 	int saved_errno = errno;
+	child_unarmed = 0;
 	mon_clock_configure();
 	if (slots == NULL) {
 		slots = mon_alloc(MON_MAX_THREADS * sizeof *slots);
@@ -338,7 +341,8 @@ void mon_threads_stop(void)
 		return;
 	int kind = mon_clock_active;
 	if (kind == MON_CLOCK_ITIMER) {
-		mon_itimer_stop();
+		if (!child_unarmed)
+			mon_itimer_stop();
 	} else {
 		for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
 			if (slots[i].tid)
@@ -577,7 +581,15 @@ static void after_fork_child(void)
 	mon_clock_unsampled_reset();
 	if (mon_hooks.fork_reset)
 		mon_hooks.fork_reset();
-	if (kind == MON_CLOCK_ITIMER) {
+	/* A child the fork_child hook stops sampling at once (monrun without
+	 * -f) is left unarmed: arming a clock only to disarm it again cost
+	 * every such child a dozen system calls (issue 25).  The clock's
+	 * signal stays ours until that hook gives it back, as before. */
+	child_unarmed = kind != MON_CLOCK_NONE && mon_hooks.fork_unsampled != NULL &&
+			mon_hooks.fork_unsampled();
+	if (child_unarmed) {
+		;
+	} else if (kind == MON_CLOCK_ITIMER) {
 		/* A fork child does not inherit interval timers. */
 		mon_itimer_start();
 	} else if (kind != MON_CLOCK_NONE) {
