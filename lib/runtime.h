@@ -266,6 +266,12 @@ MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct s
 MON_HIDDEN int mon_sig_vblocked(void);
 MON_HIDDEN void mon_sig_thread_started(int inherited_vblocked);
 MON_HIDDEN void mon_sig_fork_child(void);
+/* In a fork child: none (nonzero) when it arms no clock before it gives
+ * its signals back, so that no tick of ours can be pending in it (the
+ * parent's events signal the parent's threads, and fork(2) clears the
+ * pending signals): mon_sig_disown need not discard them.  The next
+ * mon_sig_own forgets it. */
+MON_HIDDEN void mon_sig_none_pending(int none);
 /* Add the tick signals in use to mask (for a handler of libmon's own). */
 MON_HIDDEN void mon_sig_add_hidden(sigset_t *mask);
 

@@ -102,6 +102,7 @@ static sigset_t hidden;			/* tick signals added to the program's handlers' masks
 static sigset_t added[NSIGS];		/* which of them libmon added, per signal */
 static int tick_signo;			/* the owned tick signal whose blocking is virtual, or 0 */
 static int guard_spin;			/* serialises changes of the tables above */
+static int none_pending;		/* no tick of ours can be pending (mon_sig_none_pending) */
 
 /* Per thread: the program asked the tick signal blocked. */
 static __thread int vblocked __attribute__((tls_model("initial-exec")));
@@ -133,6 +134,11 @@ MON_NO_TSAN static void unlock(sigset_t old)
 MON_NO_TSAN void mon_sig_fork_child(void)
 {
 	__atomic_store_n(&guard_spin, 0, __ATOMIC_RELEASE);
+}
+
+MON_NO_TSAN void mon_sig_none_pending(int none)
+{
+	none_pending = none;
 }
 
 MON_NO_TSAN static void resolve(void)
@@ -356,6 +362,7 @@ MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigi
 	if (sig <= 0 || sig >= NSIGS || sig == SIGKILL || sig == SIGSTOP)
 		return mon_fail(EINVAL);
 	sigset_t m_ = lock();
+	none_pending = 0;	/* a clock is about to be armed */
 	struct owned *o = &own[sig];
 	if (o->on) {
 		o->is_ours = is_ours;
@@ -414,12 +421,16 @@ MON_NO_TSAN void mon_sig_disown(int sig)
 		return;
 	}
 	/* Ignoring a signal discards it wherever it is pending, in every
-	 * thread: no tick outlives the clock, into an exec or anywhere. */
-	struct sigaction ign;
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	mon_real_sigaction(sig, &ign, NULL);
+	 * thread: no tick outlives the clock, into an exec or anywhere.  Not
+	 * needed in a fork child that armed nothing (mon_sig_none_pending):
+	 * one system call less in each. */
+	if (!none_pending) {
+		struct sigaction ign;
+		memset(&ign, 0, sizeof ign);
+		ign.sa_handler = SIG_IGN;
+		sigemptyset(&ign.sa_mask);
+		mon_real_sigaction(sig, &ign, NULL);
+	}
 	__atomic_store_n(&o->on, 0, __ATOMIC_RELEASE);
 	if (sigismember(&hidden, sig)) {
 		sigdelset(&hidden, sig);

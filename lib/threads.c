@@ -562,7 +562,6 @@ static void after_fork_child(void)
 	int saved_errno = errno;
 	mon_alloc_fork_child();
 	mon_sig_fork_child();
-	pid_t self = mon_gettid();
 	int kind = mon_clock_active;
 	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++) {
 		if (slots[i].tid) {
@@ -587,13 +586,14 @@ static void after_fork_child(void)
 	 * signal stays ours until that hook gives it back, as before. */
 	child_unarmed = kind != MON_CLOCK_NONE && mon_hooks.fork_unsampled != NULL &&
 			mon_hooks.fork_unsampled();
+	mon_sig_none_pending(child_unarmed);
 	if (child_unarmed) {
 		;
 	} else if (kind == MON_CLOCK_ITIMER) {
 		/* A fork child does not inherit interval timers. */
 		mon_itimer_start();
 	} else if (kind != MON_CLOCK_NONE) {
-		if (arm(self) < 0)
+		if (arm(mon_gettid()) < 0)
 			__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
 	}
 	mon_unlock();
