@@ -89,6 +89,10 @@ static int behind;	/* another pthread_create precedes ours (above) */
 /* This thread is inside fork(), between our prepare and parent/child
  * handlers, and holds mon_lock(). */
 static __thread int in_fork __attribute__((tls_model("initial-exec")));
+/* This thread's tid as our start routine read it (0: not known), so that
+ * its end need not ask again; the child handler forgets it (the forking
+ * thread has a tid of its own in the child). */
+static __thread pid_t own_tid __attribute__((tls_model("initial-exec")));
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 unsigned mon_threads_armed(void)
@@ -400,14 +404,15 @@ static void thread_exit(void *unused)
 {
 	(void)unused;
 	int saved_errno = errno;
-	mon_facts_thread_end();
+	pid_t self = own_tid ? own_tid : mon_gettid();	/* the facts and the table */
+	mon_facts_thread_end(self);
 	mon_fatal_thread_end();
 	/* In a fork child before our child handler has run, mon_lock() is still
 	 * held and the table is the parent's: nothing here to release, and
 	 * waiting would deadlock a child handler that joins this thread. */
 	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
 		mon_lock();
-		struct slot *s = find(mon_gettid());
+		struct slot *s = find(self);
 		if (s != NULL)
 			release(s);
 		mon_unlock();
@@ -424,8 +429,10 @@ static void *thread_start(void *p)
 	mon_sig_thread_started(st.vblocked);
 	mon_itimer_thread_started();
 	mon_fatal_thread_start();	/* a stack for the fatal handlers (fatal.c) */
+	pid_t self = mon_gettid();	/* asked once: the hook, the clock, the end */
+	own_tid = self;
 	if (mon_hooks.thread_started)
-		mon_hooks.thread_started(mon_gettid());
+		mon_hooks.thread_started(self);
 	pthread_setspecific(exit_key, (void *)1);
 	/* As in thread_exit: a thread started in a fork child before our
 	 * child handler ran is not armed (nor would it be after: the child
@@ -433,7 +440,7 @@ static void *thread_start(void *p)
 	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
 		mon_lock();
 		if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER)
-			arm(mon_gettid());
+			arm(self);
 		mon_unlock();
 	}
 	errno = saved_errno;
@@ -572,6 +579,7 @@ static void after_fork_child(void)
 	armed = 0;
 	timers = 0;
 	in_fork = 0;
+	own_tid = 0;
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	/* The child's counters and histograms start from zero before its
 	 * clock runs, so that what it counts is what its histograms hold. */
