@@ -236,6 +236,9 @@ MON_HIDDEN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigin
 /* Give sig back: pending instances discarded, the program's disposition
  * (and, for this thread, its mask) set for real. */
 MON_HIDDEN void mon_sig_disown(int sig);
+/* Give first, then then (0: none) back under one lock: one mask block
+ * and restore for both (the perf clock's SIGIO guard and tick signal). */
+MON_HIDDEN void mon_sig_disown_pair(int first, int then);
 /* Route the program's sigaction calls through set from now on (fatal.c:
  * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
 MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,

@@ -408,18 +408,14 @@ MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigi
 	return 0;
 }
 
-MON_NO_TSAN void mon_sig_disown(int sig)
+/* Give sig back, under lock (m_: the mask unlock() will set). */
+MON_NO_TSAN static void disown_locked(int sig, sigset_t *m_)
 {
 	if (sig <= 0 || sig >= NSIGS)
 		return;
-	int saved_errno = errno;
-	sigset_t m_ = lock();
 	struct owned *o = &own[sig];
-	if (!o->on) {
-		unlock(m_);
-		errno = saved_errno;
+	if (!o->on)
 		return;
-	}
 	/* Ignoring a signal discards it wherever it is pending, in every
 	 * thread: no tick outlives the clock, into an exec or anywhere.  Not
 	 * needed in a fork child that armed nothing (mon_sig_none_pending):
@@ -441,10 +437,25 @@ MON_NO_TSAN void mon_sig_disown(int sig)
 	if (tick_signo == sig) {
 		__atomic_store_n(&tick_signo, 0, __ATOMIC_RELEASE);
 		if (vblocked)
-			sigaddset(&m_, sig);	/* unlock() sets the mask */
+			sigaddset(m_, sig);	/* unlock() sets the mask */
 		else
-			sigdelset(&m_, sig);
+			sigdelset(m_, sig);
 	}
+}
+
+MON_NO_TSAN void mon_sig_disown(int sig)
+{
+	mon_sig_disown_pair(sig, 0);
+}
+
+MON_NO_TSAN void mon_sig_disown_pair(int first, int then)
+{
+	if ((first <= 0 || first >= NSIGS) && (then <= 0 || then >= NSIGS))
+		return;
+	int saved_errno = errno;
+	sigset_t m_ = lock();
+	disown_locked(first, &m_);
+	disown_locked(then, &m_);
 	unlock(m_);
 	errno = saved_errno;
 }

@@ -12,10 +12,13 @@
 # tick that lands in a thread), and some names must be absent:
 #   - a fork child arms no clock (no perf_event_open, timer_create,
 #     setitimer): caught with after_fork_child arming whatever
-#     fork_unsampled says (perf 68, thread 52, itimer 51 > 51, 46, 46);
+#     fork_unsampled says (perf 68, thread 52, itimer 51 > 49, 46, 46);
 #   - it gives its signals back without SIG_IGN first: caught with
 #     mon_sig_disown ignoring whatever mon_sig_none_pending says
 #     (rt_sigaction 44 > 42 perf, 42 > 41 thread, itimer);
+#   - the perf clock gives SIGIO and its tick signal back under one lock
+#     of sigguard's: caught with mon_clock_uninstall disowning them one
+#     at a time (rt_sigprocmask 4 > 2, perf 51 > 49);
 #   - a thread asks its tid once: caught with thread_exit asking again
 #     instead of own_tid (gettid 2 > 1; perf 27 > 26, thread 17 > 16,
 #     itimer 13 > 12).
@@ -70,7 +73,7 @@ bound() {
 }
 
 unarmed="perf_event_open<=0 timer_create<=0 timer_settime<=0 setitimer<=0 gettid<=0"
-bound perf fork-child 51 $unarmed "rt_sigaction<=42"
+bound perf fork-child 49 $unarmed "rt_sigaction<=42" "rt_sigprocmask<=2"
 bound thread fork-child 46 $unarmed "rt_sigaction<=41"
 bound itimer fork-child 46 $unarmed "rt_sigaction<=41"
 bound perf thread 26 "gettid<=1"
