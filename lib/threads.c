@@ -404,13 +404,16 @@ static void thread_exit(void *unused)
 {
 	(void)unused;
 	int saved_errno = errno;
-	pid_t self = own_tid ? own_tid : mon_gettid();	/* the facts and the table */
+	/* In a fork child before our child handler has run (or a raw clone's,
+	 * which runs none), mon_lock() is still held and the table is the
+	 * parent's: nothing here to release, and waiting would deadlock a
+	 * child handler that joins this thread; nor is own_tid this
+	 * thread's there. */
+	int ours = __atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid();
+	pid_t self = ours && own_tid ? own_tid : mon_gettid();	/* the facts and the table */
 	mon_facts_thread_end(self);
 	mon_fatal_thread_end();
-	/* In a fork child before our child handler has run, mon_lock() is still
-	 * held and the table is the parent's: nothing here to release, and
-	 * waiting would deadlock a child handler that joins this thread. */
-	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
+	if (ours) {
 		mon_lock();
 		struct slot *s = find(self);
 		if (s != NULL)
