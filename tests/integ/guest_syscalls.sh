@@ -73,9 +73,9 @@ bound() {
 }
 
 unarmed="perf_event_open<=0 timer_create<=0 timer_settime<=0 setitimer<=0 gettid<=0"
-bound perf fork-child 49 $unarmed "rt_sigaction<=42" "rt_sigprocmask<=2"
-bound thread fork-child 46 $unarmed "rt_sigaction<=41"
-bound itimer fork-child 46 $unarmed "rt_sigaction<=41"
+bound perf fork-child 49 "$unarmed" "rt_sigaction<=42" "rt_sigprocmask<=2"
+bound thread fork-child 46 "$unarmed" "rt_sigaction<=41"
+bound itimer fork-child 46 "$unarmed" "rt_sigaction<=41"
 bound perf thread 26 "gettid<=1"
 bound thread thread 16 "gettid<=1"
 bound itimer thread 12 "gettid<=1"
