@@ -67,6 +67,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "monrt.h"
 #include "runtime.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -256,6 +257,15 @@ MON_NO_TSAN static void patch_all(int t, int add)
 			continue;
 		if (!add && !sigismember(&added[s], t))
 			continue;
+		if (!add && mon_fatal_action(s, &cur)) {
+			/* libmon's own fatal handler (fatal.c): its action is
+			 * known, with t already out of hidden, so it is written
+			 * without being read (one call instead of two in every
+			 * fork child's stop). */
+			if (mon_real_sigaction(s, &cur, NULL) == 0)
+				sigdelset(&added[s], t);
+			continue;
+		}
 		if (mon_real_sigaction(s, NULL, &cur) < 0 || !is_handler(&cur))
 			continue;
 		if (add && hides_ticks(&cur) && !sigismember(&cur.sa_mask, t)) {
