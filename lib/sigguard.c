@@ -247,8 +247,9 @@ MON_NO_TSAN static void unhide(int sig, struct sigaction *a)
 /* Add (or remove) tick signal t to (from) the masks of every handler on
  * the alternate stack installed now.  Removing asks the kernel only about
  * the signals added[] says it was added to: a clock's stop (every fork
- * child's exit) then costs two calls per patched handler, not a question
- * about each of the 64 signals.  Under lock. */
+ * child's exit) then costs two calls per patched handler of the
+ * program's, one per fatal handler of libmon's (whose action fatal.c
+ * knows), not a question about each of the 64 signals.  Under lock. */
 MON_NO_TSAN static void patch_all(int t, int add)
 {
 	for (int s = 1; s < NSIGS; s++) {

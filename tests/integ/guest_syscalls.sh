@@ -22,7 +22,7 @@
 #     at a time (rt_sigprocmask 4 > 2, perf 31 > 29);
 #   - libmon's own fatal handlers get the tick signal out of their masks
 #     without a read first (mon_fatal_action): caught with patch_all
-#     asking the kernel for each (rt_sigaction 42 > 22 perf, 41 > 21).
+#     asking the kernel for each (rt_sigaction 42 > 22 perf, 41 > 21);
 #   - a thread asks its tid once: caught with thread_exit asking again
 #     instead of own_tid (gettid 2 > 1; perf 27 > 26, thread 17 > 16,
 #     itimer 13 > 12).
