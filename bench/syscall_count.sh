@@ -11,7 +11,9 @@
 # (monrun's start, the profile's write and a first fork's one-time work
 # cancel out); added = profiled - unprofiled, per child or thread, by
 # name.  Counts, not times: the same on a loaded machine.
-#   sh bench/syscall_count.sh [BUILD_DIR] [N]
+#   sh bench/syscall_count.sh [BUILD_DIR] [N] [RATE]
+# RATE: monrun -r (default monrun's own, 1000 Hz); a low one (the test's
+# 10) keeps ticks, whose handling makes calls too, out of the counts.
 # Prints one line per clock and side:
 #   CLOCK WHERE ADDED NAME=COUNT ...
 # WHERE: fork-child (the child's own calls), fork-parent (what the forking
@@ -22,6 +24,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 N=${2:-50}
+RATE=${3:-}
 command -v strace >/dev/null 2>&1 || need_tools strace
 $CC -O1 -o "$W/fork_exit" "$BENCH/fork_exit.c" || die "cannot build fork_exit"
 $CC -O1 -o "$W/thread_exit" "$BENCH/thread_exit.c" -lpthread || die "cannot build thread_exit"
@@ -34,7 +37,7 @@ trace() {
 	if [ "$2" = none ]; then
 		strace -f -qq -o "$1.strace" "./$3" "$4" || die "$3 $4 failed"
 	else
-		strace -f -qq -o "$1.strace" "$MONRUN" -c "$2" -o "$1.mon" "./$3" "$4" ||
+		strace -f -qq -o "$1.strace" "$MONRUN" ${RATE:+-r "$RATE"} -c "$2" -o "$1.mon" "./$3" "$4" ||
 			die "monrun -c $2 $3 $4 failed"
 	fi
 	awk 'NR == 1 { main = $1 }
