@@ -382,12 +382,13 @@ int mon_clock_install(int kind)
 void mon_clock_uninstall(int kind)
 {
 	int signo = signal_for(kind);
+	int guard = 0;
 	if (kind == MON_CLOCK_PERF && sigio_guarded) {
 		sigio_guarded = 0;
-		mon_sig_disown(SIGIO);
+		guard = SIGIO;
 	}
-	if (signo == saved_signo)
-		mon_sig_disown(signo);
+	/* The guard first, as before; both under one lock of sigguard's. */
+	mon_sig_disown_pair(guard, signo == saved_signo ? signo : 0);
 }
 
 static int arm_perf(pid_t tid, struct mon_thread_clock *tc)

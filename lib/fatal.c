@@ -186,6 +186,14 @@ MON_NO_TSAN int mon_fatal_owns(int sig)
 	       (sig == snapshot_signo || mon_fatal_signal_ok(sig));
 }
 
+MON_NO_TSAN int mon_fatal_action(int sig, struct sigaction *sa)
+{
+	if (!mon_fatal_owns(sig) || !__atomic_load_n(&ours[sig], __ATOMIC_ACQUIRE))
+		return 0;
+	our_action(sig, sa);
+	return 1;
+}
+
 MON_NO_TSAN int mon_fatal_sigaction(int sig, const struct sigaction *act, struct sigaction *oldact)
 {
 	if (!mon_fatal_owns(sig) || sig == SIGKILL || sig == SIGSTOP)

@@ -787,6 +787,15 @@ static void spawned(int rc)
 		__atomic_add_fetch(&forks_unfollowed, 1, __ATOMIC_RELAXED);
 }
 
+/* In a fork child, before its clock is armed: will fork_child stop it at
+ * once?  Under monrun without -f, unless the program's own profil() or
+ * sprofil() still needs a clock in the child. */
+static int fork_unsampled(void)
+{
+	return started && !finished && whole && !follow_forks &&
+	       (mon_sampling_users() & ~MON_USER_OBJHIST) == 0;
+}
+
 static void fork_child(void)
 {
 	/* The wall sampler did not come along: the child's own starts when the
@@ -830,6 +839,7 @@ __attribute__((constructor)) static void monitor_init(void)
 	mon_hooks.vfork_exec = vfork_exec;
 	mon_hooks.spawned = spawned;
 	mon_hooks.fork_child = fork_child;
+	mon_hooks.fork_unsampled = fork_unsampled;
 	mon_hooks.fork_parent = fork_parent;
 	mon_hooks.after_dlopen = after_dlopen;
 }

@@ -283,6 +283,12 @@ MON_HIDDEN int mon_fatal_signal_ok(int sig);
  * the program set.  For signals not owned it is the C library's sigaction.
  * Async-signal-safe. */
 MON_HIDDEN int mon_fatal_owns(int sig);
+/* 1, with the action in *sa, if fatal.c's handler is the kernel's action
+ * for sig now (it stands in for the program's SIG_DFL): its flags, and
+ * the tick signals hidden now (mon_sig_add_hidden) in its mask; else 0.
+ * So sigguard.c can give it a changed mask without asking the kernel
+ * first.  Async-signal-safe. */
+MON_HIDDEN int mon_fatal_action(int sig, struct sigaction *sa);
 MON_HIDDEN int mon_fatal_sigaction(int sig, const struct sigaction *act,
 				   struct sigaction *oldact);
 

@@ -100,15 +100,16 @@ static struct monout_thread *claim(pid_t tid)
 	return &table[i];
 }
 
-/* The calling thread's entry, claimed on first use.  Async-signal-safe. */
-static struct monout_thread *mine(void)
+/* The calling thread's entry, claimed on first use (tid: the thread's id,
+ * 0 to ask the kernel).  Async-signal-safe. */
+static struct monout_thread *mine_as(pid_t tid)
 {
 	unsigned g = __atomic_load_n(&gen, __ATOMIC_RELAXED);
 	if (self.gen == g && self.idx != 0)
 		return &table[self.idx - 1];
 	if (self.full == g)
 		return NULL;
-	struct monout_thread *t = claim(mon_gettid());
+	struct monout_thread *t = claim(tid ? tid : mon_gettid());
 	if (t == NULL) {
 		self.full = g;
 		return NULL;
@@ -116,6 +117,11 @@ static struct monout_thread *mine(void)
 	self.gen = g;
 	self.idx = (unsigned)(t - table) + 1;
 	return t;
+}
+
+static struct monout_thread *mine(void)
+{
+	return mine_as(0);
 }
 
 void mon_facts_tick(uint64_t weight)
@@ -130,10 +136,10 @@ static uint64_t tv_usec(struct timeval tv)
 	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 }
 
-void mon_facts_thread_end(void)
+void mon_facts_thread_end(pid_t tid)
 {
 	int saved_errno = errno;
-	struct monout_thread *t = mine();
+	struct monout_thread *t = mine_as(tid);
 	struct rusage ru;
 	if (t != NULL && getrusage(RUSAGE_THREAD, &ru) == 0) {
 		char name[MONOUT_THREAD_NAME_LEN] = { 0 };

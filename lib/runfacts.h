@@ -18,7 +18,7 @@ MON_HIDDEN int mon_facts_init(void);
 /* A tick of weight samples in the calling thread.  Async-signal-safe. */
 MON_HIDDEN void mon_facts_tick(uint64_t weight);
 /* The calling thread is ending: record its CPU (getrusage RUSAGE_THREAD). */
-MON_HIDDEN void mon_facts_thread_end(void);
+MON_HIDDEN void mon_facts_thread_end(pid_t tid);
 /* In a fork child before its clock is armed: an empty table, elapsed time
  * from now. */
 MON_HIDDEN void mon_facts_reset(void);

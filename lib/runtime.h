@@ -193,6 +193,9 @@ struct mon_hooks {
 	void (*vfork_exec)(void);
 	void (*spawned)(int rc);
 	void (*fork_child)(void);	/* in a fork child, after the clocks are re-armed */
+	int (*fork_unsampled)(void);	/* in a fork child, before its clock is armed:
+					 * nonzero when fork_child will stop every clock
+					 * (monrun without -f): the clock is not armed */
 	void (*fork_parent)(void);	/* in the parent after a fork (also a failed one),
 					 * the lock released */
 	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
@@ -239,6 +242,9 @@ MON_HIDDEN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigin
 /* Give sig back: pending instances discarded, the program's disposition
  * (and, for this thread, its mask) set for real. */
 MON_HIDDEN void mon_sig_disown(int sig);
+/* Give first, then then (0: none) back under one lock: one mask block
+ * and restore for both (the perf clock's SIGIO guard and tick signal). */
+MON_HIDDEN void mon_sig_disown_pair(int first, int then);
 /* Route the program's sigaction calls through set from now on (fatal.c:
  * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
 MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,
@@ -269,6 +275,12 @@ MON_HIDDEN int mon_real_sigaction(int sig, const struct sigaction *act, struct s
 MON_HIDDEN int mon_sig_vblocked(void);
 MON_HIDDEN void mon_sig_thread_started(int inherited_vblocked);
 MON_HIDDEN void mon_sig_fork_child(void);
+/* In a fork child: none (nonzero) when it arms no clock before it gives
+ * its signals back, so that no tick of ours can be pending in it (the
+ * parent's events signal the parent's threads, and fork(2) clears the
+ * pending signals): mon_sig_disown need not discard them.  The next
+ * mon_sig_own forgets it. */
+MON_HIDDEN void mon_sig_none_pending(int none);
 /* Add the tick signals in use to mask (for a handler of libmon's own). */
 MON_HIDDEN void mon_sig_add_hidden(sigset_t *mask);
 

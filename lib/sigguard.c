@@ -67,6 +67,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "monrt.h"
 #include "runtime.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -102,6 +103,7 @@ static sigset_t hidden;			/* tick signals added to the program's handlers' masks
 static sigset_t added[NSIGS];		/* which of them libmon added, per signal */
 static int tick_signo;			/* the owned tick signal whose blocking is virtual, or 0 */
 static int guard_spin;			/* serialises changes of the tables above */
+static int none_pending;		/* no tick of ours can be pending (mon_sig_none_pending) */
 
 /* Per thread: the program asked the tick signal blocked. */
 static __thread int vblocked __attribute__((tls_model("initial-exec")));
@@ -133,6 +135,11 @@ MON_NO_TSAN static void unlock(sigset_t old)
 MON_NO_TSAN void mon_sig_fork_child(void)
 {
 	__atomic_store_n(&guard_spin, 0, __ATOMIC_RELEASE);
+}
+
+MON_NO_TSAN void mon_sig_none_pending(int none)
+{
+	none_pending = none;
 }
 
 MON_NO_TSAN static void resolve(void)
@@ -240,8 +247,9 @@ MON_NO_TSAN static void unhide(int sig, struct sigaction *a)
 /* Add (or remove) tick signal t to (from) the masks of every handler on
  * the alternate stack installed now.  Removing asks the kernel only about
  * the signals added[] says it was added to: a clock's stop (every fork
- * child's exit) then costs two calls per patched handler, not a question
- * about each of the 64 signals.  Under lock. */
+ * child's exit) then costs two calls per patched handler of the
+ * program's, one per fatal handler of libmon's (whose action fatal.c
+ * knows), not a question about each of the 64 signals.  Under lock. */
 MON_NO_TSAN static void patch_all(int t, int add)
 {
 	for (int s = 1; s < NSIGS; s++) {
@@ -250,6 +258,15 @@ MON_NO_TSAN static void patch_all(int t, int add)
 			continue;
 		if (!add && !sigismember(&added[s], t))
 			continue;
+		if (!add && mon_fatal_action(s, &cur)) {
+			/* libmon's own fatal handler (fatal.c): its action is
+			 * known, with t already out of hidden, so it is written
+			 * without being read (one call instead of two in every
+			 * fork child's stop). */
+			if (mon_real_sigaction(s, &cur, NULL) == 0)
+				sigdelset(&added[s], t);
+			continue;
+		}
 		if (mon_real_sigaction(s, NULL, &cur) < 0 || !is_handler(&cur))
 			continue;
 		if (add && hides_ticks(&cur) && !sigismember(&cur.sa_mask, t)) {
@@ -356,6 +373,7 @@ MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigi
 	if (sig <= 0 || sig >= NSIGS || sig == SIGKILL || sig == SIGSTOP)
 		return mon_fail(EINVAL);
 	sigset_t m_ = lock();
+	none_pending = 0;	/* a clock is about to be armed */
 	struct owned *o = &own[sig];
 	if (o->on) {
 		o->is_ours = is_ours;
@@ -401,25 +419,25 @@ MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigi
 	return 0;
 }
 
-MON_NO_TSAN void mon_sig_disown(int sig)
+/* Give sig back, under lock (m_: the mask unlock() will set). */
+MON_NO_TSAN static void disown_locked(int sig, sigset_t *m_)
 {
 	if (sig <= 0 || sig >= NSIGS)
 		return;
-	int saved_errno = errno;
-	sigset_t m_ = lock();
 	struct owned *o = &own[sig];
-	if (!o->on) {
-		unlock(m_);
-		errno = saved_errno;
+	if (!o->on)
 		return;
-	}
 	/* Ignoring a signal discards it wherever it is pending, in every
-	 * thread: no tick outlives the clock, into an exec or anywhere. */
-	struct sigaction ign;
-	memset(&ign, 0, sizeof ign);
-	ign.sa_handler = SIG_IGN;
-	sigemptyset(&ign.sa_mask);
-	mon_real_sigaction(sig, &ign, NULL);
+	 * thread: no tick outlives the clock, into an exec or anywhere.  Not
+	 * needed in a fork child that armed nothing (mon_sig_none_pending):
+	 * one system call less in each. */
+	if (!none_pending) {
+		struct sigaction ign;
+		memset(&ign, 0, sizeof ign);
+		ign.sa_handler = SIG_IGN;
+		sigemptyset(&ign.sa_mask);
+		mon_real_sigaction(sig, &ign, NULL);
+	}
 	__atomic_store_n(&o->on, 0, __ATOMIC_RELEASE);
 	if (sigismember(&hidden, sig)) {
 		sigdelset(&hidden, sig);
@@ -430,10 +448,25 @@ MON_NO_TSAN void mon_sig_disown(int sig)
 	if (tick_signo == sig) {
 		__atomic_store_n(&tick_signo, 0, __ATOMIC_RELEASE);
 		if (vblocked)
-			sigaddset(&m_, sig);	/* unlock() sets the mask */
+			sigaddset(m_, sig);	/* unlock() sets the mask */
 		else
-			sigdelset(&m_, sig);
+			sigdelset(m_, sig);
 	}
+}
+
+MON_NO_TSAN void mon_sig_disown(int sig)
+{
+	mon_sig_disown_pair(sig, 0);
+}
+
+MON_NO_TSAN void mon_sig_disown_pair(int first, int then)
+{
+	if ((first <= 0 || first >= NSIGS) && (then <= 0 || then >= NSIGS))
+		return;
+	int saved_errno = errno;
+	sigset_t m_ = lock();
+	disown_locked(first, &m_);
+	disown_locked(then, &m_);
 	unlock(m_);
 	errno = saved_errno;
 }

@@ -79,6 +79,8 @@ static struct slot *slots;	/* MON_MAX_THREADS entries, allocated once */
 static unsigned armed;		/* slots in use */
 static int thread_kind;		/* per-thread clock kind in effect, or ITIMER */
 static unsigned timers;		/* slots armed with the thread clock (POSIX timers) */
+static int child_unarmed;	/* a fork child whose clock was left unarmed (the
+				 * itimer clock: no interval timer of ours to stop) */
 pid_t mon_pid;
 struct mon_hooks mon_hooks;
 
@@ -87,6 +89,10 @@ static int behind;	/* another pthread_create precedes ours (above) */
 /* This thread is inside fork(), between our prepare and parent/child
  * handlers, and holds mon_lock(). */
 static __thread int in_fork __attribute__((tls_model("initial-exec")));
+/* This thread's tid as our start routine read it (0: not known), so that
+ * its end need not ask again; the child handler forgets it (the forking
+ * thread has a tid of its own in the child). */
+static __thread pid_t own_tid __attribute__((tls_model("initial-exec")));
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
 unsigned mon_threads_armed(void)
@@ -254,6 +260,7 @@ static int itimer_start(void)
 int mon_threads_start(void)
 {
 	int saved_errno = errno;
+	child_unarmed = 0;
 	mon_clock_configure();
 	if (slots == NULL) {
 		slots = mon_alloc(MON_MAX_THREADS * sizeof *slots);
@@ -338,7 +345,8 @@ void mon_threads_stop(void)
 		return;
 	int kind = mon_clock_active;
 	if (kind == MON_CLOCK_ITIMER) {
-		mon_itimer_stop();
+		if (!child_unarmed)
+			mon_itimer_stop();
 	} else {
 		for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
 			if (slots[i].tid)
@@ -396,14 +404,18 @@ static void thread_exit(void *unused)
 {
 	(void)unused;
 	int saved_errno = errno;
-	mon_facts_thread_end();
+	/* In a fork child before our child handler has run (or a raw clone's,
+	 * which runs none), mon_lock() is still held and the table is the
+	 * parent's: nothing here to release, and waiting would deadlock a
+	 * child handler that joins this thread; nor is own_tid this
+	 * thread's there. */
+	int ours = __atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid();
+	pid_t self = ours && own_tid ? own_tid : mon_gettid();	/* the facts and the table */
+	mon_facts_thread_end(self);
 	mon_fatal_thread_end();
-	/* In a fork child before our child handler has run, mon_lock() is still
-	 * held and the table is the parent's: nothing here to release, and
-	 * waiting would deadlock a child handler that joins this thread. */
-	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
+	if (ours) {
 		mon_lock();
-		struct slot *s = find(mon_gettid());
+		struct slot *s = find(self);
 		if (s != NULL)
 			release(s);
 		mon_unlock();
@@ -420,8 +432,10 @@ static void *thread_start(void *p)
 	mon_sig_thread_started(st.vblocked);
 	mon_itimer_thread_started();
 	mon_fatal_thread_start();	/* a stack for the fatal handlers (fatal.c) */
+	pid_t self = mon_gettid();	/* asked once: the hook, the clock, the end */
+	own_tid = self;
 	if (mon_hooks.thread_started)
-		mon_hooks.thread_started(mon_gettid());
+		mon_hooks.thread_started(self);
 	pthread_setspecific(exit_key, (void *)1);
 	/* As in thread_exit: a thread started in a fork child before our
 	 * child handler ran is not armed (nor would it be after: the child
@@ -429,7 +443,7 @@ static void *thread_start(void *p)
 	if (__atomic_load_n(&mon_pid, __ATOMIC_RELAXED) == getpid()) {
 		mon_lock();
 		if (mon_clock_active != MON_CLOCK_NONE && mon_clock_active != MON_CLOCK_ITIMER)
-			arm(mon_gettid());
+			arm(self);
 		mon_unlock();
 	}
 	errno = saved_errno;
@@ -558,7 +572,6 @@ static void after_fork_child(void)
 	int saved_errno = errno;
 	mon_alloc_fork_child();
 	mon_sig_fork_child();
-	pid_t self = mon_gettid();
 	int kind = mon_clock_active;
 	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++) {
 		if (slots[i].tid) {
@@ -569,6 +582,7 @@ static void after_fork_child(void)
 	armed = 0;
 	timers = 0;
 	in_fork = 0;
+	own_tid = 0;
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	/* The child's counters and histograms start from zero before its
 	 * clock runs, so that what it counts is what its histograms hold. */
@@ -577,11 +591,20 @@ static void after_fork_child(void)
 	mon_clock_unsampled_reset();
 	if (mon_hooks.fork_reset)
 		mon_hooks.fork_reset();
-	if (kind == MON_CLOCK_ITIMER) {
+	/* A child the fork_child hook stops sampling at once (monrun without
+	 * -f) is left unarmed: arming a clock only to disarm it again cost
+	 * every such child a dozen system calls (issue 25).  The clock's
+	 * signal stays ours until that hook gives it back, as before. */
+	child_unarmed = kind != MON_CLOCK_NONE && mon_hooks.fork_unsampled != NULL &&
+			mon_hooks.fork_unsampled();
+	mon_sig_none_pending(child_unarmed);
+	if (child_unarmed) {
+		;
+	} else if (kind == MON_CLOCK_ITIMER) {
 		/* A fork child does not inherit interval timers. */
 		mon_itimer_start();
 	} else if (kind != MON_CLOCK_NONE) {
-		if (arm(self) < 0)
+		if (arm(mon_gettid()) < 0)
 			__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
 	}
 	mon_unlock();

@@ -25,7 +25,8 @@
 # and eslint (with Debian's nodejs: lints the flame graph's script,
 # tools/prof/out/flame.js; node --check alone where eslint is missing)
 # and rustc (about 120 MB with its standard library: real Rust programs'
-# names, both manglings).
+# names, both manglings) and strace (2 MB: counts the system calls libmon
+# adds to a fork child and a thread, tests/integ/guest_syscalls.sh).
 set -e
 # The same needs three ways: Debian packages, pkg-config modules, commands.
 base="gcc make pkg-config libelf-dev libdw-dev liblzma-dev libdebuginfod-dev zlib1g-dev libcapstone-dev libiberty-dev"
@@ -36,7 +37,7 @@ base_hdr="libiberty/demangle.h"
 case "$1" in
 check) pkgs="$base libcmocka-dev binutils debuginfod xz-utils"
        pcs="$base_pc cmocka" cmds="$base_cmd nm debuginfod xz"
-       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc eslint:eslint rustc:rustc" ;;
+       opt="protobuf-compiler:protoc valgrind:callgrind_annotate libxml2-utils:xmllint chromium:chromium python3:python3 golang-go:go musl-tools:musl-gcc eslint:eslint rustc:rustc strace:strace" ;;
 fuzz)  pkgs="$base clang libclang-rt-dev"
        pcs="$base_pc" cmds="$base_cmd clang" ;;
 package) pkgs="$base debhelper dpkg-dev lintian"
