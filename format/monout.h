@@ -504,7 +504,7 @@ struct monout_interval {
 	uint32_t period_ms;	/* the interval asked, milliseconds */
 	uint32_t flags;		/* MONOUT_INTERVAL_* */
 	uint32_t removed;	/* older files of the series removed so far (--keep, --max-bytes) */
-	uint32_t reserved;	/* 0 */
+	uint32_t cut_ticks;	/* ticks counted while the cut took the bins (see mon.out.5) */
 };
 #define MONOUT_INTERVAL_LAST 0x1	/* the last interval: the process ended or exec'd */
 #define MONOUT_INTERVAL_SHORT 0x2	/* cut early (monctl snapshot, off) */

@@ -1125,6 +1125,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			m->interval.period_ms = g32(&r, pl + 40);
 			m->interval.flags = g32(&r, pl + 44);
 			m->interval.removed = g32(&r, pl + 48);
+			m->interval.cut_ticks = g32(&r, pl + 52);
 			if (m->interval.seq == 0 || m->interval.end_ns < m->interval.start_ns)
 				RFAIL("record %u (INTERVAL) at offset %zu: sequence number 0 or an end "
 				      "before the start", i, off);

@@ -392,7 +392,7 @@ int monout_put_interval(struct monout_writer *w, const struct monout_interval *v
 	w_u32(w, v->period_ms);
 	w_u32(w, v->flags);
 	w_u32(w, v->removed);
-	w_u32(w, 0);
+	w_u32(w, v->cut_ticks);
 	return rec_close(w);
 }
 

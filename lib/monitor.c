@@ -241,6 +241,12 @@ struct fill_ctx {
 	struct mon_interval_cut *cut;	/* an interval's file, or NULL: the whole run */
 	int have_st;			/* st: the counters read at the cut */
 	struct mon_stats st;
+	/* The bins an advancing cut took at once after reading st (NULL:
+	 * take them while writing): the main histogram's, and those of the
+	 * first ntaken object histograms (mon_objhist_all's order). */
+	WORD *taken16;
+	uint32_t **taken32;
+	size_t ntaken;
 };
 
 /* What the last interval's file held (the base the next one is measured
@@ -373,11 +379,14 @@ static int fill(struct monout_writer *w, void *arg)
 		h.flags = MONOUT_HIST_SATURATES;
 		h.object = hist_object;
 		h.raw = hist.bins;
-		WORD *taken = cut != NULL && cut->advance ? take_bins16(hist.bins, hist.nbins) : NULL;
+		WORD *taken = ctx->taken16;
+		if (taken == NULL && cut != NULL && cut->advance)
+			taken = take_bins16(hist.bins, hist.nbins);
 		if (taken != NULL)
 			h.raw = taken;
 		int rc = monout_put_hist(w, &h);
-		mon_free(taken);
+		if (taken != ctx->taken16)
+			mon_free(taken);
 		if (rc < 0)
 			return -1;
 	}
@@ -421,12 +430,17 @@ static int fill(struct monout_writer *w, void *arg)
 				unloaded[extra] = o;	/* for the wall sampler's waits */
 			h.object = (uint32_t)(nobjects + extra++);
 		}
-		uint32_t *taken = cut != NULL && cut->advance ? take_bins32(oh[k]->bins, oh[k]->nbins, oh[k]->touched)
-							      : NULL;
+		uint32_t *taken = k < ctx->ntaken ? ctx->taken32[k] : NULL;
+		int own = 0;
+		if (taken == NULL && cut != NULL && cut->advance) {
+			taken = take_bins32(oh[k]->bins, oh[k]->nbins, oh[k]->touched);
+			own = 1;
+		}
 		if (taken != NULL)
 			h.raw = taken;
 		int rc = monout_put_hist(w, &h);
-		mon_free(taken);
+		if (own)
+			mon_free(taken);
 		if (rc < 0)
 			return -1;
 	}
@@ -499,6 +513,35 @@ static int write_lock(void)
 	return mon_owner_take(&write_owner);
 }
 
+/* An advancing cut takes every histogram's bins at once after reading the
+ * counters, before it writes anything (objects, their CRCs, stack tables
+ * take milliseconds, more on a loaded machine): a tick between the read
+ * and its bin's take is counted in the next file but binned in this one.
+ * cut_ticks says how many ticks that window let in.  Only in the control
+ * thread (mon_alloc). */
+static void take_all(struct fill_ctx *ctx)
+{
+	if (hist.bins != NULL && hist.nbins > 0)
+		ctx->taken16 = take_bins16(hist.bins, hist.nbins);
+	size_t nobj;
+	struct mon_objhist *const *oh = mon_objhist_all(&nobj);
+	ctx->taken32 = nobj ? mon_alloc(nobj * sizeof *ctx->taken32) : NULL;
+	for (size_t k = 0; ctx->taken32 != NULL && k < nobj; k++) {
+		ctx->taken32[k] = take_bins32(oh[k]->bins, oh[k]->nbins, oh[k]->touched);
+		ctx->ntaken = k + 1;
+		if (ctx->taken32[k] == NULL)
+			break;	/* no memory: the rest are taken while writing */
+	}
+}
+
+static void taken_free(struct fill_ctx *ctx)
+{
+	mon_free(ctx->taken16);
+	for (size_t k = 0; k < ctx->ntaken; k++)
+		mon_free(ctx->taken32[k]);
+	mon_free(ctx->taken32);
+}
+
 int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int in_handler)
 {
 	if (getpid() != __atomic_load_n(&mon_pid, __ATOMIC_RELAXED))
@@ -509,7 +552,7 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 		refresh_objects();
 	else if (reason == MONOUT_WHY_EXIT || reason == MONOUT_WHY_SIGNAL)
 		mon_sampler_close();
-	struct fill_ctx ctx = { reason, signo, cut, 0, { 0 } };
+	struct fill_ctx ctx = { reason, signo, cut, 0, { 0 }, NULL, NULL, 0 };
 	if (cut->advance && mon_stacks_cut_begin() < 0)
 		cut->advance = 0;	/* no memory for a fresh table: nothing is taken */
 	/* The counters at once after the stack table's cut, not when the
@@ -517,11 +560,22 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 	 * this file and keep its stack in the next, as many of them as the
 	 * time between lets in (2 under ASan). */
 	ctx.have_st = mon_getstats(&ctx.st, sizeof ctx.st) == 0;
+	cut->rec.cut_ticks = 0;
+	if (cut->advance) {
+		take_all(&ctx);
+		struct mon_stats after;
+		if (ctx.have_st && mon_getstats(&after, sizeof after) == 0 &&
+		    after.counted > ctx.st.counted)
+			cut->rec.cut_ticks = after.counted - ctx.st.counted > UINT32_MAX
+						     ? UINT32_MAX
+						     : (uint32_t)(after.counted - ctx.st.counted);
+	}
 	mon_count_sync();
 	int rc = mon_file_write_as(cut->name, MONOUT_F_SNAPSHOT * (reason != MONOUT_WHY_EXIT &&
 								   reason != MONOUT_WHY_EXEC),
 				   fill, &ctx, 0, &cut->bytes);
 	int e = errno;
+	taken_free(&ctx);
 	if (cut->advance) {
 		mon_stacks_cut_end();
 		base.cut = 1;
@@ -605,7 +659,7 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	else if (reason == MONOUT_WHY_EXIT || reason == MONOUT_WHY_SIGNAL)
 		mon_sampler_close();	/* _exit or a fatal signal: the clocks still run */
 	mon_count_sync();
-	struct fill_ctx ctx = { reason, signo, NULL, 0, { 0 } };
+	struct fill_ctx ctx = { reason, signo, NULL, 0, { 0 }, NULL, NULL, 0 };
 	/* The last profile is being written: the watcher (control.c) has
 	 * nothing to say, even when a signal held back during the write ends
 	 * the process the moment the file is complete (monfile.c); a write

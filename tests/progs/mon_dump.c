@@ -85,12 +85,13 @@ int main(int argc, char **argv)
 		if (m.have_interval)
 			printf("interval_seq %llu\ninterval_start_ns %llu\ninterval_end_ns %llu\n"
 			       "interval_samples_total %llu\ninterval_cpu_usec %llu\n"
-			       "interval_period_ms %u\ninterval_flags %u\ninterval_removed %u\n",
+			       "interval_period_ms %u\ninterval_flags %u\ninterval_removed %u\n"
+			       "interval_cut_ticks %u\n",
 			       (unsigned long long)m.interval.seq, (unsigned long long)m.interval.start_ns,
 			       (unsigned long long)m.interval.end_ns,
 			       (unsigned long long)m.interval.samples_total,
 			       (unsigned long long)m.interval.runtime_cpu_usec, m.interval.period_ms,
-			       m.interval.flags, m.interval.removed);
+			       m.interval.flags, m.interval.removed, m.interval.cut_ticks);
 		for (size_t i = 0; i < m.nthreads; i++)
 			printf("thread %llu %s user_usec %llu sys_usec %llu samples %llu flags %u\n",
 			       (unsigned long long)m.threads[i].tid,
