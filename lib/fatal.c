@@ -367,7 +367,7 @@ void mon_fatal_install(const struct mon_fatal_calls *c)
 	__atomic_store_n(&calls, c, __ATOMIC_RELEASE);
 	mon_clone_set_exit(write_at_exit);	/* syscall(SYS_exit_group): as _exit */
 	resolve();
-	mon_sig_route(mon_fatal_sigaction);
+	mon_sig_route(mon_fatal_sigaction, mon_fatal_action);
 	snapshot_signo = mon_parse_signal(mon_env("MONPROF_SNAPSHOT"));
 	for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
 		install_if_default(fatal_signals[i]);

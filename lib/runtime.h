@@ -246,9 +246,13 @@ MON_HIDDEN void mon_sig_disown(int sig);
  * and restore for both (the perf clock's SIGIO guard and tick signal). */
 MON_HIDDEN void mon_sig_disown_pair(int first, int then);
 /* Route the program's sigaction calls through set from now on (fatal.c:
- * mon_fatal_sigaction) instead of the C library's.  Published atomically. */
+ * mon_fatal_sigaction) instead of the C library's, and ask known (fatal.c:
+ * mon_fatal_action; NULL: none) for an action set knows without asking
+ * the kernel (1, with it in *sa; else 0).  Published atomically.  Given,
+ * not called by name: fatal.c uses sigguard.c, never the other way. */
 MON_HIDDEN void mon_sig_route(int (*set)(int sig, const struct sigaction *act,
-					 struct sigaction *old));
+					 struct sigaction *old),
+			      int (*known)(int sig, struct sigaction *sa));
 /* ---- fatal.c: the alternate signal stack the fatal handlers run on ------ */
 
 /* Give the calling thread an alternate signal stack of ours if the fatal

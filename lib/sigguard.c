@@ -199,8 +199,12 @@ MON_NO_TSAN static int is_handler(const struct sigaction *a)
  * which passes the others to mon_real_sigaction). */
 static int (*route)(int, const struct sigaction *, struct sigaction *);
 
-void mon_sig_route(int (*set)(int, const struct sigaction *, struct sigaction *))
+static int (*route_known)(int, struct sigaction *);
+
+void mon_sig_route(int (*set)(int, const struct sigaction *, struct sigaction *),
+		   int (*known)(int, struct sigaction *))
 {
+	__atomic_store_n(&route_known, known, __ATOMIC_RELEASE);
 	__atomic_store_n(&route, set, __ATOMIC_RELEASE);
 }
 
@@ -258,7 +262,8 @@ MON_NO_TSAN static void patch_all(int t, int add)
 			continue;
 		if (!add && !sigismember(&added[s], t))
 			continue;
-		if (!add && mon_fatal_action(s, &cur)) {
+		int (*known)(int, struct sigaction *) = __atomic_load_n(&route_known, __ATOMIC_ACQUIRE);
+		if (!add && known != NULL && known(s, &cur)) {
 			/* libmon's own fatal handler (fatal.c): its action is
 			 * known, with t already out of hidden, so it is written
 			 * without being read (one call instead of two in every
