@@ -124,7 +124,10 @@ for _i in $(seq 50); do [ -s "$T/plain" ] && break; sleep 0.1; done
 rc=$?
 kill "$pj" 2>/dev/null
 wait "$pj" 2>/dev/null
-if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r1"; then
+# The message names the remedy: the starts that have a control socket (a
+# plain monrun has none; the old message sent users to "monrun").
+if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r1" &&
+    grep -q "monrun --control (or --dormant, --interval), or link it with -lmon and set MONPROF_CONTROL=1" "$T/r1"; then
 	ok monctl_refuses_unprofiled
 else
 	not_ok monctl_refuses_unprofiled "rc $rc: $(cat "$T/r1")"

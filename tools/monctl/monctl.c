@@ -11,8 +11,9 @@
  * Before it connects, monctl says plainly what is wrong, in this order:
  * no such process (kill(PID, 0): ESRCH); a process of another user (the
  * owner of /proc/PID, or kill's EPERM); no control socket (connect(2)
- * refused: the process is not profiled by monprof, or was started with
- * --no-control or MONPROF_CONTROL=0, or profiling ended).  The socket's
+ * refused: the process is not profiled by monprof, or was started without
+ * --control, --dormant or --interval (MONPROF_CONTROL=1), or with
+ * --no-control, or profiling ended).  The socket's
  * owner must be PID itself (SO_PEERCRED of the connection): a name taken
  * by another process is refused.  The runtime checks the caller's user
  * too.
@@ -117,9 +118,10 @@ int main(int argc, char **argv)
 	if (connect(fd, (struct sockaddr *)&a, len) != 0) {
 		int e = errno;
 		if (e == ECONNREFUSED || e == ENOENT)
-			fprintf(stderr, "monctl: %ld (%s): not profiled by monprof (no control "
-				"socket): start it with monrun (without --no-control) or link it with "
-				"-lmon\n", pid, comm_of(pid, comm, sizeof comm));
+			fprintf(stderr, "monctl: %ld (%s): not profiled by monprof with a control "
+				"socket: start it with monrun --control (or --dormant, --interval), or "
+				"link it with -lmon and set MONPROF_CONTROL=1\n", pid,
+				comm_of(pid, comm, sizeof comm));
 		else
 			fprintf(stderr, "monctl: %ld: cannot reach its control socket: %s\n", pid,
 				strerror(e));
