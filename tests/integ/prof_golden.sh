@@ -36,6 +36,9 @@ stacks_inputs || { not_ok craft_stacks; exit 1; }
 # places with the inclusive ones after msec/call.
 stacks_inputs sc.mon -c 0x4010e5:1001 -c 0x4010a5:1 -c 0x401065:1 -c 0x401125:3 ||
 	{ not_ok craft_stacks_calls; exit 1; }
+# bg.mon: s.mon with 65 M more calls from easy into work, wider than the
+# graph's "called" column (65456508/65456509): the columns stay apart.
+stacks_inputs bg.mon -A 0x4010a5:0x4010d5:65455508 || { not_ok craft_stacks_wide; exit 1; }
 # w.mon: the same program with wall-clock samples (prof_lib.inc).
 wall_inputs || { not_ok craft_wall; exit 1; }
 

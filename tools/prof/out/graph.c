@@ -123,6 +123,14 @@ static void focus(struct fnode *fn, const struct edge *e, size_t ne, size_t f, i
 	}
 }
 
+/* Before a "called" field of width 15: nothing, or one blank when the
+ * field is wider and would run into the children column ("0.0065456509/
+ * 65456509" for 65 M calls). */
+static const char *gap(const char *called)
+{
+	return strlen(called) >= 15 ? " " : "";
+}
+
 static void put_calls(char *buf, size_t len, const struct edge *e, const struct fnode *other)
 {
 	if (e->has_calls)
@@ -284,8 +292,9 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		for (size_t k = 0; k < nl; k++) {
 			const struct edge *x = &e[lines[k]];
 			put_calls(called, sizeof called, x, w);
-			fprintf(out, "%12s%9.2f%10.2f%15s      %s [%zu]\n", "", x->self, x->total - x->self,
-				called, p->functions[x->from].name, fn[x->from].index);
+			fprintf(out, "%12s%9.2f%10.2f%s%15s      %s [%zu]\n", "", x->self,
+				x->total - x->self, gap(called), called, p->functions[x->from].name,
+				fn[x->from].index);
 		}
 		/* The function. */
 		snprintf(idx, sizeof idx, "[%zu]", w->index);
@@ -296,9 +305,9 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 			else
 				snprintf(called, sizeof called, "%.0f", w->calls);
 		}
-		fprintf(out, "%-6s%6.1f%9.2f%10.2f%15s  %s [%zu]\n", idx,
-			total > 0 ? 100.0 * w->incl / total : 0.0, w->self, w->incl - w->self, called,
-			p->functions[f].name, w->index);
+		fprintf(out, "%-6s%6.1f%9.2f%10.2f%s%15s  %s [%zu]\n", idx,
+			total > 0 ? 100.0 * w->incl / total : 0.0, w->self, w->incl - w->self,
+			gap(called), called, p->functions[f].name, w->index);
 		/* Callees. */
 		nl = 0;
 		for (size_t k = from_start[f]; k < from_start[f + 1]; k++)
@@ -308,8 +317,9 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		for (size_t k = 0; k < nl; k++) {
 			const struct edge *x = &e[lines[k]];
 			put_calls(called, sizeof called, x, &fn[x->to]);
-			fprintf(out, "%12s%9.2f%10.2f%15s      %s [%zu]\n", "", x->self, x->total - x->self,
-				called, p->functions[x->to].name, fn[x->to].index);
+			fprintf(out, "%12s%9.2f%10.2f%s%15s      %s [%zu]\n", "", x->self,
+				x->total - x->self, gap(called), called, p->functions[x->to].name,
+				fn[x->to].index);
 		}
 		fputs("-----------------------------------------------\n", out);
 	}
