@@ -67,7 +67,6 @@
 #include <ucontext.h>
 #include <unistd.h>
 
-#include "monrt.h"
 #include "runtime.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);

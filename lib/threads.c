@@ -598,9 +598,9 @@ static void after_fork_child(void)
 	child_unarmed = kind != MON_CLOCK_NONE && mon_hooks.fork_unsampled != NULL &&
 			mon_hooks.fork_unsampled();
 	mon_sig_none_pending(child_unarmed);
-	if (child_unarmed) {
-		;
-	} else if (kind == MON_CLOCK_ITIMER) {
+	if (child_unarmed)
+		kind = MON_CLOCK_NONE;	/* nothing to arm */
+	if (kind == MON_CLOCK_ITIMER) {
 		/* A fork child does not inherit interval timers. */
 		mon_itimer_start();
 	} else if (kind != MON_CLOCK_NONE) {
