@@ -89,7 +89,10 @@
  * their cut_* fields and cut_base), which a cut then sets to what it
  * wrote.  The sampler never waits for the writer nor the writer for it; a
  * round adding after the load counts in the next file.  Keys accumulate
- * over the run (MAX_SAMPLES of them; more: lost, counted per interval).
+ * (MAX_SAMPLES of them; more: lost, counted per interval) until a cut finds
+ * a table over half full: the sampler then copies what the files to come
+ * still need into a second table and publishes it (compact()), so a long
+ * interval run with threads that come and go never fills them.
  *
  * fork: the child has no sampler; monitor.c's child hook calls
  * mon_wall_fork_child, which forgets the parent's tables and descriptors
@@ -146,6 +149,7 @@ struct wthread {
 	pid_t tid;
 	int fd_sys, fd_sched, fd_stat;	/* kept open, or -1 */
 	int ended;
+	int keep;		/* compact(): copied into the new table */
 	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
 	uint64_t sched_cpu, sched_wait;	/* schedstat at the last read of it */
 	uint64_t sched_ns;	/* when (CLOCK_MONOTONIC), 0: never */
@@ -178,6 +182,7 @@ struct wwait {
 };
 
 struct wall {
+	unsigned nthreads, nsamples, nwaits, npool;	/* published counts (release) */
 	struct wthread threads[MAX_THREADS];
 	uint32_t thread_slot[THREAD_SLOTS];	/* index + 1 */
 	struct wsample samples[MAX_SAMPLES];
@@ -185,11 +190,19 @@ struct wall {
 	uint64_t pool[POOL_PCS];
 	struct wwait waits[MAX_WAITS];
 	uint64_t sample_cut[MAX_SAMPLES];	/* each sample's count in the files cut so far */
+	uint32_t sample_map[MAX_SAMPLES], wait_map[MAX_WAITS];	/* compact()'s scratch */
 };
 
-static struct wall *tab;	/* mapped once */
+static struct wall *tab;	/* the sampler's (published: release store) */
+static struct wall *spare;	/* the other one, mapped at the first compaction */
+/* Compaction (compact()): an advancing cut asks for it when a table is over
+ * half full; the sampler copies what is still wanted into the spare table
+ * and publishes that.  compacting and cut_busy, compacting and movers are
+ * each a Dekker pair (store, then load the other, both sequentially
+ * consistent): a cut that moves the cut bases, or a wall_fd_move, never runs
+ * while the sampler copies. */
+static int compact_asked, compacting, cut_busy, movers;
 static unsigned char *copy_area;	/* COPY_BYTES: a blocked thread's stack from its SP */
-static unsigned nthreads, nsamples, nwaits, npool;	/* published counts (release) */
 static unsigned unlisted;	/* threads the table had no room for */
 static uint64_t lost;		/* samples without room */
 static uint64_t rounds, missed;
@@ -406,7 +419,7 @@ static struct wthread *thread_find(pid_t tid, int make)
 		if (ix == 0) {
 			if (!make)
 				return NULL;
-			unsigned n = nthreads;
+			unsigned n = tab->nthreads;
 			if (n >= MAX_THREADS) {
 				unlisted++;
 				return NULL;
@@ -418,7 +431,7 @@ static struct wthread *thread_find(pid_t tid, int make)
 			t->cpu_ns = UINT64_MAX;
 			t->out.tid = (uint64_t)tid;
 			tab->thread_slot[h] = n + 1;
-			__atomic_store_n(&nthreads, n + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&tab->nthreads, n + 1, __ATOMIC_RELEASE);
 			return t;
 		}
 		struct wthread *t = &tab->threads[ix - 1];
@@ -459,8 +472,8 @@ static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t
 			return ix;
 		}
 	}
-	unsigned k = nsamples;
-	if (k >= MAX_SAMPLES || npool + n > POOL_PCS ||
+	unsigned k = tab->nsamples;
+	if (k >= MAX_SAMPLES || tab->npool + n > POOL_PCS ||
 	    tab->sample_slot[h] != 0) {
 		lost += weight;
 		return 0;
@@ -473,12 +486,13 @@ static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t
 	s->flags = flags;
 	s->set = set;
 	s->depth = n;
-	s->pc_at = npool;
-	memcpy(&tab->pool[npool], pcs, n * sizeof *pcs);
-	npool += n;
+	s->pc_at = tab->npool;
+	memcpy(&tab->pool[tab->npool], pcs, n * sizeof *pcs);
+	tab->npool += n;
 	s->count = weight;
+	tab->sample_cut[k] = 0;	/* a compacted table's old entry */
 	tab->sample_slot[h] = k + 1;
-	__atomic_store_n(&nsamples, k + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&tab->nsamples, k + 1, __ATOMIC_RELEASE);
 	return k + 1;
 }
 
@@ -492,7 +506,7 @@ static void sample_again(uint32_t ix, uint64_t weight)
  * MONOUT_NO_WAIT when the table is full. */
 static uint32_t wait_id(const struct wwait *v)
 {
-	unsigned n = nwaits;
+	unsigned n = tab->nwaits;
 	for (unsigned i = 0; i < n; i++) {
 		const struct wwait *o = &tab->waits[i];
 		if (o->w.kind == v->w.kind && o->w.fd == v->w.fd && o->w.fd_kind == v->w.fd_kind &&
@@ -508,7 +522,7 @@ static uint32_t wait_id(const struct wwait *v)
 	*o = *v;
 	o->w.id = n;
 	o->w.text = o->text;
-	__atomic_store_n(&nwaits, n + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&tab->nwaits, n + 1, __ATOMIC_RELEASE);
 	return n;
 }
 
@@ -1296,7 +1310,7 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 				     UINT64_MAX);
 		}
 	}
-	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
+	unsigned k = __atomic_load_n(&tab->nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < k; i++) {
 		struct wthread *t = &tab->threads[i];
 		if (t->ended || t->seen_round == 0)
@@ -1322,6 +1336,135 @@ static void own_cpu(void)
 		__atomic_store_n(&own_sys_us, (uint64_t)ru.ru_stime.tv_sec * 1000000u +
 				 (uint64_t)ru.ru_stime.tv_usec, __ATOMIC_RELAXED);
 	}
+}
+
+static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part,
+		      struct monout_wall_thread *out);
+
+/* 1 when a table is over half full: the cut that sees it asks the sampler
+ * to compact (t: the table the cut read). */
+static int tables_half_full(const struct wall *t)
+{
+	return t->nthreads > MAX_THREADS / 2 || t->nsamples > MAX_SAMPLES / 2 ||
+	       t->npool > POOL_PCS / 2 || t->nwaits > MAX_WAITS / 2;
+}
+
+static struct wall *table_map(void)
+{
+	void *p = mmap(NULL, sizeof(struct wall), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Copy into the spare table what the interval files still need, and make it
+ * the sampler's: the threads that have not ended or have something not yet
+ * cut, the samples with counts not yet cut or that a kept thread's last
+ * read counted (a thread that has not run is charged to it again), their
+ * PCs and waits.  Entries keep their counts and cut bases, so the files
+ * that follow hold what they would have held; what is left out was in the
+ * files already.  Without it the tables fill over a long interval run
+ * (MAX_THREADS threads, MAX_SAMPLES keys over the run; a server that starts
+ * a thread per connection fills them in hours) and every later sample is
+ * lost.  The old table is left as it was: a write from a fatal signal's
+ * handler that loaded it reads whole entries.  Sampler only, between rounds. */
+static void compact(void)
+{
+	__atomic_store_n(&compacting, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&cut_busy, __ATOMIC_SEQ_CST) ||
+	    __atomic_load_n(&movers, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&compacting, 0, __ATOMIC_RELEASE);
+		return;	/* the next round tries again */
+	}
+	if (spare == NULL && (spare = table_map()) == NULL) {
+		__atomic_store_n(&compact_asked, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&compacting, 0, __ATOMIC_RELEASE);
+		return;	/* no memory: the tables fill as before, lost counted */
+	}
+	struct wall *o = tab, *n = spare;
+	uint64_t lo = cut_base.end_us;
+	n->nthreads = n->nsamples = n->nwaits = n->npool = 0;
+	memset(n->thread_slot, 0, sizeof n->thread_slot);
+	memset(n->sample_slot, 0, sizeof n->sample_slot);
+	for (unsigned i = 0; i < o->nsamples; i++)
+		o->sample_map[i] = o->samples[i].count > o->sample_cut[i];	/* 1: kept */
+	for (unsigned i = 0; i < o->nwaits; i++)
+		o->wait_map[i] = MONOUT_NO_WAIT;
+	for (unsigned i = 0; i < o->nthreads; i++) {
+		struct monout_wall_thread spent;
+		struct wthread *t = &o->threads[i];
+		t->keep = !t->ended || thread_out(t, 0, lo, MON_WALL_SINCE_CUT, &spent);
+		if (t->keep && t->last)
+			o->sample_map[t->last - 1] = 1;
+	}
+	for (unsigned i = 0; i < o->nsamples; i++) {
+		if (!o->sample_map[i])
+			continue;
+		const struct wsample *s = &o->samples[i];
+		unsigned k = n->nsamples++;
+		struct wsample *c = &n->samples[k];
+		*c = *s;
+		c->pc_at = n->npool;
+		memcpy(&n->pool[n->npool], &o->pool[s->pc_at], s->depth * sizeof n->pool[0]);
+		n->npool += s->depth;
+		n->sample_cut[k] = o->sample_cut[i];
+		if (s->wait != MONOUT_NO_WAIT && s->wait < o->nwaits) {
+			if (o->wait_map[s->wait] == MONOUT_NO_WAIT) {
+				struct wwait *v = &n->waits[n->nwaits];
+				*v = o->waits[s->wait];
+				v->w.id = n->nwaits;
+				v->w.text = v->text;
+				o->wait_map[s->wait] = n->nwaits++;
+			}
+			c->wait = o->wait_map[s->wait];
+		}
+		uint32_t h = sample_hash(c->tid, c->state, c->syscall, c->wait, c->flags, c->set,
+					 (const uintptr_t *)&n->pool[c->pc_at], c->depth);
+		for (unsigned probe = 0; probe < SAMPLE_SLOTS; probe++) {
+			uint32_t *slot = &n->sample_slot[(h + probe) & (SAMPLE_SLOTS - 1)];
+			if (*slot == 0) {
+				*slot = k + 1;
+				break;
+			}
+		}
+		o->sample_map[i] = k + 1;
+	}
+	for (unsigned i = 0; i < o->nthreads; i++) {
+		struct wthread *t = &o->threads[i];
+		if (!t->keep)
+			continue;
+		unsigned j = n->nthreads++;
+		n->threads[j] = *t;
+		n->threads[j].last = t->last ? o->sample_map[t->last - 1] : 0;
+		if (t->ended)
+			continue;	/* listed, never found again */
+		uint32_t h = mix32((uint64_t)t->tid);
+		for (unsigned probe = 0; probe < THREAD_SLOTS; probe++) {
+			uint32_t *slot = &n->thread_slot[(h + probe) & (THREAD_SLOTS - 1)];
+			if (*slot == 0) {
+				*slot = j + 1;
+				break;
+			}
+		}
+	}
+	__atomic_store_n(&tab, n, __ATOMIC_RELEASE);
+	spare = o;
+	__atomic_store_n(&compact_asked, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&compacting, 0, __ATOMIC_RELEASE);
+}
+
+/* Wait (at most about 2 s: a sampler that died copying) while the sampler
+ * compacts; busy: the caller's half of the Dekker pair, set on return. */
+static void compaction_wait(int *busy)
+{
+	for (int i = 0; i < 20000; i++) {
+		__atomic_add_fetch(busy, 1, __ATOMIC_SEQ_CST);
+		if (!__atomic_load_n(&compacting, __ATOMIC_SEQ_CST))
+			return;
+		__atomic_sub_fetch(busy, 1, __ATOMIC_SEQ_CST);
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+	__atomic_add_fetch(busy, 1, __ATOMIC_SEQ_CST);
 }
 
 static void *sampler_main(void *arg)
@@ -1367,6 +1510,8 @@ static void *sampler_main(void *arg)
 			next += late * period;
 		}
 		round_all(prev, now, 1 + late);
+		if (__atomic_load_n(&compact_asked, __ATOMIC_ACQUIRE))
+			compact();
 		prev = now;
 		__atomic_store_n(&last_round_ns, now, __ATOMIC_RELAXED);
 		if (__atomic_add_fetch(&rounds, 1, __ATOMIC_RELEASE) % 16 == 1)
@@ -1406,13 +1551,16 @@ static void wall_fd_move(int fd)
 {
 	if (tab == NULL)
 		return;
-	if (move_one(&task_fd, fd))
-		return;
-	unsigned k = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
-	for (unsigned i = 0; i < k; i++)
-		if (move_one(&tab->threads[i].fd_sys, fd) || move_one(&tab->threads[i].fd_sched, fd) ||
-		    move_one(&tab->threads[i].fd_stat, fd))
-			return;
+	compaction_wait(&movers);
+	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+	if (!move_one(&task_fd, fd)) {
+		unsigned k = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
+		for (unsigned i = 0; i < k; i++)
+			if (move_one(&T->threads[i].fd_sys, fd) || move_one(&T->threads[i].fd_sched, fd) ||
+			    move_one(&T->threads[i].fd_stat, fd))
+				break;
+	}
+	__atomic_sub_fetch(&movers, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- starting, stopping, fork -------------------------------------------- */
@@ -1592,7 +1740,7 @@ void mon_wall_fork_child(int go)
 	sampler_joinable = 0;	/* the parent's thread is not here */
 	__atomic_store_n(&mon_runtime_tid, 0, __ATOMIC_RELEASE);
 	if (tab != NULL) {
-		for (unsigned i = 0; i < nthreads; i++) {
+		for (unsigned i = 0; i < tab->nthreads; i++) {
 			struct wthread *t = &tab->threads[i];
 			close_ours(t->fd_sys);
 			close_ours(t->fd_sched);
@@ -1600,13 +1748,14 @@ void mon_wall_fork_child(int go)
 		}
 		memset(tab->thread_slot, 0, sizeof tab->thread_slot);
 		memset(tab->sample_slot, 0, sizeof tab->sample_slot);
-		memset(tab->sample_cut, 0, nsamples * sizeof tab->sample_cut[0]);
+		memset(tab->sample_cut, 0, tab->nsamples * sizeof tab->sample_cut[0]);
+		tab->nthreads = tab->nsamples = tab->nwaits = tab->npool = 0;
 	}
+	compact_asked = compacting = cut_busy = movers = 0;
 	memset(&cut_base, 0, sizeof cut_base);
 	close_ours(task_fd);
 	task_fd = -1;
 	fds_kept = 0;
-	nthreads = nsamples = nwaits = npool = 0;
 	nalive = 0;
 	unlisted = 0;
 	lost = rounds = missed = 0;
@@ -1704,12 +1853,42 @@ static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part
 	return 1;
 }
 
+static int put(struct monout_writer *w, struct wall *T, const struct monout_object *objs,
+	       size_t nobjs, const struct monout_object *unloaded, size_t nunloaded, int cutting,
+	       int advance);
+
 int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs,
 		 const struct monout_object *unloaded, size_t nunloaded, int part)
 {
 	if (!ever_started || tab == NULL)
 		return 0;
 	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
+	if (advance)
+		compaction_wait(&cut_busy);
+	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+	int rc = put(w, T, objs, nobjs, unloaded, nunloaded, cutting, advance);
+	if (advance) {
+		if (rc == 0 && tables_half_full(T))
+			__atomic_store_n(&compact_asked, 1, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&cut_busy, 1, __ATOMIC_RELEASE);
+	}
+	return rc;
+}
+
+/* mon_wall_put's write, of table T. */
+static int put(struct monout_writer *w, struct wall *T, const struct monout_object *objs,
+	       size_t nobjs, const struct monout_object *unloaded, size_t nunloaded, int cutting,
+	       int advance)
+{
+	int part = !cutting ? MON_WALL_WHOLE : advance ? MON_WALL_CUT : MON_WALL_SINCE_CUT;
+	/* The samples' count first: a sample is published after its thread and
+	 * its wait, so the threads and waits loaded after it include every one
+	 * that a sample written here names (loaded the other way round, a
+	 * round between the loads gave a file whose sample named a wait it did
+	 * not have: tests/integ/wall_churn.sh). */
+	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
+	unsigned nw = __atomic_load_n(&T->nwaits, __ATOMIC_ACQUIRE);
+	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
 	uint64_t now = mono_ns();
 	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
 	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
@@ -1750,9 +1929,8 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		h.flags |= MONOUT_WALL_F_PAUSED;
 	if (monout_wall_open(w, &h) < 0)
 		return -1;
-	unsigned nt = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < nt; i++) {
-		struct wthread *t = &tab->threads[i];
+		struct wthread *t = &T->threads[i];
 		struct monout_wall_thread o;
 		if (thread_out(t, last_us, lo, part, &o))
 			monout_wall_thread(w, &o);
@@ -1768,25 +1946,23 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		memcpy(o.name, "monprof-wall", 12);
 		monout_wall_thread(w, &o);
 	}
-	unsigned nw = __atomic_load_n(&nwaits, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < nw; i++) {
-		struct monout_wait v = tab->waits[i].w;
-		v.text = tab->waits[i].text;
+		struct monout_wait v = T->waits[i].w;
+		v.text = T->waits[i].text;
 		v.object = MONOUT_NO_OBJECT;
-		if (tab->waits[i].has_object)
-			v.object = object_index(objs, nobjs, unloaded, nunloaded, tab->waits[i].bias,
-						tab->waits[i].set);
+		if (T->waits[i].has_object)
+			v.object = object_index(objs, nobjs, unloaded, nunloaded, T->waits[i].bias,
+						T->waits[i].set);
 		if (v.object == MONOUT_NO_OBJECT)
 			v.offset = v.address;
 		monout_wall_wait(w, &v);
 	}
-	unsigned ns = __atomic_load_n(&nsamples, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < ns; i++) {
-		const struct wsample *s = &tab->samples[i];
+		const struct wsample *s = &T->samples[i];
 		struct monout_wall_sample o;
 		/* One load: a round adding after it counts in the next interval. */
 		o.count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-		if (cutting && (o.count = since_cut(o.count, &tab->sample_cut[i], advance)) == 0)
+		if (cutting && (o.count = since_cut(o.count, &T->sample_cut[i], advance)) == 0)
 			continue;
 		o.tid = s->tid;
 		o.state = s->state;
@@ -1795,7 +1971,7 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 		o.depth = s->depth;
 		o.flags = s->flags;
 		o.set = s->set;
-		o.pcs = s->depth ? &tab->pool[s->pc_at] : NULL;
+		o.pcs = s->depth ? &T->pool[s->pc_at] : NULL;
 		monout_wall_sample(w, &o);
 	}
 	return monout_wall_close(w);
@@ -1805,6 +1981,8 @@ void mon_wall_cut_skip(void)
 {
 	if (!ever_started || tab == NULL)
 		return;
+	compaction_wait(&cut_busy);
+	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
 	uint64_t now = mono_ns();
 	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
 	since_cut(elapsed, &cut_base.end_us, 1);
@@ -1813,15 +1991,17 @@ void mon_wall_cut_skip(void)
 	since_cut(__atomic_load_n(&own_user_us, __ATOMIC_RELAXED), &cut_base.user_us, 1);
 	since_cut(__atomic_load_n(&own_sys_us, __ATOMIC_RELAXED), &cut_base.sys_us, 1);
 	since_cut(lost, &cut_base.lost, 1);
-	unsigned ns = __atomic_load_n(&nsamples, __ATOMIC_ACQUIRE);
+	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < ns; i++)
-		since_cut(__atomic_load_n(&tab->samples[i].count, __ATOMIC_RELAXED),
-			  &tab->sample_cut[i], 1);
+		since_cut(__atomic_load_n(&T->samples[i].count, __ATOMIC_RELAXED),
+			  &T->sample_cut[i], 1);
 	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
 	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
-	unsigned nt = __atomic_load_n(&nthreads, __ATOMIC_ACQUIRE);
+	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < nt; i++) {
 		struct monout_wall_thread o;
-		thread_out(&tab->threads[i], last_us, 0, MON_WALL_CUT, &o);
-	}
+		thread_out(&T->threads[i], last_us, 0, MON_WALL_CUT, &o);
+	}	if (tables_half_full(T))
+		__atomic_store_n(&compact_asked, 1, __ATOMIC_RELEASE);
+	__atomic_sub_fetch(&cut_busy, 1, __ATOMIC_RELEASE);
 }
