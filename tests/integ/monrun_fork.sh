@@ -80,3 +80,27 @@ else
 fi
 own_time monrun_fork_follow_o_parent_file "$T/odir/prof.data" parent_spin child_spin
 own_time monrun_fork_follow_o_child_file "$T/odir/prof.data.$child" child_spin parent_spin
+
+# prof of one file of a followed run says the others are beside it (never
+# silent: the parent's mon.out alone is a fraction of the run), by count and
+# names, naming prof DIR; not a file older than the run; not prof DIR.
+# Mutation: warn_profiles_beside not called: no warning, the first two fail.
+beside() {	# NAME FILE WANT: prof FILE's warning has WANT
+	"$PROF" "$2" "$T/fork" >/dev/null 2>"$T/beside.err"
+	if grep -q "profile of process [0-9]* alone: $3" "$T/beside.err"; then
+		ok "$1"
+	else
+		not_ok "$1" "wanted '$3': $(grep -i warning "$T/beside.err" | head -n 2)"
+	fi
+}
+child=$(truth "$T/f.out" child)
+cp "$T/f/$child.fork" "$T/f/99999999.fork" && touch -d '2000-01-01' "$T/f/99999999.fork"
+beside prof_beside_follow "$T/f/mon.out" "1 more profile of fork written since it started is beside it ($child.fork, from the children monrun -f followed or from intervals), left out; read them all as one profile with prof $T/f (its directory)"
+child=$(truth "$T/o.out" child)
+beside prof_beside_follow_o "$T/odir/prof.data" "1 more profile of fork written since it started is beside it (prof.data.$child,"
+"$PROF" "$T/f" "$T/fork" >/dev/null 2>"$T/beside.err"
+if grep -q "alone:" "$T/beside.err"; then
+	not_ok prof_beside_dir_silent "$(grep alone: "$T/beside.err")"
+else
+	ok prof_beside_dir_silent
+fi

@@ -32,6 +32,7 @@
 #include "monout.h"
 #include "timeline.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -124,6 +125,83 @@ static const char *main_path(const struct prof_data *d)
 		if (d->objs[i].is_main && d->objs[i].path)
 			return d->objs[i].path;
 	return "an unnamed program";
+}
+
+/* Never silent: monrun -f writes each followed child's profile beside its
+ * parent's, named PID.PROGRAM (PID.PROGRAM.iSEQ.TIME with intervals; with
+ * -o FILE, FILE.PID), and a report of one of them alone leaves the others
+ * out.  Counts the files of those forms in the directory of name (not name,
+ * not process pid's) last written at or after t0 (seconds since the Epoch:
+ * the run's start), and warns when there are any. */
+static void warn_profiles_beside(const char *name, const struct prof_data *d, double t0)
+{
+	char dir[4096], prog[256];
+	uint64_t pid = d->run.pid;
+	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+	/* The program's name as the files have it: this file's own (PID.PROGRAM),
+	 * else the command's first word, without its directory. */
+	char *after;
+	strtoull(base, &after, 10);
+	if (after != base && *after == '.' && after[1] != '\0') {
+		snprintf(prog, sizeof prog, "%s", after + 1);
+		char *iv = strstr(prog, ".i");
+		if (iv != NULL)
+			*iv = '\0';
+	} else if (d->run.command != NULL) {
+		size_t w = strcspn(d->run.command, " ");
+		const char *c = d->run.command, *cs = memrchr(c, '/', w);
+		if (cs != NULL) {
+			w -= (size_t)(cs + 1 - c);
+			c = cs + 1;
+		}
+		snprintf(prog, sizeof prog, "%.*s", (int)(w < 255 ? w : 255), c);
+	} else {
+		return;
+	}
+	size_t nprog = strlen(prog);
+	if (nprog == 0 || (slash != NULL && (size_t)(slash - name) >= sizeof dir))
+		return;
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - name) + (slash == name) : 1,
+		 slash ? name : ".");
+	DIR *dp = opendir(dir);
+	if (dp == NULL)
+		return;
+	size_t n = 0;
+	char first[3][256];
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL) {
+		const char *q = e->d_name;
+		char *end;
+		unsigned long long other = strtoull(q, &end, 10);
+		size_t nb = strlen(base);
+		int named = end != q && *end == '.' && other != pid &&
+			    strncmp(end + 1, prog, nprog) == 0 &&
+			    (end[1 + nprog] == '\0' || strncmp(end + 1 + nprog, ".i", 2) == 0);
+		/* monrun -f -o FILE: FILE.PID */
+		int suffixed = strncmp(q, base, nb) == 0 && q[nb] == '.' && q[nb + 1] >= '0' &&
+			       q[nb + 1] <= '9' && strspn(q + nb + 1, "0123456789") == strlen(q + nb + 1);
+		if (!named && !suffixed)
+			continue;
+		char path[8192];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", dir, q);
+		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (double)st.st_mtime + 1 < t0 ||
+		    strcmp(path, name) == 0)
+			continue;
+		if (n < 3)
+			snprintf(first[n], sizeof first[n], "%.255s", q);
+		n++;
+	}
+	closedir(dp);
+	if (n == 0)
+		return;
+	prof_warn("profiles-beside", "%s is the profile of process %llu alone: %zu more profile%s "
+		  "of %s written since it started %s beside it (%s%s%s%s%s, from the children "
+		  "monrun -f followed or from intervals), left out; read them all as one "
+		  "profile with prof %s (its directory) or prof -m FILE...", name,
+		  (unsigned long long)pid, n, n == 1 ? "" : "s", prog, n == 1 ? "is" : "are",
+		  first[0], n > 1 ? ", " : "", n > 1 ? first[1] : "", n > 2 ? ", " : "",
+		  n > 3 ? "..." : n > 2 ? first[2] : "", dir);
 }
 
 /* The data files to read: -m's, positional data files, and the profiles of
@@ -694,14 +772,16 @@ int main(int argc, char **argv)
 		nread++;
 		program_of(&d, this_prog, sizeof this_prog);
 		const char *path = main_path(&d);
+		double t0, t1;
+		int timed = prof_file_span(&d, &t0, &t1) == 0;
+		if (in.n == 1 && !in.v[i].from_dir && timed)
+			warn_profiles_beside(in.v[i].name, &d, t0);
 		if (program && !program_is(program, this_prog, path)) {
 			nother++;
 			prof_data_free(&d);
 			continue;
 		}
 		/* --from/--to: the files whose run overlaps the window. */
-		double t0, t1;
-		int timed = prof_file_span(&d, &t0, &t1) == 0;
 		uint64_t sq = d.run.interval_seq;
 		if ((twindow && (!timed || t1 < from || t0 > to)) ||
 		    (swindow && (sq == 0 || sq < seq_from || sq > seq_to))) {
