@@ -9,7 +9,8 @@
  * (pthread_attr_setsigmask_np(3): the C library keeps its own internal
  * signals open).  Its tid is mon_runtime_tid (util.c): threads.c never
  * arms a CPU clock in it and runfacts.c never lists it as the program's.
- * At MONPROF_WALL rounds a second of CLOCK_MONOTONIC (absolute deadlines,
+ * At MONPROF_WALL rounds a second of CLOCK_MONOTONIC (a periodic timerfd,
+ * timerfd_create(2), the round timer below; else absolute deadlines,
  * FUTEX_WAIT_BITSET on the stop word: futex(2)) a round lists
  * /proc/self/task (getdents64 on a descriptor kept open) and samples each
  * thread once:
@@ -121,6 +122,7 @@
 #include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/uio.h>
 #include <sys/vfs.h>
 #include <sys/un.h>
@@ -235,6 +237,8 @@ static struct {
 } cut_base;
 static int running;
 static int task_fd = -1;
+static int timer_fd = -1;	/* the rounds' periodic timer (timerfd), or -1: futex sleeps */
+static uint64_t timer_period;	/* its interval, ns */
 static unsigned fds_kept, fds_budget;
 static pid_t own_pid;
 static unsigned nalive;		/* threads listed and not ended */
@@ -328,13 +332,23 @@ static ssize_t read_task(struct wthread *t, const char *name, int *cached, int k
 	ssize_t n;
 	if (*cached >= 0) {
 		n = (ssize_t)syscall(SYS_pread64, *cached, buf, cap - 1, (off_t)0);
-		if (n >= 0) {
+		int e = errno;
+		if (n > 0 || (n == 0 && still_proc(*cached))) {
 			buf[n] = '\0';
 			return n;
 		}
-		if (errno != EBADF)
+		if (n < 0 && e != EBADF && still_proc(*cached)) {
+			errno = e;
 			return -1;
-		*cached = -1;	/* taken over: forget it */
+		}
+		/* Taken over: the program closed ours with the raw close_range
+		 * system call (EBADF), and may hold the number now (another
+		 * file).  Forget it, never close it, and tell fdguard it is no
+		 * longer ours (else the program's close of its own file on that
+		 * number failed with EBADF: guest_fds_raw_close_range_wall). */
+		mon_fd_drop(*cached);
+		fds_kept -= fds_kept > 0;
+		*cached = -1;
 	}
 	char path[64];
 	task_path(path, t->tid, name);
@@ -1355,6 +1369,23 @@ static void listed_one(pid_t tid, void *arg)
 		seen(t, l->r, l->since_ns, l->now_ns, l->weight, 0, UINT64_MAX);
 }
 
+/* The task directory's descriptor failed: if the program took it over (the
+ * raw close_range system call; maybe its own file on the number now), forget
+ * it as read_task does and open the directory again.  1 when there is a new
+ * one to list. */
+static int task_dir_again(void)
+{
+	if (task_fd >= 0 && still_proc(task_fd))
+		return 0;	/* ours still: another failure */
+	if (task_fd >= 0) {
+		mon_fd_drop(task_fd);
+		fds_kept -= fds_kept > 0;
+	}
+	int kept;
+	task_fd = open_proc("/proc/self/task", 1, &kept);
+	return task_fd >= 0;
+}
+
 static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 {
 	char buf[16384] __attribute__((aligned(8)));
@@ -1363,10 +1394,12 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
 	int list = r % LIST_EVERY == 1 || head - ring_tail > RING;
 	if (list) {
-		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0)
+		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0 && !task_dir_again())
 			return;
 		struct listed l = { self, r, since_ns, now_ns, weight };
-		mon_task_each(task_fd, buf, sizeof buf, listed_one, &l);
+		if (mon_task_each(task_fd, buf, sizeof buf, listed_one, &l) < 0 && task_dir_again() &&
+		    syscall(SYS_lseek, task_fd, 0L, SEEK_SET) == 0)
+			mon_task_each(task_fd, buf, sizeof buf, listed_one, &l);
 		ring_tail = head;
 	} else {
 		for (; ring_tail != head; ring_tail++) {
@@ -1537,6 +1570,74 @@ static void compaction_wait(int *busy)
 	__atomic_add_fetch(busy, 1, __ATOMIC_SEQ_CST);
 }
 
+/* The rounds' clock.  A timerfd with the round's period: the kernel re-arms
+ * it at each expiry, where a sleep to each deadline (futex, clock_nanosleep)
+ * arms a timer in every call; on a virtual machine, where arming a timer
+ * traps to the hypervisor, a round cost 13 to 16 us of the sampler's CPU
+ * asleep this way against 25 to 29 us (the same 1 kHz loop each way, this
+ * VM).  The descriptor is ours (above the floor, adopted by fdguard.c);
+ * mon_wall_stop and mon_wall_pause wake a read by firing it at once.  None
+ * (a futex sleep to each deadline) when it cannot be made. */
+static void round_timer_open(uint64_t period)
+{
+	int fd = (int)syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	int nfd = mon_fd_raise(fd);
+	if (nfd < 0)
+		return;	/* no room above the floor: mon_fd_raise closed it */
+	mon_fd_adopt(nfd);
+	timer_period = period;
+	__atomic_store_n(&timer_fd, nfd, __ATOMIC_RELEASE);
+}
+
+/* Arm the round timer: first at next (CLOCK_MONOTONIC ns), then every
+ * period.  0, or -1 (no timer, or the descriptor is no longer ours). */
+static int round_timer_arm(uint64_t next)
+{
+	int fd = __atomic_load_n(&timer_fd, __ATOMIC_ACQUIRE);
+	struct itimerspec its = {
+		{ (time_t)(timer_period / 1000000000u), (long)(timer_period % 1000000000u) },
+		{ (time_t)(next / 1000000000u), (long)(next % 1000000000u) },
+	};
+	if (fd < 0 || syscall(SYS_timerfd_settime, fd, TFD_TIMER_ABSTIME, &its, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+/* Sleep until the round timer fires (or a stop or pause fires it).  0, or -1
+ * when there is no timer to sleep on: the descriptor is not a timerfd of
+ * this period any more (a program's raw close_range and a new descriptor on
+ * its number: never read, nor closed, it is the program's), or reading
+ * failed.  The check is one timerfd_gettime (EINVAL for any other file). */
+static int round_timer_wait(void)
+{
+	int fd = __atomic_load_n(&timer_fd, __ATOMIC_ACQUIRE);
+	struct itimerspec cur;
+	uint64_t n;
+	if (fd < 0)
+		return -1;
+	if (syscall(SYS_timerfd_gettime, fd, &cur) < 0 ||
+	    (uint64_t)cur.it_interval.tv_sec * 1000000000u + (uint64_t)cur.it_interval.tv_nsec !=
+		    timer_period) {
+		mon_fd_drop(fd);
+		__atomic_store_n(&timer_fd, -1, __ATOMIC_RELEASE);
+		return -1;
+	}
+	if (syscall(SYS_read, fd, &n, sizeof n) != (ssize_t)sizeof n && errno != EINTR)
+		return -1;
+	return 0;
+}
+
+/* Fire the round timer now (a sampler asleep on it wakes); async-signal-safe. */
+static void round_timer_kick(void)
+{
+	int fd = __atomic_load_n(&timer_fd, __ATOMIC_ACQUIRE);
+	struct itimerspec now = { { 0, 0 }, { 0, 1 } };
+	if (fd >= 0)
+		syscall(SYS_timerfd_settime, fd, 0, &now, NULL);
+}
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
@@ -1547,12 +1648,20 @@ static void *sampler_main(void *arg)
 	uint64_t next = mono_ns(), prev = next;
 	if (start_ns == 0)
 		start_ns = next;
+	if (timer_fd < 0)
+		round_timer_open(period);
+	int armed = round_timer_arm(next) == 0;
 	for (;;) {
 		if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
 			break;
 		if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE)) {
 			/* Paused: no rounds until mon_wall_pause(0) or mon_wall_stop wakes us
-			 * (at most 1 s asleep: a stop that came between the two loads). */
+			 * (at most 1 s asleep: a stop that came between the two loads); the
+			 * round timer stopped meanwhile, not firing for nothing. */
+			if (armed) {
+				round_timer_kick();
+				armed = 0;
+			}
 			struct timespec s1 = { 1, 0 };
 			syscall(SYS_futex, &pause_word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 1, &s1, NULL, 0);
 			if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE))
@@ -1562,10 +1671,14 @@ static void *sampler_main(void *arg)
 			uint64_t now = mono_ns();
 			next = start_ns + (now - start_ns + period - 1) / period * period;
 			prev = now;
+			armed = round_timer_arm(next) == 0;
 			continue;
 		}
 		uint64_t now = mono_ns();
+		if (now < next && armed && round_timer_wait() == 0)
+			continue;
 		if (now < next) {
+			armed = 0;
 			struct timespec ts = { (time_t)(next / 1000000000u),
 					       (long)(next % 1000000000u) };
 			/* Sleep to the deadline, or until mon_wall_stop wakes us. */
@@ -1623,7 +1736,7 @@ static void wall_fd_move(int fd)
 		return;
 	compaction_wait(&movers);
 	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
-	if (!move_one(&task_fd, fd)) {
+	if (!move_one(&task_fd, fd) && !move_one(&timer_fd, fd)) {
 		unsigned k = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
 		for (unsigned i = 0; i < k; i++)
 			if (move_one(&T->threads[i].fd_sys, fd) || move_one(&T->threads[i].fd_sched, fd) ||
@@ -1631,6 +1744,33 @@ static void wall_fd_move(int fd)
 				break;
 	}
 	__atomic_sub_fetch(&movers, 1, __ATOMIC_RELEASE);
+}
+
+/* fdguard's question (mon_fd_add_verifier), asked when the program closes or
+ * duplicates onto a number marked ours: -1 if fd is none of the sampler's;
+ * else 1 if it still holds what the sampler put there (its round timer, a
+ * /proc file), 0 if not — a program that closed ours with the raw
+ * close_range system call (no wrapper sees it) and opened a file of its own
+ * on the number.  Without it that file's close() failed with EBADF
+ * (guest_fds.sh guest_fds_raw_close_range_wall).  Async-signal-safe. */
+static int wall_fd_held(int fd)
+{
+	if (fd < 0)
+		return -1;
+	if (fd == __atomic_load_n(&timer_fd, __ATOMIC_ACQUIRE)) {
+		struct itimerspec cur;
+		return syscall(SYS_timerfd_gettime, fd, &cur) == 0 &&
+		       (uint64_t)cur.it_interval.tv_sec * 1000000000u +
+				       (uint64_t)cur.it_interval.tv_nsec == timer_period;
+	}
+	int mine = fd == __atomic_load_n(&task_fd, __ATOMIC_ACQUIRE);
+	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+	unsigned k = T != NULL ? __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE) : 0;
+	for (unsigned i = 0; i < k && !mine; i++)
+		mine = __atomic_load_n(&T->threads[i].fd_sys, __ATOMIC_RELAXED) == fd ||
+		       __atomic_load_n(&T->threads[i].fd_sched, __ATOMIC_RELAXED) == fd ||
+		       __atomic_load_n(&T->threads[i].fd_stat, __ATOMIC_RELAXED) == fd;
+	return mine ? still_proc(fd) : -1;
 }
 
 /* ---- starting, stopping, fork -------------------------------------------- */
@@ -1690,6 +1830,7 @@ static int launch(void)
 	task_path(probe, mon_gettid(), "schedstat");
 	have_schedstat = access(probe, R_OK) == 0;
 	mon_fd_set_wall_mover(wall_fd_move);
+	mon_fd_add_verifier(wall_fd_held);
 	ring_tail = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
 	mon_hooks.thread_started = announce;
 	static int atfork_set;
@@ -1787,6 +1928,7 @@ void mon_wall_stop(void)
 	if (!running)
 		return;
 	__atomic_store_n(&stop_word, 1, __ATOMIC_RELEASE);
+	round_timer_kick();
 	syscall(SYS_futex, &stop_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 	syscall(SYS_futex, &pause_word, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, 1, NULL, NULL, 0);
 	if (sampler_joinable) {
@@ -1825,6 +1967,12 @@ void mon_wall_fork_child(int go)
 	memset(&cut_base, 0, sizeof cut_base);
 	close_ours(task_fd);
 	task_fd = -1;
+	if (timer_fd >= 0) {
+		/* The parent's timer (one open file for both): the child makes its own. */
+		mon_fd_drop(timer_fd);
+		syscall(SYS_close, timer_fd);
+		timer_fd = -1;
+	}
 	fds_kept = 0;
 	nalive = 0;
 	unlisted = 0;

@@ -84,3 +84,28 @@ for c in perf thread; do
 	clock_share_ok "guest_fds_raw_close_range_still_sampled_$c" $c "$k1" "$n" "$p" "$T/raw.$c" \
 	    "$(samples_to_tell "$p" "$d")" 0.10
 done
+
+# The same under the wall sampler, whose descriptors (the task directory,
+# per-thread /proc files, its round timer's timerfd) the close_range takes
+# too: the program's 700 /dev/null descriptors are its own (each close()
+# succeeds: wall.c's wall_fd_held answers fdguard that a number no longer
+# holding the sampler's file is the program's), and the sampler goes on
+# (its rounds and missed rounds cover the run: the timer found gone, it
+# sleeps to each deadline).  Mutation: read_task forgetting a descriptor it
+# found closed (EBADF) without telling fdguard (mon_fd_drop): "close(N) of
+# the program's own descriptor: Bad file descriptor", exit 1, 3 runs of 3
+# (before the fix, 1 run of 3 by hand).
+rm -f mon.out
+try guest_fds_raw_close_range_wall timeout 120 sh -c "ulimit -n 800 && exec \"\$0\" \"\$@\" >\"$T/raw.wall\"" \
+    "$MONRUN" --wall=500 "$T/fds" rawclose 0.3 0
+build_wall_dump_here() {
+	$CC -O1 -g -I"$ROOT/format" -o "$T/wall_dump" "$ROOT/tests/progs/wall_dump.c" \
+	    "$ROOT"/format/monout_read.c "$ROOT"/format/crc32.c "$ROOT"/format/syscalls.c
+}
+build_wall_dump_here
+cover=$("$T/wall_dump" mon.out 2>/dev/null | awk '$1 == "wall" && $4 > 0 && $10 > 0 { printf "%.2f", ($6 + $8) / ($10 * $4 / 1e6) }')
+if awk -v c="${cover:-0}" 'BEGIN { exit !(c >= 0.9) }'; then
+	ok "guest_fds_raw_close_range_wall_rounds ($cover of the run)"
+else
+	not_ok guest_fds_raw_close_range_wall_rounds "rounds + missed cover ${cover:-none} of the run"
+fi

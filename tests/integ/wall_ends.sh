@@ -11,6 +11,7 @@
 #                         the first image's file covers its whole life (the
 #                         sampler stopped for the failed exec went on after it)
 #   wall_ends_exit        _exit(3): status 3, the file has its wall samples
+#   wall_ends_fork_own_timer  the child's rounds are its own (below)
 # Mutations: no restart in the fork child (mon_wall_fork_child's launch) fails
 # wall_ends_fork; no resume after a failed exec fails wall_ends_exec.
 . "$(dirname "$0")/lib.sh"
@@ -46,6 +47,19 @@ elif same fork && [ "$(cat "$T/fork.w/rc")" = 0 ] && [ "$ctids" = "$child " ] &&
 	wall_san_not_ok wall_ends_fork "child $child: $csleep samples in child_sleep" "the sanitizer's interceptors of read and nanosleep are built with frame pointers, and a blocked thread's walk starts from the SP and PC /proc gives, without its frame pointer, so it ends in them"
 else
 	not_ok wall_ends_fork "child $child: tids '$ctids', $csleep in child_sleep; parent file: $pchild of the child's"
+fi
+
+# The child's sampler sleeps on a round timer of its own: a timerfd made
+# before the fork is one timer for both processes, and each expiry wakes
+# only the one that reads it.  Each file's missed rounds at most a quarter of
+# its rounds + missed (mutation: the child keeps the parent's timerfd: the
+# child's file 16 rounds and 14 missed, the parent's 45 and 20).
+miss=$(awk '$1 == "wall" { printf "%d %d", $6, $8 }' "$T/child.txt")
+pmiss=$(awk '$1 == "wall" { printf "%d %d", $6, $8 }' "$T/parent.txt")
+if echo "$miss $pmiss" | awk '{ exit !(NF == 4 && $1 > 0 && $3 > 0 && 4 * $2 <= $1 + $2 && 4 * $4 <= $3 + $4) }'; then
+	ok wall_ends_fork_own_timer
+else
+	not_ok wall_ends_fork_own_timer "rounds, missed: child $miss, parent $pmiss"
 fi
 
 run exec exec -f
