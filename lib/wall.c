@@ -1605,21 +1605,26 @@ static int round_timer_arm(uint64_t next)
 	return 0;
 }
 
-/* Sleep until the round timer fires (or a stop or pause fires it).  0, or -1
- * when there is no timer to sleep on: the descriptor is not a timerfd of
- * this period any more (a program's raw close_range and a new descriptor on
- * its number: never read, nor closed, it is the program's), or reading
- * failed.  The check is one timerfd_gettime (EINVAL for any other file). */
+/* 1 if fd is still a timerfd (timerfd_gettime: EINVAL for any other file,
+ * EBADF for none); stopped (mon_wall_stop, a pause) it has no period. */
+static int timer_still_ours(int fd)
+{
+	struct itimerspec cur;
+	return syscall(SYS_timerfd_gettime, fd, &cur) == 0;
+}
+
+/* Sleep until the round timer fires (or a stop fires it).  0, or -1 when
+ * there is no timer to sleep on: the descriptor is not a timerfd any more
+ * (a program's raw close_range and a new descriptor on its number: never
+ * read, nor closed, it is the program's), or reading failed.  The check is
+ * one timerfd_gettime a round. */
 static int round_timer_wait(void)
 {
 	int fd = __atomic_load_n(&timer_fd, __ATOMIC_ACQUIRE);
-	struct itimerspec cur;
 	uint64_t n;
 	if (fd < 0)
 		return -1;
-	if (syscall(SYS_timerfd_gettime, fd, &cur) < 0 ||
-	    (uint64_t)cur.it_interval.tv_sec * 1000000000u + (uint64_t)cur.it_interval.tv_nsec !=
-		    timer_period) {
+	if (!timer_still_ours(fd)) {
 		mon_fd_drop(fd);
 		__atomic_store_n(&timer_fd, -1, __ATOMIC_RELEASE);
 		return -1;
@@ -1757,12 +1762,8 @@ static int wall_fd_held(int fd)
 {
 	if (fd < 0)
 		return -1;
-	if (fd == __atomic_load_n(&timer_fd, __ATOMIC_ACQUIRE)) {
-		struct itimerspec cur;
-		return syscall(SYS_timerfd_gettime, fd, &cur) == 0 &&
-		       (uint64_t)cur.it_interval.tv_sec * 1000000000u +
-				       (uint64_t)cur.it_interval.tv_nsec == timer_period;
-	}
+	if (fd == __atomic_load_n(&timer_fd, __ATOMIC_ACQUIRE))
+		return timer_still_ours(fd);
 	int mine = fd == __atomic_load_n(&task_fd, __ATOMIC_ACQUIRE);
 	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
 	unsigned k = T != NULL ? __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE) : 0;
