@@ -1655,6 +1655,7 @@ static void *sampler_main(void *arg)
 		start_ns = next;
 	if (timer_fd < 0)
 		round_timer_open(period);
+	timer_period = period;	/* a start after a stop may ask another rate */
 	int armed = round_timer_arm(next) == 0;
 	for (;;) {
 		if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
