@@ -161,3 +161,17 @@ got=$(awk -F, '$1 == "work" || $1 == "easy" || $1 == "hard" { printf "%s %s ", $
 echo "$got; json $(grep -o '"total_ticks":[0-9.]*' split.json)" >why
 check split_bin_counted_once test "$got" = "work 8.000 easy 3.000 hard 1.000 sum 12.000"
 check split_bin_total_agrees grep -q '"total_ticks":12,' split.json
+
+# One live thread in two THREADS entries (the runtime's writer listed it from
+# /proc while its first tick claimed an entry of its own: runfacts.c claims by
+# an atomic add, not by tid) is one thread in prof -s: its samples added, its
+# later CPU; an ended thread whose tid a new one took stays two.  Mutation:
+# no merge in input.c: "thread 100 worker" listed twice (40 and 60 samples).
+./craft dupthreads.mon -o "/bin/true:0:0x401000:0x401190:1:" -h 0x401000:0x401190:0x8000:100 -b 56:100 \
+	-E 1000000:1700000000:100 -U 100:40:400000:0:2:worker -U 100:60:450000:0:2:worker \
+	-U 101:0:300000:0:2:idle -U 102:5:50000:0:3:old -U 102:7:70000:0:2:new || not_ok craft_dupthreads
+"$PROF" -m dupthreads.mon -s >/dev/null 2>dup.err
+grep '^thread ' dup.err >dup.threads
+cp dup.threads why
+check threads_one_entry_each test "$(tr '\n' '|' <dup.threads)" = \
+	"thread 100 worker: 0.450 s user + 0.000 s system, 100 samples = 0.100 s (22 %)|thread 101 idle: 0.300 s user + 0.000 s system, 0 samples = 0.000 s (0 %)|thread 102 old: 0.050 s user + 0.000 s system, 5 samples = 0.005 s (10 %)|thread 102 new: 0.070 s user + 0.000 s system, 7 samples = 0.007 s (10 %)|"

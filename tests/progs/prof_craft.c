@@ -24,7 +24,9 @@
  * -k adds a call stack (STACKS record; PCs leaf first, FLAGS as
  * MONOUT_STACK_*), -K sets the record's fixed part (default max depth 64,
  * lost 0, truncated: the counts of the -k stacks flagged truncated).  -T
- * adds a thread (THREADS record) of that name.  -E writes a FACTS record
+ * adds a thread (THREADS record) of that name; -U
+ * TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME one with its counts (FLAGS as
+ * MONOUT_THREAD_*).  -E writes a FACTS record
  * of that elapsed time (microseconds) and sets RUN's write time (seconds
  * since the Epoch) and pid.  -W writes a WALL record
  * (x86-64 system call numbers, max depth 64) with -X its threads, -Y its
@@ -100,7 +102,7 @@ int main(int argc, char **argv)
 	m.wall_threads = wthreads;
 	m.waits = waits;
 	m.wall_samples = wsamples;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:W:X:Y:w:E:")) != -1) {
+	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:U:W:X:Y:w:E:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -230,6 +232,19 @@ int main(int argc, char **argv)
 			if (m.nthreads == sizeof threads / sizeof threads[0])
 				return 1;
 			t->tid = num(&p);
+			snprintf(t->name, sizeof t->name, "%s", p);
+			m.nthreads++;
+			break;
+		}
+		case 'U': {	/* TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME */
+			struct monout_thread *t = &threads[m.nthreads];
+			if (m.nthreads == sizeof threads / sizeof threads[0])
+				return 1;
+			t->tid = num(&p);
+			t->samples = num(&p);
+			t->user_usec = num(&p);
+			t->sys_usec = num(&p);
+			t->flags = (uint32_t)num(&p);
 			snprintf(t->name, sizeof t->name, "%s", p);
 			m.nthreads++;
 			break;

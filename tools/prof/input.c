@@ -260,12 +260,35 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			t->samples = m->threads[i].samples;
 			t->rate_hz = m->run.rate_hz;
 			t->cpu_known = (m->threads[i].flags & MONOUT_THREAD_CPU) != 0;
+			t->ended = (m->threads[i].flags & MONOUT_THREAD_ENDED) != 0;
 			/* The process's start-up ran in its first thread. */
 			if (t->tid == m->run.pid && m->have_facts)
 				t->before_s = (double)(m->facts.cpu_before_usec +
 						       m->facts.check_usec) / 1e6;
 			memcpy(t->name, m->threads[i].name, sizeof t->name);
 			t->name[sizeof t->name - 1] = '\0';
+			/* One live thread in two entries: the runtime's writer listed it
+			 * from /proc while its first tick claimed one of its own
+			 * (runfacts.c: the table is claimed by an atomic add, not keyed).
+			 * One thread: its samples added, the later CPU (it only grows).
+			 * An ended thread's tid reused by a new one stays two. */
+			for (size_t k = 0; !t->ended && k + 1 < d->nthreads; k++) {
+				struct prof_thread *o = &d->threads[k];
+				if (o->tid != t->tid || o->ended)
+					continue;
+				o->samples += t->samples;
+				if (t->cpu_known && (!o->cpu_known || t->user_s + t->sys_s > o->user_s + o->sys_s)) {
+					o->user_s = t->user_s;
+					o->sys_s = t->sys_s;
+					o->cpu_known = 1;
+				}
+				if (o->name[0] == '\0')
+					memcpy(o->name, t->name, sizeof o->name);
+				if (o->before_s == 0)
+					o->before_s = t->before_s;
+				d->nthreads--;
+				break;
+			}
 		}
 	}
 	/* Samples in anonymous code: one "[anon]" object and histogram of

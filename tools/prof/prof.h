@@ -120,6 +120,7 @@ struct prof_thread {
 	int cpu_known;
 	double before_s;	/* of its CPU, spent before profiling started */
 	int user_only;		/* its clock counted user time only */
+	int ended;		/* it ended before the write (MONOUT_THREAD_ENDED) */
 	char name[16];
 };
 
