@@ -1120,6 +1120,45 @@ static void forks_record(void **state)
 	monout_free(&r);
 }
 
+/* ARCS of an interval (monout_put_arcs_part): each cell's count less its
+ * base, the cells not above it left out; without arrays the cells' own
+ * counts. */
+static void arcs_part(void **state)
+{
+	(void)state;
+	static const struct monout_arc cells[5] = { { 0x3000, 0x1010, 99 }, { 0x3010, 0x1010, 99 },
+						    { 0x3020, 0x1020, 99 }, { 0, 0, 0 },
+						    { 0x3030, 0x1030, 4 } };
+	static const uint64_t now[4] = { 10, 7, 5, 0 }, base[4] = { 4, 7, 6, 0 };
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	m.run.rate_hz = 1000;
+	FILE *f = tmpfile();
+	struct monout_writer w;
+	assert_int_equal(monout_begin(&w, fileno(f), 0), 0);
+	assert_int_equal(monout_put_run(&w, &m.run), 0);
+	assert_int_equal(monout_put_arcs_part(&w, cells, now, base, 4), 0);
+	assert_int_equal(monout_put_arcs_part(&w, cells + 4, NULL, NULL, 1), 0);
+	assert_int_equal(monout_end(&w), 0);
+	size_t len = (size_t)lseek(fileno(f), 0, SEEK_END);
+	unsigned char *buf = malloc(len);
+	assert_int_equal(pread(fileno(f), buf, len, 0), (ssize_t)len);
+	fclose(f);
+	struct monout r;
+	char err[200];
+	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
+	/* 10 - 4 from the first cell; the second (7 - 7) and the third
+	 * (base above now) left out; then the last cell's own 4. */
+	assert_int_equal(r.narcs, 2);
+	assert_int_equal(r.arcs[0].frompc, 0x3000);
+	assert_int_equal(r.arcs[0].selfpc, 0x1010);
+	assert_int_equal(r.arcs[0].count, 6);
+	assert_int_equal(r.arcs[1].frompc, 0x3030);
+	assert_int_equal(r.arcs[1].count, 4);
+	monout_free(&r);
+	free(buf);
+}
+
 static void crc32_ieee(void **state)
 {
 	(void)state;
@@ -1154,6 +1193,7 @@ int main(void)
 		cmocka_unit_test(stacks_record),
 		cmocka_unit_test(wall_record),
 		cmocka_unit_test(forks_record),
+		cmocka_unit_test(arcs_part),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
