@@ -663,6 +663,8 @@ int monout_write_fd(int fd, const struct monout *m)
 		return -1;
 	if (m->have_forks && monout_put_forks(&w, m->forks_unfollowed) < 0)
 		return -1;
+	if (m->have_interval && monout_put_interval(&w, &m->interval) < 0)
+		return -1;
 	if (m->nthreads && monout_put_threads(&w, m->threads, m->nthreads) < 0)
 		return -1;
 	if (m->npcs && monout_put_pcs(&w, m->pcs, m->npcs) < 0)

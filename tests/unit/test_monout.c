@@ -1110,6 +1110,23 @@ static void forks_record(void **state)
 	assert_true(r.have_forks);
 	assert_int_equal(r.forks_unfollowed, 4086);
 	monout_free(&r);
+	/* monout_write_fd writes the INTERVAL record it is given. */
+	m.have_interval = 1;
+	m.interval.seq = 3;
+	m.interval.start_ns = 1000;
+	m.interval.end_ns = 2000;
+	m.interval.flags = MONOUT_INTERVAL_OWN_CALLS;
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_true(r.have_interval);
+	assert_int_equal(r.interval.seq, 3);
+	assert_int_equal(r.interval.end_ns, 2000);
+	assert_int_equal(r.interval.flags, MONOUT_INTERVAL_OWN_CALLS);
+	monout_free(&r);
+	m.have_interval = 0;
 	m.have_forks = 0;
 	f = tmpfile();
 	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
