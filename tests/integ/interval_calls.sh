@@ -13,6 +13,9 @@
 #    prof of that file give the exact count; --from #2 --to #3 gives the
 #    sum of those two files;
 #  - kill -9: the files written hold at most what the program counted;
+#  - abort(3) after a monctl snapshot: the snapshot's file (flag 2) is an
+#    interval's like the others, the last is written from the signal
+#    handler (flag 1), and the files add up to the count exactly;
 #  - monrun -f, a fork child: the parent's files add up to the parent's
 #    calls, the child's (its first interval starts at the fork) to the
 #    child's.
@@ -125,6 +128,29 @@ why=$(awk -v want="$want" '{ c += $4; n++ }
 	END { if (n < 3 || c <= 0 || c > want) printf "%d files hold %d calls, the program counted %d", n, c, want }' "$D.rows")
 echo "# killed: the program counted $want, the files hold $(awk '{ c += $4 } END { print c + 0 }' "$D.rows")"
 if [ -z "$why" ]; then ok interval_calls_killed_at_most; else not_ok interval_calls_killed_at_most "$why"; fi
+
+# A snapshot (monctl) cuts an interval short; abort(3) writes the last one
+# from its signal handler.
+D=$T/abort
+mkdir -p "$D"
+rm -f "$T/ready"
+PROFDIR=$D "$MONRUN" --interval=1 "$T/ic_pg" abort "$T/ready" "$D.counts" 3.5 >/dev/null 2>"$D.err" &
+job=$!
+for _i in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
+pid=$(cat "$T/ready" 2>/dev/null)
+for _i in $(seq 600); do
+	[ "$(ifiles "$D" | wc -l)" -ge 1 ] && break
+	sleep 0.1
+done
+sleep 0.3
+"$B/bin/monctl" "$pid" snapshot >"$D.snap" 2>&1
+wait "$job" 2>/dev/null
+want=$(word "$D.counts" 0)
+per_file "$D" ic_pg >"$D.rows"
+echo "# abort: the program counted $want; seq flags calls: $(awk '{ printf "%s:%s/%s ", $2, $3, $4 }' "$D.rows")"
+why=$(awk -v want="$want" '{ c += $4; if (int($3 / 2) % 2) short++; last = $3 }
+	END { if (c != want || !short || last % 2 != 1) printf "the files hold %d calls of %d; a short file: %d; the last file'"'"'s flags %d", c, want, short, last }' "$D.rows")
+if [ -z "$why" ]; then ok interval_calls_snapshot_abort; else not_ok interval_calls_snapshot_abort "$why; $(cat "$D.snap")"; fi
 
 # A fork child under monrun -f: its own series, from the fork.
 D=$T/fork

@@ -19,6 +19,7 @@
  *   fork     calls for SECONDS / 2, forks; the child calls for SECONDS / 2
  *            into word 1 and returns 0, the parent calls SECONDS / 2 more,
  *            waits for the child and returns 0
+ *   abort    calls for SECONDS, then abort(3)
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -80,7 +81,7 @@ static void ready(const char *path)
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
-		fprintf(stderr, "usage: interval_calls exit|forever|fork READY COUNTS SECONDS\n");
+		fprintf(stderr, "usage: interval_calls exit|forever|fork|abort READY COUNTS SECONDS\n");
 		return 2;
 	}
 	int fd = open(argv[3], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -120,6 +121,8 @@ int main(int argc, char **argv)
 		}
 	} else {
 		calls_for(secs);
+		if (strcmp(argv[1], "abort") == 0)
+			abort();
 	}
 	return 0;
 }
