@@ -454,9 +454,12 @@ static struct arcpart part[MAX_TABLES];
 static int part_on;		/* mon_count_put writes the cut's part */
 static int part_advance;	/* ... of an advancing cut */
 
-/* Both arrays of every table back to zero (a fork child, a new run). */
+/* Both arrays of every table back to zero (a fork child, a new run); no
+ * cut in progress (a fork child of a thread that forked during the control
+ * thread's cut). */
 static void part_reset(void)
 {
+	part_on = 0;
 	for (unsigned t = 0; t < MAX_TABLES; t++) {
 		if (part[t].base == NULL)
 			continue;
