@@ -16,6 +16,9 @@
 #  - abort(3) after a monctl snapshot: the snapshot's file (flag 2) is an
 #    interval's like the others, the last is written from the signal
 #    handler (flag 1), and the files add up to the count exactly;
+#  - the program switching profiling off (moncontrol(0)) past an
+#    interval's end, which then has no file, and on again: the calls of
+#    that interval are in the next file, the files add up to the count;
 #  - monrun -f, a fork child: the parent's files add up to the parent's
 #    calls, the child's (its first interval starts at the fork) to the
 #    child's.
@@ -151,6 +154,16 @@ echo "# abort: the program counted $want; seq flags calls: $(awk '{ printf "%s:%
 why=$(awk -v want="$want" '{ c += $4; if (int($3 / 2) % 2) short++; last = $3 }
 	END { if (c != want || !short || last % 2 != 1) printf "the files hold %d calls of %d; a short file: %d; the last file'"'"'s flags %d", c, want, short, last }' "$D.rows")
 if [ -z "$why" ]; then ok interval_calls_snapshot_abort; else not_ok interval_calls_snapshot_abort "$why; $(cat "$D.snap")"; fi
+
+# moncontrol(0) by the program across an interval's end, then on again.
+D=$T/pause
+run_exit pause ic_pg "$D" 3
+rc=$?
+want=$(word "$D.counts" 0)
+per_file "$D" ic_pg >"$D.rows"
+echo "# pause: the program counted $want; seq flags calls: $(awk '{ printf "%s:%s/%s ", $2, $3, $4 }' "$D.rows")"
+why=$(awk -v want="$want" '{ c += $4 } END { if (c != want) printf "the files hold %d calls of %d", c, want }' "$D.rows")
+if [ $rc -eq 0 ] && [ -z "$why" ]; then ok interval_calls_pause_kept; else not_ok interval_calls_pause_kept "exit $rc: $why $(cat "$D.err")"; fi
 
 # A fork child under monrun -f: its own series, from the fork.
 D=$T/fork

@@ -20,6 +20,9 @@
  *            into word 1 and returns 0, the parent calls SECONDS / 2 more,
  *            waits for the child and returns 0
  *   abort    calls for SECONDS, then abort(3)
+ *   pause    calls for SECONDS / 2, switches profiling off (moncontrol(0),
+ *            the C library's <sys/gmon.h> name, which libmon's takes over),
+ *            sleeps 1.6 s, switches it on, calls for SECONDS / 2
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -27,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/gmon.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -81,7 +85,7 @@ static void ready(const char *path)
 int main(int argc, char **argv)
 {
 	if (argc < 5) {
-		fprintf(stderr, "usage: interval_calls exit|forever|fork|abort READY COUNTS SECONDS\n");
+		fprintf(stderr, "usage: interval_calls exit|forever|fork|abort|pause READY COUNTS SECONDS\n");
 		return 2;
 	}
 	int fd = open(argv[3], O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -119,6 +123,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "interval_calls: the child failed\n");
 			return 1;
 		}
+	} else if (strcmp(argv[1], "pause") == 0) {
+		calls_for(secs / 2);
+		moncontrol(0);
+		struct timespec nap = { 1, 600000000 };
+		while (nanosleep(&nap, &nap) != 0)
+			;
+		moncontrol(1);
+		calls_for(secs / 2);
 	} else {
 		calls_for(secs);
 		if (strcmp(argv[1], "abort") == 0)
