@@ -508,6 +508,10 @@ struct monout_interval {
 };
 #define MONOUT_INTERVAL_LAST 0x1	/* the last interval: the process ended or exec'd */
 #define MONOUT_INTERVAL_SHORT 0x2	/* cut early (monctl snapshot, off) */
+/* CALLS, ARCS and RUN's calls lost hold the calls made in the interval;
+ * without it (files written before this flag) they hold the process's
+ * calls so far (mon.out.5). */
+#define MONOUT_INTERVAL_OWN_CALLS 0x4
 
 struct monout_thread {
 	uint64_t tid;
@@ -735,6 +739,12 @@ int monout_put_hist(struct monout_writer *w, const struct monout_hist *h);
  * can be passed as it is.  Counts are read once each (atomically). */
 int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_t n);
 int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n);
+/* ARCS of one interval (the runtime's cut): a[i]'s arc with the count
+ * now[i] - base[i] (now NULL: a[i]'s own count, read once; base NULL:
+ * zero); entries whose count is not above base[i] are left out.  now and
+ * base have n elements. */
+int monout_put_arcs_part(struct monout_writer *w, const struct monout_arc *a, const uint64_t *now,
+			 const uint64_t *base, size_t n);
 int monout_put_facts(struct monout_writer *w, const struct monout_facts *f);
 /* The INTERVAL record (at most one a file). */
 int monout_put_interval(struct monout_writer *w, const struct monout_interval *v);

@@ -342,17 +342,24 @@ int monout_put_calls(struct monout_writer *w, const struct monout_call *c, size_
 
 int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t n)
 {
+	return monout_put_arcs_part(w, a, NULL, NULL, n);
+}
+
+int monout_put_arcs_part(struct monout_writer *w, const struct monout_arc *a, const uint64_t *now,
+			 const uint64_t *base, size_t n)
+{
 	if (rec_open(w, MONOUT_REC_ARCS) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t self = __atomic_load_n(&a[i].selfpc, __ATOMIC_ACQUIRE);
 		uint64_t from = __atomic_load_n(&a[i].frompc, __ATOMIC_RELAXED);
-		uint64_t k = __atomic_load_n(&a[i].count, __ATOMIC_RELAXED);
-		if (self == 0 || k == 0)
+		uint64_t k = now != NULL ? now[i] : __atomic_load_n(&a[i].count, __ATOMIC_RELAXED);
+		uint64_t b = base != NULL ? base[i] : 0;
+		if (self == 0 || k <= b)
 			continue;
 		w_u64(w, from);
 		w_u64(w, self);
-		w_u64(w, k);
+		w_u64(w, k - b);
 	}
 	return rec_close(w);
 }
@@ -655,6 +662,8 @@ int monout_write_fd(int fd, const struct monout *m)
 	if (m->have_facts && monout_put_facts(&w, &m->facts) < 0)
 		return -1;
 	if (m->have_forks && monout_put_forks(&w, m->forks_unfollowed) < 0)
+		return -1;
+	if (m->have_interval && monout_put_interval(&w, &m->interval) < 0)
 		return -1;
 	if (m->nthreads && monout_put_threads(&w, m->threads, m->nthreads) < 0)
 		return -1;

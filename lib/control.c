@@ -29,7 +29,8 @@
  * (mon_stacks_cut_begin: a quiesce, never a lock a tick waits for), writes
  * the file with the counters less those of the last file (monitor.c's
  * fill; the wall sampler's samples too: wall.c's mon_wall_put, each count
- * less the files cut so far), and renames it into place (monfile.c: temporary name, rename(2)).
+ * less the files cut so far; the call counts: mcount.c's mon_count_cut,
+ * each arc's count less the last file's reading), and renames it into place (monfile.c: temporary name, rename(2)).
  * The program's threads go on sampling throughout: what a cut costs them
  * is the quiesce (waiting for ticks in flight, not stopping new ones) and
  * the cache lines of the bins exchanged (bench/interval_pause.sh measures

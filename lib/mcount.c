@@ -92,6 +92,7 @@ static uint32_t next_order;
 static uint64_t arc_limit;	/* MONPROF_ARCS: arc cells at most; 0: no limit */
 static uint64_t arc_cells;	/* arc cells claimed (counted only under a limit) */
 static int arcs_overflowed;	/* a call wanted a cell past arc_limit */
+static void part_reset(void);	/* interval profiles' readings (below) */
 
 /* The cells of monitor() buffers, in the order they were handed in. */
 #define MAX_BLOCKS 64
@@ -335,6 +336,7 @@ void mon_count_reset(void)
 		for (size_t i = 0; i < blocks[b].n; i++)
 			blocks[b].cells[i].mcnt = 0;
 	__atomic_store_n(&lost, 0, __ATOMIC_RELAXED);
+	part_reset();
 }
 
 int mon_count_overflowed(uint64_t *limit)
@@ -425,6 +427,131 @@ void mon_count_sync(void)
 	}
 }
 
+/* ---- interval profiles: each file the calls of its own interval ------- */
+/*
+ * Counts only grow (mon_count adds, lock-free; nothing ever takes them), so
+ * the calls of an interval are the difference of two readings.  At each
+ * cut every arc cell's count is read once into now[] (mon_count_cut); the
+ * file gets now - base; an advancing cut makes now the next base
+ * (mon_count_cut_end).  A call counted before its cell is read is in this
+ * interval's file, one counted after in the next: never lost, never in
+ * both.  The arrays, one count a cell of each arc table, are mon_alloc'd
+ * by mon_count_part_prepare outside signal handlers (the control thread's
+ * cut).  A table without them:
+ *  - at an advancing cut (its arrays could not be had): left out of the
+ *    file, read nowhere; its calls go to a later interval's file;
+ *  - at the last cut (from a signal handler or at exit, no allocation):
+ *    no advancing cut has read it, so its base is zero and its cells are
+ *    written as they are.
+ * Cells whose count is 0 are never written in either array (both stay 0:
+ * counts only grow), so only the pages of cells in use are touched.
+ */
+struct arcpart {
+	uint64_t *base;		/* the counts the last advancing cut read (NULL: none yet) */
+	uint64_t *now;		/* the counts this cut read */
+};
+static struct arcpart part[MAX_TABLES];
+static int part_on;		/* mon_count_put writes the cut's part */
+static int part_advance;	/* ... of an advancing cut */
+
+/* Both arrays of every table back to zero (a fork child, a new run); no
+ * cut in progress (a fork child of a thread that forked during the control
+ * thread's cut). */
+static void part_reset(void)
+{
+	part_on = 0;
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		if (part[t].base == NULL)
+			continue;
+		uint64_t n = (uint64_t)1 << (ARC_BITS0 + t);
+		for (uint64_t i = 0; i < n; i++) {
+			if (part[t].base[i])
+				part[t].base[i] = 0;
+			if (part[t].now[i])
+				part[t].now[i] = 0;
+		}
+	}
+}
+
+int mon_count_part_prepare(void)
+{
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		if (__atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE) == NULL)
+			break;
+		if (part[t].base != NULL)
+			continue;
+		uint64_t n = (uint64_t)1 << (ARC_BITS0 + t);
+		uint64_t *v = mon_alloc(2 * n * sizeof *v);
+		if (v == NULL)
+			return mon_fail(ENOMEM);
+		/* Zero without writing a page that is zero already: a fresh
+		 * mapping stays unbacked but where cells are used. */
+		for (uint64_t i = 0; i < 2 * n; i++)
+			if (v[i])
+				v[i] = 0;
+		part[t].now = v + n;
+		part[t].base = v;
+	}
+	return 0;
+}
+
+void mon_count_cut(int advance)
+{
+	mon_count_sync();	/* the monitor() cells keep the run's totals */
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		uint64_t n = (uint64_t)1 << (FN_BITS0 + t);
+		for (uint64_t i = 0; i < n; i++)
+			if (c[i].count)
+				__atomic_store_n(&c[i].count, 0, __ATOMIC_RELAXED);
+	}
+	for (unsigned t = 0; t < MAX_TABLES; t++) {
+		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
+		if (c == NULL)
+			break;
+		uint64_t *base = part[t].base, *now = part[t].now;
+		if (base == NULL && advance)
+			continue;	/* no arrays: its calls wait for a later file */
+		uint64_t n = (uint64_t)1 << (ARC_BITS0 + t);
+		for (uint64_t i = 0; i < n; i++) {
+			/* selfpc first: a cell still being claimed may show its
+			 * first count before its key (the count's add is not
+			 * ordered after the key's store on every machine); it is
+			 * read at the next cut. */
+			uint64_t self = __atomic_load_n(&c[i].selfpc, __ATOMIC_ACQUIRE);
+			uint64_t b = base != NULL ? base[i] : 0;
+			if (self <= CLAIMING) {
+				if (now != NULL && now[i] != b)
+					now[i] = b;
+				continue;
+			}
+			uint64_t k = __atomic_load_n(&c[i].count, __ATOMIC_RELAXED);
+			if (now != NULL && (k || now[i]))
+				now[i] = k;
+			if (k <= b)
+				continue;
+			uint32_t rank = 0;
+			struct monout_call *f = find_function(self, &rank);
+			if (f != NULL)
+				__atomic_add_fetch(&f->count, k - b, __ATOMIC_RELAXED);
+		}
+	}
+	part_on = 1;
+	part_advance = advance;
+}
+
+void mon_count_cut_end(int advance)
+{
+	for (unsigned t = 0; advance && t < MAX_TABLES; t++) {
+		uint64_t *v = part[t].base;
+		part[t].base = part[t].now;
+		part[t].now = v;
+	}
+	part_on = 0;
+}
+
 int mon_count_put(struct monout_writer *w)
 {
 	/* A function whose arcs all went to a table that is not in the function
@@ -441,7 +568,15 @@ int mon_count_put(struct monout_writer *w)
 		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
-		if (monout_put_arcs(w, c, (size_t)1 << (ARC_BITS0 + t)) < 0)
+		size_t n = (size_t)1 << (ARC_BITS0 + t);
+		int rc;
+		if (!part_on)
+			rc = monout_put_arcs(w, c, n);
+		else if (part[t].base == NULL && part_advance)
+			continue;	/* not read by the cut (mon_count_cut) */
+		else
+			rc = monout_put_arcs_part(w, c, part[t].now, part[t].base, n);
+		if (rc < 0)
 			return -1;
 	}
 	return 0;

@@ -254,6 +254,7 @@ struct fill_ctx {
 static struct {
 	uint64_t samples, counted, dropped, saturated, lost;
 	uint64_t user_usec, sys_usec;
+	uint64_t calls_lost;	/* moved by files only (mon_interval_skip keeps the calls) */
 	int cut;		/* an interval was cut already */
 } base;
 
@@ -329,6 +330,12 @@ static int fill(struct monout_writer *w, void *arg)
 				*was[i] = now_s[i];
 		}
 		cut->rec.samples_total = st.samples;
+		/* The calls lost as the calls (mon_count_cut): those since
+		 * the last file's. */
+		uint64_t cl = r.calls_lost;
+		r.calls_lost = cl > base.calls_lost ? cl - base.calls_lost : 0;
+		if (cut->advance)
+			base.calls_lost = cl;
 	}
 	struct timespec now;
 	if (clock_gettime(CLOCK_REALTIME, &now) == 0)
@@ -570,12 +577,17 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 						     ? UINT32_MAX
 						     : (uint32_t)(after.counted - ctx.st.counted);
 	}
-	mon_count_sync();
+	/* The calls: each arc's count read once, here (mcount.c). */
+	if (!in_handler)
+		mon_count_part_prepare();
+	mon_count_cut(cut->advance);
+	cut->rec.flags |= MONOUT_INTERVAL_OWN_CALLS;
 	int rc = mon_file_write_as(cut->name, MONOUT_F_SNAPSHOT * (reason != MONOUT_WHY_EXIT &&
 								   reason != MONOUT_WHY_EXEC),
 				   fill, &ctx, 0, &cut->bytes);
 	int e = errno;
 	taken_free(&ctx);
+	mon_count_cut_end(cut->advance);
 	if (cut->advance) {
 		mon_stacks_cut_end();
 		base.cut = 1;

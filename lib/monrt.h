@@ -44,7 +44,8 @@ MON_HIDDEN int mon_count_init(void);
  * cells[0..n) of a monitor() buffer.  0, or -1/ENOSPC if too many blocks. */
 MON_HIDDEN int mon_count_add_block(struct cnt *cells, size_t n);
 
-/* Zero every count (in a fork child: its profile holds its own calls). */
+/* Zero every count, and the interval cut's readings (in a fork child:
+ * its profile, its first interval, holds its own calls). */
 MON_HIDDEN void mon_count_reset(void);
 /* A new run after monitor(0) (monitor.3): the callers' cell blocks are
  * forgotten (left as they are: they are the program's), the arcs zeroed.
@@ -56,7 +57,22 @@ MON_HIDDEN void mon_count_restart(void);
  * (the writer's lock). */
 MON_HIDDEN void mon_count_sync(void);
 
-/* Write the CALLS and ARCS records (after mon_count_sync). */
+/* Interval profiles (mcount.c): the arrays an interval's cut reads the
+ * counts into, for every arc table mapped so far.  Not in a signal
+ * handler (mon_alloc).  0, or -1/ENOMEM (the tables without them are read
+ * by a later cut: see mon_count_cut). */
+MON_HIDDEN int mon_count_part_prepare(void);
+/* An interval's cut: mon_count_sync, then each arc cell's count read
+ * once; until mon_count_cut_end, the function table and mon_count_put
+ * hold the calls since the last advancing cut.  advance 1: the series
+ * goes on (mon_count_cut_end(1) makes this reading the next base), 0: the
+ * last interval.  Async-signal-safe; one caller at a time (the writer's
+ * lock). */
+MON_HIDDEN void mon_count_cut(int advance);
+MON_HIDDEN void mon_count_cut_end(int advance);
+
+/* Write the CALLS and ARCS records (after mon_count_sync or
+ * mon_count_cut). */
 MON_HIDDEN int mon_count_put(struct monout_writer *w);
 
 /* Calls that could not be counted (no memory for a new arc). */

@@ -136,7 +136,8 @@ mkdir -p "$E"
 (cd "$E" && "$MONRUN" --interval=1 "$T/ispin" exit "$T/ready" 0.3 >/dev/null 2>"$T/exit.err")
 last=$(ls "$E" | grep '\.i[0-9]' | sort | tail -n 1)
 fl=$([ -n "$last" ] && "$T/mon_dump" "$E/$last" info | awk '$1 == "interval_flags" { print $2 }')
-if [ -n "$last" ] && [ "${fl:-0}" = 1 ] && [ ! -e "$E/mon.out" ]; then
+# Flag 1 (last) and 4 (the calls of the interval: interval_calls.sh).
+if [ -n "$last" ] && [ "${fl:-0}" = 5 ] && [ ! -e "$E/mon.out" ]; then
 	ok interval_exit_last
 else
 	not_ok interval_exit_last "files: $(ls "$E" | tr '\n' ' ') flags ${fl:-none} $(cat "$T/exit.err")"

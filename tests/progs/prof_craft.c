@@ -11,6 +11,7 @@
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
  *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID]
+ *                  [-I SEQ:START_NS:END_NS:FLAGS]
  *                  [-W RATE:ELAPSED_US:ROUNDS:MISSED:USER_US:SYS_US:FLAGS]
  *                  [-X TID:EXPECTED:TAKEN:UNREADABLE:NAME]...
  *                  [-Y ID:KIND:FD:FDKIND:OBJECT:OFFSET:FLAGS:OWNER:TEXT]...
@@ -28,7 +29,8 @@
  * TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME one with its counts (FLAGS as
  * MONOUT_THREAD_*).  -E writes a FACTS record
  * of that elapsed time (microseconds) and sets RUN's write time (seconds
- * since the Epoch) and pid.  -W writes a WALL record
+ * since the Epoch) and pid.  -I writes an INTERVAL record (FLAGS as
+ * MONOUT_INTERVAL_*: 4 says CALLS and ARCS are the interval's own).  -W writes a WALL record
  * (x86-64 system call numbers, max depth 64) with -X its threads, -Y its
  * waits (KIND, FDKIND, FLAGS as MONOUT_WAIT_*, MONOUT_FD_*; OBJECT an
  * object's index or 0xffffffff; the address is OFFSET plus that object's
@@ -102,7 +104,7 @@ int main(int argc, char **argv)
 	m.wall_threads = wthreads;
 	m.waits = waits;
 	m.wall_samples = wsamples;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:U:W:X:Y:w:E:")) != -1) {
+	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:U:W:X:Y:w:E:I:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -114,6 +116,14 @@ int main(int argc, char **argv)
 			m.facts.rate_asked = m.facts.rate_set = m.run.rate_hz;
 			m.run.time = num(&p);
 			m.run.pid = num(&p);
+			break;
+		case 'I':	/* INTERVAL: seq, start, end, flags */
+			m.have_interval = 1;
+			m.interval.seq = num(&p);
+			m.interval.start_ns = num(&p);
+			m.interval.end_ns = num(&p);
+			m.interval.flags = (uint32_t)num(&p);
+			m.interval.period_ms = 1000;
 			break;
 		case 'o': {
 			struct monout_object *o = &objs[m.nobjects];

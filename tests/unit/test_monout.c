@@ -1110,6 +1110,23 @@ static void forks_record(void **state)
 	assert_true(r.have_forks);
 	assert_int_equal(r.forks_unfollowed, 4086);
 	monout_free(&r);
+	/* monout_write_fd writes the INTERVAL record it is given. */
+	m.have_interval = 1;
+	m.interval.seq = 3;
+	m.interval.start_ns = 1000;
+	m.interval.end_ns = 2000;
+	m.interval.flags = MONOUT_INTERVAL_OWN_CALLS;
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_true(r.have_interval);
+	assert_int_equal(r.interval.seq, 3);
+	assert_int_equal(r.interval.end_ns, 2000);
+	assert_int_equal(r.interval.flags, MONOUT_INTERVAL_OWN_CALLS);
+	monout_free(&r);
+	m.have_interval = 0;
 	m.have_forks = 0;
 	f = tmpfile();
 	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
@@ -1118,6 +1135,45 @@ static void forks_record(void **state)
 	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
 	assert_false(r.have_forks);
 	monout_free(&r);
+}
+
+/* ARCS of an interval (monout_put_arcs_part): each cell's count less its
+ * base, the cells not above it left out; without arrays the cells' own
+ * counts. */
+static void arcs_part(void **state)
+{
+	(void)state;
+	static const struct monout_arc cells[5] = { { 0x3000, 0x1010, 99 }, { 0x3010, 0x1010, 99 },
+						    { 0x3020, 0x1020, 99 }, { 0, 0, 0 },
+						    { 0x3030, 0x1030, 4 } };
+	static const uint64_t now[4] = { 10, 7, 5, 0 }, base[4] = { 4, 7, 6, 0 };
+	struct monout m;
+	memset(&m, 0, sizeof m);
+	m.run.rate_hz = 1000;
+	FILE *f = tmpfile();
+	struct monout_writer w;
+	assert_int_equal(monout_begin(&w, fileno(f), 0), 0);
+	assert_int_equal(monout_put_run(&w, &m.run), 0);
+	assert_int_equal(monout_put_arcs_part(&w, cells, now, base, 4), 0);
+	assert_int_equal(monout_put_arcs_part(&w, cells + 4, NULL, NULL, 1), 0);
+	assert_int_equal(monout_end(&w), 0);
+	size_t len = (size_t)lseek(fileno(f), 0, SEEK_END);
+	unsigned char *buf = malloc(len);
+	assert_int_equal(pread(fileno(f), buf, len, 0), (ssize_t)len);
+	fclose(f);
+	struct monout r;
+	char err[200];
+	assert_int_equal(monout_parse(buf, len, &r, err, sizeof err), 0);
+	/* 10 - 4 from the first cell; the second (7 - 7) and the third
+	 * (base above now) left out; then the last cell's own 4. */
+	assert_int_equal(r.narcs, 2);
+	assert_int_equal(r.arcs[0].frompc, 0x3000);
+	assert_int_equal(r.arcs[0].selfpc, 0x1010);
+	assert_int_equal(r.arcs[0].count, 6);
+	assert_int_equal(r.arcs[1].frompc, 0x3030);
+	assert_int_equal(r.arcs[1].count, 4);
+	monout_free(&r);
+	free(buf);
 }
 
 static void crc32_ieee(void **state)
@@ -1154,6 +1210,7 @@ int main(void)
 		cmocka_unit_test(stacks_record),
 		cmocka_unit_test(wall_record),
 		cmocka_unit_test(forks_record),
+		cmocka_unit_test(arcs_part),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

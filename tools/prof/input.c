@@ -485,7 +485,11 @@ int prof_read(const char *path, const char *prog, struct prof_data *d, char *err
 	} else if (len >= MONOUT_MAGIC_LEN && memcmp(buf, MONOUT_MAGIC, MONOUT_MAGIC_LEN) == 0) {
 		struct monout m;
 		if (monout_parse_opts(buf, len, &m, MONOUT_PARSE_SPARSE, err, errlen) == 0) {
-			rc = from_monout(&m, prog, d, err, errlen);
+			/* An older series' interval: its own calls (intervals.c). */
+			if (prof_interval_calls(path, &m) < 0)
+				snprintf(err, errlen, "%s", strerror(ENOMEM));
+			else
+				rc = from_monout(&m, prog, d, err, errlen);
 			monout_free(&m);
 		}
 	} else if (len >= 4 && memcmp(buf, GMON_MAGIC, 4) == 0) {

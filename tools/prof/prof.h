@@ -287,6 +287,18 @@ int prof_is_profile(const char *path);
  * or -1 with err (opendir(3)'s errno as strerror, or ENOMEM). */
 int prof_dir_files(const char *dir, char ***names, size_t *n, char *err, size_t errlen);
 
+/* ---- intervals.c --------------------------------------------------------- */
+
+struct monout;
+/* m, read from path: when it is an interval file of an older series (no
+ * INTERVAL flag 4: its CALLS, ARCS and calls lost are the process's so
+ * far), they become its interval's own, less those of the process's
+ * previous interval file beside it.  Returns 0 (done, or nothing to do:
+ * not such a file, or interval 1), 1 when no previous file fits (the
+ * calls are then left out of m, and a warning "interval-calls" says so),
+ * -1 ENOMEM. */
+int prof_interval_calls(const char *path, struct monout *m);
+
 /* ---- save.c ------------------------------------------------------------- */
 
 /* Sums the mon.out files files[0..n) into one mon.out written to out

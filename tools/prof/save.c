@@ -275,6 +275,9 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		}
 		free(buf);
 		nparsed++;
+		/* An older series' interval: its own calls (intervals.c). */
+		if (prof_interval_calls(files[f], &in[f]) < 0)
+			goto nomem;
 		const struct monout *d = &in[f];
 		if (d->nimages) {
 			snprintf(err, errlen, "%s: its process ran several programs (exec history, "
