@@ -835,4 +835,14 @@ __attribute__((constructor(101))) static void control_init(void)
 	mon_control_calls.write_last = write_last;
 	mon_control_calls.exec_failed = exec_failed;
 	mon_control_calls.wrote = wrote;
+	/* Profiling may have started before this constructor ran: the first
+	 * mcount of a cc -pg program whose own code runs before the shared
+	 * libraries' constructors (an ASan program's, from its .preinit_array),
+	 * when monitor.c's setup() and control_start found no calls to make.
+	 * Its settings and its control thread now, or intervals (and monctl)
+	 * were silently off: tests/integ/interval_calls.sh under ASan. */
+	if (mon_profiling_state() != 0) {
+		configure();
+		started();
+	}
 }
