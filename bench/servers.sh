@@ -33,12 +33,17 @@
 #                     beside it at its default 1000 Hz, stacks)
 #            perfg    perf record -F 1000 -e cpu-clock -g (frame-pointer stacks)
 #            perf     perf record -F 1000 -e cpu-clock (flat)
+#            mon_r1, thread_r1 (not in the default set): monrun -r 1 and
+#                     monrun -r 1 -c thread, 1 tick a CPU-second: what the
+#                     clock costs apart from its ticks; wall_thread:
+#                     monrun --wall -c thread
 #            monrun gets -f for nginx and postgres (they fork).  perf record
 #            is the server's parent, so its own CPU is in the tree's.
 #   PORT     base port (default 20000 + pid % 10000)
 # Prints each run as it ends, then per load and mode: the median CPU per
 # request (µs), the median of the ratios to plain within a round and their
-# range (min-max), the same for throughput, and the profile bytes written.
+# range (min-max), the same for throughput, the profile bytes written and
+# the tree's context switches per request (getrusage's nvcsw + nivcsw).
 . "$(dirname "$0")/lib.sh"
 ROUNDS=${ROUNDS:-5}
 SECS=${SECONDS_PER_RUN:-${SECONDS:-10}}
@@ -76,6 +81,9 @@ prefix() {
 	plain) echo ;;
 	mon) echo "$MONRUN $f -r 1000 -o $OUTD/mon.out" ;;
 	flat) echo "$MONRUN $f -r 1000 -d 0 -o $OUTD/mon.out" ;;
+	mon_r1) echo "$MONRUN $f -r 1 -o $OUTD/mon.out" ;;
+	thread_r1) echo "$MONRUN $f -r 1 -c thread -o $OUTD/mon.out" ;;
+	wall_thread) echo "$MONRUN $f --wall -c thread -o $OUTD/mon.out" ;;
 	thread) echo "$MONRUN $f -r 1000 -c thread -o $OUTD/mon.out" ;;
 	wall) echo "$MONRUN $f --wall -o $OUTD/mon.out" ;;
 	perfg) echo "perf record -q -F 1000 -e cpu-clock -g -o $OUTD/perf.data --" ;;
@@ -197,7 +205,7 @@ load() {
 }
 
 # run KIND MODE ROUND: one run; appends "KIND MODE ROUND cpu_s requests
-# throughput profile_bytes" to $W/runs.
+# throughput profile_bytes profile_files context_switches" to $W/runs.
 run() {
 	rm -rf "${OUTD:?}"/*
 	start "$1" "$2"
@@ -206,12 +214,13 @@ run() {
 	bytes=$(find "$OUTD" -type f -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
 	files=$(find "$OUTD" -type f | wc -l)
 	cpu=$(awk '{ print $1 + $2 }' "$W/cpu")
-	echo "$1 $2 $3 $cpu $4 $5 $bytes $files" | tee -a "$W/runs"
+	csw=$(awk '{ print $4 + $5 }' "$W/cpu")
+	echo "$1 $2 $3 $cpu $4 $5 $bytes $files $csw" | tee -a "$W/runs"
 	[ "${4:-0}" -gt 0 ] || die "$1 ($2): no requests completed"
 }
 
 : >"$W/runs"
-echo "# kind mode round tree_cpu_s requests per_s profile_bytes profile_files"
+echo "# kind mode round tree_cpu_s requests per_s profile_bytes profile_files context_switches"
 for s in $SERVERS; do
 	case $s in pg*) setup_pg ;; nginx*) setup_nginx ;; esac
 	for r in $(seq "$ROUNDS"); do
@@ -225,7 +234,7 @@ done
 
 # The table: per kind and mode, CPU per request and the ratios to the
 # plain run of the same round.
-echo "# kind mode cpu_us_per_req(median) cpu_ratio(median min-max) tput_ratio(median min-max) profile_MB(median)"
+echo "# kind mode cpu_us_per_req(median) cpu_ratio(median min-max) tput_ratio(median min-max) profile_MB(median) csw_per_req(median)"
 awk '
 	function med(s,   n, a, i, j, t) {
 		n = split(s, a, " ")
@@ -235,7 +244,7 @@ awk '
 	}
 	{ k = $1; m = $2; r = $3; cpr = 1e6 * $4 / $5
 	  c[k, m, r] = cpr; t[k, m, r] = $6; b[k, m] = b[k, m] " " $7 / 1e6
-	  u[k, m] = u[k, m] " " cpr
+	  u[k, m] = u[k, m] " " cpr; if (NF >= 9) w[k, m] = w[k, m] " " $9 / $5
 	  if (!((k, m) in seen)) { seen[k, m] = 1; order[++no] = k SUBSEP m }
 	  rounds[k, r] = 1 }
 	END {
@@ -248,7 +257,7 @@ awk '
 					tr = tr " " t[k, m, r] / t[k, "plain", r] } }
 			mc = med(cr); clo = lo; chi = hi
 			mt = med(tr); tlo = lo; thi = hi
-			printf "%-8s %-7s %8.2f   %.3f (%.3f-%.3f)   %.3f (%.3f-%.3f)   %.1f\n", k, m, med(u[k, m]),
-				mc, clo, chi, mt, tlo, thi, med(b[k, m])
+			printf "%-8s %-7s %8.2f   %.3f (%.3f-%.3f)   %.3f (%.3f-%.3f)   %.1f   %s\n", k, m, med(u[k, m]),
+				mc, clo, chi, mt, tlo, thi, med(b[k, m]), (k, m) in w ? sprintf("%.2f", med(w[k, m])) : "-"
 		}
 	}' "$W/runs"

@@ -13,8 +13,10 @@
  * descendant orphaned on the way is reparented here, waited for here and
  * counted too.  It waits until no child is left (wait(2) fails ECHILD).
  *   treecpu OUT CMD [ARG...]
- * writes "user_s sys_s wall_s" to OUT (seconds, microsecond resolution;
- * wall from fork to the last child's exit on CLOCK_MONOTONIC).  SIGTERM and
+ * writes "user_s sys_s wall_s nvcsw nivcsw" to OUT (seconds, microsecond
+ * resolution; wall from fork to the last child's exit on CLOCK_MONOTONIC;
+ * then the tree's voluntary and involuntary context switches, also from
+ * getrusage(2)).  SIGTERM and
  * SIGINT sent to treecpu are passed on to the command.  Exit status: the
  * command's (128 + signal when a signal ended it), 1 on an error here.
  */
@@ -101,8 +103,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "treecpu: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	fprintf(out, "%.6f %.6f %.6f\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, t1 - t0);
+	fprintf(out, "%.6f %.6f %.6f %ld %ld\n", ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6, t1 - t0, ru.ru_nvcsw, ru.ru_nivcsw);
 	if (fclose(out) != 0) {
 		fprintf(stderr, "treecpu: %s: %s\n", argv[1], strerror(errno));
 		return 1;
