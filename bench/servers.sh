@@ -36,7 +36,8 @@
 #            mon_r1, thread_r1 (not in the default set): monrun -r 1 and
 #                     monrun -r 1 -c thread, 1 tick a CPU-second: what the
 #                     clock costs apart from its ticks; wall_thread:
-#                     monrun --wall -c thread
+#                     monrun --wall -c thread; mon_alt: as mon, with the monrun
+#                     MONRUN_ALT names (another build, for a before/after)
 #            monrun gets -f for nginx and postgres (they fork).  perf record
 #            is the server's parent, so its own CPU is in the tree's.
 #   PORT     base port (default 20000 + pid % 10000)
@@ -84,6 +85,7 @@ prefix() {
 	mon_r1) echo "$MONRUN $f -r 1 -o $OUTD/mon.out" ;;
 	thread_r1) echo "$MONRUN $f -r 1 -c thread -o $OUTD/mon.out" ;;
 	wall_thread) echo "$MONRUN $f --wall -c thread -o $OUTD/mon.out" ;;
+	mon_alt) echo "${MONRUN_ALT:?set MONRUN_ALT} $f -r 1000 -o $OUTD/mon.out" ;;
 	thread) echo "$MONRUN $f -r 1000 -c thread -o $OUTD/mon.out" ;;
 	wall) echo "$MONRUN $f --wall -o $OUTD/mon.out" ;;
 	perfg) echo "perf record -q -F 1000 -e cpu-clock -g -o $OUTD/perf.data --" ;;
