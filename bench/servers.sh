@@ -62,6 +62,17 @@ for s in $SERVERS; do
 	*) die "unknown server $s" ;;
 	esac
 done
+# On the way out, a server still running (a load that failed) is stopped
+# through treecpu, which passes SIGTERM on, before the work directory goes.
+SRV_PID=
+cleanup() {
+	if [ -n "$SRV_PID" ] && kill -0 "$SRV_PID" 2>/dev/null; then
+		kill "$SRV_PID"
+		wait "$SRV_PID"
+	fi
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$W"
+}
+trap cleanup EXIT
 $CC -O2 -o "$W/treecpu" "$BENCH/treecpu.c" || die "build treecpu"
 chmod 755 "$W"
 OUTD=$W/prof
@@ -93,6 +104,8 @@ prefix() {
 	*) die "unknown mode $1" ;;
 	esac
 }
+
+for m in $MODES; do prefix "$m" redis >/dev/null; done	# an unknown mode stops here
 
 # Setup, once per server kind.
 setup_pg() {
@@ -178,6 +191,7 @@ stop() {
 	nginx*) kill -QUIT "$(cat "$W/nginx.pid")" ;;	# graceful shutdown
 	esac
 	wait "$SRV_PID" || echo "bench: $1: the server's tree ended with status $?" >&2
+	SRV_PID=
 	[ -s "$W/cpu" ] || die "$1: no CPU figure"
 }
 
