@@ -29,7 +29,14 @@
  *
  * Memory: the slots and the pool are anonymous mappings, backed only where
  * a stack was stored; the defaults (16384 stacks of 256 PCs) map
- * 32768 * 40 B + 16384 * 256 * 8 B = 1.25 MiB + 32 MiB.
+ * 32768 * 40 B + 16384 * 256 * 8 B = 1.25 MiB + 32 MiB.  Behind the slots,
+ * in their mapping, a bit per LIVE_GROUP slots says that one of them was
+ * claimed: the readers (mon_stack_table_each, the writer's put_table) go
+ * through those groups only.  Reading every slot of the 20 MiB table a
+ * process without a control thread has took 5 ms at each exit, most of it
+ * page faults on pages no stack was ever stored in, and a server that forks
+ * a process per connection pays it per connection (docs/performance.md,
+ * section 16: pgbench -C).
  *
  * Growing (issue 22): MONPROF_STACK_TABLE is the most unique stacks the
  * runtime's tables hold in all (default MON_STACKS_DEFAULT, 1048576); the
@@ -96,7 +103,35 @@ struct mon_stack_table {
 	uint64_t lost, truncated;
 	size_t bytes;		/* the two mappings' lengths */
 	size_t slot_bytes;
+	uint64_t *live;		/* bit g: a slot of group g was claimed (atomic ORs) */
 };
+
+#define LIVE_GROUP 64u	/* slots per bit of live: 2560 bytes */
+
+/* 64-bit words of the live map for n slots. */
+static size_t live_words(size_t n)
+{
+	return ((n + LIVE_GROUP - 1) / LIVE_GROUP + 63) / 64;
+}
+
+/* The first slot index >= i in a group with a claimed slot, or t->nslots. */
+static size_t live_from(const struct mon_stack_table *t, size_t i)
+{
+	size_t ng = (t->nslots + LIVE_GROUP - 1) / LIVE_GROUP;
+	for (size_t g = i / LIVE_GROUP; g < ng;) {
+		uint64_t w = __atomic_load_n(&t->live[g / 64], __ATOMIC_ACQUIRE) >> (g % 64);
+		if (w == 0) {
+			g = (g / 64 + 1) * 64;
+			continue;
+		}
+		g += (size_t)__builtin_ctzll(w);
+		if (g >= ng)
+			break;
+		size_t first = g * LIVE_GROUP;
+		return first > i ? first : i;
+	}
+	return t->nslots;
+}
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ADD(x, v) ((void)__atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED))
@@ -118,7 +153,8 @@ static size_t page_round(size_t n)
 
 size_t mon_stack_table_bytes(unsigned max_stacks, unsigned depth)
 {
-	return page_round(slots_for(max_stacks) * sizeof(struct slot)) +
+	size_t n = slots_for(max_stacks);
+	return page_round(n * sizeof(struct slot) + live_words(n) * sizeof(uint64_t)) +
 	       page_round((size_t)max_stacks * depth * sizeof(uint64_t));
 }
 
@@ -145,7 +181,8 @@ struct mon_stack_table *mon_stack_table_new(unsigned max_stacks, unsigned depth)
 	t->max = max_stacks;
 	t->depth = depth;
 	t->pool_len = (size_t)max_stacks * depth;
-	t->slot_bytes = page_round(t->nslots * sizeof(struct slot));
+	t->slot_bytes = page_round(t->nslots * sizeof(struct slot) +
+				   live_words(t->nslots) * sizeof(uint64_t));
 	t->bytes = t->slot_bytes + page_round(t->pool_len * sizeof(uint64_t));
 	t->slots = map(t->slot_bytes);
 	t->pool = t->slots ? map(t->bytes - t->slot_bytes) : NULL;
@@ -156,6 +193,7 @@ struct mon_stack_table *mon_stack_table_new(unsigned max_stacks, unsigned depth)
 		errno = ENOMEM;
 		return NULL;
 	}
+	t->live = (uint64_t *)(void *)(t->slots + t->nslots);
 	return t;
 }
 
@@ -232,6 +270,10 @@ int mon_stack_table_add_in(struct mon_stack_table *t, uint32_t set, uint64_t tid
 			 * very stack once READY, but it is not now. */
 			continue;
 		}
+		/* Before READY's release store: a reader that sees the slot
+		 * READY sees its group live. */
+		__atomic_fetch_or(&t->live[(i / LIVE_GROUP) / 64], 1ull << ((i / LIVE_GROUP) % 64),
+				  __ATOMIC_RELEASE);
 		size_t at;
 		if (__atomic_fetch_add(&t->used, 1, __ATOMIC_RELAXED) >= t->max ||
 		    (at = __atomic_fetch_add(&t->pool_next, n, __ATOMIC_RELAXED)) + n > t->pool_len) {
@@ -263,7 +305,7 @@ int mon_stack_table_each(const struct mon_stack_table *t,
 				   uint32_t depth, void *arg),
 			 void *arg)
 {
-	for (size_t i = 0; i < t->nslots; i++) {
+	for (size_t i = live_from(t, 0); i < t->nslots; i = live_from(t, i + 1)) {
 		const struct slot *s = &t->slots[i];
 		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != READY)
 			continue;
@@ -306,7 +348,7 @@ void mon_stack_table_reset(struct mon_stack_table *t)
 	/* Private anonymous mappings: dropping the pages gives zero pages
 	 * back without copying a fork parent's. */
 	if (madvise(t->slots, t->slot_bytes, MADV_DONTNEED) != 0)
-		memset(t->slots, 0, t->nslots * sizeof *t->slots);
+		memset(t->slots, 0, t->nslots * sizeof *t->slots + live_words(t->nslots) * sizeof *t->live);
 	__atomic_store_n(&t->pool_next, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->lost, 0, __ATOMIC_RELAXED);
@@ -604,6 +646,12 @@ void mon_stacks_reset(void)
 		__atomic_store_n(&walk_busy[w], 0, __ATOMIC_RELAXED);
 }
 
+size_t mon_stack_table_slot_map(const struct mon_stack_table *t, const void **at)
+{
+	*at = t->slots;
+	return t->slot_bytes;
+}
+
 const struct mon_stack_table *mon_stacks_table(void)
 {
 	return __atomic_load_n(&table, __ATOMIC_ACQUIRE);
@@ -614,7 +662,7 @@ const struct mon_stack_table *mon_stacks_table(void)
 static int next_set(const struct mon_stack_table *t, int first, uint32_t after, uint32_t *set)
 {
 	int found = 0;
-	for (size_t i = 0; i < t->nslots; i++) {
+	for (size_t i = live_from(t, 0); i < t->nslots; i = live_from(t, i + 1)) {
 		const struct slot *s = &t->slots[i];
 		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != READY ||
 		    (!first && s->set <= after) || (found && s->set >= *set))
@@ -639,7 +687,7 @@ static int put_table(struct monout_writer *w, const struct mon_stack_table *t)
 		h.set = set;
 		if (first)
 			h.lost = mon_stack_table_lost(t);
-		for (size_t i = 0; i < t->nslots; i++) {
+		for (size_t i = live_from(t, 0); i < t->nslots; i = live_from(t, i + 1)) {
 			const struct slot *s = &t->slots[i];
 			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == READY && s->set == set &&
 			    (s->flags & MON_STACK_TRUNCATED))
@@ -647,7 +695,7 @@ static int put_table(struct monout_writer *w, const struct mon_stack_table *t)
 		}
 		if (monout_stacks_open(w, &h) < 0)
 			return -1;
-		for (size_t i = 0; more && i < t->nslots; i++) {
+		for (size_t i = live_from(t, 0); more && i < t->nslots; i = live_from(t, i + 1)) {
 			const struct slot *s = &t->slots[i];
 			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == READY && s->set == set &&
 			    monout_stacks_add(w, __atomic_load_n(&s->count, __ATOMIC_RELAXED), s->tid,

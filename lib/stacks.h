@@ -86,6 +86,9 @@ MON_HIDDEN unsigned mon_stack_table_capacity(const struct mon_stack_table *t);
 
 /* Empty it (no tick may be adding: a fork child before its clocks run). */
 MON_HIDDEN void mon_stack_table_reset(struct mon_stack_table *t);
+/* The slots' mapping (slots, then the map of groups with a claimed slot):
+ * its address in *at, its length in bytes returned.  For the tests. */
+MON_HIDDEN size_t mon_stack_table_slot_map(const struct mon_stack_table *t, const void **at);
 
 /* ---- the runtime's stacks (monitor.c) ------------------------------------ */
 
