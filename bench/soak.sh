@@ -66,7 +66,7 @@ echo "soak: pid $PID, control thread $CTL, $SECS s, keep $KEEP, max-bytes $MAXB;
 
 # the directory's bytes every second
 (while kill -0 "$PID" 2>/dev/null; do
-	printf '%s %s\n' "$(($(date +%s) - T0))" "$(du -sb "$W/p" | cut -f1)"
+	printf '%s %s\n' "$(($(date +%s) - T0))" "$(du -sb "$W/p" 2>/dev/null | cut -f1)"
 	sleep 1
 done) >"$OUT/du.tsv" &
 DUPID=$!
