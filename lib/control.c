@@ -127,11 +127,22 @@ static uint64_t own_cpu_usec;	/* the thread's CPU, updated by it */
 static uint64_t cut_longest_ns, cut_last_ns;	/* a cut's wall-clock time */
 
 static uint64_t *watch_page;
+static pid_t watch_pid;	/* the process the watcher watches */
+
+/* The watcher's page, or NULL in a fork child: the page is MAP_SHARED and
+ * a child inherits it, but the watcher watches its parent only (a child's
+ * last write must not tell it the parent's was done).  getpid(2) is
+ * async-signal-safe. */
+static uint64_t *watch_mine(void)
+{
+	return watch_page != NULL && watch_pid == getpid() ? watch_page : NULL;
+}
 
 static void watch_set(uint64_t v)
 {
-	if (watch_page != NULL)
-		__atomic_store_n(&watch_page[0], v, __ATOMIC_RELEASE);
+	uint64_t *w = watch_mine();
+	if (w != NULL)
+		__atomic_store_n(&w[0], v, __ATOMIC_RELEASE);
 }
 
 static void wrote(void)
@@ -274,8 +285,9 @@ static int cut(int advance, int reason, int signo, uint32_t flags, int in_handle
 		/* rotate may have used buf for an older name: give back ours */
 		mon_file_interval_name(buf, name_cap, c.rec.seq, c.rec.start_ns / 1000000000u);
 	}
-	if (rc == 0 && watch_page != NULL)
-		__atomic_store_n(&watch_page[1], c.rec.seq, __ATOMIC_RELEASE);
+	uint64_t *w = watch_mine();
+	if (rc == 0 && w != NULL)
+		__atomic_store_n(&w[1], c.rec.seq, __ATOMIC_RELEASE);
 	if (!c.advance)
 		ended = 1;
 	uint64_t took = clock_ns(CLOCK_MONOTONIC) - t0;
@@ -671,8 +683,9 @@ static void watcher_start(void)
 			return;
 		watch_page = p;
 	}
-	watch_set(mon_dormant() ? 2 : 0);
 	pid_t pid = getpid();
+	watch_pid = pid;
+	watch_set(mon_dormant() ? 2 : 0);
 	int pfd = (int)sys(SYS_pidfd_open, pid, 0);
 	long mid = sys(SYS_clone, 0L, 0L, NULL, NULL, 0L);
 	if (mid == 0) {

@@ -11,7 +11,12 @@
 #  - the same with --interval=1: the intervals before the last are written,
 #    and the message says which was the last one written;
 #  - a normal exit says nothing of the kind (the watcher stays silent), and
-#    the exit status is the program's.
+#    the exit status is the program's;
+#  - under -f, a fork child that ends normally (writing its own profile)
+#    does not silence its parent's watcher: the parent killed with SIGKILL
+#    afterwards is still told of (mutation: the child's write sets the
+#    shared page, as before watch_mine(): PostgreSQL's postmaster, whose
+#    backends come and go, was killed -9 without a word).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -33,7 +38,7 @@ wait_said() {
 	return 1
 }
 
-mkdir -p "$T/a" "$T/b" "$T/c" "$T/d"
+mkdir -p "$T/a" "$T/b" "$T/c" "$T/d" "$T/e"
 (cd "$T/a" && "$MONRUN" "$T/ispin" exitgroup "$T/ready" 0.3 >/dev/null 2>"$T/a.err")
 rc=$?
 if [ $rc -eq 0 ] && [ -s "$T/a/mon.out" ] && [ "$(info "$T/a/mon.out" samples)" -gt 100 ]; then
@@ -67,4 +72,16 @@ if [ $rc -eq 0 ] && [ -s "$T/d/mon.out" ] && ! grep -q "ended without" "$T/d.err
 	ok exitgroup_normal_silent
 else
 	not_ok exitgroup_normal_silent "rc $rc: $(cat "$T/d.err")"
+fi
+
+# sh forks a subshell that loops (a file of its own), then kills itself.
+(cd "$T/e" && PROFDIR=$T/e timeout 60 "$MONRUN" -f sh -c \
+    '(i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done); kill -9 $$' >/dev/null 2>"$T/e.err") \
+    2>/dev/null
+rc=$?
+kids=$(ls "$T/e" | grep -c '\.sh$')
+if [ "$kids" -ge 1 ] && wait_said "$T/e.err"; then
+	ok exitgroup_child_keeps_watch
+else
+	not_ok exitgroup_child_keeps_watch "rc $rc, $kids files of the child ($(ls "$T/e" | tr '\n' ' ')): $(cat "$T/e.err")"
 fi
