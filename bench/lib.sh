@@ -143,3 +143,42 @@ workload() {
 	*) die "unknown workload $1" ;;
 	esac
 }
+
+# blocked_sites FUNCS FOLDED HZ: prof --sample=offcpu --format=folded's
+# stacks (FOLDED), the runnable ones left out, each charged to its deepest
+# frame that is one of FUNCS's function names (a file, one a line; GCC's
+# .constprop/.isra/.part/.cold clones taken as their function), else to
+# [no_program_frame]: "SITE SECONDS PERCENT" lines, most first (HZ: the
+# wall rate, samples a second).  bench/wall_vs_perf.sh, wall_server_vs_perf.sh.
+blocked_sites() {
+	awk -v hz="$3" 'FNR == NR { fn[$1] = 1; next }
+	{
+		c = $NF; l = $0; sub(/ [0-9.]+$/, "", l)
+		n = split(l, f, ";")
+		if (f[n] == "[runnable]") next
+		s = "[no_program_frame]"
+		for (i = n; i >= 1; i--) { g = f[i]; sub(/\.(constprop|isra|part|cold)\..*$/, "", g); if (g in fn) { s = g; break } }
+		w[s] += c
+	}
+	END {
+		for (s in w) tot += w[s]
+		for (s in w) printf "%s %.6f %.2f\n", s, w[s] / hz, 100 * w[s] / tot
+	}' "$1" "$2" | sort -k2,2nr
+}
+
+# sites_side_by_side PERF MON WIDTH MINPCT: two blocked_sites tables (perf's
+# first) side by side, a site per line (those at MINPCT % or more on either
+# side; names padded to WIDTH), then the largest difference in points.
+sites_side_by_side() {
+	awk -v wd="$3" -v minp="$4" 'FNR == NR { ps[$1] = $2; pp[$1] = $3; order[++n] = $1; next }
+	{ ms[$1] = $2; mp[$1] = $3; if (!($1 in pp)) order[++n] = $1 }
+	END {
+		worst = 0
+		for (i = 1; i <= n; i++) {
+			s = order[i]; d = mp[s] - pp[s]; if (d < 0) d = -d; if (d > worst) worst = d
+			if (pp[s] >= minp || mp[s] >= minp)
+				printf "%-*s %8.3f %8.2f %10.3f %10.2f %10.2f\n", wd, s, ps[s], pp[s], ms[s], mp[s], d
+		}
+		printf "# largest difference: %.2f pp\n", worst
+	}' "$1" "$2"
+}

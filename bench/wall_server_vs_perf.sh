@@ -98,33 +98,11 @@ END {
 }' "$W/funcs" "$W/perf.txt" | sort -k2,2nr >"$W/perf.sites"
 
 "$PROF" --sample=offcpu --format=folded "$W/redis.mon" 2>"$W/prof.err" >"$W/folded" || die "prof: $(head -n 3 "$W/prof.err")"
-awk 'FNR == NR { fn[$1] = 1; next }
-{
-	c = $NF; l = $0; sub(/ [0-9.]+$/, "", l)
-	n = split(l, f, ";")
-	if (f[n] == "[runnable]") next
-	s = "[no_program_frame]"
-	for (i = n; i >= 1; i--) { g = f[i]; sub(/\.(constprop|isra|part|cold)\..*$/, "", g); if (g in fn) { s = g; break } }
-	w[s] += c
-}
-END {
-	for (s in w) tot += w[s]
-	for (s in w) printf "%s %.6f %.2f\n", s, w[s] / 250, 100 * w[s] / tot
-}' "$W/funcs" "$W/folded" | sort -k2,2nr >"$W/mon.sites"
+blocked_sites "$W/funcs" "$W/folded" 250 >"$W/mon.sites"
 
 echo "# blocking call sites (deepest redis-server frame of the blocked stack): share of blocked time"
 echo "# site                         perf-s   perf-%   monprof-s  monprof-%   difference-pp"
-awk 'FNR == NR { ps[$1] = $2; pp[$1] = $3; order[++n] = $1; next }
-{ ms[$1] = $2; mp[$1] = $3; if (!($1 in pp)) order[++n] = $1 }
-END {
-	worst = 0
-	for (i = 1; i <= n; i++) {
-		s = order[i]; d = mp[s] - pp[s]; if (d < 0) d = -d; if (d > worst) worst = d
-		if (pp[s] >= 0.1 || mp[s] >= 0.1)
-			printf "%-28s %8.3f %8.2f %10.3f %10.2f %10.2f\n", s, ps[s], pp[s], ms[s], mp[s], d
-	}
-	printf "# largest difference: %.2f pp\n", worst
-}' "$W/perf.sites" "$W/mon.sites"
+sites_side_by_side "$W/perf.sites" "$W/mon.sites" 28 0.1
 grep -i "warn\|missed\|lost" "$W/prof.err" | head -n 5
 # perf's own losses: a busy machine (other processes switching) overflows
 # its buffers, and a lost switch-out leaves a thread's blocked time out.

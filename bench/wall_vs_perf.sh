@@ -79,31 +79,10 @@ END {
 "$MONRUN" --wall=250 -o "$W/w.mon" "$W/$P" "$MS" >"$W/w.out" 2>&1 || die "monrun"
 "$PROF" --sample=offcpu --format=folded -m "$W/w.mon" "$W/$P" 2>/dev/null >"$W/folded" ||
 	die "prof"
-awk 'FNR == NR { fn[$1] = 1; next }
-{
-	c = $NF; l = $0; sub(/ [0-9.]+$/, "", l)
-	n = split(l, f, ";")
-	if (f[n] == "[runnable]") next
-	s = "[no_program_frame]"
-	for (i = n; i >= 1; i--) { g = f[i]; sub(/\.(constprop|isra|part|cold)\..*$/, "", g); if (g in fn) { s = g; break } }
-	w[s] += c
-}
-END {
-	for (s in w) tot += w[s]
-	for (s in w) printf "%s %.6f %.2f\n", s, w[s] / 250, 100 * w[s] / tot
-}' "$W/funcs" "$W/folded" | sort -k2,2nr >"$W/mon.sites"
+blocked_sites "$W/funcs" "$W/folded" 250 >"$W/mon.sites"
 
 echo "# blocking call sites (first program frame of the blocked stack): share of blocked time"
 echo "# site                perf-s   perf-%   monprof-s  monprof-%   difference-pp"
-awk 'FNR == NR { ps[$1] = $2; pp[$1] = $3; order[++n] = $1; next }
-{ ms[$1] = $2; mp[$1] = $3; if (!($1 in pp)) order[++n] = $1 }
-END {
-	worst = 0
-	for (i = 1; i <= n; i++) {
-		s = order[i]; d = mp[s] - pp[s]; if (d < 0) d = -d; if (d > worst) worst = d
-		printf "%-20s %8.3f %8.2f %10.3f %10.2f %10.2f\n", s, ps[s], pp[s], ms[s], mp[s], d
-	}
-	printf "# largest difference: %.2f pp\n", worst
-	if (pp["[no_program_frame]"] > 10)
-		printf "# perf: %.0f %% of the blocked time has no frame of the program (its DWARF unwinding of the copied user stacks stopped in the C library): run again\n", pp["[no_program_frame]"]
-}' "$W/perf.sites" "$W/mon.sites"
+sites_side_by_side "$W/perf.sites" "$W/mon.sites" 20 0
+awk '$1 == "[no_program_frame]" && $3 > 10 {
+	printf "# perf: %.0f %% of the blocked time has no frame of the program (its DWARF unwinding of the copied user stacks stopped in the C library): run again\n", $3 }' "$W/perf.sites"
