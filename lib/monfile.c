@@ -366,6 +366,16 @@ static void complain(const char *name, int e)
  * profiling clocks' ticks, which must not pile up pending).  A write past
  * RLIMIT_FSIZE raises SIGXFSZ, whose default action would kill the
  * program: one we caused is discarded. */
+/* The mask is changed by the system call itself: sigguard.c's sigprocmask
+ * never blocks a tick signal for real, so restoring through it would
+ * unblock SIGPROF in the runtime's own threads, which block every signal
+ * (control.c, wall.c), and the itimer clock's process-wide ticks would then
+ * sample the control thread's writes as the program's. */
+static void raw_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+	syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
+}
+
 static void hold_signals(sigset_t *old, int *was_pending)
 {
 	sigset_t s, pend;
@@ -375,7 +385,7 @@ static void hold_signals(sigset_t *old, int *was_pending)
 		sigdelset(&s, keep[i]);
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigdelset(&s, sig);
-	sigprocmask(SIG_BLOCK, &s, old);
+	raw_sigmask(SIG_BLOCK, &s, old);
 	*was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
 }
 
@@ -388,7 +398,7 @@ static void release_signals(const sigset_t *old, int was_pending)
 		sigaddset(&s, SIGXFSZ);
 		sigtimedwait(&s, NULL, &zero);
 	}
-	sigprocmask(SIG_SETMASK, old, NULL);
+	raw_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static int write_file(const char *name, uint32_t flags,

@@ -21,6 +21,17 @@
  * of /proc/self/task/TID/stat's utime and stime (proc(5)).  Everything the
  * writer calls is async-signal-safe (open, read, getdents64, clock_gettime),
  * so a write from a fatal-signal handler lists the threads too.
+ *
+ * Interval profiles (control.c) reuse entries: once an ended thread's
+ * entry is in an interval's file and the thread is gone (tgkill(2) with
+ * signal 0 answers ESRCH, so no late tick can land in it), the writer
+ * clears it and marks it free (tid FREE_TID); a thread that finds every
+ * entry claimed takes a free one with one compare-and-swap.  A server that
+ * starts a thread per connection then keeps every thread listed for as
+ * long as it runs, as long as no more than MON_FACTS_MAX are alive at
+ * once.  A thread without an entry is counted, once a file: at its end
+ * (ended_unlisted) or, alive, by the write that found it (docs/mon.out.5's
+ * threads_unlisted: the interval's threads that the file does not list).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,11 +47,31 @@
 #include "runfacts.h"
 
 #define MON_FACTS_MAX 8192
+#define FREE_TID UINT64_MAX	/* an entry given back (interval profiles) */
 
 static struct monout_thread *table;	/* MON_FACTS_MAX entries, mapped once */
-static unsigned nused;			/* entries claimed */
+static unsigned nused;			/* entries claimed from the end */
+static unsigned nfree;			/* entries given back, tid FREE_TID */
+static unsigned free_hint;		/* where claim's search for one starts */
 static struct monout_thread *base;	/* mon_facts_put_window's: the last interval's counts */
-static unsigned overflow;		/* threads that found the table full */
+static unsigned ended_unlisted;		/* threads that ended without an entry */
+/* The last ENDED_RING of them, by tid: a write that finds one still in the
+ * task list (between its end and its exit) does not count it again. */
+#define ENDED_RING 4096u
+static uint32_t ended_ring[ENDED_RING];
+/* Entry i was found alive by the write whose pass is stamp[i] (the writer's). */
+static uint32_t *stamp;
+static uint32_t pass_no;
+/* Entries the writer claimed for live threads that had none (they had not
+ * ticked yet): (tid << 32) | (entry + 1), 0 for an empty slot, at most
+ * ADOPT_PROBE slots from the tid's hash.  The thread takes its entry from
+ * here the first time it needs one (mine_as), so that it has one entry,
+ * not two, and the one it ends in is given back. */
+#define ADOPT_SLOTS 16384u
+#define ADOPT_PROBE 32u
+static uint64_t *adopt;
+static unsigned nadopt;			/* slots in use */
+static unsigned base_ended_unlisted;	/* ended_unlisted at the last interval's cut */
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
 static uint64_t before_usec;		/* process CPU used before that */
@@ -75,12 +106,92 @@ int mon_facts_init(void)
 		clk_tck = t;
 	if (table != NULL)
 		return 0;
-	void *p = mmap(NULL, MON_FACTS_MAX * sizeof *table, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, MON_FACTS_MAX * (sizeof *table + sizeof *stamp) +
+				     ADOPT_SLOTS * sizeof *adopt,
+		       PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return mon_fail(ENOMEM);
-	table = p;
+	adopt = (uint64_t *)((char *)p + MON_FACTS_MAX * sizeof *table);
+	stamp = (uint32_t *)(adopt + ADOPT_SLOTS);
+	__atomic_store_n(&table, (struct monout_thread *)p, __ATOMIC_RELEASE);
 	return 0;
+}
+
+static unsigned adopt_slot(pid_t tid, unsigned k)
+{
+	return ((uint32_t)tid * 2654435761u + k) % ADOPT_SLOTS;
+}
+
+/* The writer claimed entry i for live thread tid: leave it for the thread. */
+static void adopt_put(pid_t tid, unsigned i)
+{
+	uint64_t v = (uint64_t)(uint32_t)tid << 32 | (uint64_t)(i + 1);
+	for (unsigned k = 0; k < ADOPT_PROBE; k++) {
+		uint64_t empty = 0;
+		if (__atomic_compare_exchange_n(&adopt[adopt_slot(tid, k)], &empty, v, 0,
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+			__atomic_add_fetch(&nadopt, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+}
+
+/* The writer takes back its slot for entry i of tid, if the thread never
+ * took it: 1 if it did. */
+static int adopt_cancel(pid_t tid, unsigned i)
+{
+	uint64_t v = (uint64_t)(uint32_t)tid << 32 | (uint64_t)(i + 1);
+	for (unsigned k = 0; k < ADOPT_PROBE; k++) {
+		uint64_t want = v;
+		if (__atomic_compare_exchange_n(&adopt[adopt_slot(tid, k)], &want, 0, 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_sub_fetch(&nadopt, 1, __ATOMIC_RELAXED);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The entry the writer claimed for tid, taken; NULL if none.  Async-signal-
+ * safe: at most ADOPT_PROBE loads and one compare-and-swap. */
+static struct monout_thread *adopt_take(pid_t tid)
+{
+	if (__atomic_load_n(&nadopt, __ATOMIC_RELAXED) == 0)
+		return NULL;
+	for (unsigned k = 0; k < ADOPT_PROBE; k++) {
+		uint64_t *slot = &adopt[adopt_slot(tid, k)];
+		uint64_t v = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (v == 0 || (uint32_t)(v >> 32) != (uint32_t)tid)
+			continue;
+		if (!__atomic_compare_exchange_n(slot, &v, 0, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			continue;
+		__atomic_sub_fetch(&nadopt, 1, __ATOMIC_RELAXED);
+		unsigned i = (unsigned)(v & 0xffffffffu) - 1;
+		if (i < MON_FACTS_MAX && __atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) == (uint64_t)tid)
+			return &table[i];
+	}
+	return NULL;
+}
+
+/* A free entry taken for tid (its fields were cleared when it was given
+ * back); NULL when none is.  Async-signal-safe: one compare-and-swap an
+ * entry, at most MON_FACTS_MAX loads. */
+static struct monout_thread *claim_free(pid_t tid)
+{
+	unsigned from = __atomic_load_n(&free_hint, __ATOMIC_RELAXED);
+	for (unsigned k = 0; k < MON_FACTS_MAX && __atomic_load_n(&nfree, __ATOMIC_ACQUIRE); k++) {
+		unsigned i = (from + k) % MON_FACTS_MAX;
+		uint64_t want = FREE_TID;
+		if (__atomic_load_n(&table[i].tid, __ATOMIC_RELAXED) != FREE_TID ||
+		    !__atomic_compare_exchange_n(&table[i].tid, &want, 0, 0, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED))
+			continue;
+		__atomic_sub_fetch(&nfree, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&free_hint, i + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&table[i].tid, (uint64_t)tid, __ATOMIC_RELEASE);
+		return &table[i];
+	}
+	return NULL;
 }
 
 /* Claim a new entry for tid; NULL when the table is full or not made. */
@@ -91,13 +202,70 @@ static struct monout_thread *claim(pid_t tid)
 	unsigned i = __atomic_fetch_add(&nused, 1, __ATOMIC_RELAXED);
 	if (i >= MON_FACTS_MAX) {
 		__atomic_store_n(&nused, MON_FACTS_MAX, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&overflow, 1, __ATOMIC_RELAXED);
-		return NULL;
+		return claim_free(tid);
 	}
 	table[i].flags = 0;
 	table[i].samples = 0;
 	__atomic_store_n(&table[i].tid, (uint64_t)tid, __ATOMIC_RELEASE);
 	return &table[i];
+}
+
+/* An entry that holds a thread (not unclaimed, not given back). */
+static int listed(uint64_t tid)
+{
+	return tid != 0 && tid != FREE_TID;
+}
+
+/* Is thread tid of this process gone (tgkill(2) with signal 0: ESRCH)? */
+static int gone(uint64_t tid)
+{
+	int e = errno;
+	long r = syscall(SYS_tgkill, (long)getpid(), (long)tid, 0L);
+	int g = r < 0 && errno == ESRCH;
+	errno = e;
+	return g;
+}
+
+/* Clear entry i and mark it free.  The writer's. */
+static void release_entry(unsigned i)
+{
+	if (base != NULL)
+		memset(&base[i], 0, sizeof base[i]);
+	table[i].user_usec = table[i].sys_usec = 0;
+	table[i].flags = 0;
+	memset(table[i].name, 0, sizeof table[i].name);
+	__atomic_store_n(&table[i].samples, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&table[i].tid, FREE_TID, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&nfree, 1, __ATOMIC_RELEASE);
+}
+
+/* Entry i's thread ended, its end is in a file, and base[i] holds it:
+ * give the entry back if the thread is gone (not between its end, the TSD
+ * destructor, and its exit, when a tick could still land in it).  The
+ * writer's, under monitor.c's write lock. */
+static void give_back(unsigned i)
+{
+	uint64_t tid = __atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE);
+	if (listed(tid) && (table[i].flags & MONOUT_THREAD_ENDED) && gone(tid))
+		release_entry(i);
+}
+
+/* Entry i holds a thread the last pass did not find alive (stamp): if the
+ * thread is gone, either the writer claimed the entry for it and it ended
+ * before taking it over (it ended in an entry of its own: this one is
+ * given back unwritten; 1), or it ended without its end being recorded
+ * (not through the TSD destructor): the entry is marked ended, to be
+ * written once more and given back (0).  -1: alive, nothing done. */
+static int vanished(unsigned i, uint64_t tid)
+{
+	if (stamp[i] == pass_no || !gone(tid))
+		return -1;
+	if (adopt_cancel((pid_t)tid, i)) {
+		release_entry(i);
+		return 1;
+	}
+	__atomic_fetch_or(&table[i].flags, MONOUT_THREAD_ENDED, __ATOMIC_RELEASE);
+	return 0;
 }
 
 /* The calling thread's entry, claimed on first use (tid: the thread's id,
@@ -107,9 +275,13 @@ static struct monout_thread *mine_as(pid_t tid)
 	unsigned g = __atomic_load_n(&gen, __ATOMIC_RELAXED);
 	if (self.gen == g && self.idx != 0)
 		return &table[self.idx - 1];
-	if (self.full == g)
+	if (self.full == g && __atomic_load_n(&nfree, __ATOMIC_RELAXED) == 0)
 		return NULL;
-	struct monout_thread *t = claim(tid ? tid : mon_gettid());
+	if (tid == 0)
+		tid = mon_gettid();
+	struct monout_thread *t = adopt_take(tid);
+	if (t == NULL)
+		t = claim(tid);
 	if (t == NULL) {
 		self.full = g;
 		return NULL;
@@ -148,6 +320,10 @@ void mon_facts_thread_end(pid_t tid)
 		t->user_usec = tv_usec(ru.ru_utime);
 		t->sys_usec = tv_usec(ru.ru_stime);
 		__atomic_store_n(&t->flags, MONOUT_THREAD_ENDED | MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
+	} else if (t == NULL && __atomic_load_n(&table, __ATOMIC_RELAXED) != NULL) {
+		unsigned k = __atomic_fetch_add(&ended_unlisted, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ended_ring[k % ENDED_RING], (uint32_t)(tid ? tid : mon_gettid()),
+				 __ATOMIC_RELEASE);
 	}
 	errno = saved_errno;
 }
@@ -161,7 +337,13 @@ void mon_facts_reset(void)
 	if (table != NULL)
 		memset(table, 0, (n < MON_FACTS_MAX ? n : MON_FACTS_MAX) * sizeof *table);
 	__atomic_store_n(&nused, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&overflow, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&nfree, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&free_hint, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ended_unlisted, 0, __ATOMIC_RELAXED);
+	base_ended_unlisted = 0;
+	if (adopt != NULL)
+		memset(adopt, 0, ADOPT_SLOTS * sizeof *adopt);
+	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	before_usec = 0;	/* the child's CPU counts from the fork */
 	if (base != NULL)
@@ -247,16 +429,36 @@ static void sample_live(struct monout_thread *t, pid_t tid)
 	if (total == 0)
 		total = (ut + st) * 1000000u / (uint64_t)clk_tck;
 	uint64_t sys = ut + st ? (uint64_t)((unsigned __int128)total * st / (ut + st)) : 0;
+	/* The thread may have ended meanwhile: its own figures (getrusage at
+	 * its end) stand, and its ENDED flag is never taken away. */
+	if (__atomic_load_n(&t->flags, __ATOMIC_ACQUIRE) & MONOUT_THREAD_ENDED)
+		return;
 	memcpy(t->name, name, sizeof name);
 	t->user_usec = total - sys;
 	t->sys_usec = sys;
-	__atomic_store_n(&t->flags, MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
+	__atomic_fetch_or(&t->flags, MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
 }
 
-/* mon_task_each's callback: thread tid's entry up to date (me: the writer). */
+/* Did thread tid end without an entry lately (its end already counted)? */
+static int ended_lately(pid_t tid)
+{
+	unsigned n = __atomic_load_n(&ended_unlisted, __ATOMIC_ACQUIRE);
+	for (unsigned k = 0; k < n && k < ENDED_RING; k++)
+		if (__atomic_load_n(&ended_ring[k], __ATOMIC_RELAXED) == (uint32_t)tid)
+			return 1;
+	return 0;
+}
+
+struct sample_pass {
+	pid_t me;		/* the writing thread */
+	unsigned unlisted;	/* live threads found without an entry */
+};
+
+/* mon_task_each's callback: thread tid's entry up to date. */
 static void sample_one(pid_t tid, void *arg)
 {
-	pid_t me = *(const pid_t *)arg;
+	struct sample_pass *pass = arg;
+	pid_t me = pass->me;
 	if (tid == __atomic_load_n(&mon_runtime_tid, __ATOMIC_RELAXED) ||
 	    tid == __atomic_load_n(&mon_control_tid, __ATOMIC_RELAXED))
 		return;	/* the wall sampler is in WALL, the control thread in
@@ -264,34 +466,51 @@ static void sample_one(pid_t tid, void *arg)
 	struct monout_thread *t = NULL;
 	unsigned used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
 	for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;)
-		if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) == (uint64_t)tid &&
-		    !(table[i].flags & MONOUT_THREAD_ENDED)) {
+		if (__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) == (uint64_t)tid) {
+			if (table[i].flags & MONOUT_THREAD_ENDED)
+				return;	/* ended, not yet gone from the task list */
 			t = &table[i];
 			break;
 		}
-	if (t == NULL)
-		t = tid == me ? mine() : claim(tid);
-	if (t != NULL)
+	if (t == NULL && tid == me) {
+		t = mine();
+	} else if (t == NULL && (t = claim(tid)) != NULL) {
+		adopt_put(tid, (unsigned)(t - table));
+	}
+	if (t != NULL) {
+		stamp[t - table] = pass_no;
 		sample_live(t, tid);
+	} else if (!ended_lately(tid)) {
+		pass->unlisted++;
+	}
 }
 
-/* Bring every live thread's entry up to date. */
-static void sample_all(void)
+/* Bring every live thread's entry up to date; the number of live threads
+ * that have none (the table full). */
+static unsigned sample_all(void)
 {
 	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return 0;
 	char buf[2048] __attribute__((aligned(8)));
-	pid_t me = mon_gettid();
-	mon_task_each(fd, buf, sizeof buf, sample_one, &me);
+	struct sample_pass pass = { mon_gettid(), 0 };
+	pass_no++;
+	mon_task_each(fd, buf, sizeof buf, sample_one, &pass);
 	close(fd);
-	/* The writing thread itself: getrusage is exact for it. */
+	/* The writing thread itself: getrusage is exact for it.  Not the
+	 * runtime's own threads (their CPU is the profiler's cost, in WALL
+	 * and INTERVAL). */
+	pid_t me = pass.me;
+	if (me == __atomic_load_n(&mon_runtime_tid, __ATOMIC_RELAXED) ||
+	    me == __atomic_load_n(&mon_control_tid, __ATOMIC_RELAXED))
+		return pass.unlisted;
 	struct monout_thread *t = mine();
 	struct rusage ru;
 	if (t != NULL && getrusage(RUSAGE_THREAD, &ru) == 0) {
 		t->user_usec = tv_usec(ru.ru_utime);
 		t->sys_usec = tv_usec(ru.ru_stime);
 	}
+	return pass.unlisted;
 }
 
 
@@ -319,10 +538,12 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 		f.check_usec = 0;	/* the rate check ran in the first interval */
 	if (table == NULL)
 		return monout_put_facts(w, &f);
-	sample_all();
-	f.threads_unlisted = __atomic_load_n(&overflow, __ATOMIC_RELAXED);
+	unsigned ended = __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);
+	f.threads_unlisted = sample_all() + (ended - base_ended_unlisted);
 	if (f.threads_unlisted)
 		f.flags |= MONOUT_FACT_THREADS_FULL;
+	if (win->advance)
+		base_ended_unlisted = ended;
 	if (monout_put_facts(w, &f) < 0 || monout_put_threads_open(w) < 0)
 		return -1;
 	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
@@ -331,13 +552,24 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 		struct monout_thread t = table[i];
 		t.samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
 		t.flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
-		if (t.tid == 0)
+		if (!listed(t.tid))
 			continue;
 		struct monout_thread was = { 0 };
 		if (base != NULL && base[i].tid == t.tid)
 			was = base[i];
-		if (was.flags & MONOUT_THREAD_ENDED)
-			continue;	/* ended before this interval: in an earlier file */
+		if (was.flags & MONOUT_THREAD_ENDED) {
+			/* ended before this interval: in an earlier file */
+			if (win->advance)
+				give_back(i);
+			continue;
+		}
+		if (win->advance && base != NULL && !(t.flags & MONOUT_THREAD_ENDED)) {
+			int v = vanished(i, t.tid);
+			if (v == 1)
+				continue;
+			if (v == 0)
+				t.flags |= MONOUT_THREAD_ENDED;
+		}
 		if (win->advance && base != NULL)
 			base[i] = t;
 		t.samples -= was.samples < t.samples ? was.samples : t.samples;
@@ -345,6 +577,8 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 		t.sys_usec -= was.sys_usec < t.sys_usec ? was.sys_usec : t.sys_usec;
 		if (monout_put_threads_add(w, &t) < 0)
 			return -1;
+		if (win->advance && base != NULL && (t.flags & MONOUT_THREAD_ENDED))
+			give_back(i);
 	}
 	return monout_put_threads_close(w);
 }
@@ -356,10 +590,13 @@ void mon_facts_window_advance(void)
 	sample_all();
 	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
 	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
+	base_ended_unlisted = __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);
 	for (unsigned i = 0; i < n; i++) {
 		base[i] = table[i];
 		base[i].samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
 		base[i].flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
+		if (base[i].flags & MONOUT_THREAD_ENDED)
+			give_back(i);	/* its end falls in the time skipped */
 	}
 }
 
@@ -373,12 +610,18 @@ int mon_facts_put(struct monout_writer *w)
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
 	if (table == NULL)
 		return monout_put_facts(w, &f);
-	sample_all();
-	f.threads_unlisted = __atomic_load_n(&overflow, __ATOMIC_RELAXED);
+	f.threads_unlisted = sample_all() + __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);
 	if (f.threads_unlisted)
 		f.flags |= MONOUT_FACT_THREADS_FULL;
 	if (monout_put_facts(w, &f) < 0)
 		return -1;
+	if (monout_put_threads_open(w) < 0)
+		return -1;
 	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
-	return monout_put_threads(w, table, n < MON_FACTS_MAX ? n : MON_FACTS_MAX);
+	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
+	for (unsigned i = 0; i < n; i++)
+		if (listed(__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE)) &&
+		    monout_put_threads_add(w, &table[i]) < 0)
+			return -1;
+	return monout_put_threads_close(w);
 }

@@ -78,10 +78,12 @@ int main(int argc, char **argv)
 		       (unsigned long long)m.run.saturated, m.npcs, m.nsyms);
 		if (m.have_facts)
 			printf("elapsed_usec %llu\nrate_asked %u\nrate_set %u\ntick_cost_ns %u\n"
-			       "fact_flags %u\nthreads %zu\ncpu_before_usec %llu\ncheck_usec %u\n",
+			       "fact_flags %u\nthreads %zu\ncpu_before_usec %llu\ncheck_usec %u\n"
+			       "threads_unlisted %u\n",
 			       (unsigned long long)m.facts.elapsed_usec, m.facts.rate_asked,
 			       m.facts.rate_set, m.facts.tick_cost_ns, m.facts.flags, m.nthreads,
-			       (unsigned long long)m.facts.cpu_before_usec, m.facts.check_usec);
+			       (unsigned long long)m.facts.cpu_before_usec, m.facts.check_usec,
+			       m.facts.threads_unlisted);
 		if (m.have_interval)
 			printf("interval_seq %llu\ninterval_start_ns %llu\ninterval_end_ns %llu\n"
 			       "interval_samples_total %llu\ninterval_cpu_usec %llu\n"

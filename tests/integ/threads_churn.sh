@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# The runtime's thread table (lib/runfacts.c, MON_FACTS_MAX 8192 entries:
+# mon.out's THREADS) over a long interval run (issue 22): a server that
+# starts a thread per connection starts more threads over hours than the
+# table holds, though few are alive at once.  Interval files give back
+# the entry of a thread whose end is in a file and that is gone.
+#   threads_churn_run         tests/progs/wall_churn.c, 12 000 threads, 64
+#                             at a time, each asleep 20 ms, under
+#                             PROFDIR=DIR monrun --interval=1: exit 0, two
+#                             or more files
+#   threads_churn_listed      every file lists every thread of its interval
+#                             (threads_unlisted 0, FACTS without
+#                             THREADS_FULL), and the files hold each of the
+#                             12 000 threads' ends once: 12 000 ended rows
+#   threads_churn_last_main   the last file (written at exit, every thread
+#                             joined) lists one thread alive, main: not an
+#                             entry the writer claimed for a thread alive at
+#                             a cut (the thread takes that entry over when it
+#                             ends: runfacts.c's adopt), not the control
+#                             thread (its CPU is the profiler's own)
+#   threads_many_count        tests/progs/threads_many.c, 8400 threads
+#                             alive at once (more than the table) under
+#                             -c itimer --interval=1: a file whose interval
+#                             they all lived through lists or counts each
+#                             once (listed + unlisted = 8401 with main); no
+#                             file counts more, and the files after their
+#                             ends count none (the count is the interval's,
+#                             not the run's so far)
+#   threads_many_no_control   no sample of the series is the control
+#                             thread's (control_main): monfile.c restores
+#                             its mask with the system call, so the itimer
+#                             clock's process-wide SIGPROF stays blocked in
+#                             it after its first write
+# Mutations: give_back() a no-op: 8191 ended threads listed and 3924
+# unlisted over the files, threads_churn_listed fails; adopt_take() returning
+# NULL: the last file lists 61 threads alive, long ended (and the writer's
+# second entries count 8192 + 210), threads_churn_last_main and
+# threads_many_count fail; the count as the run's (ended_unlisted not less
+# base_ended_unlisted): 627 counted in the 3 files after the threads' ends,
+# threads_many_count fails; monfile.c's mask restored through sigguard.c's
+# sigprocmask again: 130 of 369 samples in control_main,
+# threads_many_no_control fails.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/mon_helpers.inc"
+
+build_dump
+$CC -O2 -g -o "$T/churn" "$ROOT/tests/progs/wall_churn.c" -lpthread
+$CC -O2 -g -o "$T/many" "$ROOT/tests/progs/threads_many.c" -lpthread
+
+# info_all DIR: "FILE fact_flags threads unlisted ended live" a file, in order.
+info_all() {
+	for f in $(ls "$1" | grep '\.i[0-9]*\.' | sort); do
+		"$T/mon_dump" "$1/$f" info | awk -v f="$f" '
+			$1 == "fact_flags" { ff = $2 } $1 == "threads_unlisted" { u = $2 }
+			$1 == "thread" { n++; if ($NF % 2 == 1) e++; else { l++; lt = $2 } }
+			$1 == "pid" { pid = $2 }
+			END { printf "%s %d %d %d %d %d %s %s\n", f, ff, n, u, e, l, pid, lt }'
+	done
+}
+
+D=$T/d
+mkdir -p "$D"
+PROFDIR=$D timeout 300 "$B/bin/monrun" --interval=1 "$T/churn" >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/out" "$T/err"
+info_all "$D" >"$T/info"
+cat "$T/info"
+nf=$(wc -l <"$T/info")
+if [ $rc -eq 0 ] && grep -qx 'started 12000' "$T/out" && [ "$nf" -ge 2 ]; then
+	ok threads_churn_run
+else
+	not_ok threads_churn_run "exit $rc, $nf files, $(head -n 1 "$T/out")"
+fi
+# (FACTS flag 8: MONOUT_FACT_THREADS_FULL.)
+set -- $(awk '{ if (int($2 / 8) % 2 == 1 || $4 > 0) full++; unl += $4; ended += $5 }
+	END { print full + 0, unl + 0, ended + 0 }' "$T/info")
+if [ "$nf" -ge 2 ] && [ "$1" = 0 ] && [ "$3" = 12000 ]; then
+	ok threads_churn_listed
+else
+	not_ok threads_churn_listed "$1 files with threads unlisted ($2 in all), $3 ended threads listed over the files, want 0 and 12000"
+fi
+set -- $(tail -n 1 "$T/info")
+if [ "$nf" -ge 2 ] && [ "$6" = 1 ] && [ "$8" = "$7" ]; then
+	ok threads_churn_last_main
+else
+	not_ok threads_churn_last_main "the last file $1 lists $6 threads as alive (the last $8), want the main thread $7 alone"
+fi
+
+D=$T/m
+mkdir -p "$D"
+PROFDIR=$D timeout 300 "$B/bin/monrun" -c itimer --interval=1 "$T/many" 8400 2500 1500 >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/out" "$T/err"
+info_all "$D" >"$T/info"
+cat "$T/info"
+# Files before the threads ended (no ended row): every thread of the 8401
+# listed or counted.  Any file: no more than 8401.  The files after the
+# last with ended rows (the program sleeps 1.5 s after joining them):
+# none counted, their threads' ends were in an earlier file.
+set -- $(awk '$5 == 0 && $3 + $4 == 8401 { exact++ } $3 + $4 > 8401 { over++; w = $1 " " $3 "+" $4 }
+	$5 > 0 { after = 0; later = 0 } $5 == 0 { after++; later += $4 }
+	END { print exact + 0, over + 0, after + 0, later + 0, w }' "$T/info")
+if [ $rc -eq 0 ] && grep -qx 'joined 8400' "$T/out" && [ "$1" -ge 1 ] && [ "$2" = 0 ] &&
+	[ "$3" -ge 1 ] && [ "$4" = 0 ]; then
+	ok threads_many_count
+else
+	not_ok threads_many_count "exit $rc, $1 files that list or count the 8401 threads, $2 that count more (${5:-} ${6:-}), $4 counted unlisted in the $3 files after the threads ended"
+fi
+"$B/bin/prof" "$D" --format=folded >"$T/folded" 2>"$T/prof.err"
+prc=$?
+all=$(awk '{ n += $NF } END { print n + 0 }' "$T/folded")
+ctl=$(awk '/control_main/ { n += $NF } END { print n + 0 }' "$T/folded")
+if [ $prc -eq 0 ] && [ "$all" -gt 0 ] && [ "$ctl" = 0 ]; then
+	ok threads_many_no_control
+else
+	not_ok threads_many_no_control "prof exit $prc, $ctl of $all samples in control_main"
+fi
