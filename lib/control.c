@@ -119,6 +119,9 @@ static uint64_t start_mono, start_real;	/* the interval in progress began */
 static int ended;		/* the last interval was written: no more */
 static int cut_asked;		/* a snapshot signal asked for a cut */
 static uint32_t removed;	/* files removed by rotation */
+static uint32_t unwritten;	/* intervals whose file could not be written */
+static uint32_t failing;	/* of them, since the last file written */
+static uint64_t retry_mono;	/* after a failed write: no cut before this */
 static char *name_thread, *name_other;	/* name buffers: the thread's, everyone else's */
 static size_t name_cap;
 
@@ -249,6 +252,22 @@ static void rotate(uint64_t s, uint64_t start_sec, uint64_t bytes, char *buf)
 	}
 }
 
+static char *put_dec(char *p, uint64_t v);
+
+/* A write succeeded after n failed: say so once (the first failure said
+ * why). */
+static void say_written_again(uint32_t n)
+{
+	static const char one[] = " interval before this one was lost (its file could not be written)\n",
+			  more[] = " intervals before this one were lost (their files could not be "
+				   "written)\n";
+	char m[192] = "monprof: interval files are written again; ";
+	char *p = put_dec(m + strlen(m), n);
+	memcpy(p, n == 1 ? one : more, n == 1 ? sizeof one : sizeof more);
+	ssize_t r = write(STDERR_FILENO, m, strlen(m));
+	(void)r;
+}
+
 /* Write the interval in progress: advance 1 (the series goes on: counts
  * taken, a new interval begins now) or 0 (the last).  buf: a name buffer
  * of name_cap bytes that this caller alone uses.  Under cut_lock.
@@ -272,12 +291,36 @@ static int cut(int advance, int reason, int signo, uint32_t flags, int in_handle
 	c.rec.removed = removed;
 	c.since_ns = start_mono;
 	c.advance = advance && !in_handler;
+	c.quiet = failing > 0;	/* said once, at the first of a row */
 	if (!c.advance) {
 		c.rec.flags |= MONOUT_INTERVAL_LAST;
 		wrote();	/* before: a signal held during the write may end us after it */
 	}
 	int rc = mon_write_interval(&c, reason, signo, in_handler);
+	if (rc < 0 && c.advance) {
+		/* Not written (a full disk, PROFDIR gone or read-only...).  No
+		 * second try at once, which would fail the same way many times
+		 * a second: the next at the interval's end.  If the counts were
+		 * taken, the interval is lost: its sequence number is skipped,
+		 * so the series shows the gap (prof says so), and the next file
+		 * begins now. */
+		int e = errno;
+		retry_mono = t0 + (uint64_t)cfg.interval_s * 1000000000u;
+		if (c.taken) {
+			seq++;
+			start_mono = t0;
+			start_real = c.rec.end_ns;
+			unwritten++;
+			failing++;
+		}
+		errno = e;
+	}
+	if (rc == 0 && failing) {
+		say_written_again(failing);
+		failing = 0;
+	}
 	if (rc == 0) {
+		retry_mono = 0;
 		seq++;
 		start_mono = t0;
 		start_real = c.rec.end_ns;
@@ -450,7 +493,9 @@ static void status(char *r, size_t cap)
 		add(r, cap, "interval ");
 		add_num(r, cap, cfg.interval_s);
 		add(r, cap, " s, written ");
-		add_num(r, cap, seq);
+		add_num(r, cap, seq - unwritten);
+		add(r, cap, ", not written ");
+		add_num(r, cap, unwritten);
 		add(r, cap, ", removed ");
 		add_num(r, cap, removed);
 		add(r, cap, ", longest cut ");
@@ -718,6 +763,8 @@ static void *control_main(void *arg)
 		int64_t wait_ms = -1;
 		if (cfg.interval_s && !ended) {
 			uint64_t end = start_mono + (uint64_t)cfg.interval_s * 1000000000u;
+			if (end < retry_mono)
+				end = retry_mono;
 			wait_ms = end > now ? (int64_t)((end - now) / 1000000u) + 1 : 0;
 		}
 		if (sampling && (wait_ms < 0 || wait_ms > (int64_t)(GROW_CHECK_NS / 1000000u)))
@@ -731,7 +778,8 @@ static void *control_main(void *arg)
 			mon_stacks_grow();
 			next_grow = now + GROW_CHECK_NS;
 		}
-		int due = now >= start_mono + (uint64_t)cfg.interval_s * 1000000000u;
+		int due = now >= start_mono + (uint64_t)cfg.interval_s * 1000000000u &&
+			  now >= retry_mono;
 		int st = mon_profiling_state();
 		if (cfg.interval_s && !ended && st == 1 &&
 		    (due || __atomic_exchange_n(&cut_asked, 0, __ATOMIC_ACQ_REL))) {
@@ -764,6 +812,8 @@ static void forget_parent(void)
 		ended = 0;
 		cut_asked = 0;
 		removed = 0;
+		unwritten = failing = 0;
+		retry_mono = 0;
 		ring_first = ring_n = 0;
 		ring_bytes = 0;
 		own_cpu_usec = 0;

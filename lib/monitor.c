@@ -562,6 +562,7 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 	struct fill_ctx ctx = { reason, signo, cut, 0, { 0 }, NULL, NULL, 0 };
 	if (cut->advance && mon_stacks_cut_begin() < 0)
 		cut->advance = 0;	/* no memory for a fresh table: nothing is taken */
+	cut->taken = cut->advance;
 	/* The counters at once after the stack table's cut, not when the
 	 * file's RUN record is filled: a tick between the two would count in
 	 * this file and keep its stack in the next, as many of them as the
@@ -584,7 +585,7 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 	cut->rec.flags |= MONOUT_INTERVAL_OWN_CALLS;
 	int rc = mon_file_write_as(cut->name, MONOUT_F_SNAPSHOT * (reason != MONOUT_WHY_EXIT &&
 								   reason != MONOUT_WHY_EXEC),
-				   fill, &ctx, 0, &cut->bytes);
+				   fill, &ctx, cut->quiet, &cut->bytes);
 	int e = errno;
 	taken_free(&ctx);
 	mon_count_cut_end(cut->advance);

@@ -131,6 +131,9 @@ struct mon_interval_cut {
 	uint64_t since_ns;
 	int advance;
 	uint64_t bytes;
+	int quiet;		/* a failed write says nothing on stderr */
+	int taken;		/* set by the write: the interval's counts were taken (a
+				 * failed write lost them) */
 };
 /* Write that interval's profile (writer's lock as mon_write_profile;
  * reason MONOUT_WHY_*).  advance must be 0 in a signal handler.  0 or

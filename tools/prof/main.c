@@ -844,6 +844,8 @@ int main(int argc, char **argv)
 		}
 		prof_data_free(&d);
 	}
+	if (status == 0 && prof_warn_series_gaps(spans, nspans) < 0)
+		status = nomem();
 	if (status == 0 && timeline) {
 		prof_print_timeline(spans, nspans, untimed);
 		free(spans);

@@ -44,6 +44,47 @@ uint64_t prof_span_samples(const struct prof_data *d, int event)
 	return n;
 }
 
+static int cmp_pid_start(const void *x, const void *y)
+{
+	const struct prof_span *p = *(const struct prof_span *const *)x,
+			       *q = *(const struct prof_span *const *)y;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->start != q->start)
+		return p->start < q->start ? -1 : 1;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+int prof_warn_series_gaps(const struct prof_span *v, size_t n)
+{
+	const struct prof_span **s = malloc((n ? n : 1) * sizeof *s);
+	if (s == NULL)
+		return -1;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].seq)
+			s[k++] = &v[i];
+	qsort(s, k, sizeof *s, cmp_pid_start);
+	for (size_t i = 1; i < k; i++) {
+		const struct prof_span *a = s[i - 1], *b = s[i];
+		if (a->pid != b->pid || b->seq <= a->seq + 1)
+			continue;	/* another process, the next, or an exec's new series */
+		unsigned long long lo = a->seq + 1, hi = b->seq - 1;
+		prof_warn("intervals-missing",
+			  "process %llu: %s %llu%s%.0llu of its series %s not among the files read (%s "
+			  "is #%llu, %s #%llu): %.1f s of its run are not in this profile.  Their "
+			  "files were not written (the program's standard error says why: a full "
+			  "disk, PROFDIR removed or read-only) or were deleted since; keep PROFDIR "
+			  "writable with room for the series (monrun --max-bytes, --keep bound it)",
+			  (unsigned long long)a->pid, lo == hi ? "interval" : "intervals", lo,
+			  lo == hi ? "" : " to ", lo == hi ? 0ull : hi, lo == hi ? "is" : "are",
+			  a->file, (unsigned long long)a->seq, b->file, (unsigned long long)b->seq,
+			  b->start > a->end ? b->start - a->end : 0.0);
+	}
+	free(s);
+	return 0;
+}
+
 static int cmp_span(const void *x, const void *y)
 {
 	const struct prof_span *p = x, *q = y;

@@ -36,6 +36,16 @@ int prof_file_span(const struct prof_data *d, double *start, double *end);
  * running nor runnable.  A count, >= 0. */
 uint64_t prof_span_samples(const struct prof_data *d, int event);
 
+/* Warns (intervals-missing) of each run of sequence numbers missing
+ * between two interval files of one process's series among v[0 .. n-1]
+ * (any order; v is not changed): intervals whose files were not written
+ * (the runtime skips the number of one it could not write) or were deleted
+ * since.  Files of one pid whose numbers start again from a lower one are
+ * the series of an exec'd image.  The first files of a series are not
+ * looked for (--keep and --max-bytes remove the oldest).  0, or -1 without
+ * memory (nothing said). */
+int prof_warn_series_gaps(const struct prof_span *v, size_t n);
+
 /* Puts v[0 .. n-1] in time order: by start, then by file name. */
 void prof_spans_sort(struct prof_span *v, size_t n);
 
