@@ -7,8 +7,9 @@
 #    F F...` (data files as positional arguments) and `prof -m F ...` each
 #    read them all as one profile, the sum of the files;
 #  - programs_*: files of two programs are shown by program (text), chosen
-#    with --program=NAME, summed with --merge; a format of one report
-#    refuses, naming both options;
+#    with --program=NAME (and only the chosen files' warnings given),
+#    summed with --merge; a format of one report refuses, naming both
+#    options;
 #  - tree_unfollowed_said: without -f, prof says how many forks went
 #    unprofiled and names -f (the FORKS record);
 #  - dir_unreadable: a damaged file of a directory is left out with a
@@ -110,6 +111,25 @@ one_line_error programs_one_report 1 \
 ole_real_run=1 one_line_error programs_none_matches 1 \
 	"^prof: --program=nosuch: none of the 8 profiles read is of that program$" \
 	"$PROF" --program=nosuch run
+# --program: the warnings of the chosen program's files only.  Both run
+# without -f, so each file warns of its unprofiled children.  Mutation
+# caught: the warnings given as each file is read, before --program left
+# it out (the other's warning shown).
+mkdir -p twop
+PROFDIR=$T/twop timeout 120 "$MONRUN" ./tree 3 0.02 >/dev/null &&
+	PROFDIR=$T/twop timeout 120 "$MONRUN" ./other 0.02 >/dev/null || not_ok programs_warnings_run
+"$PROF" --program=tree twop >/dev/null 2>wt.err; rc_t=$?
+"$PROF" --program=other twop >/dev/null 2>wo.err; rc_o=$?
+"$PROF" twop >/dev/null 2>wb.err
+unf() { grep -c "^prof: warning: twop/[0-9]*\.$1: the process forked [0-9]* times\? without following" "$2"; }
+echo "# unfollowed-forks warnings: --program=tree: tree $(unf tree wt.err), other $(unf other wt.err); --program=other: $(unf tree wo.err), $(unf other wo.err); both: $(unf tree wb.err), $(unf other wb.err)"
+if [ $rc_t -eq 0 ] && [ $rc_o -eq 0 ] && [ "$(unf tree wt.err)" -eq 1 ] && [ "$(unf other wt.err)" -eq 0 ] &&
+   [ "$(unf tree wo.err)" -eq 0 ] && [ "$(unf other wo.err)" -eq 1 ] &&
+   [ "$(unf tree wb.err)" -eq 1 ] && [ "$(unf other wb.err)" -eq 1 ]; then
+	ok programs_warnings_chosen
+else
+	not_ok programs_warnings_chosen "exit $rc_t/$rc_o: $(head -c 400 wt.err)"
+fi
 "$PROF" --merge --format=csv run >mg.csv 2>mg.err; rc=$?
 t_parent=$(ticks mg.csv parent_spin) t_child=$(ticks mg.csv child_spin)
 [ $rc -eq 0 ] && [ "$t_child" = "$got" ] && [ "$(ticks dir.csv parent_spin)" != "$t_parent" ] &&

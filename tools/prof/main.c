@@ -764,8 +764,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < in.n && status == 0; i++) {
 		struct prof_data d;
 		char err[512], this_prog[160];
+		/* Its warnings shown once it is kept: those of a file left out
+		 * (another program, outside the window) are not this report's. */
+		prof_warn_hold();
 		int r = read_input(&in.v[i], prog, &d);
 		if (r <= 0) {
+			prof_warn_release(1);
 			status = r < 0;
 			continue;
 		}
@@ -777,6 +781,7 @@ int main(int argc, char **argv)
 		if (in.n == 1 && !in.v[i].from_dir && timed)
 			warn_profiles_beside(in.v[i].name, &d, t0);
 		if (program && !program_is(program, this_prog, path)) {
+			prof_warn_release(0);
 			nother++;
 			prof_data_free(&d);
 			continue;
@@ -785,10 +790,12 @@ int main(int argc, char **argv)
 		uint64_t sq = d.run.interval_seq;
 		if ((twindow && (!timed || t1 < from || t0 > to)) ||
 		    (swindow && (sq == 0 || sq < seq_from || sq > seq_to))) {
+			prof_warn_release(0);
 			noutside++;
 			prof_data_free(&d);
 			continue;
 		}
+		prof_warn_release(1);
 		/* Its place in time: --timeline's line, the flame graph's bar. */
 		if (timed) {
 			if (grow_one(&spans, nspans, sizeof *spans) < 0) {
