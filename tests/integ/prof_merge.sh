@@ -8,8 +8,8 @@
 #    read them all as one profile, the sum of the files;
 #  - programs_*: files of two programs are shown by program (text), chosen
 #    with --program=NAME (and only the chosen files' warnings given),
-#    summed with --merge; a format of one report refuses, naming both
-#    options;
+#    summed with --merge; a format of one report (JSON, pprof, flame) and
+#    --output refuse, naming each program's --program=NAME and --merge;
 #  - tree_unfollowed_said: without -f, prof says how many forks went
 #    unprofiled and names -f (the FORKS record);
 #  - dir_unreadable: a damaged file of a directory is left out with a
@@ -105,9 +105,19 @@ else
 fi
 # The programs in the order of their files' names, which begin with the
 # pid: the other program's may come first when the pids wrapped round.
+# Mutation caught: the refusal naming no program's option (the old
+# "choose one with --program=NAME").
 one_line_error programs_one_report 1 \
-	"^prof: the files are profiles of 2 programs \\(($T/tree: 6 files, $T/other: 2 files|$T/other: 2 files, $T/tree: 6 files)\\); choose one with --program=NAME, or give --merge to sum them$" \
+	"^prof: the files are profiles of 2 programs \\(($T/tree: 6 files, $T/other: 2 files|$T/other: 2 files, $T/tree: 6 files)\\), and --format=json makes one program's profile \\(the text report shows each apart\\): choose one with (--program=tree or --program=other|--program=other or --program=tree), or give --merge to sum them$" \
 	"$PROF" --format=json run
+for f in pprof flame; do
+	one_line_error programs_one_report_$f 1 \
+		"^prof: the files are profiles of 2 programs \\(.*\\), and --format=$f makes one program's profile \\(the text report shows each apart\\): choose one with (--program=tree or --program=other|--program=other or --program=tree), or give --merge to sum them$" \
+		"$PROF" --format=$f run
+done
+# The option it names chooses: pprof of tree's files alone.
+"$PROF" --format=pprof --program=tree run >pt.pb.gz 2>/dev/null && [ -s pt.pb.gz ] &&
+	ok programs_option_named_works || not_ok programs_option_named_works
 ole_real_run=1 one_line_error programs_none_matches 1 \
 	"^prof: --program=nosuch: none of the 8 profiles read is of that program$" \
 	"$PROF" --program=nosuch run
@@ -150,7 +160,7 @@ if [ $rc -eq 0 ] && [ ! -s out.txt ] && grep -q '^prof: tree.mon: 6 profiles sum
 else
 	not_ok output_one_file "exit $rc: $(head -c 300 out.err) $(grep elapsed s1.err s.err)"
 fi
-one_line_error output_one_program 1 "^prof: the files are profiles of 2 programs .*--program=NAME, or give --merge to sum them$" \
+one_line_error output_one_program 1 "^prof: the files are profiles of 2 programs .*, and --output writes one program's profile .*: choose one with --program=.* or --program=.*, or give --merge to sum them$" \
 	"$PROF" --output=both.mon run
 rm -f run/*.other
 
