@@ -27,12 +27,17 @@
 #   layouts_refused_names the same object with text of another size is
 #                         refused, naming the file its layout came from (not
 #                         the first file given)
+#   layouts_refused_jit_* samples in code of no object (PCS) where another
+#                         file has an object: refused in either order,
+#                         naming both files
+#   layouts_jit_elsewhere such samples where no file has an object: summed
 # Mutations (tools/prof/save.c): the old refusal of another load bias
 # fails _saved and the crafted ones; a stack PC not moved fails
 # _reads_as_dir and _crafted_moved (folded); the histogram's range not
 # moved fails them too (another histogram, its bins read against the
 # first file's symbols elsewhere); the refusal naming files[0] fails
-# _refused_names.
+# _refused_names; no check of the PCS entries fails _refused_jit_* (the
+# file is written, the samples then stacks2's).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -165,3 +170,27 @@ crafted layouts_crafted_over over.mon
 one_line_error layouts_refused_names 1 \
 	"^prof: --output: bad.mon: $T/stacks at another address than in p1.mon, and its text not at the same offset from its load bias or not of the same size: not the same code, its samples cannot be summed$" \
 	"$PROF" --output=bad.sum over.mon p1.mon bad.mon
+
+# Samples in code of no object (PCS, a JIT's) where another file has an
+# object: refused whichever file comes first, naming both; elsewhere they
+# are summed and read as apart.
+# jit.mon: JIT samples at 0x601100; obj2.mon: stacks2 at 0x601000.
+./craft jit.mon -o "$T/stacks:0:0x401000:0x401190:1:$SID" -P 0x601100:5 -E 1000000:1000:900 &&
+	./craft obj2.mon -o "$T/stacks2:0x200000:0x601000:0x601190:1:$SID" \
+		-h 0x601000:0x601190:0x8000:100 -b 56:5 -E 1000000:1000:902 &&
+	./craft jit2.mon -o "$T/stacks:0:0x401000:0x401190:1:$SID" -P 0x900000:5 -E 1000000:1000:901 ||
+	not_ok craft_jit
+for order in "jit.mon obj2.mon" "obj2.mon jit.mon"; do
+	# shellcheck disable=SC2086
+	one_line_error "layouts_refused_jit_$(echo $order | cut -c1-3)" 1 \
+		"^prof: --output: jit.mon: samples at 0x601100, in code of no object \(PCS: a JIT's\), lie where obj2.mon has $T/stacks2: summed into one file they would be counted as that object's; read them with prof -m$" \
+		"$PROF" --output=jit.sum $order
+done
+"$PROF" --output=jit2.sum p1.mon jit2.mon >/dev/null 2>jit2.err; rc=$?
+"$PROF" --format=csv p1.mon jit2.mon >j2.csv 2>/dev/null
+"$PROF" --format=csv -m jit2.sum >j1.csv 2>/dev/null
+if [ $rc -eq 0 ] && [ -s j1.csv ] && cmp -s j1.csv j2.csv && grep -q '^\[anon\],object,' j1.csv; then
+	ok layouts_jit_elsewhere
+else
+	not_ok layouts_jit_elsewhere "exit $rc: $(head -c 200 jit2.err) $(diff j1.csv j2.csv | head -4 | tr '\n' ' ')"
+fi

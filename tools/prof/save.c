@@ -23,7 +23,8 @@
  * object (path and build ID) with another text range relative to its
  * bias (not the same code), and objects that share addresses within one
  * file (one unloaded, the other loaded there) when one of them must
- * move: a PC there could not tell which to follow.  RUN holds the first
+ * move: a PC there could not tell which to follow; samples in code of no
+ * object (PCS: a JIT's) where another file has an object.  RUN holds the first
  * file's process, command and clock and the sums of the counters and CPU;
  * FACTS the run's span (earliest start to latest write) as its elapsed
  * time; FORKS the sum.  WALL: the header's counters summed, its
@@ -284,6 +285,54 @@ static void wall_finish(struct monout *m, const struct wall_span *spans, size_t 
 	}
 }
 
+static int cmp_range(const void *x, const void *y)
+{
+	const struct shift *a = x, *b = y;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+/* Whether a PC of m->pcs (code in no object of its file, pcs_from[i])
+ * lies in an object of the merged layout (m->objects, no two over the same
+ * addresses; from[j]: the file object j's layout is from): 0 none, 1 one
+ * (a message in err naming both files), -1 ENOMEM.  O(n log n). */
+static int pcs_in_objects(const struct monout *m, const size_t *pcs_from, const size_t *from,
+			  const char *const *files, char *err, size_t errlen)
+{
+	struct shift *r = malloc((m->nobjects ? m->nobjects : 1) * sizeof *r);
+	size_t n = 0;
+	if (r == NULL) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	for (size_t i = 0; i < m->nobjects; i++)
+		if (m->objects[i].text_lo < m->objects[i].text_hi)
+			r[n++] = (struct shift){ m->objects[i].text_lo, m->objects[i].text_hi, i };
+	qsort(r, n, sizeof *r, cmp_range);
+	for (size_t k = 0; k < m->npcs; k++) {
+		uint64_t pc = m->pcs[k].selfpc;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {	/* the first range starting above pc */
+			size_t mid = lo + (hi - lo) / 2;
+			if (r[mid].lo <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || pc >= r[lo - 1].hi)
+			continue;
+		size_t j = (size_t)r[lo - 1].delta;
+		const struct monout_object *o = &m->objects[j];
+		snprintf(err, errlen, "%s: samples at 0x%llx, in code of no object (PCS: a JIT's), "
+			 "lie where %s has %.*s: summed into one file they would be counted as "
+			 "that object's; read them with prof -m", files[pcs_from[k]],
+			 (unsigned long long)pc, files[from[j]], (int)o->path_len, o->path);
+		free(r);
+		return 1;
+	}
+	free(r);
+	return 0;
+}
+
 int prof_save(const char *out, const char *const *files, size_t n, char *err, size_t errlen)
 {
 	struct monout *in = calloc(n ? n : 1, sizeof *in);
@@ -291,6 +340,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	struct mhist *mh = NULL;
 	size_t nmh = 0, nparsed = 0;
 	uint32_t *objmap = NULL;
+	size_t *pcs_from = NULL;	/* m.pcs[i]: the file it is from */
 	uint64_t *delta = NULL;	/* this file's objects: merged minus own bias */
 	size_t *from = NULL;	/* merged object: the file its layout is from */
 	struct shift *sh = NULL;	/* this file's moved text ranges */
@@ -536,6 +586,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 			}
 		}
 		size_t c0 = m.ncalls, a0 = m.narcs, st0 = m.nstacks, w0 = m.nwall_samples;
+		size_t p0 = m.npcs;
 		if (append((void **)&m.calls, &m.ncalls, d->calls, d->ncalls, sizeof *d->calls) < 0 ||
 		    append((void **)&m.arcs, &m.narcs, d->arcs, d->narcs, sizeof *d->arcs) < 0 ||
 		    append((void **)&m.pcs, &m.npcs, d->pcs, d->npcs, sizeof *d->pcs) < 0 ||
@@ -544,6 +595,14 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		    append((void **)&m.stacks, &m.nstacks, d->stacks, d->nstacks,
 			   sizeof *d->stacks) < 0)
 			goto nomem;
+		if (m.npcs > p0) {
+			size_t *pf = realloc(pcs_from, m.npcs * sizeof *pf);
+			if (pf == NULL)
+				goto nomem;
+			pcs_from = pf;
+			for (size_t i = p0; i < m.npcs; i++)
+				pcs_from[i] = f;
+		}
 		if (d->have_stacks) {
 			m.have_stacks = 1;
 			if (d->stack_max_depth > m.stack_max_depth)
@@ -603,6 +662,10 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	}
 	if (m.have_wall)
 		wall_finish(&m, spans, nspans);
+	/* Samples in code of no object (PCS: a JIT's) where another file has
+	 * an object would be that object's in one file. */
+	if (m.npcs && pcs_in_objects(&m, pcs_from, from, files, err, errlen) != 0)
+		goto out;
 	/* Each histogram's bins sorted and added up. */
 	m.hists = calloc(nmh ? nmh : 1, sizeof *m.hists);
 	if (m.hists == NULL)
@@ -688,6 +751,7 @@ out:
 		monout_free(&in[f]);
 	free(in);
 	free(objmap);
+	free(pcs_from);
 	free(delta);
 	free(from);
 	free(sh);
