@@ -27,17 +27,19 @@
 #   layouts_refused_names the same object with text of another size is
 #                         refused, naming the file its layout came from (not
 #                         the first file given)
-#   layouts_refused_jit_* samples in code of no object (PCS) where another
-#                         file has an object: refused in either order,
-#                         naming both files
+#   layouts_refused_jit_* samples in code of no object (PCS, or a stack
+#                         frame the walk reached there) where another file
+#                         has an object: refused in either order, naming
+#                         both files
 #   layouts_jit_elsewhere such samples where no file has an object: summed
 # Mutations (tools/prof/save.c): the old refusal of another load bias
 # fails _saved and the crafted ones; a stack PC not moved fails
 # _reads_as_dir and _crafted_moved (folded); the histogram's range not
 # moved fails them too (another histogram, its bins read against the
 # first file's symbols elsewhere); the refusal naming files[0] fails
-# _refused_names; no check of the PCS entries fails _refused_jit_* (the
-# file is written, the samples then stacks2's).
+# _refused_names; no check of the PCS entries fails _refused_jit_jit and
+# _obj (the file is written, the samples then stacks2's), of JIT stacks'
+# frames _refused_jit_frame.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -87,7 +89,8 @@ for opts in "" "--format=csv" "--graph" "--format=folded" "--threads --format=fo
 done
 "$PROF" --format=csv --base=m.mon d >base.csv 2>/dev/null
 # Columns: name,kind,object,percent,base_percent,delta_percent,seconds,base_seconds,delta_seconds
-nz=$(awk -F, 'NR > 1 && ($6 != "+0.000000" || $9 != "+0.000000")' base.csv | wc -l)
+# (A delta of a sum made in another order may print as -0.000000.)
+nz=$(awk -F, 'NR > 1 && ($6 + 0 != 0 || $9 + 0 != 0)' base.csv | wc -l)
 [ -s base.csv ] && [ "$nz" -eq 0 ] || { same=0 why="$why [--base: $nz rows not zero]"; }
 if command -v go >/dev/null 2>&1; then
 	gp() { HOME=$T GOCACHE=$T/gocache GOFLAGS=-mod=mod timeout 120 go tool pprof -top \
@@ -178,14 +181,20 @@ one_line_error layouts_refused_names 1 \
 ./craft jit.mon -o "$T/stacks:0:0x401000:0x401190:1:$SID" -P 0x601100:5 -E 1000000:1000:900 &&
 	./craft obj2.mon -o "$T/stacks2:0x200000:0x601000:0x601190:1:$SID" \
 		-h 0x601000:0x601190:0x8000:100 -b 56:5 -E 1000000:1000:902 &&
-	./craft jit2.mon -o "$T/stacks:0:0x401000:0x401190:1:$SID" -P 0x900000:5 -E 1000000:1000:901 ||
+	./craft jit2.mon -o "$T/stacks:0:0x401000:0x401190:1:$SID" -P 0x900000:5 -E 1000000:1000:901 &&
+	./craft jit3.mon -o "$T/stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x8000:100 \
+		-b 56:5 -k 5:903:2:0x4010e0,0x601100 -E 1000000:1000:903 ||
 	not_ok craft_jit
 for order in "jit.mon obj2.mon" "obj2.mon jit.mon"; do
 	# shellcheck disable=SC2086
 	one_line_error "layouts_refused_jit_$(echo $order | cut -c1-3)" 1 \
-		"^prof: --output: jit.mon: samples at 0x601100, in code of no object \(PCS: a JIT's\), lie where obj2.mon has $T/stacks2: summed into one file they would be counted as that object's; read them with prof -m$" \
+		"^prof: --output: jit.mon: samples at 0x601100, in code of no object \(a JIT's\), lie where obj2.mon has $T/stacks2: summed into one file they would be counted as that object's; read them with prof -m$" \
 		"$PROF" --output=jit.sum $order
 done
+# The same for a stack frame there (a walk that reached JIT code).
+one_line_error layouts_refused_jit_frame 1 \
+	"^prof: --output: jit3.mon: samples at 0x601100, in code of no object \(a JIT's\), lie where obj2.mon has $T/stacks2: summed into one file they would be counted as that object's; read them with prof -m$" \
+	"$PROF" --output=jit.sum jit3.mon obj2.mon
 "$PROF" --output=jit2.sum p1.mon jit2.mon >/dev/null 2>jit2.err; rc=$?
 "$PROF" --format=csv p1.mon jit2.mon >j2.csv 2>/dev/null
 "$PROF" --format=csv -m jit2.sum >j1.csv 2>/dev/null

@@ -24,7 +24,8 @@
  * bias (not the same code), and objects that share addresses within one
  * file (one unloaded, the other loaded there) when one of them must
  * move: a PC there could not tell which to follow; samples in code of no
- * object (PCS: a JIT's) where another file has an object.  RUN holds the first
+ * object (PCS, or frames of stacks flagged MONOUT_STACK_JIT: a JIT's) where
+ * another file has an object.  RUN holds the first
  * file's process, command and clock and the sums of the counters and CPU;
  * FACTS the run's span (earliest start to latest write) as its elapsed
  * time; FORKS the sum.  WALL: the header's counters summed, its
@@ -291,12 +292,18 @@ static int cmp_range(const void *x, const void *y)
 	return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-/* Whether a PC of m->pcs (code in no object of its file, pcs_from[i])
- * lies in an object of the merged layout (m->objects, no two over the same
- * addresses; from[j]: the file object j's layout is from): 0 none, 1 one
- * (a message in err naming both files), -1 ENOMEM.  O(n log n). */
-static int pcs_in_objects(const struct monout *m, const size_t *pcs_from, const size_t *from,
-			  const char *const *files, char *err, size_t errlen)
+struct anon {			/* a sampled PC in code of no object of its file */
+	uint64_t pc;
+	size_t file;
+};
+
+/* Whether a PC of v[0..n) (code in no object of its file: PCS entries,
+ * frames of stacks whose walk reached such code) lies in an object of the
+ * merged layout (m->objects, no two over the same addresses; from[j]: the
+ * file object j's layout is from): 0 none, 1 one (a message in err naming
+ * both files), -1 ENOMEM.  O((n + objects) log objects). */
+static int anon_in_objects(const struct monout *m, const struct anon *v, size_t nv,
+			   const size_t *from, const char *const *files, char *err, size_t errlen)
 {
 	struct shift *r = malloc((m->nobjects ? m->nobjects : 1) * sizeof *r);
 	size_t n = 0;
@@ -308,8 +315,8 @@ static int pcs_in_objects(const struct monout *m, const size_t *pcs_from, const 
 		if (m->objects[i].text_lo < m->objects[i].text_hi)
 			r[n++] = (struct shift){ m->objects[i].text_lo, m->objects[i].text_hi, i };
 	qsort(r, n, sizeof *r, cmp_range);
-	for (size_t k = 0; k < m->npcs; k++) {
-		uint64_t pc = m->pcs[k].selfpc;
+	for (size_t k = 0; k < nv; k++) {
+		uint64_t pc = v[k].pc;
 		size_t lo = 0, hi = n;
 		while (lo < hi) {	/* the first range starting above pc */
 			size_t mid = lo + (hi - lo) / 2;
@@ -322,14 +329,38 @@ static int pcs_in_objects(const struct monout *m, const size_t *pcs_from, const 
 			continue;
 		size_t j = (size_t)r[lo - 1].delta;
 		const struct monout_object *o = &m->objects[j];
-		snprintf(err, errlen, "%s: samples at 0x%llx, in code of no object (PCS: a JIT's), "
+		snprintf(err, errlen, "%s: samples at 0x%llx, in code of no object (a JIT's), "
 			 "lie where %s has %.*s: summed into one file they would be counted as "
-			 "that object's; read them with prof -m", files[pcs_from[k]],
+			 "that object's; read them with prof -m", files[v[k].file],
 			 (unsigned long long)pc, files[from[j]], (int)o->path_len, o->path);
 		free(r);
 		return 1;
 	}
 	free(r);
+	return 0;
+}
+
+/* Whether pc lies in one of d's objects. */
+static int in_some_object(const struct monout *d, uint64_t pc)
+{
+	for (size_t i = 0; i < d->nobjects; i++)
+		if (pc >= d->objects[i].text_lo && pc < d->objects[i].text_hi)
+			return 1;
+	return 0;
+}
+
+/* Appends to *v (of *nv) the PCs of pcs[0..depth) that lie in none of
+ * d's objects (file f), before they are moved.  0 or -1 (ENOMEM). */
+static int add_anon(struct anon **v, size_t *nv, const struct monout *d, size_t f,
+		    const uint64_t *pcs, uint32_t depth)
+{
+	for (uint32_t k = 0; k < depth; k++) {
+		if (in_some_object(d, pcs[k]))
+			continue;
+		struct anon a = { pcs[k], f };
+		if (append((void **)v, nv, &a, 1, sizeof a) < 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -340,7 +371,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	struct mhist *mh = NULL;
 	size_t nmh = 0, nparsed = 0;
 	uint32_t *objmap = NULL;
-	size_t *pcs_from = NULL;	/* m.pcs[i]: the file it is from */
+	struct anon *anon = NULL;	/* PCs in code of no object of their file */
+	size_t nanon = 0;
 	uint64_t *delta = NULL;	/* this file's objects: merged minus own bias */
 	size_t *from = NULL;	/* merged object: the file its layout is from */
 	struct shift *sh = NULL;	/* this file's moved text ranges */
@@ -595,13 +627,10 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		    append((void **)&m.stacks, &m.nstacks, d->stacks, d->nstacks,
 			   sizeof *d->stacks) < 0)
 			goto nomem;
-		if (m.npcs > p0) {
-			size_t *pf = realloc(pcs_from, m.npcs * sizeof *pf);
-			if (pf == NULL)
+		for (size_t i = p0; i < m.npcs; i++) {
+			struct anon a = { m.pcs[i].selfpc, f };
+			if (append((void **)&anon, &nanon, &a, 1, sizeof a) < 0)
 				goto nomem;
-			pcs_from = pf;
-			for (size_t i = p0; i < m.npcs; i++)
-				pcs_from[i] = f;
 		}
 		if (d->have_stacks) {
 			m.have_stacks = 1;
@@ -613,6 +642,17 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		if (d->have_wall &&
 		    wall_add(&m, d, objmap, delta, &spans, &nspans, files[f], files[0], err, errlen) < 0)
 			goto out;
+		/* Frames in code of no object (a JIT's), as PCS: only stacks
+		 * whose walk reached such code (MONOUT_STACK_JIT) have any. */
+		for (size_t i = st0; i < m.nstacks; i++)
+			if ((m.stacks[i].flags & MONOUT_STACK_JIT) &&
+			    add_anon(&anon, &nanon, d, f, m.stacks[i].pcs, m.stacks[i].depth) < 0)
+				goto nomem;
+		for (size_t i = w0; i < m.nwall_samples; i++)
+			if ((m.wall_samples[i].flags & MONOUT_STACK_JIT) &&
+			    add_anon(&anon, &nanon, d, f, m.wall_samples[i].pcs,
+				     m.wall_samples[i].depth) < 0)
+				goto nomem;
 		/* This file's PCs in moved objects, to the merged layout (the
 		 * stacks' PCs are the reader's arrays for d, now m's). */
 		if (nsh) {
@@ -664,7 +704,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		wall_finish(&m, spans, nspans);
 	/* Samples in code of no object (PCS: a JIT's) where another file has
 	 * an object would be that object's in one file. */
-	if (m.npcs && pcs_in_objects(&m, pcs_from, from, files, err, errlen) != 0)
+	if (nanon && anon_in_objects(&m, anon, nanon, from, files, err, errlen) != 0)
 		goto out;
 	/* Each histogram's bins sorted and added up. */
 	m.hists = calloc(nmh ? nmh : 1, sizeof *m.hists);
@@ -751,7 +791,7 @@ out:
 		monout_free(&in[f]);
 	free(in);
 	free(objmap);
-	free(pcs_from);
+	free(anon);
 	free(delta);
 	free(from);
 	free(sh);
