@@ -90,7 +90,7 @@ aF=$(nm_addr pf g_entry)
 # Not summed without --merge: shown by program (prof_merge.sh tests the reports);
 # a format of one report refuses, naming --program and --merge.
 one_line_error merge_refused 1 \
-	"^prof: the files are profiles of 2 programs \($T/pw: 1 file, $T/pf: 1 file\); choose one with --program=NAME, or give --merge to sum them$" \
+	"^prof: the files are profiles of 2 programs \($T/pw: 1 file, $T/pf: 1 file\), and --format=csv makes one program's profile \(the text report shows each apart\): choose one with --program=pw or --program=pf, or give --merge to sum them$" \
 	"$PROF" -m ok.mon -m other.mon --format=csv
 "$PROF" --merge -m ok.mon -m other.mon --format=csv >mg.csv 2>mg.err; rc=$?
 if [ $rc -eq 0 ] && [ "$(csv_field mg.csv heavy 8)" = 5.000 ] && [ "$(csv_field mg.csv g_entry 8)" = 3.000 ] &&

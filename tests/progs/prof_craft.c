@@ -7,7 +7,7 @@
  *
  *   prof_craft OUT [-r RATE] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
  *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
- *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]...
+ *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]... [-P PC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
  *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID]
@@ -18,7 +18,8 @@
  *                  [-w COUNT:TID:STATE:SYSCALL:WAIT:FLAGS[:PC,PC,...]]...
  *
  * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
- * a bin of the histogram given by the last -h; -A adds an arc (ARCS record).  -4 marks the header as
+ * a bin of the histogram given by the last -h; -A adds an arc (ARCS record), -P
+ * samples at a PC in no object (PCS record).  -4 marks the header as
  * holding 4-byte addresses (whatever the values: for the reader's check of
  * impossible files), with the header checksum remade.  -S writes every
  * histogram sparse (only its non-zero bins), as whole-process profiles are.
@@ -67,6 +68,7 @@ int main(int argc, char **argv)
 	static struct monout_hist hists[MAXN];
 	static struct monout_call calls[4096];
 	static struct monout_arc arcs[4096];
+	static struct monout_call pcs[256];
 	static uint8_t ids[MAXN][64];
 	static char paths[MAXN][4096];
 	struct monout m;
@@ -86,6 +88,7 @@ int main(int argc, char **argv)
 	m.hists = hists;
 	m.calls = calls;
 	m.arcs = arcs;
+	m.pcs = pcs;
 	optind = 2;
 	int four = 0;
 	int sparse = 0;
@@ -104,7 +107,7 @@ int main(int argc, char **argv)
 	m.wall_threads = wthreads;
 	m.waits = waits;
 	m.wall_samples = wsamples;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:A:s:4SK:k:T:U:W:X:Y:w:E:I:")) != -1) {
+	while ((c = getopt(argc, argv, "r:o:h:b:c:A:P:s:4SK:k:T:U:W:X:Y:w:E:I:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -188,6 +191,13 @@ int main(int argc, char **argv)
 			calls[m.ncalls].selfpc = num(&p);
 			calls[m.ncalls].count = num(&p);
 			m.ncalls++;
+			break;
+		case 'P':	/* PCS: a PC in no object, its samples */
+			if (m.npcs == sizeof pcs / sizeof pcs[0])
+				return 1;
+			pcs[m.npcs].selfpc = num(&p);
+			pcs[m.npcs].count = num(&p);
+			m.npcs++;
 			break;
 		case 'A':
 			if (m.narcs == sizeof arcs / sizeof arcs[0])

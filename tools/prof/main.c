@@ -367,6 +367,27 @@ struct group {
 	struct prof_attr a;
 };
 
+/* The NAME of --program=NAME that chooses group k of the n: the last part
+ * of its path, or its path when another group's path ends alike, or the
+ * start of its build ID (16 hex digits) when another group has that path
+ * too (a program rebuilt between runs). */
+static void program_option(const struct group *g, size_t n, size_t k, char *buf, size_t len)
+{
+	const char *p = g[k].path, *s = strrchr(p, '/'), *b = s ? s + 1 : p;
+	int same_base = 0, same_path = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i == k)
+			continue;
+		const char *q = g[i].path, *t = strrchr(q, '/');
+		same_base |= strcmp(t ? t + 1 : q, b) == 0;
+		same_path |= strcmp(q, p) == 0;
+	}
+	if (same_path && strncmp(g[k].prog, "build ID ", 9) == 0)
+		snprintf(buf, len, "%.16s", g[k].prog + 9);
+	else
+		snprintf(buf, len, "%s", same_base ? p : b);
+}
+
 /* --from/--to: a time as seconds since the Epoch ("1764590000",
  * fractions allowed), seconds before now ("-60": the last minute), or a
  * UTC date and time ("2026-12-01T13:00:00", "Z" allowed; strptime(3)'s
@@ -764,8 +785,12 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < in.n && status == 0; i++) {
 		struct prof_data d;
 		char err[512], this_prog[160];
+		/* Its warnings shown once it is kept: those of a file left out
+		 * (another program, outside the window) are not this report's. */
+		prof_warn_hold();
 		int r = read_input(&in.v[i], prog, &d);
 		if (r <= 0) {
+			prof_warn_release(1);
 			status = r < 0;
 			continue;
 		}
@@ -777,6 +802,7 @@ int main(int argc, char **argv)
 		if (in.n == 1 && !in.v[i].from_dir && timed)
 			warn_profiles_beside(in.v[i].name, &d, t0);
 		if (program && !program_is(program, this_prog, path)) {
+			prof_warn_release(0);
 			nother++;
 			prof_data_free(&d);
 			continue;
@@ -785,10 +811,12 @@ int main(int argc, char **argv)
 		uint64_t sq = d.run.interval_seq;
 		if ((twindow && (!timed || t1 < from || t0 > to)) ||
 		    (swindow && (sq == 0 || sq < seq_from || sq > seq_to))) {
+			prof_warn_release(0);
 			noutside++;
 			prof_data_free(&d);
 			continue;
 		}
+		prof_warn_release(1);
 		/* Its place in time: --timeline's line, the flame graph's bar. */
 		if (timed) {
 			if (grow_one(&spans, nspans, sizeof *spans) < 0) {
@@ -880,12 +908,30 @@ int main(int argc, char **argv)
 	if (status == 0 && ngroups > 1 &&
 	    (output || base_in.n || annotate ||
 	     (o.renderer && o.renderer != prof_renderer_find("text")))) {
-		/* One report per program fits the text format only. */
+		/* One report per program fits the text format only: the
+		 * others name each program's option. */
 		fprintf(stderr, "prof: the files are profiles of %zu programs (", ngroups);
 		for (size_t k = 0; k < ngroups; k++)
 			fprintf(stderr, "%s%s: %zu file%s", k ? ", " : "", groups[k].path,
 				groups[k].nfiles, groups[k].nfiles == 1 ? "" : "s");
-		fprintf(stderr, "); choose one with --program=NAME, or give --merge to sum them\n");
+		fprintf(stderr, "), and ");
+		if (output)
+			fprintf(stderr, "--output writes");
+		else if (base_in.n)
+			fprintf(stderr, "--base compares");
+		else if (annotate)
+			fprintf(stderr, "--annotate shows");
+		else
+			fprintf(stderr, "--format=%s makes", o.renderer->name);
+		fprintf(stderr, " one program's profile (the text report shows each apart): "
+			"choose one with ");
+		for (size_t k = 0; k < ngroups; k++) {
+			char opt[600];
+			program_option(groups, ngroups, k, opt, sizeof opt);
+			fprintf(stderr, "%s--program=%s", k == 0 ? "" : k + 1 < ngroups ? ", " : " or ",
+				opt);
+		}
+		fprintf(stderr, ", or give --merge to sum them\n");
 		status = 1;
 	}
 	if (status == 0 && nother)

@@ -259,6 +259,12 @@ typedef void prof_warn_sink(const struct prof_warning *w, void *arg);
 void prof_warn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Replaces the sink (NULL: the default). */
 void prof_warn_set_sink(prof_warn_sink *fn, void *arg);
+/* Holds the warnings given from now on (those of a file read before it is
+ * known to be kept: --program, --from/--to) until prof_warn_release, which
+ * gives them in order (show 1) or drops them (show 0: the file is left
+ * out, its warnings are not the report's). */
+void prof_warn_hold(void);
+void prof_warn_release(int show);
 /* The warnings given so far, in order. */
 const struct prof_warning *prof_warnings(size_t *n);
 void prof_warnings_clear(void);

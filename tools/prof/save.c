@@ -9,11 +9,23 @@
  * the same range and scale add up bin by bin (written sparse), and call
  * counts, arcs, PCs in anonymous code, call stacks and threads are
  * concatenated (a reader adds up counts of the same PC, arc and stack).
- * Addresses stay runtime addresses, so the files must share one address
- * layout: every object at the same load bias and text range in each file
- * that has it, and no two objects over the same addresses, as the
- * processes of one fork tree (monrun -f, PROFDIR) are; other files are
- * refused with the object and the files named.  RUN holds the first
+ * Addresses are runtime addresses of one layout, the merged file's: an
+ * object keeps the load bias of the first file that has it, and where
+ * another file has it at another bias (a library a server's worker
+ * dlopen()ed after the fork, at an address that differs from worker to
+ * worker; another run of a position-independent program) that file's
+ * addresses in it are moved to the first layout: histogram ranges (their
+ * bins are offsets from lowpc, so they stay), call and arc PCs, stack and
+ * wall-sample frames, SYMS entries and futex words.  An object first seen
+ * over the addresses of another is placed above every object so far (each
+ * object's text once, no two over the same addresses: a PC names one
+ * object in the merged file).  Refused, naming both files: the same
+ * object (path and build ID) with another text range relative to its
+ * bias (not the same code), and objects that share addresses within one
+ * file (one unloaded, the other loaded there) when one of them must
+ * move: a PC there could not tell which to follow; samples in code of no
+ * object (PCS, or frames of stacks flagged MONOUT_STACK_JIT: a JIT's) where
+ * another file has an object.  RUN holds the first
  * file's process, command and clock and the sums of the counters and CPU;
  * FACTS the run's span (earliest start to latest write) as its elapsed
  * time; FORKS the sum.  WALL: the header's counters summed, its
@@ -86,6 +98,29 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/* Where one file's addresses move to the merged layout: [lo, hi) (an
+ * object's text in the file) plus delta (mod 2^64). */
+struct shift {
+	uint64_t lo, hi, delta;
+};
+
+/* pc in the merged layout: moved by the shift whose range holds it, else
+ * as it is (an object that kept its address, or code in no object). */
+static uint64_t moved(const struct shift *sh, size_t nsh, uint64_t pc)
+{
+	for (size_t i = 0; i < nsh; i++)
+		if (pc >= sh[i].lo && pc < sh[i].hi)
+			return pc + sh[i].delta;
+	return pc;
+}
+
+/* The text ranges of a and b share an address (an empty one none). */
+static int overlap(const struct monout_object *a, const struct monout_object *b)
+{
+	return a->text_lo < a->text_hi && b->text_lo < b->text_hi && a->text_lo < b->text_hi &&
+	       b->text_lo < a->text_hi;
+}
+
 struct wall_span {		/* one process's wall-clock sampling in the files */
 	uint64_t pid;
 	uint64_t usec;		/* the sum of its files' WALL elapsed (its intervals) */
@@ -93,7 +128,8 @@ struct wall_span {		/* one process's wall-clock sampling in the files */
 };
 
 /*
- * Adds the WALL record of d (file `file`; its objects at objmap[] in *m)
+ * Adds the WALL record of d (file `file`; its objects at objmap[] in *m,
+ * moved by delta[]: a futex word in one moves with it)
  * to the one being built in *m: the header's counters summed (rounds,
  * missed, sampler CPU, lost, threads not listed; flags or'ed; the largest
  * max depth), each process's elapsed summed into *spans (its intervals
@@ -105,8 +141,8 @@ struct wall_span {		/* one process's wall-clock sampling in the files */
  * another machine not one numbering).
  */
 static int wall_add(struct monout *m, const struct monout *d, const uint32_t *objmap,
-		    struct wall_span **spans, size_t *nspans, const char *file, const char *first,
-		    char *err, size_t errlen)
+		    const uint64_t *delta, struct wall_span **spans, size_t *nspans,
+		    const char *file, const char *first, char *err, size_t errlen)
 {
 	const struct monout_wall_head *h = &d->wall;
 	if (!m->have_wall) {
@@ -159,8 +195,12 @@ static int wall_add(struct monout *m, const struct monout *d, const uint32_t *ob
 		goto nomem;
 	for (size_t i = 0; i < d->nwaits; i++) {
 		struct monout_wait v = d->waits[i];
-		if (v.object != MONOUT_NO_OBJECT)
-			v.object = v.object < d->nobjects ? objmap[v.object] : MONOUT_NO_OBJECT;
+		if (v.object != MONOUT_NO_OBJECT && v.object < d->nobjects) {
+			v.address += delta[v.object];	/* its object moved (prof_save) */
+			v.object = objmap[v.object];
+		} else if (v.object != MONOUT_NO_OBJECT) {
+			v.object = MONOUT_NO_OBJECT;
+		}
 		size_t j = 0;
 		while (j < m->nwaits && !same_wait(&m->waits[j], &v))
 			j++;
@@ -246,6 +286,84 @@ static void wall_finish(struct monout *m, const struct wall_span *spans, size_t 
 	}
 }
 
+static int cmp_range(const void *x, const void *y)
+{
+	const struct shift *a = x, *b = y;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+struct anon {			/* a sampled PC in code of no object of its file */
+	uint64_t pc;
+	size_t file;
+};
+
+/* Whether a PC of v[0..n) (code in no object of its file: PCS entries,
+ * frames of stacks whose walk reached such code) lies in an object of the
+ * merged layout (m->objects, no two over the same addresses; from[j]: the
+ * file object j's layout is from): 0 none, 1 one (a message in err naming
+ * both files), -1 ENOMEM.  O((n + objects) log objects). */
+static int anon_in_objects(const struct monout *m, const struct anon *v, size_t nv,
+			   const size_t *from, const char *const *files, char *err, size_t errlen)
+{
+	struct shift *r = malloc((m->nobjects ? m->nobjects : 1) * sizeof *r);
+	size_t n = 0;
+	if (r == NULL) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	for (size_t i = 0; i < m->nobjects; i++)
+		if (m->objects[i].text_lo < m->objects[i].text_hi)
+			r[n++] = (struct shift){ m->objects[i].text_lo, m->objects[i].text_hi, i };
+	qsort(r, n, sizeof *r, cmp_range);
+	for (size_t k = 0; k < nv; k++) {
+		uint64_t pc = v[k].pc;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {	/* the first range starting above pc */
+			size_t mid = lo + (hi - lo) / 2;
+			if (r[mid].lo <= pc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == 0 || pc >= r[lo - 1].hi)
+			continue;
+		size_t j = (size_t)r[lo - 1].delta;
+		const struct monout_object *o = &m->objects[j];
+		snprintf(err, errlen, "%s: samples at 0x%llx, in code of no object (a JIT's), "
+			 "lie where %s has %.*s: summed into one file they would be counted as "
+			 "that object's; read them with prof -m", files[v[k].file],
+			 (unsigned long long)pc, files[from[j]], (int)o->path_len, o->path);
+		free(r);
+		return 1;
+	}
+	free(r);
+	return 0;
+}
+
+/* Whether pc lies in one of d's objects. */
+static int in_some_object(const struct monout *d, uint64_t pc)
+{
+	for (size_t i = 0; i < d->nobjects; i++)
+		if (pc >= d->objects[i].text_lo && pc < d->objects[i].text_hi)
+			return 1;
+	return 0;
+}
+
+/* Appends to *v (of *nv) the PCs of pcs[0..depth) that lie in none of
+ * d's objects (file f), before they are moved.  0 or -1 (ENOMEM). */
+static int add_anon(struct anon **v, size_t *nv, const struct monout *d, size_t f,
+		    const uint64_t *pcs, uint32_t depth)
+{
+	for (uint32_t k = 0; k < depth; k++) {
+		if (in_some_object(d, pcs[k]))
+			continue;
+		struct anon a = { pcs[k], f };
+		if (append((void **)v, nv, &a, 1, sizeof a) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int prof_save(const char *out, const char *const *files, size_t n, char *err, size_t errlen)
 {
 	struct monout *in = calloc(n ? n : 1, sizeof *in);
@@ -253,6 +371,12 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	struct mhist *mh = NULL;
 	size_t nmh = 0, nparsed = 0;
 	uint32_t *objmap = NULL;
+	struct anon *anon = NULL;	/* PCs in code of no object of their file */
+	size_t nanon = 0;
+	uint64_t *delta = NULL;	/* this file's objects: merged minus own bias */
+	size_t *from = NULL;	/* merged object: the file its layout is from */
+	struct shift *sh = NULL;	/* this file's moved text ranges */
+	size_t nsh = 0;
 	unsigned char *syms_from = NULL;	/* merged object: its SYMS taken */
 	int rc = -1, nosyms_anon = 1;
 	char *tmp = NULL;
@@ -331,54 +455,133 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 			m.forks_unfollowed += d->forks_unfollowed;
 		}
 
-		/* Objects: one layout for all files. */
+		/* Objects: one layout for all files, this file's moved to it
+		 * where it has an object at another address (delta[k]). */
 		uint32_t *om = realloc(objmap, (d->nobjects ? d->nobjects : 1) * sizeof *om);
 		if (om == NULL)
 			goto nomem;
 		objmap = om;
+		uint64_t *dl = realloc(delta, (d->nobjects ? d->nobjects : 1) * sizeof *dl);
+		if (dl == NULL)
+			goto nomem;
+		delta = dl;
+		nsh = 0;
 		for (size_t k = 0; k < d->nobjects; k++) {
 			const struct monout_object *o = &d->objects[k];
 			size_t j = 0;
 			while (j < m.nobjects && !same_object(&m.objects[j], o))
 				j++;
+			delta[k] = 0;
 			if (j < m.nobjects) {
 				const struct monout_object *q = &m.objects[j];
-				if (q->load_bias != o->load_bias || q->text_lo != o->text_lo ||
-				    q->text_hi != o->text_hi) {
-					snprintf(err, errlen, "%s: %.*s at another address than in %s; "
-						 "one file holds the profiles of one address layout (the "
-						 "processes of a fork tree)", files[f], (int)o->path_len,
-						 o->path, files[0]);
+				if (q->text_lo - q->load_bias != o->text_lo - o->load_bias ||
+				    q->text_hi - q->text_lo != o->text_hi - o->text_lo) {
+					snprintf(err, errlen, "%s: %.*s at another address than in "
+						 "%s, and its text not at the same offset from its "
+						 "load bias or not of the same size: not the same "
+						 "code, its samples cannot be summed", files[f],
+						 (int)o->path_len, o->path, files[from[j]]);
 					goto out;
 				}
+				delta[k] = q->load_bias - o->load_bias;
 			} else {
-				for (size_t i = 0; i < m.nobjects; i++)
-					if (o->text_lo < m.objects[i].text_hi &&
-					    m.objects[i].text_lo < o->text_hi) {
-						snprintf(err, errlen, "%s: %.*s over the addresses of %.*s; "
-							 "one file holds the profiles of one address "
-							 "layout (the processes of a fork tree)", files[f],
-							 (int)o->path_len, o->path,
-							 (int)m.objects[i].path_len, m.objects[i].path);
-						goto out;
-					}
-				if (append((void **)&m.objects, &m.nobjects, o, 1, sizeof *o) < 0)
+				/* New: over the addresses of an object of another
+				 * file, it moves above every object so far. */
+				struct monout_object no = *o;
+				for (size_t i = 0; i < m.nobjects; i++) {
+					if (!overlap(&no, &m.objects[i]))
+						continue;
+					uint64_t top = 0;
+					for (size_t t = 0; t < m.nobjects; t++)
+						if (m.objects[t].text_hi > top)
+							top = m.objects[t].text_hi;
+					const uint64_t al = (uint64_t)1 << 21;
+					uint64_t base = (top + al - 1) & ~(al - 1);
+					delta[k] = base - (o->text_lo & ~(al - 1));
+					no.load_bias += delta[k];
+					no.text_lo += delta[k];
+					no.text_hi += delta[k];
+					break;
+				}
+				if (append((void **)&m.objects, &m.nobjects, &no, 1, sizeof no) < 0)
 					goto nomem;
 				unsigned char *sf = realloc(syms_from, m.nobjects);
-				if (sf == NULL)
+				size_t *fr = realloc(from, m.nobjects * sizeof *fr);
+				if (sf)
+					syms_from = sf;
+				if (fr)
+					from = fr;
+				if (sf == NULL || fr == NULL)
 					goto nomem;
-				syms_from = sf;
 				syms_from[j] = 0;
+				from[j] = f;
 			}
 			objmap[k] = (uint32_t)j;
+			if (delta[k] == 0)
+				continue;
+			struct shift *ns = realloc(sh, (nsh + 1) * sizeof *ns);
+			if (ns == NULL)
+				goto nomem;
+			sh = ns;
+			sh[nsh++] = (struct shift){ o->text_lo, o->text_hi, delta[k] };
+		}
+		/* A moved object over another of this file's (one unloaded, the
+		 * other loaded there): its PCs would not say which to follow. */
+		for (size_t k0 = 0; k0 < d->nobjects; k0++) {
+			if (delta[k0] == 0)
+				continue;
+			const struct monout_object *a = &d->objects[k0];
+			for (size_t k = 0; k < d->nobjects; k++) {
+				const struct monout_object *o = &d->objects[k];
+				if (k == k0 || !overlap(a, o))
+					continue;
+				char where[512];
+				if (from[objmap[k0]] == f)
+					snprintf(where, sizeof where, "over an object of another file");
+				else
+					snprintf(where, sizeof where, "at another address than in %s",
+						 files[from[objmap[k0]]]);
+				snprintf(err, errlen, "%s: %.*s and %.*s over the same addresses "
+					 "(one unloaded, the other loaded there), and %.*s %s: a PC "
+					 "there does not say which object to move, its profiles "
+					 "cannot be summed into one file; read them with prof -m",
+					 files[f], (int)a->path_len, a->path, (int)o->path_len, o->path,
+					 (int)a->path_len, a->path, where);
+				goto out;
+			}
 		}
 		/* Histograms: the same object, range and scale add up. */
 		for (size_t k = 0; k < d->nhists; k++) {
 			const struct monout_hist *h = &d->hists[k];
 			uint32_t obj = h->object < d->nobjects ? objmap[h->object] : MONOUT_NO_OBJECT;
+			/* Moved with its object: a bin is an offset from lowpc
+			 * (format/bins.h), so the bins stay as they are, unless
+			 * the range also holds an object moved otherwise. */
+			uint64_t hd = 0;
+			int hk = h->object < d->nobjects ? (int)h->object : -1;
+			for (size_t i = 0; nsh && i < d->nobjects; i++) {
+				const struct monout_object *o = &d->objects[i];
+				if (o->text_lo >= o->text_hi ||
+				    !(h->lowpc < o->text_hi && o->text_lo < h->highpc))
+					continue;
+				if (hk < 0)	/* no object said: the first it holds */
+					hk = (int)i;
+				if (delta[i] == delta[hk])
+					continue;
+				snprintf(err, errlen, "%s: a histogram of [0x%llx, 0x%llx) holds %.*s, "
+					 "which lies at another address than in %s, and other code "
+					 "that does not: its bins cannot be moved to that file's "
+					 "layout", files[f], (unsigned long long)h->lowpc,
+					 (unsigned long long)h->highpc, (int)o->path_len, o->path,
+					 files[from[objmap[i]]]);
+				goto out;
+			}
+			if (hk >= 0)
+				hd = delta[hk];
+			uint64_t lowpc = h->lowpc + hd, highpc = h->highpc + hd;
 			size_t j = 0;
-			while (j < nmh && !(mh[j].h.object == obj && mh[j].h.lowpc == h->lowpc &&
-					    mh[j].h.highpc == h->highpc && mh[j].h.scale == h->scale &&
+			while (j < nmh && !(mh[j].h.object == obj && mh[j].h.lowpc == lowpc &&
+					    mh[j].h.highpc == highpc && mh[j].h.scale == h->scale &&
 					    mh[j].h.nbins == h->nbins))
 				j++;
 			if (j == nmh) {
@@ -389,6 +592,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 				memset(&mh[nmh], 0, sizeof *mh);
 				mh[nmh].h = *h;
 				mh[nmh].h.object = obj;
+				mh[nmh].h.lowpc = lowpc;
+				mh[nmh].h.highpc = highpc;
 				mh[nmh].h.flags = MONOUT_HIST_SPARSE;
 				mh[nmh].h.counts = mh[nmh].h.index = NULL;
 				nmh++;
@@ -412,6 +617,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 				t->v[t->n++] = (struct pair){ h->index ? h->index[b] : b, h->counts[b] };
 			}
 		}
+		size_t c0 = m.ncalls, a0 = m.narcs, st0 = m.nstacks, w0 = m.nwall_samples;
+		size_t p0 = m.npcs;
 		if (append((void **)&m.calls, &m.ncalls, d->calls, d->ncalls, sizeof *d->calls) < 0 ||
 		    append((void **)&m.arcs, &m.narcs, d->arcs, d->narcs, sizeof *d->arcs) < 0 ||
 		    append((void **)&m.pcs, &m.npcs, d->pcs, d->npcs, sizeof *d->pcs) < 0 ||
@@ -420,6 +627,11 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		    append((void **)&m.stacks, &m.nstacks, d->stacks, d->nstacks,
 			   sizeof *d->stacks) < 0)
 			goto nomem;
+		for (size_t i = p0; i < m.npcs; i++) {
+			struct anon a = { m.pcs[i].selfpc, f };
+			if (append((void **)&anon, &nanon, &a, 1, sizeof a) < 0)
+				goto nomem;
+		}
 		if (d->have_stacks) {
 			m.have_stacks = 1;
 			if (d->stack_max_depth > m.stack_max_depth)
@@ -428,8 +640,36 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 			m.stacks_truncated += d->stacks_truncated;
 		}
 		if (d->have_wall &&
-		    wall_add(&m, d, objmap, &spans, &nspans, files[f], files[0], err, errlen) < 0)
+		    wall_add(&m, d, objmap, delta, &spans, &nspans, files[f], files[0], err, errlen) < 0)
 			goto out;
+		/* Frames in code of no object (a JIT's), as PCS: only stacks
+		 * whose walk reached such code (MONOUT_STACK_JIT) have any. */
+		for (size_t i = st0; i < m.nstacks; i++)
+			if ((m.stacks[i].flags & MONOUT_STACK_JIT) &&
+			    add_anon(&anon, &nanon, d, f, m.stacks[i].pcs, m.stacks[i].depth) < 0)
+				goto nomem;
+		for (size_t i = w0; i < m.nwall_samples; i++)
+			if ((m.wall_samples[i].flags & MONOUT_STACK_JIT) &&
+			    add_anon(&anon, &nanon, d, f, m.wall_samples[i].pcs,
+				     m.wall_samples[i].depth) < 0)
+				goto nomem;
+		/* This file's PCs in moved objects, to the merged layout (the
+		 * stacks' PCs are the reader's arrays for d, now m's). */
+		if (nsh) {
+			for (size_t i = c0; i < m.ncalls; i++)
+				m.calls[i].selfpc = moved(sh, nsh, m.calls[i].selfpc);
+			for (size_t i = a0; i < m.narcs; i++) {
+				m.arcs[i].selfpc = moved(sh, nsh, m.arcs[i].selfpc);
+				m.arcs[i].frompc = moved(sh, nsh, m.arcs[i].frompc);
+			}
+			for (size_t i = st0; i < m.nstacks; i++)
+				for (uint32_t k = 0; k < m.stacks[i].depth; k++)
+					m.stacks[i].pcs[k] = moved(sh, nsh, m.stacks[i].pcs[k]);
+			for (size_t i = w0; i < m.nwall_samples; i++)
+				for (uint32_t k = 0; k < m.wall_samples[i].depth; k++)
+					m.wall_samples[i].pcs[k] =
+						moved(sh, nsh, m.wall_samples[i].pcs[k]);
+		}
 		/* Symbols of code no file describes: each object's once. */
 		int anon_here = 0;
 		for (size_t k = 0; k < d->nsyms; k++) {
@@ -439,6 +679,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 				if (syms_from[j] == 2)
 					continue;
 				syms_from[j] = 1;
+				s.start += delta[s.object];
 				s.object = j;
 			} else if (nosyms_anon) {
 				anon_here = 1;
@@ -461,6 +702,10 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	}
 	if (m.have_wall)
 		wall_finish(&m, spans, nspans);
+	/* Samples in code of no object (PCS: a JIT's) where another file has
+	 * an object would be that object's in one file. */
+	if (nanon && anon_in_objects(&m, anon, nanon, from, files, err, errlen) != 0)
+		goto out;
 	/* Each histogram's bins sorted and added up. */
 	m.hists = calloc(nmh ? nmh : 1, sizeof *m.hists);
 	if (m.hists == NULL)
@@ -546,6 +791,10 @@ out:
 		monout_free(&in[f]);
 	free(in);
 	free(objmap);
+	free(anon);
+	free(delta);
+	free(from);
+	free(sh);
 	free(syms_from);
 	free(tmp);
 	return rc;

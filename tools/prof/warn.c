@@ -22,6 +22,10 @@ static struct prof_warning *list;
 static size_t nlist, caplist;
 static prof_warn_sink *sink_fn;
 static void *sink_arg;
+/* prof_warn_hold: the warnings given since, not yet shown. */
+static int holding;
+static struct prof_warning *held;
+static size_t nheld, capheld;
 
 void prof_warn_set_sink(prof_warn_sink *fn, void *arg)
 {
@@ -36,6 +40,22 @@ void prof_warn(const char *code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	if (holding) {
+		if (nheld == capheld) {
+			size_t nc = capheld ? capheld * 2 : 8;
+			struct prof_warning *nv = realloc(held, nc * sizeof *nv);
+			if (nv) {
+				held = nv;
+				capheld = nc;
+			}
+		}
+		char *t = nheld < capheld ? strdup(text) : NULL;
+		if (t) {
+			held[nheld++] = (struct prof_warning){ code, t };
+			return;
+		}
+		/* No memory to hold it: shown now (never silent). */
+	}
 	struct prof_warning w = { code, NULL };
 	if (nlist == caplist) {
 		size_t nc = caplist ? caplist * 2 : 8;
@@ -57,6 +77,22 @@ void prof_warn(const char *code, const char *fmt, ...)
 		free(w.text);
 }
 
+void prof_warn_hold(void)
+{
+	holding = 1;
+}
+
+void prof_warn_release(int show)
+{
+	holding = 0;
+	for (size_t i = 0; i < nheld; i++) {
+		if (show)
+			prof_warn(held[i].code, "%s", held[i].text);
+		free(held[i].text);
+	}
+	nheld = 0;
+}
+
 const struct prof_warning *prof_warnings(size_t *n)
 {
 	*n = nlist;
@@ -65,6 +101,10 @@ const struct prof_warning *prof_warnings(size_t *n)
 
 void prof_warnings_clear(void)
 {
+	prof_warn_release(0);
+	free(held);
+	held = NULL;
+	capheld = 0;
 	for (size_t i = 0; i < nlist; i++)
 		free(list[i].text);
 	free(list);
