@@ -59,5 +59,6 @@ int main(int argc, char **argv)
 	struct timespec rest = { after / 1000, (after % 1000) * 1000000L };
 	while (nanosleep(&rest, &rest) != 0)
 		;
+	free(t);
 	return started == n ? 0 : 1;
 }
