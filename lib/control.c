@@ -269,10 +269,13 @@ static void say_written_again(uint32_t n)
 }
 
 /* Write the interval in progress: advance 1 (the series goes on: counts
- * taken, a new interval begins now) or 0 (the last).  buf: a name buffer
+ * taken, a new interval begins now) or 0 (the last; its counts are taken
+ * too when take is 1 and not in a handler: an exec, which may fail and let
+ * the series go on, whose next file must not hold them again).  buf: a name buffer
  * of name_cap bytes that this caller alone uses.  Under cut_lock.
  * *written_name the file's name (in buf) on success. */
-static int cut(int advance, int reason, int signo, uint32_t flags, int in_handler, char *buf)
+static int cut(int advance, int take, int reason, int signo, uint32_t flags, int in_handler,
+	       char *buf)
 {
 	if (ended)
 		return mon_fail(ECANCELED);
@@ -290,9 +293,10 @@ static int cut(int advance, int reason, int signo, uint32_t flags, int in_handle
 	c.rec.flags = flags;
 	c.rec.removed = removed;
 	c.since_ns = start_mono;
-	c.advance = advance && !in_handler;
+	int last = !advance || in_handler;
+	c.advance = (advance || take) && !in_handler;
 	c.quiet = failing > 0;	/* said once, at the first of a row */
-	if (!c.advance) {
+	if (last) {
 		c.rec.flags |= MONOUT_INTERVAL_LAST;
 		wrote();	/* before: a signal held during the write may end us after it */
 	}
@@ -331,7 +335,7 @@ static int cut(int advance, int reason, int signo, uint32_t flags, int in_handle
 	uint64_t *w = watch_mine();
 	if (rc == 0 && w != NULL)
 		__atomic_store_n(&w[1], c.rec.seq, __ATOMIC_RELEASE);
-	if (!c.advance)
+	if (last)
 		ended = 1;
 	uint64_t took = clock_ns(CLOCK_MONOTONIC) - t0;
 	cut_last_ns = took;
@@ -353,7 +357,8 @@ static int write_last(int reason, int signo, uint32_t flags, int in_handler)
 		return -1;
 	int advance = reason == MONOUT_WHY_SNAPSHOT || reason == MONOUT_WHY_INTERVAL;
 	char *buf = mon_gettid() == mon_control_tid ? name_thread : name_other;
-	int rc = cut(advance, reason, signo, reason == MONOUT_WHY_SNAPSHOT ? MONOUT_INTERVAL_SHORT : 0,
+	int rc = cut(advance, reason == MONOUT_WHY_EXEC, reason, signo,
+		     reason == MONOUT_WHY_SNAPSHOT ? MONOUT_INTERVAL_SHORT : 0,
 		     in_handler, buf);
 	int e = errno;
 	cut_unlock();
