@@ -8,7 +8,8 @@
 # prof, libmon) must exist or is made here.  Ends with
 # "aarch64: N passed, N failed, N skipped in S s"; exit 0 only when none
 # failed.  Time limit: 900 s for the tests (measured: the stage takes about
-# 1.5 minutes on 2 loaded cores).
+# 2 minutes on 2 cores at a load average of 1 to 4, of which about 50 s the
+# shares-as-the-host's runs of tests/aarch64/a64_split.c).
 set -e
 cd "$(dirname "$0")/.."
 start=$(date +%s)

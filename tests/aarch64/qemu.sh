@@ -15,7 +15,15 @@
 #     the CPU each run measured them take: within 5 standard deviations of
 #     the independent samples the run's own CPU-time timer counted (its
 #     probe), the host's runs of the same program (perf clock) within 2 pp
-#     plus the spread of two runs, printed beside them;
+#     plus the spread of two runs, printed beside them (the three leaves'
+#     true split differs between the machines: each is judged by its own);
+#   - shares as the host's (tests/aarch64/a64_split.c: three leaves of
+#     the same code called 3 : 1 : 1, a split fixed by construction on any
+#     machine): each leaf's share on aarch64, under each clock qemu serves,
+#     against the host's (perf clock), runs in turns, within 2 pp plus the
+#     sampling bound of both sides' independent samples (the probe's on
+#     aarch64); A64_SPLIT_ROUNDS sets the aarch64 runs' length (default
+#     200000, about 10 s each idle; the host's are half);
 #   - the ways out (abort, SIGTERM, SIGSEGV) and fork;
 #   - the guest rules: the program's own real-time signals and handlers.
 # What qemu-user cannot serve is reported "ok NAME # skip WHY": the perf
@@ -23,7 +31,7 @@
 # without binfmt_misc), the thread clock's thread count (qemu's own thread
 # is in /proc/self/task).  Called by scripts/ci-aarch64.sh; prints
 # "ok NAME" / "not ok NAME" lines.  Time limit: each program's timeout
-# below, the whole script about 1.5 minutes (scripts/ci-aarch64.sh reports).
+# below, the whole script about 2 minutes (scripts/ci-aarch64.sh reports).
 CROSS=${CROSS_COMPILE:-aarch64-linux-gnu-}
 HOST_CC=${HOST_CC:-cc}
 HB=$(cd "$(dirname "$0")/../.." && pwd)/${HOST_B:-build}
@@ -246,6 +254,108 @@ for c in thread itimer; do
 	done
 done
 ok "a64_stacks_perf # skip qemu-user has no perf_event_open (ENOSYS): the perf clock is not served"
+
+# ---- shares as the host's ---------------------------------------------------
+# a64_split.c: three leaves of the same code, called 3 : 1 : 1, whose split
+# of the CPU (60, 20, 20 %) is the same on any machine by construction
+# (measured: the host 60.1 / 19.9 / 20.0 %, qemu-user 60.0 / 19.9 / 20.2 %).
+# Each clock qemu serves, twice on each machine in turns (aarch64, host,
+# aarch64, host: both see the same load); the host by its perf clock (one
+# independent sample a period), at half the rounds (it runs them about
+# twice as fast).  Each leaf's share of the three's samples on aarch64 (the
+# pair's, each run weighted by its independent samples) against the host's
+# (the pair's samples pooled): within 2 pp plus share_ok's sampling bound
+# for both sides' samples (5 standard deviations of the difference of the
+# two shares, plus one aarch64 sample).  qemu's samples are as many as the
+# probe counted (probe_neff: the host's tick, 250 a CPU-second idle here,
+# about 2 700 in a run of the default 200 000 rounds), of which the
+# leaves' part.  Too few to tell (a bound more than half the leaf's share,
+# which a leaf doing half or one and a half times its work would pass): a
+# skip that names them.  With the defaults the bound is about 5.5 pp for
+# leaf_a and 5 pp for the others: a fourth call of leaf_a a round on
+# aarch64 only (4 : 1 : 1, 66.7 % against 60) fails leaf_a's check.
+SPLIT_ROUNDS=${A64_SPLIT_ROUNDS:-200000}
+$CC -O2 -g -fomit-frame-pointer -I"$ROOT/tests/progs" -o split "$ROOT/tests/aarch64/a64_split.c" ||
+	not_ok a64_build_split
+$HOST_CC -O2 -g -fomit-frame-pointer -I"$ROOT/tests/progs" -o split_host "$ROOT/tests/aarch64/a64_split.c" ||
+	not_ok a64_build_split_host
+# split_ticks FILE.csv [NAME]: the samples (ticks) of the leaf NAME, or of
+# all three leaves (leaf_a, leaf_b, leaf_c: a64_split.c).
+split_ticks() {
+	awk -F, -v n="${2:-}" '$2 == "function" && $1 ~ /^leaf_[abc]$/ && (n == "" || $1 == n) { t += $8 }
+	END { printf "%.1f\n", t }' "$1"
+}
+# split_part FILE.csv: the part (0 to 1) of the profile's function samples
+# that are in the three leaves.
+split_part() {
+	awk -F, '$2 == "function" { a += $8; if ($1 ~ /^leaf_[abc]$/) t += $8 }
+	END { printf "%.4f\n", (a > 0 ? t / a : 0) }' "$1"
+}
+# split_cpu FILE NAME: the leaf's percent of the three's CPU the run
+# measured (a64_split's "cpu a S b S c S" line; NAME a, b or c).
+split_cpu() {
+	awk -v n="$2" '$1 == "cpu" { for (i = 2; i < NF; i += 2) { t += $(i + 1); if ($i == n) v = $(i + 1) } }
+	END { printf "%.1f\n", (t > 0 ? 100 * v / t : 0) }' "$1"
+}
+# split_bound S NA NH: the bound in pp around a share of S % for NA
+# aarch64 and NH host independent samples: 2 pp, and 5 standard deviations
+# of the difference of the two shares plus one aarch64 sample.
+split_bound() {
+	awk -v s="$1" -v na="$2" -v nh="$3" 'BEGIN { p = s / 100
+		if (na < 1 || nh < 1) { print 1e9; exit }
+		printf "%.1f\n", 2 + 100 * (5 * sqrt(p * (1 - p) * (1 / na + 1 / nh)) + 1 / na) }'
+}
+for c in thread itimer; do
+	for k in 1 2; do
+		rm -f mon.out
+		whole $c 4000 ./split "$SPLIT_ROUNDS" >split$k.$c.txt; rc=$?
+		expect "a64_split_$c: exit 0 (run $k)" "$rc" 0
+		"$PROF" --format=csv -m mon.out ./split >split$k.$c.csv 2>split$k.$c.err
+		rm -f mon.out
+		whole_host perf 4000 ./split_host $((SPLIT_ROUNDS / 2)) >split_host$k.$c.txt; rc=$?
+		expect "a64_split_$c: host exit 0 (run $k)" "$rc" 0
+		"$PROF" --format=csv -m mon.out ./split_host >split_host$k.$c.csv 2>split_host$k.$c.err
+	done
+	# Each aarch64 run's independent samples (the probe's), and those in
+	# the three leaves; the host's samples in the three.
+	n1=$(truth split1.$c.txt probe_neff) n2=$(truth split2.$c.txt probe_neff)
+	np=$(awk -v a="${n1:-0}" -v b="${n2:-0}" 'BEGIN { printf "%.0f", a + b }')
+	ne=$(awk -v p1="$(split_part split1.$c.csv)" -v p2="$(split_part split2.$c.csv)" \
+		-v a="${n1:-0}" -v b="${n2:-0}" 'BEGIN { printf "%.0f", p1 * a + p2 * b }')
+	nh=$(awk -v a="$(split_ticks split_host1.$c.csv)" -v b="$(split_ticks split_host2.$c.csv)" 'BEGIN { printf "%.0f", a + b }')
+	for l in a b c; do
+		name=a64_split_${c}_as_host_leaf_$l
+		v=$(awk -v a1="$(split_ticks split1.$c.csv leaf_$l)" -v t1="$(split_ticks split1.$c.csv)" \
+			-v a2="$(split_ticks split2.$c.csv leaf_$l)" -v t2="$(split_ticks split2.$c.csv)" \
+			-v h1="$(split_ticks split_host1.$c.csv leaf_$l)" -v h2="$(split_ticks split_host2.$c.csv leaf_$l)" \
+			-v e1="${n1:-0}" -v e2="${n2:-0}" -v nh="$nh" 'BEGIN {
+			s1 = t1 > 0 ? a1 / t1 : 0; s2 = t2 > 0 ? a2 / t2 : 0
+			w1 = t1 > 0 ? e1 : 0; w2 = t2 > 0 ? e2 : 0
+			sa = w1 + w2 > 0 ? (w1 * s1 + w2 * s2) / (w1 + w2) : 0
+			sh = nh > 0 ? (h1 + h2) / nh : 0
+			printf "%.1f %.1f %.1f %.1f", 100 * sa, 100 * s1, 100 * s2, 100 * sh }')
+		set -- $v
+		sa=$1 s1=$2 s2=$3 sh=$4
+		cpu="the runs measured $(split_cpu split1.$c.txt $l), $(split_cpu split2.$c.txt $l) % of the three's CPU on aarch64, $(split_cpu split_host1.$c.txt $l), $(split_cpu split_host2.$c.txt $l) % on the host"
+		# Too few of the clock's samples (the probe's, whatever the
+		# profile made of them) when the bound would be more than half
+		# the share: a leaf doing half or one and a half times its work
+		# would pass.
+		bp=$(split_bound "$sh" "$np" "$nh")
+		if awk -v b="$bp" -v s="$sh" 'BEGIN { exit !(s > 0 && b > s / 2) }'; then
+			ok "$name # skip only $np independent samples on aarch64 (probe_neff, two runs), $nh on the host: the bound would be $bp pp, more than half the host's share of $sh %"
+			continue
+		fi
+		b=$(split_bound "$sh" "$ne" "$nh")
+		d=$(awk -v a="$sa" -v h="$sh" 'BEGIN { d = a - h; printf "%.1f\n", d < 0 ? -d : d }')
+		what="aarch64 $sa % ($s1, $s2) of the three's samples, host $sh %: $d pp apart, bound $b pp for $ne and $nh independent samples; $cpu"
+		if awk -v a="$sa" -v h="$sh" -v d="$d" -v b="$b" 'BEGIN { exit !(a > 0 && h > 0 && d <= b) }'; then
+			ok "$name ($what)"
+		else
+			not_ok "$name" "$what"
+		fi
+	done
+done
 
 # ---- the ways out, fork, exec -----------------------------------------------
 build_prog fatal mon_fatal.c -pg || not_ok a64_build_fatal
