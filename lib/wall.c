@@ -210,6 +210,14 @@ static struct wall *spare;	/* the other one, mapped at the first compaction */
 static int compact_asked, compacting, cut_busy, movers;
 static unsigned char *copy_area;	/* COPY_BYTES: a blocked thread's stack from its SP */
 static unsigned unlisted;	/* threads the table had no room for */
+/* Which threads unlisted has counted since the last cut, so that a thread
+ * without room counts once an interval, not once a round: gen << 32 | tid,
+ * the sampler's (linear probing; a slot of another generation is empty, so
+ * a cut forgets them all by moving unlisted_gen on). */
+#define UNLISTED_SLOTS 8192u
+#define UNLISTED_PROBE 64u
+static uint64_t unlisted_seen[UNLISTED_SLOTS];
+static uint32_t unlisted_gen = 1;
 static uint64_t lost;		/* samples without room */
 static uint64_t rounds, missed;
 static uint64_t start_ns;	/* the sampler's start (CLOCK_MONOTONIC) */
@@ -233,7 +241,7 @@ static unsigned npauses;
  * alone): their rounds, missed rounds, lost samples, the sampler's CPU and
  * the end of the last one, microseconds after start_ns. */
 static struct {
-	uint64_t rounds, missed, lost, user_us, sys_us, end_us;
+	uint64_t rounds, missed, lost, user_us, sys_us, end_us, unlisted;
 } cut_base;
 static int running;
 static int task_fd = -1;
@@ -429,6 +437,25 @@ static uint32_t mix32(uint64_t h)
 	return (uint32_t)h;
 }
 
+/* Thread tid found no room: count it, once since the last cut (past
+ * UNLISTED_PROBE taken slots, each time: a bound, never a loss). */
+static void count_unlisted(pid_t tid)
+{
+	uint64_t gen = __atomic_load_n(&unlisted_gen, __ATOMIC_ACQUIRE);
+	uint64_t want = gen << 32 | (uint32_t)tid;
+	uint32_t h = mix32((uint64_t)tid) & (UNLISTED_SLOTS - 1);
+	for (unsigned probe = 0; probe < UNLISTED_PROBE; probe++, h = (h + 1) & (UNLISTED_SLOTS - 1)) {
+		uint64_t v = unlisted_seen[h];
+		if (v == want)
+			return;
+		if (v >> 32 != gen) {
+			unlisted_seen[h] = want;
+			break;
+		}
+	}
+	__atomic_add_fetch(&unlisted, 1, __ATOMIC_RELAXED);
+}
+
 static struct wthread *thread_find(pid_t tid, int make)
 {
 	uint32_t h = mix32((uint64_t)tid) & (THREAD_SLOTS - 1);
@@ -439,7 +466,7 @@ static struct wthread *thread_find(pid_t tid, int make)
 				return NULL;
 			unsigned n = tab->nthreads;
 			if (n >= MAX_THREADS) {
-				unlisted++;
+				count_unlisted(tid);
 				return NULL;
 			}
 			struct wthread *t = &tab->threads[n];
@@ -1978,6 +2005,7 @@ void mon_wall_fork_child(int go)
 	fds_kept = 0;
 	nalive = 0;
 	unlisted = 0;
+	unlisted_gen++;
 	lost = rounds = missed = 0;
 	own_user_us = own_sys_us = 0;
 	start_ns = 0;
@@ -2124,9 +2152,9 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	h.missed = __atomic_load_n(&missed, __ATOMIC_RELAXED);
 	h.user_usec = __atomic_load_n(&own_user_us, __ATOMIC_RELAXED);
 	h.sys_usec = __atomic_load_n(&own_sys_us, __ATOMIC_RELAXED);
-	h.threads_unlisted = unlisted;
+	h.threads_unlisted = __atomic_load_n(&unlisted, __ATOMIC_RELAXED);
 	h.lost = lost;
-	h.flags = (unlisted ? MONOUT_WALL_F_THREADS_FULL : 0) |
+	h.flags = (h.threads_unlisted ? MONOUT_WALL_F_THREADS_FULL : 0) |
 		  (h.lost ? MONOUT_WALL_F_SAMPLES_FULL : 0) |
 		  (have_schedstat ? 0 : MONOUT_WALL_F_NO_SCHEDSTAT);
 	if (cutting) {
@@ -2136,6 +2164,12 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 		h.user_usec = since_cut(h.user_usec, &cut_base.user_us, advance);
 		h.sys_usec = since_cut(h.sys_usec, &cut_base.sys_us, advance);
 		h.lost = since_cut(h.lost, &cut_base.lost, advance);
+		h.threads_unlisted = (uint32_t)since_cut(h.threads_unlisted, &cut_base.unlisted,
+							 advance);
+		if (advance)	/* the next interval counts its own, once each */
+			__atomic_add_fetch(&unlisted_gen, 1, __ATOMIC_RELEASE);
+		if (h.threads_unlisted == 0)
+			h.flags &= ~(uint32_t)MONOUT_WALL_F_THREADS_FULL;
 	}
 #if defined(__x86_64__)
 	h.machine = EM_X86_64;

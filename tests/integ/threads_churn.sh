@@ -27,6 +27,12 @@
 #                             file counts more, and the files after their
 #                             ends count none (the count is the interval's,
 #                             not the run's so far)
+#   wall_many_unlisted        the same under --wall=10 --interval=1: the wall
+#                             sampler's table (MAX_THREADS 8192, lib/wall.c)
+#                             counts a thread it has no room for once an
+#                             interval, not once a round: each file's
+#                             threads listed + unlisted at most 8401, and
+#                             some unlisted while all lived
 #   threads_many_no_control   no sample of the series is the control
 #                             thread's (control_main): monfile.c restores
 #                             its mask with the system call, so the itimer
@@ -40,11 +46,15 @@
 # base_ended_unlisted): 627 counted in the 3 files after the threads' ends,
 # threads_many_count fails; monfile.c's mask restored through sigguard.c's
 # sigprocmask again: 130 of 369 samples in control_main,
-# threads_many_no_control fails.
+# threads_many_no_control fails; wall.c's count_unlisted counting each
+# time (as before): 2508 and 14003 unlisted in files of 8193 listed,
+# wall_many_unlisted fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mon_helpers.inc"
+. "$(dirname "$0")/wall_lib.inc"
 
 build_dump
+build_wall_dump
 $CC -O2 -g -o "$T/churn" "$ROOT/tests/progs/wall_churn.c" -lpthread
 $CC -O2 -g -o "$T/many" "$ROOT/tests/progs/threads_many.c" -lpthread
 
@@ -115,4 +125,24 @@ if [ $prc -eq 0 ] && [ "$all" -gt 0 ] && [ "$ctl" = 0 ]; then
 	ok threads_many_no_control
 else
 	not_ok threads_many_no_control "prof exit $prc, $ctl of $all samples in control_main"
+fi
+
+D=$T/w
+mkdir -p "$D"
+PROFDIR=$D timeout 300 "$B/bin/monrun" --wall=10 --interval=1 "$T/many" 8400 2500 >"$T/out" 2>"$T/err"
+rc=$?
+cat "$T/out" "$T/err"
+: >"$T/wall"
+for f in $(ls "$D" | grep '\.i[0-9]*\.' | sort); do
+	# (the listing includes the sampler's own thread, monprof-wall)
+	wall_dump "$D/$f" "$T/many" | awk -v f="$f" '$1 == "wall" { u = $18 } $1 == "thread" && $4 != "monprof-wall" { n++ }
+		END { print f, n + 0, u + 0 }' >>"$T/wall"
+done
+cat "$T/wall"
+set -- $(awk '$2 + $3 > 8401 { over++; w = $1 " " $2 "+" $3 } $2 >= 8192 && $3 > 0 { full++ }
+	END { print over + 0, full + 0, w }' "$T/wall")
+if [ $rc -eq 0 ] && [ "$1" = 0 ] && [ "$2" -ge 1 ]; then
+	ok wall_many_unlisted
+else
+	not_ok wall_many_unlisted "exit $rc, $1 files that list and count more than the 8401 threads (${3:-} ${4:-}), $2 with the table full and threads counted"
 fi
