@@ -293,6 +293,7 @@ static int cut(int advance, int take, int reason, int signo, uint32_t flags, int
 	c.rec.flags = flags;
 	c.rec.removed = removed;
 	c.since_ns = start_mono;
+	c.until_ns = t0;
 	int last = !advance || in_handler;
 	c.advance = (advance || take) && !in_handler;
 	c.quiet = failing > 0;	/* said once, at the first of a row */

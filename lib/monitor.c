@@ -452,7 +452,8 @@ static int fill(struct monout_writer *w, void *arg)
 			return -1;
 	}
 	if (cut != NULL) {
-		struct mon_facts_window win = { cut->since_ns, !base.cut, cut->advance };
+		struct mon_facts_window win = { cut->since_ns, cut->until_ns, !base.cut,
+						cut->advance };
 		if (mon_facts_put_window(w, &win) < 0)
 			return -1;
 	} else if (mon_facts_put(w) < 0) {

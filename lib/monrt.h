@@ -129,6 +129,7 @@ struct mon_interval_cut {
 	const char *name;
 	struct monout_interval rec;	/* samples_total is filled in by the write */
 	uint64_t since_ns;
+	uint64_t until_ns;	/* the cut (CLOCK_MONOTONIC): the interval's end */
 	int advance;
 	uint64_t bytes;
 	int quiet;		/* a failed write says nothing on stderr */

@@ -531,6 +531,11 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	struct monout_facts f;
 	memset(&f, 0, sizeof f);
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	/* The interval's own span, as INTERVAL's start and end say: not the
+	 * time this write takes (reading every thread's stat, 0.6 s for 8400
+	 * threads), which is the next interval's. */
+	if (win->until_ns && win->until_ns < now)
+		now = win->until_ns;
 	f.elapsed_usec = now > win->since_ns ? (now - win->since_ns) / 1000u : 0;
 	f.cpu_before_usec = win->first ? before_usec : 0;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);

@@ -26,12 +26,13 @@ MON_HIDDEN void mon_facts_reset(void);
  * Async-signal-safe.  0 or -1/errno. */
 MON_HIDDEN int mon_facts_put(struct monout_writer *w);
 
-/* An interval of the run (control.c): since_ns its start (CLOCK_MONOTONIC
- * nanoseconds), first: the first interval of the process (the CPU used
+/* An interval of the run (control.c): since_ns its start and until_ns its
+ * end, the cut (CLOCK_MONOTONIC nanoseconds; 0: the write's time), first: the first interval of the process (the CPU used
  * before profiling started, and the rate check's, belong to it), advance: 1 when the run goes on (the counts written
  * become the base the next interval is measured from), 0 for the last. */
 struct mon_facts_window {
 	uint64_t since_ns;
+	uint64_t until_ns;
 	int first;		/* the first interval: the CPU before profiling started is in it */
 	int advance;
 };
