@@ -326,14 +326,32 @@ static int programs_differ(const char *prog0, const char *path0, const char *pro
 	return strcmp(path0, path1) != 0;
 }
 
-/* --program=NAME: the program's path, the last part of it (as PROFDIR's
- * file names spell it), or the start of its build ID in hex (8 digits or
- * more). */
-static int program_is(const char *name, const char *this_prog, const char *path)
+/* Is NAME the last part of the first word of command (argv[0], the name
+ * the program was started by: a symbolic link's, as redis-server's to
+ * redis-check-rdb, which PROFDIR's file names and monctl status use)? */
+static int started_as(const char *name, const char *command)
+{
+	if (command == NULL)
+		return 0;
+	size_t len = strcspn(command, " ");
+	const char *b = command;
+	for (size_t i = 0; i < len; i++)
+		if (command[i] == '/')
+			b = command + i + 1;
+	size_t n = (size_t)(command + len - b);
+	return n > 0 && strlen(name) == n && strncmp(name, b, n) == 0;
+}
+
+/* --program=NAME: the program's path, the last part of it, the name it was
+ * started by (argv[0]'s last part, as PROFDIR's file names spell it), or
+ * the start of its build ID in hex (8 digits or more). */
+static int program_is(const char *name, const char *this_prog, const char *path,
+		      const char *command)
 {
 	const char *b = strrchr(path, '/');
 	size_t n = strlen(name);
 	return strcmp(name, path) == 0 || (b && strcmp(name, b + 1) == 0) ||
+	       started_as(name, command) ||
 	       (n >= 8 && strncmp(this_prog, "build ID ", 9) == 0 &&
 		strncmp(this_prog + 9, name, n) == 0);
 }
@@ -801,7 +819,7 @@ int main(int argc, char **argv)
 		int timed = prof_file_span(&d, &t0, &t1) == 0;
 		if (in.n == 1 && !in.v[i].from_dir && timed)
 			warn_profiles_beside(in.v[i].name, &d, t0);
-		if (program && !program_is(program, this_prog, path)) {
+		if (program && !program_is(program, this_prog, path, d.run.command)) {
 			prof_warn_release(0);
 			nother++;
 			prof_data_free(&d);

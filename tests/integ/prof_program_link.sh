@@ -1,0 +1,31 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# --program=NAME takes the name the program was started by (the last part
+# of argv[0]), as PROFDIR's file names and monctl status spell it: Debian's
+# /usr/bin/redis-server is a symbolic link to redis-check-rdb, whose files
+# are PID.redis-server but whose path is redis-check-rdb's (a new user's
+# `prof --program=redis-server DIR` found none of the 6 profiles).
+#   program_link_files      a program run by a link's name: its file is
+#                           named after the link
+#   program_link_chosen     --program=LINK shows its profile
+#   program_link_target     --program=TARGET (the path's last part) too
+#   program_link_other      --program=OTHER shows none (exit 1, says so)
+# Mutation: program_is without started_as: program_link_chosen fails.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+build_plain target prof_work.c -O1 || { not_ok program_link_build; exit 0; }
+ln -s target "$T/linked"
+D=$T/d
+mkdir -p "$D"
+(cd "$T" && PROFDIR=$D timeout 60 "$MONRUN" ./linked >/dev/null 2>&1)
+f=$(ls "$D")
+case $f in *.linked) ok program_link_files ;; *) not_ok program_link_files "files: $f" ;; esac
+"$B/bin/prof" --program=linked "$D" >"$T/a" 2>"$T/a.err"
+if [ $? -eq 0 ] && grep -q '%Time' "$T/a"; then ok program_link_chosen; else not_ok program_link_chosen "$(head -n 2 "$T/a.err")"; fi
+"$B/bin/prof" --program=target "$D" >"$T/b" 2>"$T/b.err"
+if [ $? -eq 0 ] && grep -q '%Time' "$T/b"; then ok program_link_target; else not_ok program_link_target "$(head -n 2 "$T/b.err")"; fi
+"$B/bin/prof" --program=other "$D" >"$T/c" 2>"$T/c.err"
+rc=$?
+if [ $rc -ne 0 ] && grep -q 'none of the' "$T/c.err"; then ok program_link_other; else not_ok program_link_other "exit $rc: $(head -n 2 "$T/c.err")"; fi
