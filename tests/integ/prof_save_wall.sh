@@ -28,6 +28,8 @@
 #                           and CSV CPU views identical, fewer samples than
 #                           all), with "2 of the 4 profiles ... left out";
 #                           --from=#4 alone as -m of file 4
+#   prof_seq_base_window    --base-from=#1 --base-to=#1 --from=#4 as
+#                           --base=FILE1 -m FILE4
 #   prof_seq_syntax         --from=#0 refused in one line; --from=0 still a
 #                           time (every file)
 # Mutations (tools/prof/save.c): the header's rounds not summed (the last
@@ -144,6 +146,18 @@ if [ "$n23" -gt 0 ] && [ "$n23" -lt "$nall" ] && cmp -s "$T/w23.folded" "$T/m23.
 	ok prof_seq_window
 else
 	not_ok prof_seq_window "$(diff "$T/w23.folded" "$T/m23.folded" | head -4 | tr '\n' ' ') $(diff "$T/w4.csv" "$T/m4.csv" | head -4 | tr '\n' ' ')"
+fi
+# --base-from=#N --base-to=#N: the base's window by sequence numbers too
+# (it said "not a time").  File 4 against file 1 as both given with -m.
+f1=$(sed -n 1p "$T/files")
+"$B/bin/prof" --format=csv --base="$D" --base-from=#1 --base-to=#1 --from=#4 "$T/wi" "$D" \
+	>"$T/b41.csv" 2>"$T/b41.err"
+brc=$?
+"$B/bin/prof" --format=csv --base="$D/$f1" -m "$D/$f4" "$T/wi" >"$T/m41.csv" 2>/dev/null
+if [ $brc -eq 0 ] && [ -s "$T/m41.csv" ] && cmp -s "$T/b41.csv" "$T/m41.csv"; then
+	ok prof_seq_base_window
+else
+	not_ok prof_seq_base_window "exit $brc: $(head -c 200 "$T/b41.err") $(diff "$T/b41.csv" "$T/m41.csv" | head -4 | tr '\n' ' ')"
 fi
 # Not a number, and a time still a time.
 "$B/bin/prof" --from=#0 "$T/wi" "$D" >/dev/null 2>"$T/bad.err"; rc=$?

@@ -6,7 +6,7 @@
  *        [--graph] [--callers=NAME] [--callees=NAME] [--threads]
  *        [--base=FILE|DIR]... [--lines] [--annotate=FUNCTION]
  *        [--sample=cpu|wall|offcpu] [--merge] [--program=NAME] [--from=TIME|#N]
- *        [--to=TIME|#N] [--base-from=TIME] [--base-to=TIME] [--timeline]
+ *        [--to=TIME|#N] [--base-from=TIME|#N] [--base-to=TIME|#N] [--timeline]
  *        [--output=FILE] [prog] [mdata|DIR]...
  *
  * after System V's prof (the prof(1) manual page of illumos,
@@ -51,7 +51,7 @@ static const char usage_line[] =
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
 	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE|DIR]... [--lines] "
 	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] "
-	"[--program=NAME] [--from=TIME|#N] [--to=TIME|#N] [--base-from=TIME] [--base-to=TIME] "
+	"[--program=NAME] [--from=TIME|#N] [--to=TIME|#N] [--base-from=TIME|#N] [--base-to=TIME|#N] "
 	"[--timeline] [--output=FILE] [prog] "
 	"[mdata|DIR]...\n";
 
@@ -455,7 +455,8 @@ static int parse_seq(const char *s, uint64_t *seq)
  * same recorded path.  Returns 0, or 1 (the exit status) with one line on
  * stderr. */
 static int load_base(const struct inputs *base, const char *prog, const struct group *g,
-		     double from, double to, struct prof_attr *ba)
+		     double from, double to, uint64_t seq_from, uint64_t seq_to,
+		     struct prof_attr *ba)
 {
 	size_t nread = 0;
 	for (size_t i = 0; i < base->n; i++) {
@@ -467,8 +468,11 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 		if (r == 0)
 			continue;
 		double t0, t1;
-		if ((from > -HUGE_VAL || to < HUGE_VAL) &&
-		    (prof_file_span(&d, &t0, &t1) < 0 || t1 < from || t0 > to)) {
+		uint64_t sq = d.run.interval_seq;
+		if (((from > -HUGE_VAL || to < HUGE_VAL) &&
+		     (prof_file_span(&d, &t0, &t1) < 0 || t1 < from || t0 > to)) ||
+		    ((seq_from > 0 || seq_to < UINT64_MAX) &&
+		     (sq == 0 || sq < seq_from || sq > seq_to))) {
 			prof_data_free(&d);
 			continue;	/* outside --base-from/--base-to */
 		}
@@ -548,6 +552,7 @@ int main(int argc, char **argv)
 	size_t nbase = 0;
 	double from = -HUGE_VAL, to = HUGE_VAL, bfrom = -HUGE_VAL, bto = HUGE_VAL;
 	uint64_t seq_from = 0, seq_to = UINT64_MAX;	/* --from=#N, --to=#N */
+	uint64_t bseq_from = 0, bseq_to = UINT64_MAX;	/* --base-from=#N, --base-to=#N */
 	const char *output = NULL;
 	int timeline = 0;
 	int by_lines = 0;
@@ -601,10 +606,13 @@ int main(int argc, char **argv)
 		case 'X':
 		case 'Y': {
 			double *t = c == 'W' ? &from : c == 'U' ? &to : c == 'X' ? &bfrom : &bto;
-			if ((c == 'W' || c == 'U') && optarg[0] == '#') {
-				if (parse_seq(optarg, c == 'W' ? &seq_from : &seq_to) < 0) {
+			if (optarg[0] == '#') {
+				uint64_t *q = c == 'W' ? &seq_from : c == 'U' ? &seq_to
+					    : c == 'X' ? &bseq_from : &bseq_to;
+				if (parse_seq(optarg, q) < 0) {
 					fprintf(stderr, "prof: --%s=%s: not an interval's number "
-						"(#N, N from 1)\n", c == 'W' ? "from" : "to", optarg);
+						"(#N, N from 1)\n", c == 'W' ? "from" : c == 'U' ? "to"
+						: c == 'X' ? "base-from" : "base-to", optarg);
 					usage();
 				}
 			} else if (parse_time(optarg, t) < 0) {
@@ -683,7 +691,7 @@ int main(int argc, char **argv)
 			      "               seconds since the Epoch, -SECONDS before now, or\n"
 			      "               YYYY-MM-DDTHH:MM:SS (UTC); or #N: only the interval\n"
 			      "               files (monrun --interval) numbered from (to) N\n"
-			      "  --base-from=TIME, --base-to=TIME  the same for the --base files:\n"
+			      "  --base-from=TIME|#N, --base-to=TIME|#N  the same for the --base files:\n"
 			      "               two windows of one series compared\n"
 			      "  --timeline   each file's start, length, process and samples, in time\n"
 			      "               order (intervals: when the work happened), no report\n"
@@ -977,7 +985,7 @@ int main(int argc, char **argv)
 	ba.keep_pieces = by_lines;
 	memset(&bp, 0, sizeof bp);
 	if (status == 0 && base_in.n) {
-		status = load_base(&base_in, prog, &groups[0], bfrom, bto, &ba);
+		status = load_base(&base_in, prog, &groups[0], bfrom, bto, bseq_from, bseq_to, &ba);
 		if (status == 0) {
 			attr_finish(&ba);
 			if (profile_build(&ba, o.demangle, &bp) < 0 ||
