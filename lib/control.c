@@ -94,6 +94,7 @@
 #include "runfacts.h"
 #include "settings.h"
 #include "stacks.h"
+#include "wall.h"
 
 #define RING 65536u		/* interval files remembered for rotation */
 #define GROW_CHECK_NS 100000000ull	/* while sampling: the stack table's check */
@@ -480,9 +481,28 @@ static void status(char *r, size_t cap)
 	add(r, cap, "\nclock ");
 	add(r, cap, s.clock == MON_CLOCK_PERF ? "perf" : s.clock == MON_CLOCK_THREAD ? "thread"
 		    : s.clock == MON_CLOCK_ITIMER ? "itimer" : "none");
-	add(r, cap, " ");
-	add_num(r, cap, s.rate_hz);
-	add(r, cap, " Hz\nsamples ");
+	if (s.clock == MON_CLOCK_NONE) {
+		/* None runs (dormant, off): the one "on" starts, as asked. */
+		int k = mon_clock_cfg.kind;
+		add(r, cap, " (");
+		add(r, cap, k == MON_CLOCK_PERF ? "perf" : k == MON_CLOCK_THREAD ? "thread"
+			    : k == MON_CLOCK_ITIMER ? "itimer" : "the default");
+		add(r, cap, " clock at ");
+		add_num(r, cap, mon_clock_cfg.rate_hz);
+		add(r, cap, " Hz when on)");
+	} else {
+		add(r, cap, " ");
+		add_num(r, cap, s.rate_hz);
+		add(r, cap, " Hz");
+	}
+	add(r, cap, "\nwall ");
+	if (mon_wall_running()) {
+		add_num(r, cap, mon_wall_rate());
+		add(r, cap, " Hz");
+	} else {
+		add(r, cap, "off");
+	}
+	add(r, cap, "\nsamples ");
 	add_num(r, cap, s.samples);
 	uint64_t used, capacity, lost, grew;
 	mon_stacks_usage(&used, &capacity, &lost, &grew);

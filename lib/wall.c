@@ -1962,6 +1962,11 @@ int mon_wall_running(void)
 	return running;
 }
 
+unsigned mon_wall_rate(void)
+{
+	return rate;
+}
+
 void mon_wall_stop(void)
 {
 	if (!running)

@@ -61,6 +61,8 @@ MON_HIDDEN uint64_t mon_wall_rounds(void);
 
 /* 1 while the sampler runs (between mon_wall_start and mon_wall_stop). */
 MON_HIDDEN int mon_wall_running(void);
+/* The rounds a second asked of the sampler (MONPROF_WALL), 0 before any. */
+MON_HIDDEN unsigned mon_wall_rate(void);
 
 /* Restart after mon_wall_stop (an exec that failed): same rate, the counts
  * go on.  0 or -1/errno as mon_wall_start. */

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # monctl(1) (issue 22, item 3): on, off, snapshot and status in a running
 # process, a dormant start, and refusals.
-#  - monrun --dormant: status says dormant, zero samples, no clock; a
+#  - monrun --dormant: status says dormant, zero samples, no clock (and
+#    which one "on" starts, at what rate), no wall-clock sampler; a
 #    snapshot is refused; at exit no file (mutation: dormant ignored in
 #    start_whole — samples are taken before "on");
 #  - monctl on: sampling starts (samples grow); snapshot writes the profile
@@ -56,7 +57,8 @@ for _i in $(seq 300); do [ -s "$T/ready" ] && break; sleep 0.1; done
 PID=$(cat "$T/ready")
 wait_cpu "$PID" 0.3
 "$MONCTL" "$PID" status >"$T/s0" 2>&1
-if [ "$(field state <"$T/s0")" = dormant ] && [ "$(field samples <"$T/s0")" = 0 ]; then
+if [ "$(field state <"$T/s0")" = dormant ] && [ "$(field samples <"$T/s0")" = 0 ] &&
+   grep -q '^clock none (the default clock at [0-9]* Hz when on)$' "$T/s0" && grep -qx 'wall off' "$T/s0"; then
 	ok monctl_dormant_status
 else
 	not_ok monctl_dormant_status "$(tr '\n' ' ' <"$T/s0")"
