@@ -1187,8 +1187,7 @@ static int start_whole(void)
 	finished = 0;
 	paused = 0;
 	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
-	wall_on();
-	return 0;
+	return 0;	/* the wall sampler: after control_start (whole_started) */
 }
 
 /* Whole-process profiling could not start (cc -pg, -finstrument-functions,
@@ -1210,11 +1209,19 @@ static void start_failed(int e)
 }
 
 /* After start_whole: the control thread (control.c), outside our lock
- * (it takes it to switch profiling on and off). */
-static void control_start(int ok)
+ * (it takes it to switch profiling on and off), then the wall sampler
+ * (not dormant): after, so that it never samples the program's thread
+ * waiting (wait4) for the watcher's start as the program's time. */
+static void whole_started(int ok)
 {
 	if (ok && mon_control_calls.started != NULL)
 		mon_control_calls.started();
+	if (!ok)
+		return;
+	pthread_mutex_lock(&lock);
+	if (whole && !dormant && !finished)
+		wall_on();
+	pthread_mutex_unlock(&lock);
 }
 
 void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
@@ -1232,7 +1239,7 @@ void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 			start_failed(errno);
 	}
 	pthread_mutex_unlock(&lock);
-	control_start(ok);
+	whole_started(ok);
 	errno = saved_errno;
 }
 
@@ -1247,7 +1254,7 @@ void mon_whole_start(int follow)
 			start_failed(errno);
 	}
 	pthread_mutex_unlock(&lock);
-	control_start(ok);
+	whole_started(ok);
 	errno = saved_errno;
 }
 
