@@ -74,6 +74,7 @@
  * with the process.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
@@ -710,6 +711,48 @@ static void say_ended(pid_t pid)
 	sys(SYS_write, 2, m, (long)(p - m));
 }
 
+/* The watcher's command line (/proc/PID/cmdline, what ps -f and pgrep -f
+ * read) is the program's own, copied by the clone: pgrep -f "redis-server"
+ * found it beside the server, and monctl $(pgrep -f ...) failed.  Its
+ * argument area ([arg_start, arg_end), fields 48 and 49 of
+ * /proc/self/stat, proc(5)) is our copy: written over with its name, as
+ * setproctitle does.  Raw system calls only (the watcher's rule). */
+static void retitle(void)
+{
+	char b[1024];
+	long fd = sys(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	long n = sys(SYS_read, fd, b, sizeof b - 1);
+	sys(SYS_close, fd);
+	if (n <= 0)
+		return;
+	b[n] = '\0';
+	char *p = strrchr(b, ')');	/* after the name, which may hold anything */
+	if (p == NULL)
+		return;
+	uint64_t v[50] = { 0 };
+	int field = 2;
+	for (p++; *p && field < 49;) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		field++;
+		uint64_t x = 0;
+		for (; *p && *p != ' '; p++)
+			x = x * 10 + (uint64_t)(*p >= '0' && *p <= '9' ? *p - '0' : 0);
+		v[field] = x;
+	}
+	if (field < 49 || v[48] == 0 || v[49] <= v[48])
+		return;
+	static const char name[] = "monprof-watch";
+	char *a = (char *)(uintptr_t)v[48];
+	size_t len = (size_t)(v[49] - v[48]);
+	memset(a, 0, len);
+	memcpy(a, name, len > sizeof name - 1 ? sizeof name - 1 : len - 1);
+}
+
 static __attribute__((noreturn)) void watch(int pfd, pid_t pid)
 {
 	sigset_t all;
@@ -721,6 +764,7 @@ static __attribute__((noreturn)) void watch(int pfd, pid_t pid)
 	sys(SYS_close_range, pfd >= 3 ? pfd + 1 : 3, ~0u, 0);
 	sys(SYS_chdir, "/");
 	sys(SYS_prctl, PR_SET_NAME, "monprof-watch", 0, 0, 0);
+	retitle();
 	for (;;) {
 		if (pfd >= 0) {
 			struct pollfd p = { pfd, POLLIN, 0 };
