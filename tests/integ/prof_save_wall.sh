@@ -30,6 +30,8 @@
 #                           --from=#4 alone as -m of file 4
 #   prof_seq_base_window    --base-from=#1 --base-to=#1 --from=#4 as
 #                           --base=FILE1 -m FILE4
+#   prof_series_summary     prof -s of the series: "4 files of 1 process"
+#                           (it said "4 processes")
 #   prof_seq_syntax         --from=#0 refused in one line; --from=0 still a
 #                           time (every file)
 # Mutations (tools/prof/save.c): the header's rounds not summed (the last
@@ -158,6 +160,13 @@ if [ $brc -eq 0 ] && [ -s "$T/m41.csv" ] && cmp -s "$T/b41.csv" "$T/m41.csv"; th
 	ok prof_seq_base_window
 else
 	not_ok prof_seq_base_window "exit $brc: $(head -c 200 "$T/b41.err") $(diff "$T/b41.csv" "$T/m41.csv" | head -4 | tr '\n' ' ')"
+fi
+# prof -s of one process's series: its files are not processes.
+"$B/bin/prof" -s "$T/wi" "$D" >/dev/null 2>"$T/s.err"
+if grep -q "^elapsed: .*from the first file's start .* 4 files of 1 process," "$T/s.err"; then
+	ok prof_series_summary
+else
+	not_ok prof_series_summary "$(grep elapsed "$T/s.err")"
 fi
 # Not a number, and a time still a time.
 "$B/bin/prof" --from=#0 "$T/wi" "$D" >/dev/null 2>"$T/bad.err"; rc=$?

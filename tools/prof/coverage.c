@@ -56,6 +56,20 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 		c->tick_cost_ns = r->tick_cost_ns;
 	}
 	c->flags |= r->fact_flags;
+	size_t k = 0;
+	while (k < c->npids && c->pids[k] != r->pid)
+		k++;
+	if (k == c->npids) {	/* an interval series is one process's files */
+		if (c->npids == c->pidcap) {
+			size_t cap = c->pidcap ? c->pidcap * 2 : 16;
+			uint64_t *v = realloc(c->pids, cap * sizeof *v);
+			if (v == NULL)
+				return -1;
+			c->pids = v;
+			c->pidcap = cap;
+		}
+		c->pids[c->npids++] = r->pid;
+	}
 	c->elapsed_sum += r->elapsed_s;
 	if (r->elapsed_s > c->elapsed_max)
 		c->elapsed_max = r->elapsed_s;
@@ -99,6 +113,7 @@ void coverage_free(struct prof_attr *a)
 {
 	if (a->cov) {
 		free(a->cov->threads);
+		free(a->cov->pids);
 		free(a->cov);
 		a->cov = NULL;
 	}
@@ -128,10 +143,17 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		fprintf(e, "system time: not sampled (the perf clock counts user time only)\n");
 	else if (c->flags & MONOUT_FACT_SYSTEM)
 		fprintf(e, "system time: sampled, charged to the code that made the system call\n");
+	char files[64];
+	if (c->npids == c->nfacts)
+		snprintf(files, sizeof files, "%zu processes", c->nfacts);
+	else
+		snprintf(files, sizeof files, "%zu files of %zu process%s", c->nfacts, c->npids,
+			 c->npids == 1 ? "" : "es");
 	if (c->nfacts > 1)
-		fprintf(e, "elapsed: %.3f s (wall clock, from the first process's start to the "
-			"last one's end, to the second; %zu processes, %.3f s summed, the "
-			"longest %.3f s); CPU / elapsed = %.2f\n", c->elapsed_s, c->nfacts,
+		fprintf(e, "elapsed: %.3f s (wall clock, from the first %s start to the "
+			"last one's end, to the second; %s, %.3f s summed, the "
+			"longest %.3f s); CPU / elapsed = %.2f\n", c->elapsed_s,
+			c->npids == c->nfacts ? "process's" : "file's", files,
 			c->elapsed_sum, c->elapsed_max,
 			c->elapsed_s > 0 ? (c->cpu_user_s + c->cpu_sys_s) / c->elapsed_s : 0.0);
 	else

@@ -674,6 +674,8 @@ struct prof_cov {
 	uint64_t anon_samples;
 	struct prof_thread *threads;
 	size_t nthreads, cap;
+	uint64_t *pids;		/* the processes of the files with facts, each once */
+	size_t npids, pidcap;
 };
 
 /* Adds one profile's facts to a->cov (made on first use).  0 or -1 ENOMEM. */
