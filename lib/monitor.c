@@ -568,6 +568,8 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 	 * file's RUN record is filled: a tick between the two would count in
 	 * this file and keep its stack in the next, as many of them as the
 	 * time between lets in (2 under ASan). */
+	if (cut->advance)
+		mon_facts_cut_samples();
 	ctx.have_st = mon_getstats(&ctx.st, sizeof ctx.st) == 0;
 	cut->rec.cut_ticks = 0;
 	if (cut->advance) {

@@ -62,6 +62,11 @@ static uint32_t ended_ring[ENDED_RING];
 /* Entry i was found alive by the write whose pass is stamp[i] (the writer's). */
 static uint32_t *stamp;
 static uint32_t pass_no;
+/* Each entry's samples at the cut (mon_facts_cut_samples), for the
+ * interval's file: read with RUN's counters, not later in the write,
+ * which let a thread's samples exceed the file's (802 against 799). */
+static uint64_t *snap;
+static unsigned nsnap;		/* entries snap holds; 0: none taken */
 /* Entries the writer claimed for live threads that had none (they had not
  * ticked yet): (tid << 32) | (entry + 1), 0 for an empty slot, at most
  * ADOPT_PROBE slots from the tid's hash.  The thread takes its entry from
@@ -341,6 +346,7 @@ void mon_facts_reset(void)
 	__atomic_store_n(&free_hint, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ended_unlisted, 0, __ATOMIC_RELAXED);
 	base_ended_unlisted = 0;
+	nsnap = 0;
 	if (adopt != NULL)
 		memset(adopt, 0, ADOPT_SLOTS * sizeof *adopt);
 	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
@@ -518,16 +524,30 @@ int mon_facts_window_init(void)
 {
 	if (base != NULL)
 		return 0;
-	void *p = mmap(NULL, MON_FACTS_MAX * sizeof *base, PROT_READ | PROT_WRITE,
+	void *p = mmap(NULL, MON_FACTS_MAX * (sizeof *base + sizeof *snap), PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return mon_fail(ENOMEM);
+	snap = (uint64_t *)((struct monout_thread *)p + MON_FACTS_MAX);
 	base = p;
 	return 0;
 }
 
+void mon_facts_cut_samples(void)
+{
+	if (table == NULL || snap == NULL)
+		return;
+	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
+	for (unsigned i = 0; i < n; i++)
+		snap[i] = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
+	nsnap = n ? n : 1;
+}
+
 int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window *win)
 {
+	unsigned cut_n = nsnap;	/* this write's: the next cut takes its own */
+	nsnap = 0;
 	struct monout_facts f;
 	memset(&f, 0, sizeof f);
 	uint64_t now = now_ns(CLOCK_MONOTONIC);
@@ -556,6 +576,8 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	for (unsigned i = 0; i < n; i++) {
 		struct monout_thread t = table[i];
 		t.samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
+		if (cut_n)	/* the cut's count; claimed since: its samples are the next file's */
+			t.samples = i < cut_n ? snap[i] : 0;
 		t.flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
 		if (!listed(t.tid))
 			continue;

@@ -43,6 +43,10 @@ struct mon_facts_window {
  * first (mon_facts_window_init), a signal handler then only reads it.
  * Async-signal-safe once made.  0 or -1/errno. */
 MON_HIDDEN int mon_facts_window_init(void);
+/* The cut of an interval: each thread's samples now, which the interval's
+ * file (the next mon_facts_put_window) writes, read with RUN's counters.
+ * Not in a signal handler.  Nothing before mon_facts_window_init. */
+MON_HIDDEN void mon_facts_cut_samples(void);
 MON_HIDDEN int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window *win);
 /* Move the base to now without writing (a time nothing was sampled in:
  * its CPU is in no interval). */
