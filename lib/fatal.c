@@ -12,10 +12,12 @@
  * is one of them), not SIGKILL (cannot be caught).
  * When profiling starts, a handler is installed for each one whose
  * disposition is the default, and only those: a program that handles or
- * ignores a signal keeps it to itself.  The handler writes the profile
- * (async-signal-safe writer), puts the default disposition back and raises
- * the signal again for the thread, so that the process ends exactly as it
- * would have: same signal, same core dump, same exit status for its parent.
+ * ignores a signal keeps it to itself.  The handler runs with every signal
+ * blocked, writes the profile (async-signal-safe writer), puts the default
+ * disposition back and raises the signal again for the thread, so that the
+ * process ends exactly as it would have: same signal, same core dump, same
+ * exit status for its parent, and no handler of the program's run between
+ * the signal and the end.
  * A fault re-raised this way is delivered when the handler returns.
  *
  * The program never sees that handler: sigaction(2) and signal(2) are
@@ -159,14 +161,25 @@ MON_NO_TSAN int mon_fatal_signal_ok(int sig)
 	return 0;
 }
 
-/* Our action for sig: the snapshot handler or the fatal one. */
+/* Our action for sig: the snapshot handler or the fatal one.  The fatal
+ * one blocks every signal: it stands in for a default action that ends the
+ * process as soon as the kernel takes the signal, so no handler of the
+ * program's may run before the end (signal(7); without this, one for a
+ * signal pending with it and numbered above it, which the kernel delivers
+ * next, on top of ours, would: guest_fatalmask).  The snapshot handler
+ * blocks only the tick signals while a clock runs (no tick on top,
+ * sigguard.c): the program goes on afterwards. */
 MON_NO_TSAN static void our_action(int sig, struct sigaction *sa)
 {
 	memset(sa, 0, sizeof *sa);
 	sa->sa_sigaction = sig == snapshot_signo ? on_snapshot : on_fatal;
 	sa->sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
-	sigemptyset(&sa->sa_mask);
-	mon_sig_add_hidden(&sa->sa_mask);	/* no tick on top (sigguard.c) */
+	if (sig == snapshot_signo) {
+		sigemptyset(&sa->sa_mask);
+		mon_sig_add_hidden(&sa->sa_mask);
+	} else {
+		sigfillset(&sa->sa_mask);
+	}
 }
 
 MON_NO_TSAN static int is_ours(const struct sigaction *sa)
@@ -208,7 +221,11 @@ MON_NO_TSAN int mon_fatal_sigaction(int sig, const struct sigaction *act, struct
 	if (call_sigaction(sig, give, &prev) < 0)
 		return -1;
 	if (act != NULL) {
+		/* What the kernel would report: it drops SIGKILL and SIGSTOP
+		 * from a handler's mask (sigaction(2): they cannot be blocked). */
 		prog_act[sig] = *act;
+		sigdelset(&prog_act[sig].sa_mask, SIGKILL);
+		sigdelset(&prog_act[sig].sa_mask, SIGSTOP);
 		__atomic_store_n(&ours[sig], give == &mine, __ATOMIC_RELEASE);
 	}
 	if (oldact != NULL)

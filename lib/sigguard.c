@@ -222,9 +222,22 @@ MON_NO_TSAN static int hides_ticks(const struct sigaction *a)
 	return is_handler(a) && (a->sa_flags & SA_ONSTACK);
 }
 
+/* Is the kernel's action for sig a handler of libmon's that stands in for
+ * the program's SIG_DFL (fatal.c)?  Then a's mask is libmon's, and what the
+ * program is told of sig is fatal.c's record of what it set, never the
+ * kernel's (nothing to unhide in it).  With the stand-in's action in a. */
+MON_NO_TSAN static int stand_in(int sig, struct sigaction *a)
+{
+	int (*known)(int, struct sigaction *) = __atomic_load_n(&route_known, __ATOMIC_ACQUIRE);
+	return known != NULL && known(sig, a);
+}
+
 /* Give sig the action a for real: a handler of the program's on the
  * alternate stack gets the hidden tick signals in its mask (recorded in
- * added[sig]).  Under lock. */
+ * added[sig]).  A SIG_DFL that fatal.c replaces with its own handler gets
+ * that handler, whose mask may hold the hidden tick signals too: recorded
+ * the same way, so that the clock's stop takes them out (patch_all).
+ * Under lock. */
 MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigaction *old)
 {
 	struct sigaction k = *a;
@@ -235,7 +248,13 @@ MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigactio
 				sigaddset(&k.sa_mask, s);
 				sigaddset(&added[sig], s);
 			}
-	return route_sigaction(sig, &k, old);	/* fatal.c's view of its signals */
+	int rc = route_sigaction(sig, &k, old);	/* fatal.c's view of its signals */
+	struct sigaction ours;
+	if (rc == 0 && stand_in(sig, &ours))
+		for (int s = 1; s < NSIGS; s++)
+			if (sigismember(&hidden, s) && sigismember(&ours.sa_mask, s))
+				sigaddset(&added[sig], s);
+	return rc;
 }
 
 /* What the program sees of the kernel's action for a signal not owned:
@@ -251,8 +270,10 @@ MON_NO_TSAN static void unhide(int sig, struct sigaction *a)
  * the alternate stack installed now.  Removing asks the kernel only about
  * the signals added[] says it was added to: a clock's stop (every fork
  * child's exit) then costs two calls per patched handler of the
- * program's, one per fatal handler of libmon's (whose action fatal.c
- * knows), not a question about each of the 64 signals.  Under lock. */
+ * program's, one per handler of libmon's that stands in for the program's
+ * SIG_DFL and got the tick signal (the snapshot handler: fatal.c knows its
+ * action; the fatal handlers block every signal, so none is added to
+ * them), not a question about each of the 64 signals.  Under lock. */
 MON_NO_TSAN static void patch_all(int t, int add)
 {
 	for (int s = 1; s < NSIGS; s++) {
@@ -538,8 +559,10 @@ MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, str
 			*old = was;
 	} else if (act != NULL) {
 		sigset_t was = added[sig];
+		struct sigaction ours;
+		int told = stand_in(sig, &ours);	/* old is fatal.c's record */
 		rc = apply(sig, act, old);
-		if (rc == 0 && old != NULL) {
+		if (rc == 0 && old != NULL && !told) {
 			sigset_t now = added[sig];
 			added[sig] = was;
 			unhide(sig, old);
@@ -548,8 +571,10 @@ MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, str
 			added[sig] = was;
 		}
 	} else {
+		struct sigaction ours;
+		int told = stand_in(sig, &ours);
 		rc = route_sigaction(sig, NULL, old);
-		if (rc == 0 && old != NULL)
+		if (rc == 0 && old != NULL && !told)
 			unhide(sig, old);
 	}
 	unlock(m_);
