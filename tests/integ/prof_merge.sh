@@ -213,13 +213,14 @@ cmp -s bf.csv bd.csv && ok base_files || not_ok base_files "$(grep '^work,' bf.c
 # the window (p1 ran 990..1000, p2 991..1001, p3 992..1002), and the sum of
 # all equals the sum of its parts.  Mutation caught: no window (130
 # samples in work), a window on the write time alone (--to=990.5 keeps none).
+# --from=...T00:16:40Z (1000 s) begins where p1 ends: p2 and p3 (60).
 "$PROF" --format=csv --from=1000.5 c1 c2 >w1.csv 2>w1.err
 "$PROF" --format=csv --to=990.5 c1 c2 >w2.csv 2>w2.err
 "$PROF" --format=csv --from=1970-01-01T00:16:40Z c1 c2 >w3.csv 2>/dev/null
 if [ "$(csv_field w1.csv work 8)" = 60.000 ] &&
    grep -q '^prof: 1 of the 3 profiles read lie outside --from/--to (or say no time): left out$' w1.err &&
    [ "$(csv_field w2.csv work 8)" = 70.000 ] && [ "$(csv_field w2.csv worker 8)" = 30.000 ] &&
-   [ "$(csv_field w3.csv work 8)" = 130.000 ]; then
+   [ "$(csv_field w3.csv work 8)" = 60.000 ]; then
 	ok window_from_to
 else
 	not_ok window_from_to "$(grep '^work,' w1.csv w2.csv w3.csv | tr '\n' ' ') $(cat w1.err)"
@@ -227,6 +228,18 @@ fi
 # Two windows of one series compared: --base-from/--base-to choose the
 # base's files (p1 alone: work 0.07 s), --from/--to this side's (p2, p3:
 # 0.06 s).  Mutation caught: the base's window ignored (base 0.13 s).
+# A file that overlaps the window by no more than 1 % of its run is out
+# (an interval cut milliseconds after the second a window begins on, read on
+# both sides of a new user's --base comparison): p1 (990..1000) is out of
+# --from=999.95 (0.5 %), in --from=999.8 (2 %).  Mutation caught: the bare
+# overlap (p1 in both: 130 samples).
+"$PROF" --format=csv --from=999.95 c1 c2 >we1.csv 2>/dev/null
+"$PROF" --format=csv --from=999.8 c1 c2 >we2.csv 2>/dev/null
+if [ "$(csv_field we1.csv work 8)" = 60.000 ] && [ "$(csv_field we2.csv work 8)" = 130.000 ]; then
+	ok window_edge
+else
+	not_ok window_edge "$(grep '^work,' we1.csv we2.csv | tr '\n' ' ')"
+fi
 "$PROF" --format=csv --base=c1 --base=c2 --base-to=990.5 --from=1000.5 c1 c2 >bw.csv 2>bw.err
 [ "$(awk -F, '$1 == "work" { print $7 "," $8 }' bw.csv)" = "0.060000,0.070000" ] &&
 	ok window_base || not_ok window_base "$(grep '^work,' bw.csv) $(head -c 200 bw.err)"

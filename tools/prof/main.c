@@ -449,6 +449,21 @@ static int parse_seq(const char *s, uint64_t *seq)
 	return 0;
 }
 
+/* Is a file that ran over [t0, t1] in the window [from, to] (seconds since
+ * the Epoch)?  It overlaps the window by more than 1 % of its span (or,
+ * a file of no span, lies in it): an interval is cut a few milliseconds
+ * after the second it ends on, so the file before a window that begins at
+ * a time --timeline shows (to the second) overlaps it by those
+ * milliseconds, and would be read on both sides of a --base comparison of
+ * two adjacent windows. */
+static int in_window(double t0, double t1, double from, double to)
+{
+	if (t1 < from || t0 > to)
+		return 0;
+	double lo = t0 > from ? t0 : from, hi = t1 < to ? t1 : to;
+	return t1 <= t0 || hi - lo > 0.01 * (t1 - t0);
+}
+
 /* --base: reads the base profiles (a file, several, or directories) into
  * *ba after checking that each is a profile of the program of g (the first
  * data files): the same build ID where both files record one, else the
@@ -470,7 +485,7 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 		double t0, t1;
 		uint64_t sq = d.run.interval_seq;
 		if (((from > -HUGE_VAL || to < HUGE_VAL) &&
-		     (prof_file_span(&d, &t0, &t1) < 0 || t1 < from || t0 > to)) ||
+		     (prof_file_span(&d, &t0, &t1) < 0 || !in_window(t0, t1, from, to))) ||
 		    ((seq_from > 0 || seq_to < UINT64_MAX) &&
 		     (sq == 0 || sq < seq_from || sq > seq_to))) {
 			prof_data_free(&d);
@@ -835,7 +850,7 @@ int main(int argc, char **argv)
 		}
 		/* --from/--to: the files whose run overlaps the window. */
 		uint64_t sq = d.run.interval_seq;
-		if ((twindow && (!timed || t1 < from || t0 > to)) ||
+		if ((twindow && (!timed || !in_window(t0, t1, from, to))) ||
 		    (swindow && (sq == 0 || sq < seq_from || sq > seq_to))) {
 			prof_warn_release(0);
 			noutside++;
