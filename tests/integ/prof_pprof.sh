@@ -198,6 +198,20 @@ else
 	if [ -n "$w" ] && gzip -dc s.pb.gz | protoc --decode=perftools.profiles.Profile profile.proto |
 	   flatten | grep -qxF "comment warning: $w"; then ok pprof_protoc_comments
 	else not_ok pprof_protoc_comments "warning '$w'"; fi
+
+	# The comment that says what arc-calls samples are: only in a profile
+	# that has them (the -pg one), not in one without call counts (a new
+	# user saw it in every header of go tool pprof -top).
+	build_prog mnp prof_work.c || not_ok pprof_build_plain
+	MONPROF_OUT=np.out "$B/bin/monrun" -o np.out ./mnp $H $S $L $UNIT >/dev/null 2>&1
+	"$PROF" --format=pprof -m np.out ./mnp >np.pb.gz 2>/dev/null
+	if gzip -dc np.pb.gz | protoc --decode=perftools.profiles.Profile profile.proto |
+	   flatten >np.flat && grep -q '^types ' np.flat && ! grep -q 'arc-calls samples are' np.flat &&
+	   grep -q '^comment monprof prof: arc-calls samples are' p.flat; then
+		ok pprof_protoc_arc_comment
+	else
+		not_ok pprof_protoc_arc_comment "$(grep '^types\|^comment' np.flat p.flat | head -n 4 | tr '\n' ' ')"
+	fi
 fi
 
 # go tool pprof, where installed (Debian's golang-go; scripts/deps.sh

@@ -370,8 +370,12 @@ static void encode(const struct prof_profile *p, const struct prof_opts *o, stru
 	/* comment = 13 (packed string indexes): the warnings, and what the
 	 * arc samples are. */
 	char line[1100];
-	pb_varint(&pk, st_intern(t, "monprof prof: arc-calls samples are {callee, caller} arcs "
-				 "with their call counts and no time"));
+	int arcs = 0;	/* said only where there are some (call counts, cc -pg) */
+	for (size_t i = 0; i < p->nsamples && !arcs; i++)
+		arcs = sample_value(p, &p->samples[i], PROF_VAL_ARC) != 0;
+	if (arcs)
+		pb_varint(&pk, st_intern(t, "monprof prof: arc-calls samples are {callee, caller} "
+					 "arcs with their call counts and no time"));
 	for (size_t i = 0; i < fa->nwarnings; i++) {
 		snprintf(line, sizeof line, "warning: %s", fa->warnings[i].text);
 		pb_varint(&pk, st_intern(t, line));
