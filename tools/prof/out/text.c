@@ -21,7 +21,9 @@
  * decimals, padded to 14 characters; without calls, 22 spaces.  -o/-x put
  * the address (the ELF symbol value, octal or hex) first, under " Address ".
  * %Time is relative to all samples in the histograms, including those shown
- * as [object]+0xoffset and [unknown], so the column adds up to 100.
+ * as [object]+0xoffset and [unknown], so the column adds up to 100.  A
+ * name that functions of two objects share (the vDSO's clock_gettime and
+ * the C library's) is followed by each one's object, "(label)".
  *
  * With call stacks (a STACKS record) two columns follow msec/call (so that
  * System V's five keep their places), "%6.1f%9.2f": %Incl and InclSecs,
@@ -37,6 +39,45 @@
 
 #include <stdlib.h>
 #include <string.h>
+
+/* qsort's order of row numbers by their functions' names (text_table's). */
+static const struct prof_profile *by_name_p;
+static const struct prof_flat *by_name_f;
+
+static int by_name(const void *x, const void *y)
+{
+	const struct prof_flat_row *a = &by_name_f->all[*(const size_t *)x],
+				   *b = &by_name_f->all[*(const size_t *)y];
+	return strcmp(by_name_p->functions[a->function].name, by_name_p->functions[b->function].name);
+}
+
+/* same[i] = 1 for each row i (an index in f->all) shown whose function's
+ * name a function of another object shown has too (the vDSO's clock_gettime and the C
+ * library's): those rows get their object's label after the name.  NULL
+ * without memory (names left as they are). */
+static unsigned char *same_names(const struct prof_profile *p, const struct prof_flat *f)
+{
+	unsigned char *same = calloc(p->nfunctions ? p->nfunctions : 1, 1);
+	size_t *v = malloc((f->n ? f->n : 1) * sizeof *v);
+	if (same == NULL || v == NULL) {
+		free(same);
+		free(v);
+		return NULL;
+	}
+	for (size_t i = 0; i < f->n; i++)
+		v[i] = f->order[i];	/* rows shown, by their index in all */
+	by_name_p = p;
+	by_name_f = f;
+	qsort(v, f->n, sizeof *v, by_name);
+	for (size_t i = 1; i < f->n; i++) {
+		const struct prof_function *a = &p->functions[f->all[v[i - 1]].function],
+					   *b = &p->functions[f->all[v[i]].function];
+		if (strcmp(a->name, b->name) == 0 && a->mapping != b->mapping)
+			same[v[i - 1]] = same[v[i]] = 1;
+	}
+	free(v);
+	return same;
+}
 
 /* Fractional digits of msec/call: more calls, more digits (System V). */
 static int call_digits(uint64_t calls)
@@ -62,6 +103,7 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 		if (d + 1 > cw)
 			cw = d + 1;
 	}
+	unsigned char *same = same_names(p, &f);
 	if (!o->no_heading) {
 		if (o->addr_radix)
 			fputs(" Address ", out);
@@ -88,8 +130,13 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 		if (f.inclusive)
 			fprintf(out, "%6.1f%9.2f  ",
 				total > 0 ? 100.0 * w->incl_seconds / total : 0.0, w->incl_seconds);
-		fprintf(out, "%s\n", fn->name);
+		if (same != NULL && same[f.order[i]] && fn->mapping < p->nmappings &&
+		    p->mappings[fn->mapping].label != NULL)
+			fprintf(out, "%s (%s)\n", fn->name, p->mappings[fn->mapping].label);
+		else
+			fprintf(out, "%s\n", fn->name);
 	}
+	free(same);
 	prof_flat_free(&f);
 	return 0;
 }
