@@ -41,6 +41,25 @@ else
 	ok "flame_xmllint # skip xmllint absent (Debian: libxml2-utils)"
 fi
 
+# The warning line fits the page (it ran past 1200 px, cut off at both
+# ends): a stripped copy of the program warns; the line's text (its tooltip
+# left aside) is at most (1200 - 2 x 10) / 7.08 = 166 characters, and the
+# tooltip holds the whole first warning as prof printed it.  Mutation: the
+# old line (150 characters of the warning, no tooltip; with the "(and N
+# more ...)" of a second warning, 199 characters): flame_warning_fits fails.
+cp mw mws && strip mws
+"$PROF" --format=flame ./mws >fw.svg 2>fw.err
+w=$(sed -n 's/^prof: warning: //p' fw.err | head -n 1)
+line=$(grep 'fill="#a00"' fw.svg | head -n 1)
+shown=$(printf '%s\n' "$line" | sed 's/<title>.*<\/title>//; s/<[^>]*>//g; s/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&apos;/'"'"'/g')
+tip=$(printf '%s\n' "$line" | sed -n 's/.*<title>\(.*\)<\/title>.*/\1/p' | sed 's/&amp;/\&/g; s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&apos;/'"'"'/g')
+n=$(printf '%s' "$shown" | wc -m)
+if [ -n "$w" ] && [ "$n" -le 166 ] && [ "$tip" = "$w" ]; then
+	ok flame_warning_fits
+else
+	not_ok flame_warning_fits "${n} characters shown: '$shown'; tooltip whole: $([ "$tip" = "$w" ] && echo yes || echo no)"
+fi
+
 # Self-contained: no reference to anything outside the file (the only URIs
 # are the SVG namespace's, which names and fetches nothing).
 if ! grep -Eq 'href|src=|url\(|@import' f.svg &&

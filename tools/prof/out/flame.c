@@ -722,12 +722,25 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		fputs("; no callers' view (too many frames)", out);
 	fputs("</text>\n", out);
 	if (p->facts.nwarnings) {
-		fprintf(out, "<text class=\"s\" x=\"%d\" y=\"58\" text-anchor=\"middle\" "
-			"fill=\"#a00\">warning: ", FLAME_WIDTH / 2);
-		put_xml(out, p->facts.warnings[0].text, 150);
+		/* One line within the page's width (it was cut off at both
+		 * ends past 1200 px): the first warning as far as it fits, with
+		 * an ellipsis, whole in the line's tooltip. */
+		char more[80] = "";
 		if (p->facts.nwarnings > 1)
-			fprintf(out, " (and %zu more: see prof's standard error)",
-				p->facts.nwarnings - 1);
+			snprintf(more, sizeof more, " (and %zu more: see prof's standard error)",
+				 p->facts.nwarnings - 1);
+		const char *text = p->facts.warnings[0].text;
+		size_t fit = (size_t)((FLAME_WIDTH - 2 * FLAME_XPAD) / FLAME_CHARW);
+		size_t used = strlen("warning: ") + strlen(more) + 1;
+		size_t room = fit > used ? fit - used : 0;
+		fprintf(out, "<text class=\"s\" x=\"%d\" y=\"58\" text-anchor=\"middle\" "
+			"fill=\"#a00\"><title>", FLAME_WIDTH / 2);
+		put_xml(out, text, SIZE_MAX);
+		fputs("</title>warning: ", out);
+		put_xml(out, text, room);
+		if (utf8_chars(text) > room)
+			fputs("\u2026", out);
+		fputs(more, out);
 		fputs("</text>\n", out);
 	}
 	/* Legend: the object classes. */
