@@ -129,8 +129,13 @@ static void write_profile(int with_wall)
 		static const char srv[] = "tcp 127.0.0.1:8080 127.0.0.1:45678";
 		struct monout_wait sv = { 5, MONOUT_WAIT_FD, 6, MONOUT_FD_SOCKET, 0, MONOUT_NO_OBJECT,
 					  0, 0, 0, (uint32_t)strlen(srv), srv };
+		/* A listening socket: no peer ("-"). */
+		static const char lst[] = "tcp 0.0.0.0:6379 -";
+		struct monout_wait ls = { 6, MONOUT_WAIT_FD, 7, MONOUT_FD_SOCKET, 0, MONOUT_NO_OBJECT,
+					  0, 0, 0, (uint32_t)strlen(lst), lst };
 		assert_int_equal(monout_wall_wait(&w, &sk), 0);
 		assert_int_equal(monout_wall_wait(&w, &sv), 0);
+		assert_int_equal(monout_wall_wait(&w, &ls), 0);
 		uint64_t lock[3] = { at(wall_lock_wait, 2), at(wall_worker, 7), at(wall_thread_start, 3) };
 		uint64_t rd[2] = { at(wall_reader, 2), at(wall_thread_start, 5) };
 		struct monout_wall_sample s[] = {
@@ -140,7 +145,8 @@ static void write_profile(int with_wall)
 			{ 150, 101, MONOUT_WALL_BLOCKED, 0, 3, 2, 0, rd, 0 },
 			{ 40, 101, MONOUT_WALL_BLOCKED, 230, MONOUT_NO_WAIT, 2, 0, rd, 0 },
 			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 4, 2, 0, rd, 0 },
-			{ 5, 101, MONOUT_WALL_BLOCKED, 45, 5, 2, 0, rd, 0 },
+			{ 3, 101, MONOUT_WALL_BLOCKED, 45, 5, 2, 0, rd, 0 },
+			{ 2, 101, MONOUT_WALL_BLOCKED, 43, 6, 2, 0, rd, 0 },
 			{ 7, 101, MONOUT_WALL_BLOCKED, 202, 2, 2, 0, rd, 0 },
 		};
 		for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
@@ -271,7 +277,7 @@ static void wall_model(void **state)
  * the pipe, the socket by its service's end, a sleep by its system call's
  * name.  Mutations: data symbols not read (the futex named by address),
  * the owner left out, syscall numbers not named, the socket's client port
- * kept. */
+ * kept, a listening socket's missing peer shown as "-". */
 static void wall_text(void **state)
 {
 	(void)state;
@@ -287,6 +293,8 @@ static void wall_text(void **state)
 	/* A client's socket and a server's, each by the service's port. */
 	assert_non_null(strstr(t, "[recvfrom socket tcp 127.0.0.1:5432]"));
 	assert_non_null(strstr(t, "[recvfrom socket tcp 127.0.0.1:8080]"));
+	/* A listening socket by its own address, no "-" for the peer it has not. */
+	assert_non_null(strstr(t, "[accept socket tcp 0.0.0.0:6379]"));
 	assert_non_null(strstr(line_of(t, "wall_spin"), "  14.6     0.60"));
 	assert_non_null(strstr(line_of(t, "[runnable]"), "   4.9     0.20"));
 	assert_non_null(strstr(t, "[state not read]"));

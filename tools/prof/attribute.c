@@ -702,13 +702,15 @@ static int port_ephemeral(const char *addr)
 /* What a socket is, from the runtime's "PROTO LOCAL PEER": the service's
  * end, the one whose port is not ephemeral ("tcp 127.0.0.1:5432" for a
  * client of port 5432 and for that server alike), so that one service is
- * one frame whatever the clients' ports; the text as it is otherwise. */
+ * one frame whatever the clients' ports; a socket with no peer ("-": one
+ * listening, or not connected) by its own address; the text as it is
+ * otherwise. */
 static void socket_words(const char *text, char *buf, size_t len)
 {
 	char proto[32], local[160], peer[160];
 	if (sscanf(text, "%31s %159s %159s", proto, local, peer) == 3) {
 		int le = port_ephemeral(local), pe = port_ephemeral(peer);
-		if (pe && !le) {
+		if (strcmp(peer, "-") == 0 || (pe && !le)) {
 			snprintf(buf, len, "%s %s", proto, local);
 			return;
 		}
