@@ -222,10 +222,15 @@ MON_NO_TSAN int mon_fatal_sigaction(int sig, const struct sigaction *act, struct
 		return -1;
 	if (act != NULL) {
 		/* What the kernel would report: it drops SIGKILL and SIGSTOP
-		 * from a handler's mask (sigaction(2): they cannot be blocked). */
+		 * from a handler's mask (sigaction(2): they cannot be blocked),
+		 * and keeps the flags the C library added to the program's
+		 * (SA_RESTORER on x86-64), as the installed action shows them. */
 		prog_act[sig] = *act;
 		sigdelset(&prog_act[sig].sa_mask, SIGKILL);
 		sigdelset(&prog_act[sig].sa_mask, SIGSTOP);
+		struct sigaction now;
+		if (call_sigaction(sig, NULL, &now) == 0)
+			prog_act[sig].sa_flags |= now.sa_flags & ~give->sa_flags;
 		__atomic_store_n(&ours[sig], give == &mine, __ATOMIC_RELEASE);
 	}
 	if (oldact != NULL)

@@ -8,7 +8,11 @@
 # handlers on the alternate stack while a clock runs, lib/sigguard.c):
 #   - view: sigaction(sig, NULL, &old) at each step reports the handler,
 #     flags and sa_mask the program set (SIGKILL and SIGSTOP left out of a
-#     full mask, as the kernel does; the clock's signal kept in it);
+#     full mask, as the kernel does; the clock's signal kept in it; the
+#     flags whole, SA_RESTORER that the C library adds on x86-64 included:
+#     it was missing after a SIG_DFL libmon stands in for, sa_flags 0
+#     against 0x4000000; mutation, fatal.c not keeping the C library's
+#     flags: view_* and all_lines_* fail);
 #   - handlers: its SIGSEGV (SA_ONSTACK) and SIGBUS handlers, installed over
 #     SIG_DFL while the clock ran, run after it stopped with the mask the
 #     kernel gives unprofiled, no tick signal in it;

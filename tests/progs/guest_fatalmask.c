@@ -128,9 +128,9 @@ static void view(const char *step, int sig)
 		return;
 	}
 	mask_str(&old.sa_mask, ms);
-	/* SA_RESTORER is the C library's business. */
-	printf("view %s %d %s %#x %s\n", step, sig, kind(&old),
-	       (unsigned)old.sa_flags & ~0x04000000u, ms);
+	/* The flags whole, SA_RESTORER (which the C library adds on x86-64)
+	 * included: the profiled program's view must have it too. */
+	printf("view %s %d %s %#x %s\n", step, sig, kind(&old), (unsigned)old.sa_flags, ms);
 	if (raw) {
 		struct k_sigaction k;
 		if (syscall(SYS_rt_sigaction, sig, NULL, &k, (size_t)8) == 0)
