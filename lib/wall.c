@@ -210,15 +210,17 @@ static struct wall *spare;	/* the other one, mapped at the first compaction */
  * while the sampler copies. */
 static int compact_asked, compacting, cut_busy, movers;
 static unsigned char *copy_area;	/* COPY_BYTES: a blocked thread's stack from its SP */
-static unsigned unlisted;	/* threads the table had no room for */
-/* Which threads unlisted has counted since the last cut, so that a thread
- * without room counts once an interval, not once a round: gen << 32 | tid,
- * the sampler's (linear probing; a slot of another generation is empty, so
- * a cut forgets them all by moving unlisted_gen on). */
+/* The threads the table had no room for: gen << 32 | count, one word, so
+ * that a cut takes the count and moves the generation on at once (an
+ * exchange: a count the sampler adds is in exactly one interval's file).
+ * unlisted_seen holds which threads the count has, gen << 32 | tid, the
+ * sampler's alone (linear probing; a slot of another generation is
+ * empty), so that a thread without room counts once an interval (once a
+ * run without intervals), not once a round. */
 #define UNLISTED_SLOTS 8192u
 #define UNLISTED_PROBE 64u
+static uint64_t unlisted = 1ull << 32;
 static uint64_t unlisted_seen[UNLISTED_SLOTS];
-static uint32_t unlisted_gen = 1;
 static uint64_t lost;		/* samples without room */
 static uint64_t rounds, missed;
 static uint64_t start_ns;	/* the sampler's start (CLOCK_MONOTONIC) */
@@ -242,7 +244,7 @@ static unsigned npauses;
  * alone): their rounds, missed rounds, lost samples, the sampler's CPU and
  * the end of the last one, microseconds after start_ns. */
 static struct {
-	uint64_t rounds, missed, lost, user_us, sys_us, end_us, unlisted;
+	uint64_t rounds, missed, lost, user_us, sys_us, end_us;
 } cut_base;
 static int running;
 static int task_fd = -1;
@@ -442,19 +444,38 @@ static uint32_t mix32(uint64_t h)
  * UNLISTED_PROBE taken slots, each time: a bound, never a loss). */
 static void count_unlisted(pid_t tid)
 {
-	uint64_t gen = __atomic_load_n(&unlisted_gen, __ATOMIC_ACQUIRE);
-	uint64_t want = gen << 32 | (uint32_t)tid;
-	uint32_t h = mix32((uint64_t)tid) & (UNLISTED_SLOTS - 1);
-	for (unsigned probe = 0; probe < UNLISTED_PROBE; probe++, h = (h + 1) & (UNLISTED_SLOTS - 1)) {
-		uint64_t v = unlisted_seen[h];
-		if (v == want)
-			return;
-		if (v >> 32 != gen) {
-			unlisted_seen[h] = want;
-			break;
+	for (;;) {
+		uint64_t w = __atomic_load_n(&unlisted, __ATOMIC_ACQUIRE), gen = w >> 32;
+		uint64_t want = gen << 32 | (uint32_t)tid;
+		uint32_t h = mix32((uint64_t)tid) & (UNLISTED_SLOTS - 1), slot = UINT32_MAX;
+		for (unsigned probe = 0; probe < UNLISTED_PROBE && slot == UINT32_MAX;
+		     probe++, h = (h + 1) & (UNLISTED_SLOTS - 1)) {
+			uint64_t v = unlisted_seen[h];
+			if (v == want)
+				return;	/* counted in this generation */
+			if (v >> 32 != gen)
+				slot = h;
 		}
+		/* A cut between the load and here: counted in the next one. */
+		if (!__atomic_compare_exchange_n(&unlisted, &w, w + 1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		if (slot != UINT32_MAX)
+			unlisted_seen[slot] = want;
+		return;
 	}
-	__atomic_add_fetch(&unlisted, 1, __ATOMIC_RELAXED);
+}
+
+/* The count of threads without room: read, or (take 1: an interval's
+ * file that ends it, or a cut that skips a time) taken, the generation
+ * moved on in the same exchange. */
+static uint32_t unlisted_take(int take)
+{
+	uint64_t w = __atomic_load_n(&unlisted, __ATOMIC_ACQUIRE);
+	while (take && !__atomic_compare_exchange_n(&unlisted, &w, ((w >> 32) + 1) << 32, 0,
+						    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		;
+	return (uint32_t)w;
 }
 
 static struct wthread *thread_find(pid_t tid, int make)
@@ -2019,8 +2040,7 @@ void mon_wall_fork_child(int go)
 	}
 	fds_kept = 0;
 	nalive = 0;
-	unlisted = 0;
-	unlisted_gen++;
+	unlisted = ((unlisted >> 32) + 1) << 32;
 	lost = rounds = missed = 0;
 	own_user_us = own_sys_us = 0;
 	start_ns = 0;
@@ -2167,7 +2187,7 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	h.missed = __atomic_load_n(&missed, __ATOMIC_RELAXED);
 	h.user_usec = __atomic_load_n(&own_user_us, __ATOMIC_RELAXED);
 	h.sys_usec = __atomic_load_n(&own_sys_us, __ATOMIC_RELAXED);
-	h.threads_unlisted = __atomic_load_n(&unlisted, __ATOMIC_RELAXED);
+	h.threads_unlisted = unlisted_take(cutting && advance);
 	h.lost = lost;
 	h.flags = (h.threads_unlisted ? MONOUT_WALL_F_THREADS_FULL : 0) |
 		  (h.lost ? MONOUT_WALL_F_SAMPLES_FULL : 0) |
@@ -2179,12 +2199,7 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 		h.user_usec = since_cut(h.user_usec, &cut_base.user_us, advance);
 		h.sys_usec = since_cut(h.sys_usec, &cut_base.sys_us, advance);
 		h.lost = since_cut(h.lost, &cut_base.lost, advance);
-		h.threads_unlisted = (uint32_t)since_cut(h.threads_unlisted, &cut_base.unlisted,
-							 advance);
-		if (advance)	/* the next interval counts its own, once each */
-			__atomic_add_fetch(&unlisted_gen, 1, __ATOMIC_RELEASE);
-		if (h.threads_unlisted == 0)
-			h.flags &= ~(uint32_t)MONOUT_WALL_F_THREADS_FULL;
+
 	}
 #if defined(__x86_64__)
 	h.machine = EM_X86_64;
@@ -2260,6 +2275,7 @@ void mon_wall_cut_skip(void)
 	since_cut(__atomic_load_n(&own_user_us, __ATOMIC_RELAXED), &cut_base.user_us, 1);
 	since_cut(__atomic_load_n(&own_sys_us, __ATOMIC_RELAXED), &cut_base.sys_us, 1);
 	since_cut(lost, &cut_base.lost, 1);
+	unlisted_take(1);
 	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < ns; i++)
 		since_cut(__atomic_load_n(&T->samples[i].count, __ATOMIC_RELAXED),
@@ -2270,7 +2286,8 @@ void mon_wall_cut_skip(void)
 	for (unsigned i = 0; i < nt; i++) {
 		struct monout_wall_thread o;
 		thread_out(&T->threads[i], last_us, 0, MON_WALL_CUT, &o);
-	}	if (tables_half_full(T))
+	}
+	if (tables_half_full(T))
 		__atomic_store_n(&compact_asked, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&cut_busy, 1, __ATOMIC_RELEASE);
 }
