@@ -170,6 +170,8 @@ struct wthread {
 	/* What the interval files cut so far held (mon_wall_put with
 	 * MON_WALL_CUT; the writer's alone, under monitor.c's writer lock). */
 	uint64_t cut_taken, cut_unreadable, cut_expected;
+	unsigned char cut_listed;	/* a cut file listed it */
+	unsigned char cut_ended;	/* a cut file listed it as ended */
 };
 
 struct wsample {
@@ -2094,13 +2096,15 @@ static uint64_t since_cut(uint64_t now, uint64_t *base, int advance)
 static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part,
 		      struct monout_wall_thread *out)
 {
+	/* The flags first: thread_ended stores last_usec before ENDED. */
+	uint32_t flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
 	*out = t->out;
 	struct monout_wall_thread *o = out;
 	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
 	unsigned np = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	o->flags = flags;
 	o->taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
 	o->unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
-	o->flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
 	if (!(o->flags & MONOUT_WALL_THREAD_ENDED))
 		o->last_usec = last_us;
 	if (o->last_usec < o->first_usec)
@@ -2118,20 +2122,30 @@ static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part
 	o->expected = due;
 	if (cutting) {
 		/* This interval's part of the thread: its samples, its due
-		 * rounds, its span clipped to [lo, now]; none when it ended
-		 * before the interval and took nothing in it. */
+		 * rounds, its span clipped to [lo, now]; none when an earlier
+		 * file said it ended and it took nothing since.  A thread's
+		 * start and end are each in exactly one file: the first that
+		 * lists it and the first that lists it ended.  Its end is found
+		 * a round after it was last seen, and a cut may fall between:
+		 * the next file lists it ended, with its span empty at lo, and
+		 * holds what a round moved across the cut (woken_wait). */
 		o->taken = since_cut(o->taken, &t->cut_taken, advance);
 		o->unreadable = since_cut(o->unreadable, &t->cut_unreadable, advance);
 		o->expected = since_cut(o->expected, &t->cut_expected, advance);
-		if ((o->flags & MONOUT_WALL_THREAD_ENDED) && o->last_usec < lo && !o->taken &&
+		if ((o->flags & MONOUT_WALL_THREAD_ENDED) && t->cut_ended && !o->taken &&
 		    !o->unreadable && !o->expected)
 			return 0;
 		if (o->first_usec < lo) {
 			o->first_usec = lo;
-			o->flags &= ~(uint32_t)MONOUT_WALL_THREAD_STARTED;
+			if (t->cut_listed)
+				o->flags &= ~(uint32_t)MONOUT_WALL_THREAD_STARTED;
 		}
 		if (o->last_usec < o->first_usec)
 			o->last_usec = o->first_usec;
+		if (advance) {
+			t->cut_listed = 1;
+			t->cut_ended = (o->flags & MONOUT_WALL_THREAD_ENDED) != 0;
+		}
 	}
 	return 1;
 }

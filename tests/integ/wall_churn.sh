@@ -18,6 +18,8 @@
 #                         are its taken counts there, within 2: a copy that
 #                         lost an entry's cut base would give a later file
 #                         its earlier samples again
+#   wall_churn_ends       each thread's start and end are each in exactly one
+#                         file
 #   wall_churn_prof       prof reads the series: churn_wait has the blocked
 #                         samples the files hold
 # Mutations: compact() never asked (the cut's request removed): threads
@@ -25,7 +27,9 @@
 # without its cut base (n->sample_cut[k] = 0): wall_churn_counts fails;
 # put() loading the waits' count before the samples' (as before): a file a
 # round raced names a wait it does not have, wall_churn_readable fails in
-# some runs (2 of 3 here).
+# some runs (2 of 3 here); thread_out dropping an ended thread once its
+# last sight is before the interval (as before), or clearing the started
+# flag of a thread no file listed yet: wall_churn_ends fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
@@ -84,6 +88,29 @@ if read -r n w <"$T/over" && [ "$n" = 0 ]; then
 	ok wall_churn_counts
 else
 	not_ok wall_churn_counts "$n threads whose samples over the files are not their taken counts, e.g. $w"
+fi
+
+# Each thread's start and end in exactly one file (a thread keyed as above;
+# the main thread aside): one row flagged started, unless it was there at
+# the sampler's first round (its first row in the first file, from 0), and
+# one flagged ended, unless its last row is in the last file (alive at the
+# last write).  The sampler finds an end a round after it last saw the
+# thread: a cut between them once left the end out of every file (3 to 5
+# threads of 12 000 a run), and a thread first listed a round after a cut
+# lost its start (50 to 70 a run).
+first=$(head -n 1 "$T/files") last=$(tail -n 1 "$T/files")
+awk -v first="$first" -v last="$last" '$2 == "thread" && $3 != substr($1, 1, index($1, ".") - 1) {
+		tid = $3; if ($NF % 2 == 1 || !(tid in gen)) gen[tid]++
+		k = tid "#" gen[tid]; if (!(k in rows)) from[k] = $1 " " $13
+		rows[k]++; to[k] = $1; st[k] += $NF % 2; en[k] += int($NF / 2) % 2 }
+	END { for (k in rows) {
+			s = st[k] + (from[k] == first " 0"); e = en[k] + (to[k] == last && en[k] == 0)
+			if (s != 1 || e != 1) { n++; if (n == 1) w = k ": " st[k] " started and " en[k] " ended rows in " rows[k] " files" } }
+		printf "%d %s\n", n, w }' "$T/all.txt" >"$T/ends"
+if read -r n w <"$T/ends" && [ "$n" = 0 ]; then
+	ok wall_churn_ends
+else
+	not_ok wall_churn_ends "$n threads whose start or end is not in exactly one file, e.g. $w"
 fi
 
 want=$(awk '$2 == "sample" && $0 ~ /churn_wait/ && $7 != "running" && $7 != "runnable" { n += $3 } END { print n + 0 }' "$T/all.txt")
