@@ -75,6 +75,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
@@ -825,6 +826,7 @@ static void *control_main(void *arg)
 {
 	(void)arg;
 	__atomic_store_n(&mon_control_tid, mon_gettid(), __ATOMIC_RELEASE);
+	sys(SYS_futex, (long)&mon_control_tid, FUTEX_WAKE_PRIVATE, 1L, 0L, 0L);	/* started() */
 	prctl(PR_SET_NAME, "monprof-ctl", 0, 0, 0);
 	uint64_t next_grow = 0;
 	for (;;) {
@@ -957,6 +959,15 @@ static void started(void)
 		return;
 	}
 	thread_pid = getpid();
+	/* Until the thread has said its tid (at most a second, which a
+	 * thread not scheduled for that long takes): the clocks and the wall
+	 * sampler start after this, and a listing of /proc/self/task that
+	 * saw the thread before it had said so took it for the program's
+	 * (wall.c's sampler listed monprof-ctl among 8400 threads). */
+	for (int i = 0; i < 100 && __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE) == 0; i++) {
+		struct timespec ts = { 0, 10000000 };
+		sys(SYS_futex, (long)&mon_control_tid, FUTEX_WAIT_PRIVATE, 0L, (long)&ts, 0L);
+	}
 }
 
 /* Before autostart.c's constructor (default priority), which starts profiling. */

@@ -1478,7 +1478,12 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 		struct wthread *t = &tab->threads[i];
 		if (t->ended || t->seen_round == 0)
 			continue;
-		if (!list && t->seen_round != r) {
+		if (t->seen_round != r) {
+			/* Neither listed nor announced: its CPU clock says whether
+			 * it lives.  A listing alone cannot: getdents64 on
+			 * /proc/self/task resumes by position when the thread it
+			 * stopped at has ended, so threads ending during a listing
+			 * hide live ones listed after them. */
 			uint64_t cpu = thread_cpu_ns(t->tid);
 			if (cpu != UINT64_MAX)
 				seen(t, r, since_ns, now_ns, weight, 0, cpu);

@@ -31,9 +31,9 @@
 #                             sampler's table (MAX_THREADS 8192, lib/wall.c)
 #                             counts a thread it has no room for once an
 #                             interval, not once a round: each file's
-#                             unlisted at most twice the 8401 less those
-#                             listed (see below), and some unlisted while
-#                             all lived
+#                             unlisted at most the 8401 less those listed,
+#                             some unlisted while all lived, and no row is
+#                             the control thread's
 #   threads_many_elapsed      each file's elapsed time is its interval's
 #                             (not that and the time its write took)
 #   threads_many_no_control   no sample of the series is the control
@@ -155,22 +155,25 @@ cat "$T/out" "$T/err"
 for f in $(ls "$D" | grep '\.i[0-9]*\.' | sort); do
 	# (the listing includes the sampler's own thread, monprof-wall)
 	wall_dump "$D/$f" "$T/many" | awk -v f="$f" '$1 == "wall" { u = $18 } $1 == "thread" && $4 != "monprof-wall" { n++ }
-		END { print f, n + 0, u + 0 }' >>"$T/wall"
+		$1 == "thread" && $4 == "monprof-ctl" { ctl++ }
+		END { print f, n + 0, u + 0, ctl + 0 }' >>"$T/wall"
 done
 cat "$T/wall"
 # Counted once an interval, a file's unlisted threads are those the table
-# had no room for: 8401 less those it lists.  Not exactly: the sampler
-# sometimes takes live threads for ended when this many start at once
-# (2308 rows flagged ended in an interval they all lived through, in 1 run
-# of 4: a bug of its own, not fixed here), and such a thread, seen again
-# with no room, is listed and counted in the same file (8192 + 210).  So the
-# bound is twice the room missing: counted once a round, as before, a file
-# counts it about once for each of its 10 rounds (8192 + 1881).
+# had no room for: no more than 8401 less those it lists.  Two faults gave
+# one more (8192 + 210): a listing of /proc/self/task that missed live
+# threads (getdents64 resumes by position after a thread ends: see
+# wall_listing.sh) had the sampler end them and count them again with no
+# room; and the control thread, listed before it had said its tid, was
+# taken for the program's (a monprof-ctl row, 1 run of 3).  Counted once a
+# round, as before, a file counts a thread about once for each of its 10
+# rounds (8192 + 1881).
 set -- $(awk '{ miss = 8401 - $2; if (miss < 0) miss = 0 }
-	$3 > 2 * miss { over++; w = $1 " " $2 "+" $3 } $2 >= 8192 && $3 > 0 { full++ }
+	$3 > miss || $4 > 0 { over++; w = $1 " " $2 "+" $3 " (" $4 " monprof-ctl)" }
+	$2 >= 8192 && $3 > 0 { full++ }
 	END { print over + 0, full + 0, w }' "$T/wall")
 if [ $rc -eq 0 ] && [ "$1" = 0 ] && [ "$2" -ge 1 ]; then
 	ok wall_many_unlisted
 else
-	not_ok wall_many_unlisted "exit $rc, $1 files that count more than twice the threads they miss (${3:-} ${4:-}), $2 with the table full and threads counted"
+	not_ok wall_many_unlisted "exit $rc, $1 files that count more than the threads they miss or list monprof-ctl (${3:-} ${4:-} ${5:-} ${6:-}), $2 with the table full and threads counted"
 fi
