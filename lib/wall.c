@@ -162,6 +162,11 @@ struct wthread {
 	uint64_t again;		/* rounds charged to last since the full read that found it blocked */
 	uint64_t block_wait;	/* schedstat's run-queue wait at that read; UINT64_MAX: not known */
 	uint64_t block_runs;	/* and its count of runs on a CPU */
+	uint64_t obs_ns;	/* when (CLOCK_MONOTONIC) cpu_ns was last found current, 0: never */
+	uint64_t obs_wait;	/* schedstat's run-queue wait at the last full read; UINT64_MAX: none */
+	uint64_t obs_runs;	/* and its run count */
+	int64_t share_credit;	/* time_share's error diffusion, 1/65536 of a sample */
+	uint32_t last_blocked;	/* the last blocked sample counted (index + 1), 0: none */
 	int64_t wake_credit;	/* woken_wait's error diffusion, ns x Hz (1e9: one round) */
 	int64_t ratio;		/* runnable share of its last R interval, 1/65536 */
 	uint64_t seen_round;	/* the last round that listed it */
@@ -499,6 +504,7 @@ static struct wthread *thread_find(pid_t tid, int make)
 			t->fd_sys = t->fd_sched = t->fd_stat = -1;
 			t->cpu_ns = UINT64_MAX;
 			t->block_wait = UINT64_MAX;
+			t->obs_wait = UINT64_MAX;
 			t->out.tid = (uint64_t)tid;
 			tab->thread_slot[h] = n + 1;
 			__atomic_store_n(&tab->nthreads, n + 1, __ATOMIC_RELEASE);
@@ -1105,38 +1111,69 @@ static uint32_t state_of(char letter)
 	return MONOUT_WALL_OTHER;
 }
 
+/* Thread t's schedstat (proc(5): its CPU time, run-queue wait, times put on
+ * a CPU) read once a full read, for all that uses it; ok 0 when the kernel
+ * has none or the read failed. */
+struct sched {
+	int ok;
+	uint64_t cpu, wait, runs, ns;	/* ns: when read, CLOCK_MONOTONIC */
+};
+
+static void sched_read(struct wthread *t, struct sched *s)
+{
+	char buf[128];
+	memset(s, 0, sizeof *s);
+	s->ns = mono_ns();
+	if (!have_schedstat || read_task(t, "schedstat", &t->fd_sched, 1, buf, sizeof buf) <= 0)
+		return;
+	const char *p = buf;
+	int64_t cpu, wait, runs;
+	if (!decnum(&p, &cpu) || !decnum(&p, &wait) || cpu < 0 || wait < 0)
+		return;
+	if (!decnum(&p, &runs) || runs < 0)
+		runs = -1;
+	s->cpu = (uint64_t)cpu;
+	s->wait = (uint64_t)wait;
+	s->runs = runs < 0 ? UINT64_MAX : (uint64_t)runs;	/* UINT64_MAX: unknown */
+	s->ok = 1;
+}
+
+/* RUNNABLE with probability share (1/65536), else RUNNING: error diffusion
+ * in t->credit. */
+static uint32_t runnable_next(struct wthread *t, int64_t share)
+{
+	t->credit += share;
+	if (t->credit >= 32768) {
+		t->credit -= 65536;
+		return MONOUT_WALL_RUNNABLE;
+	}
+	return MONOUT_WALL_RUNNING;
+}
+
 /* An R thread: running or runnable.  Over the time since its last
  * schedstat read (d, CLOCK_MONOTONIC) it ran dc and waited in a run queue
- * dw (schedstat).  Seen R at both ends (prev_r) and never put on a CPU
- * again meanwhile (schedstat's run count unchanged: it stayed on its CPU),
- * it wanted a CPU all along: runnable for d - dc, the time its CPU was
- * taken from it by the hypervisor's steal (in neither dc nor dw on a
+ * dw (schedstat, in *ss).  Seen R at both ends (prev_r) and never put on a
+ * CPU again meanwhile (schedstat's run count unchanged: it stayed on its
+ * CPU), it wanted a CPU all along: runnable for d - dc, the time its CPU
+ * was taken from it by the hypervisor's steal (in neither dc nor dw on a
  * virtual machine).  Else it may have blocked in between (a server's
  * thread, R at each round, in epoll_wait between them: taken for d - dc,
  * those sleeps were counted runnable, and redis under load showed 2.2 s
  * runnable and 0.8 s less running than its CPU): runnable for
  * dw / (dc + dw) of its R time.  The sample is runnable with that
  * probability, by error diffusion in t->credit. */
-static uint32_t split_running(struct wthread *t, int prev_r)
+static uint32_t split_running(struct wthread *t, int prev_r, const struct sched *ss)
 {
-	char buf[128];
-	uint64_t now = mono_ns();
-	if (!have_schedstat || read_task(t, "schedstat", &t->fd_sched, 1, buf, sizeof buf) <= 0)
+	if (!ss->ok)
 		return MONOUT_WALL_RUNNING;
-	const char *s = buf;
-	int64_t cpu, wait, runs;
-	if (!decnum(&s, &cpu) || !decnum(&s, &wait))
-		return MONOUT_WALL_RUNNING;
-	if (!decnum(&s, &runs))
-		runs = -1;	/* unknown: never "stayed on its CPU" */
-	uint64_t dc = (uint64_t)cpu - t->sched_cpu, dw = (uint64_t)wait - t->sched_wait;
-	uint64_t d = now - t->sched_ns;
+	uint64_t dc = ss->cpu - t->sched_cpu, dw = ss->wait - t->sched_wait;
+	uint64_t d = ss->ns - t->sched_ns;
 	int first = t->sched_ns == 0;
-	int stayed = runs >= 0 && (uint64_t)runs == t->sched_runs;
-	t->sched_cpu = (uint64_t)cpu;
-	t->sched_wait = (uint64_t)wait;
-	t->sched_runs = (uint64_t)runs;
-	t->sched_ns = now;
+	int stayed = ss->runs != UINT64_MAX && ss->runs == t->sched_runs;
+	t->sched_cpu = ss->cpu;
+	t->sched_wait = ss->wait;
+	t->sched_runs = ss->runs;
+	t->sched_ns = ss->ns;
 	if (first || dc + dw == 0) {
 		t->ratio = 0;
 		return MONOUT_WALL_RUNNING;
@@ -1145,28 +1182,7 @@ static uint32_t split_running(struct wthread *t, int prev_r)
 		t->ratio = (int64_t)((double)(d - dc) / (double)d * 65536.0);
 	else
 		t->ratio = (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
-	t->credit += t->ratio;
-	if (t->credit >= 32768) {
-		t->credit -= 65536;
-		return MONOUT_WALL_RUNNABLE;
-	}
-	return MONOUT_WALL_RUNNING;
-}
-
-/* Thread t's run-queue wait so far (schedstat's second field, ns) and, in
- * *runs, how many times it was put on a CPU (the third);  UINT64_MAX when
- * they cannot be read. */
-static uint64_t sched_wait_now(struct wthread *t, uint64_t *runs)
-{
-	char buf[128];
-	if (!have_schedstat || read_task(t, "schedstat", &t->fd_sched, 1, buf, sizeof buf) <= 0)
-		return UINT64_MAX;
-	const char *s = buf;
-	int64_t cpu, wait, n;
-	if (!decnum(&s, &cpu) || !decnum(&s, &wait) || !decnum(&s, &n) || wait < 0 || n < 0)
-		return UINT64_MAX;
-	*runs = (uint64_t)n;
-	return (uint64_t)wait;
+	return runnable_next(t, t->ratio);
 }
 
 /* Thread t was found blocked at its last full read, and at the t->again
@@ -1178,17 +1194,18 @@ static uint64_t sched_wait_now(struct wthread *t, uint64_t *runs)
  * runnable, not blocked: moved (by error diffusion of wait x rate, in
  * t->wake_credit) from the blocked sample to a runnable one, as far as the
  * files cut so far have not taken them.  Without it a thread woken often on
- * a busy machine showed its waits for a CPU as blocked time: redis's event
+ * a busy machine is blocked at every round it waits for a CPU: a server's
  * loop under redis-benchmark at load 6, 7.1 s blocked against perf's 2.7 s
  * (bench/wall_server_vs_perf.sh); tests/integ/wall_woken.sh's thread, 85 %
- * blocked against a truth of 32 % (26 % with it, against 26 %). */
-static void woken_wait(struct wthread *t)
+ * blocked against a truth of 32 % (26 % with it, against 26 %).  *ss: its
+ * schedstat now. */
+static void woken_wait(struct wthread *t, const struct sched *ss)
 {
 	uint64_t w = t->block_wait;
-	if (t->again == 0 || t->last == 0 || w == UINT64_MAX)
+	if (t->again == 0 || t->last == 0 || w == UINT64_MAX || !ss->ok || ss->runs == UINT64_MAX)
 		return;
-	uint64_t runs = 0, now = sched_wait_now(t, &runs);
-	if (now == UINT64_MAX || now < w || runs <= t->block_runs)
+	uint64_t runs = ss->runs, now = ss->wait;
+	if (now < w || runs <= t->block_runs)
 		return;
 	/* The wait before its first run: the waits before each of its runs
 	 * since are taken as equal. */
@@ -1213,10 +1230,73 @@ static void woken_wait(struct wthread *t)
 	t->again = 0;
 }
 
-/* A full read of thread t.  Returns the sample counted (index + 1), 0 if
- * none was counted (no room); -1 if its state could not be read; -2 if the
- * thread is gone. */
-static long full_read(struct wthread *t, uint64_t cpu)
+/* The split of a thread's time over the last round, from the kernel's own
+ * accounting (its CPU clock and schedstat), for time_pick.  A round looks
+ * at a thread at one moment, and that moment is not independent of what
+ * the thread does: the sampler, woken on a CPU the thread is running on,
+ * is often not run until the thread blocks (no wakeup preemption), so a
+ * thread working and sleeping in turns shorter than the period was found
+ * blocked at 80 % of the rounds for 50 % of its time (wall_duty.sh). */
+struct share {
+	int have;		/* 0: not known (see time_share) */
+	int64_t on;		/* on a CPU or wanting one: (dc + dw) / d, 1/65536 */
+	int64_t queued;		/* of that, waiting for one: dw / (dc + dw), 1/65536 */
+	int stayed;		/* never put on a CPU again: on it all along if R at both ends */
+};
+
+/* Thread t's share of the round that ends now: its CPU clock went from
+ * was_cpu (found at was_ns, the last round) to cpu, and schedstat (*ss)
+ * from its last full read's.  after_again: the last rounds found it had
+ * not run and charged its blocked sample again, and woken_wait takes its
+ * wait for a CPU out of those: here only its CPU time is on.  Known when a
+ * round has seen it before and the kernel has schedstat (without it a wait
+ * for a CPU would count blocked). */
+static void time_share(struct wthread *t, uint64_t was_cpu, uint64_t cpu, uint64_t was_ns,
+		       int after_again, const struct sched *ss, struct share *sh)
+{
+	uint64_t ow = t->obs_wait, orun = t->obs_runs;
+	memset(sh, 0, sizeof *sh);
+	t->obs_wait = ss->ok ? ss->wait : UINT64_MAX;
+	t->obs_runs = ss->runs;
+	if (!ss->ok || ow == UINT64_MAX || ss->wait < ow || was_cpu == UINT64_MAX ||
+	    cpu < was_cpu || was_ns == 0 || ss->ns <= was_ns)
+		return;
+	uint64_t d = ss->ns - was_ns, dc = cpu - was_cpu, dw = after_again ? 0 : ss->wait - ow;
+	sh->have = 1;
+	sh->on = dc + dw >= d ? 65536 : (int64_t)((double)(dc + dw) / (double)d * 65536.0);
+	sh->queued = dc + dw ? (int64_t)((double)dw / (double)(dc + dw) * 65536.0) : 0;
+	sh->stayed = ss->runs != UINT64_MAX && ss->runs == orun;
+}
+
+/* Whether this round's sample of the thread is on a CPU or wanting one (1)
+ * or blocked (0), by error diffusion of its share (t->share_credit), so
+ * that its samples split as its time did; the read found it R (found_r) or
+ * blocked, and gives the stack when they agree.  -1: no share known, the
+ * read says. */
+static int time_pick(struct wthread *t, const struct share *sh, int found_r, int prev_r)
+{
+	if (!sh->have)
+		return -1;
+	int64_t on = found_r && prev_r && sh->stayed ? 65536 : sh->on;
+	t->share_credit += on;
+	if (t->share_credit > 0) {
+		t->share_credit -= 65536;
+		return 1;
+	}
+	return 0;
+}
+
+/* A full read of thread t (*ss: its schedstat now, *sh: its share of the
+ * round).  The sample counted is what the read found, but when the share
+ * says otherwise (time_pick): found R, counted to its last blocked sample
+ * (where it was last seen blocked; found R at every round, none: counted
+ * R); found blocked, counted running or runnable (no stack: a thread on a
+ * CPU has none in a wall sample).  Returns the sample found (index + 1:
+ * what a round that finds it has not run charges again), 0 if none was
+ * counted (no room); -1 if its state could not be read; -2 if the thread
+ * is gone. */
+static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
+		      const struct share *sh)
 {
 	int prev_r = t->last && (t->last_state == MONOUT_WALL_RUNNING ||
 				 t->last_state == MONOUT_WALL_RUNNABLE);
@@ -1239,7 +1319,14 @@ static long full_read(struct wthread *t, uint64_t cpu)
 				uint64_t st;
 				read_stat(t, 0, &letter, &st);
 			}
-			t->last_state = split_running(t, prev_r);
+			t->last_state = split_running(t, prev_r, ss);
+			if (time_pick(t, sh, 1, prev_r) == 0 && t->last_blocked) {
+				uint32_t ix = sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
+							   MONOUT_NO_WAIT, 0, 0, pcs, 0, 0);
+				if (ix)
+					sample_again(t->last_blocked, 1);
+				return ix;
+			}
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
 					    MONOUT_NO_WAIT, 0, 0, pcs, 0, 1);
 		}
@@ -1265,10 +1352,19 @@ static long full_read(struct wthread *t, uint64_t cpu)
 			fl = MON_STACK_TRUNCATED;
 		}
 		t->last_state = state_of(letter);
-		t->block_wait = sched_wait_now(t, &t->block_runs);
-		return sample_count(t->out.tid, t->last_state,
-				    sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, set, pcs, n,
-				    1);
+		t->block_wait = ss->ok && ss->runs != UINT64_MAX ? ss->wait : UINT64_MAX;
+		t->block_runs = ss->runs;
+		int on = time_pick(t, sh, 0, prev_r) == 1;
+		uint32_t ix = sample_count(t->out.tid, t->last_state,
+					   sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, set,
+					   pcs, n, on ? 0 : 1);
+		if (ix)
+			t->last_blocked = ix;
+		if (ix && on && sample_count(t->out.tid, runnable_next(t, sh->queued),
+					     MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0,
+					     1) == 0)
+			return 0;	/* no room for the running sample: lost counted */
+		return ix;
 	}
 }
 
@@ -1295,12 +1391,20 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 		}
 		if (t->last)
 			__atomic_add_fetch(&t->out.taken, weight, __ATOMIC_RELAXED);
+		t->obs_ns = mono_ns();
 		return;
 	}
+	uint64_t was_cpu = t->last ? t->cpu_ns : UINT64_MAX, was_ns = t->obs_ns;
+	int after_again = t->again != 0;
+	struct sched ss;
+	struct share sh;
+	sched_read(t, &ss);
 	t->cpu_ns = cpu;
-	woken_wait(t);
+	t->obs_ns = ss.ns;
+	woken_wait(t, &ss);
+	time_share(t, was_cpu, cpu, was_ns, after_again, &ss, &sh);
 	uint32_t before = t->last ? t->last_state : 0;
-	long r = full_read(t, cpu);
+	long r = full_read(t, cpu, &ss, &sh);
 	if (r == -2)
 		return;
 	if (r < 0) {
@@ -1318,13 +1422,8 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 	int is_r = t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE;
 	int was_r = before == MONOUT_WALL_RUNNING || before == MONOUT_WALL_RUNNABLE;
 	for (uint64_t k = 1; r > 0 && is_r && was_r && k < weight; k++) {
-		t->credit += t->ratio;
-		uint32_t st = MONOUT_WALL_RUNNING;
-		if (t->credit >= 32768) {
-			t->credit -= 65536;
-			st = MONOUT_WALL_RUNNABLE;
-		}
-		if (sample_count(t->out.tid, st, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0, 1))
+		if (sample_count(t->out.tid, runnable_next(t, t->ratio), MONOUT_NO_SYSCALL,
+				 MONOUT_NO_WAIT, 0, 0, NULL, 0, 1))
 			__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -1563,6 +1662,8 @@ static void compact(void)
 		t->keep = !t->ended || thread_out(t, 0, lo, MON_WALL_SINCE_CUT, &spent);
 		if (t->keep && t->last)
 			o->sample_map[t->last - 1] = 1;
+		if (t->keep && t->last_blocked)
+			o->sample_map[t->last_blocked - 1] = 1;
 	}
 	for (unsigned i = 0; i < o->nsamples; i++) {
 		if (!o->sample_map[i])
@@ -1603,6 +1704,7 @@ static void compact(void)
 		unsigned j = n->nthreads++;
 		n->threads[j] = *t;
 		n->threads[j].last = t->last ? o->sample_map[t->last - 1] : 0;
+		n->threads[j].last_blocked = t->last_blocked ? o->sample_map[t->last_blocked - 1] : 0;
 		if (t->ended)
 			continue;	/* listed, never found again */
 		uint32_t h = mix32((uint64_t)t->tid);
@@ -2265,8 +2367,10 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 		struct monout_wall_sample o;
 		/* One load: a round adding after it counts in the next interval. */
 		o.count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
-		if (cutting && (o.count = since_cut(o.count, &T->sample_cut[i], advance)) == 0)
-			continue;
+		if (cutting)
+			o.count = since_cut(o.count, &T->sample_cut[i], advance);
+		if (o.count == 0)
+			continue;	/* made for a thread's last read, never counted */
 		o.tid = s->tid;
 		o.state = s->state;
 		o.syscall = s->syscall;
