@@ -78,10 +78,16 @@ fi
 # cut's load of a thread's taken count and of its samples' counts, so a file
 # may hold a round's samples and the next its taken, but over the files the
 # two agree within 2.
+# Two threads of one tid in one file (the first ended, a new one took its
+# tid: the machine's other processes wrap the pids fast) have samples that
+# cannot be told apart (a sample names a tid): they are one group, over
+# all files.
 awk '$2 == "thread" { tid = $3; if ($NF % 2 == 1 || !(tid in gen)) gen[tid]++
-		k = tid "#" gen[tid]; key[$1 " " tid] = k; taken[k] += $9 }
-	$2 == "sample" { k = key[$1 " " $5]; if (k == "") k = "unlisted " $5; got[k] += $3 }
-	END { for (k in got) { d = got[k] - taken[k]
+		k = tid "#" gen[tid]; g = k in grp ? grp[k] : k
+		if (($1 " " tid) in key) g = key[$1 " " tid]
+		grp[k] = g; key[$1 " " tid] = g; taken[g] += $9; all[g] = 1 }
+	$2 == "sample" { k = key[$1 " " $5]; if (k == "") k = "unlisted " $5; got[k] += $3; all[k] = 1 }
+	END { for (k in all) { d = got[k] - taken[k]
 			if (d > 2 || d < -2) { n++; if (n == 1) w = k ": " got[k] " samples, taken " taken[k] } }
 		printf "%d %s\n", n, w }' "$T/all.txt" >"$T/over"
 if read -r n w <"$T/over" && [ "$n" = 0 ]; then
