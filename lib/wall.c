@@ -144,6 +144,7 @@
 #define COPY_BYTES (32u << 10)	/* stack copied per blocked thread */
 #define PAGE 4096u
 #define RACE_RETRIES 1
+#define LOOK_HZ 250u		/* the sampler looks at the threads at most this often */
 #define LIST_EVERY 8u		/* list /proc/self/task every 8th round (and the first) */
 #define RING 4096u		/* threads announced by pthread_create, not yet listed */
 
@@ -170,7 +171,7 @@ struct wthread {
 	int64_t wake_credit;	/* woken_wait's error diffusion, ns x Hz (1e9: one round) */
 	int64_t ratio;		/* runnable share of its last R interval, 1/65536 */
 	uint64_t seen_round;	/* the last round that listed it */
-	uint64_t seen_ns;	/* when (CLOCK_MONOTONIC) */
+	uint64_t seen_ns;	/* the last round instant that look stands for (CLOCK_MONOTONIC) */
 	struct monout_wall_thread out;
 	/* What the interval files cut so far held (mon_wall_put with
 	 * MON_WALL_CUT; the writer's alone, under monitor.c's writer lock). */
@@ -230,6 +231,10 @@ static uint64_t unlisted = 1ull << 32;
 static uint64_t unlisted_seen[UNLISTED_SLOTS];
 static uint64_t lost;		/* samples without room */
 static uint64_t rounds, missed;
+static uint64_t looks;			/* the sampler's looks at the threads (its own) */
+static uint64_t look_rounds = 1;	/* rounds a look stands for: rate / LOOK_HZ, rounded up */
+static uint64_t look_due_ns;		/* the last round instant the look stands for (its
+					 * deadline: the looks' grid is the rounds') */
 static uint64_t start_ns;	/* the sampler's start (CLOCK_MONOTONIC) */
 static uint64_t last_round_ns;
 static uint64_t own_user_us, own_sys_us;	/* the sampler's CPU, rusage at each round */
@@ -1286,17 +1291,11 @@ static int time_pick(struct wthread *t, const struct share *sh, int found_r, int
 	return 0;
 }
 
-/* A full read of thread t (*ss: its schedstat now, *sh: its share of the
- * round).  The sample counted is what the read found, but when the share
- * says otherwise (time_pick): found R, counted to its last blocked sample
- * (where it was last seen blocked; found R at every round, none: counted
- * R); found blocked, counted running or runnable (no stack: a thread on a
- * CPU has none in a wall sample).  Returns the sample found (index + 1:
- * what a round that finds it has not run charges again), 0 if none was
- * counted (no room); -1 if its state could not be read; -2 if the thread
- * is gone. */
-static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
-		      const struct share *sh)
+/* A full read of thread t (*ss: its schedstat now): the sample it finds,
+ * made in the table and not counted (count_units counts).  Returns its
+ * index + 1, 0 if the table had no room; -1 if its state could not be
+ * read; -2 if the thread is gone. */
+static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss)
 {
 	int prev_r = t->last && (t->last_state == MONOUT_WALL_RUNNING ||
 				 t->last_state == MONOUT_WALL_RUNNABLE);
@@ -1320,15 +1319,8 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 				read_stat(t, 0, &letter, &st);
 			}
 			t->last_state = split_running(t, prev_r, ss);
-			if (time_pick(t, sh, 1, prev_r) == 0 && t->last_blocked) {
-				uint32_t ix = sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
-							   MONOUT_NO_WAIT, 0, 0, pcs, 0, 0);
-				if (ix)
-					sample_again(t->last_blocked, 1);
-				return ix;
-			}
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
-					    MONOUT_NO_WAIT, 0, 0, pcs, 0, 1);
+					    MONOUT_NO_WAIT, 0, 0, pcs, 0, 0);
 		}
 		char letter = 'S';
 		uint64_t st = 0;
@@ -1354,31 +1346,60 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 		t->last_state = state_of(letter);
 		t->block_wait = ss->ok && ss->runs != UINT64_MAX ? ss->wait : UINT64_MAX;
 		t->block_runs = ss->runs;
-		int on = time_pick(t, sh, 0, prev_r) == 1;
 		uint32_t ix = sample_count(t->out.tid, t->last_state,
 					   sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, set,
-					   pcs, n, on ? 0 : 1);
+					   pcs, n, 0);
 		if (ix)
 			t->last_blocked = ix;
-		if (ix && on && sample_count(t->out.tid, runnable_next(t, sh->queued),
-					     MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0,
-					     1) == 0)
-			return 0;	/* no room for the running sample: lost counted */
 		return ix;
 	}
 }
 
-/* Sample thread t.  weight: 1 + the rounds the sampler was late for
- * (it woke that many periods after its deadline).  A thread that has not
- * run since its last full read was where that read found it for the whole
- * time: it gets them all.  One that ran gets 1, and misses the others (its
- * expected count says so). */
-static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
+/* Count w samples of thread t whose full read found sample ix (index + 1;
+ * found_r: R, running or runnable; prev_r: R at its last read, as
+ * the late rounds take them), each where time_pick puts
+ * it: on a CPU or wanting one, the read's sample when it found the thread
+ * R, else running or runnable as schedstat split its time (sh->queued);
+ * blocked, the read's sample when it found it blocked, else its last
+ * blocked sample (where it was last seen blocked).  With no share known
+ * (first read, no schedstat), all go to the read's sample, but for a
+ * thread R at both reads: the rounds after the first split as its last R
+ * interval's (t->ratio).  Returns the samples counted. */
+static uint64_t count_units(struct wthread *t, uint32_t ix, int found_r, int prev_r,
+			    const struct share *sh, uint64_t w)
+{
+	if (ix == 0) {
+		lost += w;
+		return 0;
+	}
+	uint64_t n = 0;
+	for (uint64_t u = 0; u < w; u++) {
+		int pick = time_pick(t, sh, found_r, prev_r);
+		uint32_t at = ix;
+		if (pick < 0 ? u > 0 && found_r && prev_r : pick == 1 && (u > 0 || !found_r))
+			at = sample_count(t->out.tid,
+					  runnable_next(t, pick < 0 ? t->ratio : sh->queued),
+					  MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0, 1);
+		else if (pick == 0 && found_r && t->last_blocked)
+			sample_again(t->last_blocked, 1);
+		else
+			sample_again(ix, 1);
+		n += at != 0;
+	}
+	return n;
+}
+
+/* Sample thread t.  weight: the rounds since the last look at it (the
+ * sampler looks once every look_rounds rounds, and more when it was
+ * late).  A thread that has not run since its last full read was where
+ * that read found it for the whole time: it gets them all.  One that ran
+ * gets them split as its time since the last look was (count_units). */
+static int sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 {
 	if (cpu == UINT64_MAX)
 		cpu = thread_cpu_ns(t->tid);
 	if (cpu == UINT64_MAX)
-		return;		/* gone: the listing will say */
+		return 0;	/* gone */
 	if (cpu == t->cpu_ns && t->last) {
 		if (t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE) {
 			/* Seen R, has not run since: waiting for a CPU. */
@@ -1392,10 +1413,12 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 		if (t->last)
 			__atomic_add_fetch(&t->out.taken, weight, __ATOMIC_RELAXED);
 		t->obs_ns = mono_ns();
-		return;
+		return 1;
 	}
 	uint64_t was_cpu = t->last ? t->cpu_ns : UINT64_MAX, was_ns = t->obs_ns;
 	int after_again = t->again != 0;
+	int prev_r = t->last && (t->last_state == MONOUT_WALL_RUNNING ||
+				 t->last_state == MONOUT_WALL_RUNNABLE);
 	struct sched ss;
 	struct share sh;
 	sched_read(t, &ss);
@@ -1403,29 +1426,31 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 	t->obs_ns = ss.ns;
 	woken_wait(t, &ss);
 	time_share(t, was_cpu, cpu, was_ns, after_again, &ss, &sh);
-	uint32_t before = t->last ? t->last_state : 0;
-	long r = full_read(t, cpu, &ss, &sh);
-	if (r == -2)
-		return;
+	long r = full_read(t, cpu, &ss);
+	if (r == -2) {
+		/* Exiting (it ran to its end since the last look): the rounds
+		 * split as its time was, the blocked ones where it was last
+		 * seen blocked. */
+		t->last_state = MONOUT_WALL_RUNNING;
+		uint32_t ix = sample_count(t->out.tid, MONOUT_WALL_RUNNING, MONOUT_NO_SYSCALL,
+					   MONOUT_NO_WAIT, 0, 0, NULL, 0, 0);
+		uint64_t n = count_units(t, ix, 1, prev_r, &sh, weight);
+		if (n)
+			__atomic_add_fetch(&t->out.taken, n, __ATOMIC_RELAXED);
+		t->last = 0;
+		return 1;
+	}
 	if (r < 0) {
 		t->last = 0;
 		__atomic_add_fetch(&t->out.unreadable, 1, __ATOMIC_RELAXED);
-		return;
+		return 1;
 	}
 	t->last = (uint32_t)r;
-	if (r > 0)
-		__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
-	/* Late rounds of a thread that was R at both ends (a thread on the
-	 * CPU or waiting for one): R throughout, split as its schedstat says
-	 * (the ratio of this interval).  Any other thread that ran misses
-	 * them: where it blocked meanwhile is not known. */
-	int is_r = t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE;
-	int was_r = before == MONOUT_WALL_RUNNING || before == MONOUT_WALL_RUNNABLE;
-	for (uint64_t k = 1; r > 0 && is_r && was_r && k < weight; k++) {
-		if (sample_count(t->out.tid, runnable_next(t, t->ratio), MONOUT_NO_SYSCALL,
-				 MONOUT_NO_WAIT, 0, 0, NULL, 0, 1))
-			__atomic_add_fetch(&t->out.taken, 1, __ATOMIC_RELAXED);
-	}
+	int found_r = t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE;
+	uint64_t n = count_units(t, (uint32_t)r, found_r, prev_r, &sh, weight);
+	if (n)
+		__atomic_add_fetch(&t->out.taken, n, __ATOMIC_RELAXED);
+	return 1;
 }
 
 /* A thread listed for the first time: its name and, when it started
@@ -1474,27 +1499,46 @@ static void thread_ended(struct wthread *t)
 	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_ENDED, __ATOMIC_RELEASE);
 }
 
+static uint64_t due_between(uint64_t lo, uint64_t hi);
+
 /* A thread listed (or announced at born_ns, else 0) in round r. */
 static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_ns,
-		 uint64_t weight, uint64_t born_ns, uint64_t cpu)
+		 uint64_t born_ns, uint64_t cpu)
 {
 	if (t->seen_round == r)
 		return;
-	uint64_t w = t->seen_round + 1 == r ? weight : 1;	/* seen last round */
-	if (t->seen_round == 0) {
-		if (born_ns && rounds > 0) {
+	int fresh = t->seen_round == 0;
+	if (fresh) {
+		if (born_ns && looks > 0) {
 			/* Its start is known: its name comes with a later read of stat. */
 			__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_STARTED,
 					  __ATOMIC_RELAXED);
 			t->out.first_usec = born_ns > start_ns ? (born_ns - start_ns) / 1000 : 0;
 		} else {
-			first_sight(t, rounds > 0 ? since_ns : 0, now_ns);
+			first_sight(t, looks > 0 ? since_ns : 0, now_ns);
 		}
 		nalive++;
 	}
+	/* Its samples: the round instants since those counted for it (its
+	 * last look's, or its start), to the last this look stands for, but
+	 * those of pauses; what its expected count has, so a thread started
+	 * just before a look and seen at the next has them all, and one
+	 * started just after a look's last instant none yet. */
+	uint64_t due_ns = look_due_ns ? look_due_ns : now_ns, was_ns = t->seen_ns;
+	uint64_t hi = due_ns > start_ns ? (due_ns - start_ns) / 1000 : 0;
+	uint64_t lo = !fresh && was_ns > start_ns ? (was_ns - start_ns) / 1000 + 1 : 0;
+	if (lo < t->out.first_usec)
+		lo = t->out.first_usec;
+	uint64_t w = hi >= lo ? due_between(lo, hi) : 0;
 	t->seen_round = r;
-	t->seen_ns = now_ns;
-	sample_thread(t, w, cpu);
+	t->seen_ns = due_ns;
+	if (!sample_thread(t, w, cpu)) {
+		/* Listed, gone before its clock was read: it ended after the
+		 * last look that found it, and this look's rounds are not its. */
+		t->seen_ns = was_ns;
+		thread_ended(t);
+		nalive -= nalive > 0;
+	}
 }
 
 /* Called in each thread our pthread_create starts (threads.c's hook). */
@@ -1505,8 +1549,8 @@ static void announce(pid_t tid)
 	__atomic_store_n(&ring[k % RING], tid, __ATOMIC_RELEASE);
 }
 
-/* One round: sample every thread (weight: sample_thread) and note those
- * gone.  Every LIST_EVERY rounds the list is /proc/self/task (getdents64:
+/* One look: sample every thread (the rounds it stands for: seen) and note
+ * those gone.  Every LIST_EVERY looks the list is /proc/self/task (getdents64:
  * a cost that grows with the threads, most of a round's with hundreds, and
  * half of one with eight at 1 kHz); in between, the threads known and
  * those our pthread_create announced (a thread made otherwise, by a raw
@@ -1514,7 +1558,7 @@ static void announce(pid_t tid)
  * refused (EINVAL: no such thread of this process) has ended. */
 struct listed {		/* a round's listing: seen()'s arguments */
 	pid_t self;
-	uint64_t r, since_ns, now_ns, weight;
+	uint64_t r, since_ns, now_ns;
 };
 
 /* mon_task_each's callback in a round that lists /proc/self/task. */
@@ -1525,7 +1569,7 @@ static void listed_one(pid_t tid, void *arg)
 		return;	/* ours: this sampler, control.c's thread */
 	struct wthread *t = thread_find(tid, 1);
 	if (t != NULL)
-		seen(t, l->r, l->since_ns, l->now_ns, l->weight, 0, UINT64_MAX);
+		seen(t, l->r, l->since_ns, l->now_ns, 0, UINT64_MAX);
 }
 
 /* The task directory's descriptor failed: if the program took it over (the
@@ -1545,17 +1589,17 @@ static int task_dir_again(void)
 	return task_fd >= 0;
 }
 
-static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
+static void round_all(uint64_t since_ns, uint64_t now_ns)
 {
 	char buf[16384] __attribute__((aligned(8)));
 	pid_t self = mon_gettid();
-	uint64_t r = rounds + 1;
+	uint64_t r = looks + 1;
 	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
 	int list = r % LIST_EVERY == 1 || head - ring_tail > RING;
 	if (list) {
 		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0 && !task_dir_again())
 			return;
-		struct listed l = { self, r, since_ns, now_ns, weight };
+		struct listed l = { self, r, since_ns, now_ns };
 		if (mon_task_each(task_fd, buf, sizeof buf, listed_one, &l) < 0 && task_dir_again() &&
 		    syscall(SYS_lseek, task_fd, 0L, SEEK_SET) == 0)
 			mon_task_each(task_fd, buf, sizeof buf, listed_one, &l);
@@ -1567,7 +1611,7 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 				continue;
 			struct wthread *t = thread_find(tid, 1);
 			if (t != NULL)
-				seen(t, r, since_ns, now_ns, weight,
+				seen(t, r, since_ns, now_ns,
 				     __atomic_load_n(&ring_ns[ring_tail % RING], __ATOMIC_RELAXED),
 				     UINT64_MAX);
 		}
@@ -1585,7 +1629,7 @@ static void round_all(uint64_t since_ns, uint64_t now_ns, uint64_t weight)
 			 * hide live ones listed after them. */
 			uint64_t cpu = thread_cpu_ns(t->tid);
 			if (cpu != UINT64_MAX)
-				seen(t, r, since_ns, now_ns, weight, 0, cpu);
+				seen(t, r, since_ns, now_ns, 0, cpu);
 		}
 		if (t->seen_round != r) {
 			thread_ended(t);
@@ -1816,8 +1860,17 @@ static void *sampler_main(void *arg)
 	__atomic_store_n(&mon_runtime_tid, mon_gettid(), __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "monprof-wall", 0, 0, 0);
 	find_tid_offset();
-	uint64_t period = 1000000000u / rate;
+	/* Looks at the threads LOOK_HZ times a second at most, each for
+	 * look_rounds rounds: above that the wake-up itself was most of the
+	 * cost (47.5 us a wake-up here, 4.75 % of a CPU at 1 kHz for a bare
+	 * loop), and a look loses nothing a round would have had but the
+	 * moments between: a thread that did not run since the last look was
+	 * where it was for every round, and one that ran has its rounds split
+	 * as its time was (count_units). */
+	look_rounds = (rate + LOOK_HZ - 1) / LOOK_HZ;
+	uint64_t period = 1000000000u / rate * look_rounds;
 	uint64_t next = mono_ns(), prev = next;
+	int first = 1;		/* the first look (or the first after a pause): one round */
 	if (start_ns == 0)
 		start_ns = next;
 	if (timer_fd < 0)
@@ -1844,6 +1897,7 @@ static void *sampler_main(void *arg)
 			uint64_t now = mono_ns();
 			next = start_ns + (now - start_ns + period - 1) / period * period;
 			prev = now;
+			first = 1;
 			armed = round_timer_arm(next) == 0;
 			continue;
 		}
@@ -1859,18 +1913,22 @@ static void *sampler_main(void *arg)
 				&ts, NULL, FUTEX_BITSET_MATCH_ANY);
 			continue;
 		}
-		uint64_t late = 0;
+		uint64_t late = 0, w = first ? 1 : look_rounds;
 		if (now - next >= period) {
-			late = (now - next) / period;
-			__atomic_add_fetch(&missed, late, __ATOMIC_RELAXED);
+			late = (now - next) / period;	/* looks */
+			__atomic_add_fetch(&missed, late * look_rounds, __ATOMIC_RELAXED);
 			next += late * period;
 		}
-		round_all(prev, now, 1 + late);
+		look_due_ns = next;
+		round_all(prev, now);
 		if (__atomic_load_n(&compact_asked, __ATOMIC_ACQUIRE))
 			compact();
 		prev = now;
-		__atomic_store_n(&last_round_ns, now, __ATOMIC_RELAXED);
-		if (__atomic_add_fetch(&rounds, 1, __ATOMIC_RELEASE) % 16 == 1)
+		first = 0;
+		/* The last instant counted: a thread's expected count ends there. */
+		__atomic_store_n(&last_round_ns, next, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&rounds, w, __ATOMIC_RELEASE);
+		if (++looks % 16 == 1)
 			own_cpu();	/* for a write while it runs; exact at the end */
 		next += period;
 	}
@@ -2082,6 +2140,22 @@ static uint64_t rounds_in(uint64_t lo, uint64_t hi)
 	return hi >= lo && b >= a ? b - a + 1 : 0;
 }
 
+/* The round instants in [lo, hi] (microseconds after start_ns) but those
+ * of the pauses (moncontrol(0)): rounds_in less that of each overlap. */
+static uint64_t due_between(uint64_t lo, uint64_t hi)
+{
+	uint64_t due = rounds_in(lo, hi);
+	unsigned np = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
+	for (unsigned k = 0; k < np && due; k++) {
+		uint64_t plo = pause_lo[k], phi = __atomic_load_n(&pause_hi[k], __ATOMIC_ACQUIRE);
+		uint64_t a = plo > lo ? plo : lo;
+		uint64_t b = phi == UINT64_MAX || phi > hi ? hi : phi - 1;
+		uint64_t in = phi > plo ? rounds_in(a, b) : 0;
+		due -= in < due ? in : due;
+	}
+	return due;
+}
+
 uint64_t mon_wall_rounds(void)
 {
 	return __atomic_load_n(&rounds, __ATOMIC_ACQUIRE);
@@ -2150,7 +2224,7 @@ void mon_wall_fork_child(int go)
 	fds_kept = 0;
 	nalive = 0;
 	unlisted = ((unlisted >> 32) + 1) << 32;
-	lost = rounds = missed = 0;
+	lost = rounds = missed = looks = 0;
 	own_user_us = own_sys_us = 0;
 	start_ns = 0;
 	npauses = 0;	/* the child's own run; paused still if the parent was */
@@ -2208,7 +2282,6 @@ static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part
 	*out = t->out;
 	struct monout_wall_thread *o = out;
 	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
-	unsigned np = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
 	o->flags = flags;
 	o->taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
 	o->unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
@@ -2216,17 +2289,7 @@ static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part
 		o->last_usec = last_us;
 	if (o->last_usec < o->first_usec)
 		o->last_usec = o->first_usec;
-	/* The round instants k / rate (k >= 0) in [first, last], but those
-	 * of the pauses (moncontrol(0)): rounds_in of each overlap. */
-	uint64_t due = t->seen_round ? rounds_in(o->first_usec, o->last_usec) : 0;
-	for (unsigned k = 0; k < np && due; k++) {
-		uint64_t plo = pause_lo[k], phi = __atomic_load_n(&pause_hi[k], __ATOMIC_ACQUIRE);
-		uint64_t a = plo > o->first_usec ? plo : o->first_usec;
-		uint64_t b = phi == UINT64_MAX || phi > o->last_usec ? o->last_usec : phi - 1;
-		uint64_t in = phi > plo ? rounds_in(a, b) : 0;
-		due -= in < due ? in : due;
-	}
-	o->expected = due;
+	o->expected = t->seen_round ? due_between(o->first_usec, o->last_usec) : 0;
 	if (cutting) {
 		/* This interval's part of the thread: its samples, its due
 		 * rounds, its span clipped to [lo, now]; none when an earlier

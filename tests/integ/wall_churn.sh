@@ -20,6 +20,8 @@
 #                         its earlier samples again
 #   wall_churn_ends       each thread's start and end are each in exactly one
 #                         file
+#   wall_churn_due        each thread's samples over the files are those due
+#                         (its expected counts) within 1
 #   wall_churn_prof       prof reads the series: churn_wait has the blocked
 #                         samples the files hold
 # Mutations: compact() never asked (the cut's request removed): threads
@@ -117,6 +119,26 @@ if read -r n w <"$T/ends" && [ "$n" = 0 ]; then
 	ok wall_churn_ends
 else
 	not_ok wall_churn_ends "$n threads whose start or end is not in exactly one file, e.g. $w"
+fi
+
+# Each thread's samples over the files against those due (its expected
+# counts: the round instants of its life), within 1 a thread: at 1000 Hz a
+# look of the sampler stands for 4 rounds, and a thread is charged the
+# instants since those counted for it, not the look's 4 (a thread started
+# just after a look's last instant was charged 1 too many, its last look
+# before it ended 4 too few: 15 to 170 threads a run off by 2 to 4).
+awk '$2 == "thread" { tid = $3; if ($NF % 2 == 1 || !(tid in gen)) gen[tid]++
+		k = tid "#" gen[tid]; g = k in grp ? grp[k] : k
+		if (($1 " " tid) in key) g = key[$1 " " tid]
+		if (!(k in grp)) members[g]++
+		grp[k] = g; key[$1 " " tid] = g; taken[g] += $9; due[g] += $7 }
+	END { for (g in due) { d = taken[g] - due[g]
+			if (d > members[g] || d < -members[g]) { n++; if (n == 1) w = g ": " taken[g] " samples, " due[g] " due" } }
+		printf "%d %s\n", n, w }' "$T/all.txt" >"$T/due"
+if read -r n w <"$T/due" && [ "$n" = 0 ]; then
+	ok wall_churn_due
+else
+	not_ok wall_churn_due "$n threads whose samples are not those due within 1, e.g. $w"
 fi
 
 want=$(awk '$2 == "sample" && $0 ~ /churn_wait/ && $7 != "running" && $7 != "runnable" { n += $3 } END { print n + 0 }' "$T/all.txt")
