@@ -359,6 +359,9 @@
 					 * the itimer clock sampled instead from then
 					 * on, or (under the perf clock) threads that
 					 * needed a timer were not sampled */
+#define MONOUT_FACT_CLOCKS_FULL 0x40	/* more threads alive at once than the
+					 * per-thread clocks' table holds (4096):
+					 * threads started then had no clock */
 
 /* THREADS flags. */
 #define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */

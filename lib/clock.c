@@ -79,10 +79,16 @@ static int rate_lowered;
 static unsigned rate_checks;
 static int clock_taken;		/* the program took the itimer clock's SIGPROF */
 static int sigq_short;		/* timers refused for the pending-signal quota (threads.c) */
+static int clocks_full;		/* threads left without a clock: no slot (threads.c) */
 
 void mon_clock_note_sigq_short(void)
 {
 	sigq_short = 1;
+}
+
+void mon_clock_note_clocks_full(void)
+{
+	clocks_full = 1;
 }
 
 /* Set while mon_clock_check_rate measures: ticks are counted, not charged. */
@@ -330,6 +336,7 @@ void mon_clock_unsampled_end(void)
 void mon_clock_unsampled_reset(void)
 {
 	sigq_short = 0;		/* a fork child: its own clocks' facts */
+	clocks_full = 0;
 	check_usec = 0;		/* a fork child: the parent's rate check is not its CPU */
 	__atomic_store_n(&unsampled_ticks, 0, __ATOMIC_RELAXED);
 	if (unsampled_open)
@@ -689,6 +696,8 @@ void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns, uint32_t
 		*flags |= MONOUT_FACT_CLOCK_TAKEN;
 	if (sigq_short)
 		*flags |= MONOUT_FACT_SIGQ_SHORT;
+	if (clocks_full)
+		*flags |= MONOUT_FACT_CLOCKS_FULL;
 	if (kind == MON_CLOCK_PERF)
 		*flags |= MONOUT_FACT_USER_ONLY;
 	else if (kind != MON_CLOCK_NONE)

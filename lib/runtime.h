@@ -142,6 +142,10 @@ MON_HIDDEN void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_n
  * (MONOUT_FACT_SIGQ_SHORT). */
 MON_HIDDEN void mon_clock_note_sigq_short(void);
 
+/* A thread was left without a clock: every slot of threads.c's table was
+ * a live thread's (MONOUT_FACT_CLOCKS_FULL). */
+MON_HIDDEN void mon_clock_note_clocks_full(void);
+
 /* The process-wide ITIMER_PROF clock (the last fallback). */
 MON_HIDDEN int mon_itimer_start(void);
 MON_HIDDEN void mon_itimer_stop(void);

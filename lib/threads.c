@@ -118,13 +118,26 @@ static void release(struct slot *s)
 }
 
 /* Slots of threads that no longer exist (armed from /proc, exited without
- * passing through our start routine) are reclaimed before a new one. */
-static void reclaim_dead(void)
+ * passing through our start routine) are reclaimed before a new one: a
+ * tgkill(2) of signal 0 on each slot's thread, so at most once every
+ * RECLAIM_EVERY_NS while the table stays full (4096 system calls under the
+ * lock for each thread started beyond it made 4300 starts take seconds, and
+ * an interval's cut waited behind them).  Returns 0, or -1 too soon. */
+#define RECLAIM_EVERY_NS 100000000u
+static int reclaim_dead(void)
 {
+	static uint64_t last_ns;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	if (last_ns && now - last_ns < RECLAIM_EVERY_NS)
+		return -1;
+	last_ns = now;
 	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
 		if (slots[i].tid && syscall(SYS_tgkill, mon_pid, slots[i].tid, 0) < 0 &&
 		    errno == ESRCH)
 			release(&slots[i]);
+	return 0;
 }
 
 /* How many POSIX timers the thread clock may hold: a quarter of the soft
@@ -195,11 +208,11 @@ static int arm(pid_t tid)
 	    tid == __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE))
 		return 0;	/* armed, or the runtime's own thread (wall.c, control.c) */
 	s = find(0);
-	if (s == NULL) {
-		reclaim_dead();
+	if (s == NULL && reclaim_dead() == 0)
 		s = find(0);
-		if (s == NULL)
-			return mon_fail(EAGAIN);
+	if (s == NULL) {
+		mon_clock_note_clocks_full();	/* prof says so, and names the itimer clock */
+		return mon_fail(EAGAIN);
 	}
 	int rc = thread_kind == MON_CLOCK_THREAD ? arm_timer(tid, &s->clock)
 						 : mon_clock_arm_thread(thread_kind, tid, &s->clock);

@@ -1591,6 +1591,12 @@ void attr_finish(struct prof_attr *a)
 			  "ulimit -i), which its own timers and signals need: the runtime sampled "
 			  "with the itimer clock instead, or left threads unsampled under the perf "
 			  "clock; raise the limit (ulimit -i) for a per-thread clock");
+	if (a->cov != NULL && (a->cov->flags & MONOUT_FACT_CLOCKS_FULL))
+		prof_warn("clocks-full", "more threads were alive at once than the runtime's "
+			  "per-thread clocks hold (4096): threads started then had no clock and "
+			  "were not sampled (their CPU is in the process's totals, not in the "
+			  "profile); the itimer clock samples every thread of the process "
+			  "(monrun -c itimer, MONPROF_CLOCK=itimer)");
 	if (a->total_ticks == 0 && !taken)
 		prof_warn("no-samples", "no samples: the histograms are empty, so the report "
 			  "has no time (the program ran for less than one clock tick, or "
