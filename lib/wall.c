@@ -165,6 +165,7 @@ struct wthread {
 	uint64_t obs_ns;	/* when (CLOCK_MONOTONIC) cpu_ns was last found current, 0: never */
 	uint64_t obs_wait;	/* schedstat's run-queue wait at the last full read; UINT64_MAX: none */
 	uint64_t obs_runs;	/* and its run count */
+	uint64_t queued_ns;	/* time since then charged runnable by rounds it had not run */
 	int64_t share_credit;	/* time_share's error diffusion, 1/65536 of a sample */
 	uint32_t last_blocked;	/* the last blocked sample counted (index + 1), 0: none */
 	int64_t wake_credit;	/* woken_wait's error diffusion, ns x Hz (1e9: one round) */
@@ -1150,6 +1151,20 @@ static uint32_t runnable_next(struct wthread *t, int64_t share)
 	return MONOUT_WALL_RUNNING;
 }
 
+/* The split of a thread's time over the last round, from the kernel's own
+ * accounting (its CPU clock and schedstat), for time_pick.  A round looks
+ * at a thread at one moment, and that moment is not independent of what
+ * the thread does: the sampler, woken on a CPU the thread is running on,
+ * is often not run until the thread blocks (no wakeup preemption), so a
+ * thread working and sleeping in turns shorter than the period was found
+ * blocked at 80 % of the rounds for 50 % of its time (wall_duty.sh). */
+struct share {
+	int have;		/* 0: not known (see time_share) */
+	int64_t on;		/* on a CPU or wanting one: (dc + dw) / d, 1/65536 */
+	int64_t queued;		/* of that, waiting for one: dw / (dc + dw), 1/65536 */
+	int stayed;		/* never put on a CPU again: on it all along if R at both ends */
+};
+
 /* An R thread: running or runnable.  Over the time since its last
  * schedstat read (d, CLOCK_MONOTONIC) it ran dc and waited in a run queue
  * dw (schedstat, in *ss).  Seen R at both ends (prev_r) and never put on a
@@ -1161,8 +1176,13 @@ static uint32_t runnable_next(struct wthread *t, int64_t share)
  * those sleeps were counted runnable, and redis under load showed 2.2 s
  * runnable and 0.8 s less running than its CPU): runnable for
  * dw / (dc + dw) of its R time.  The sample is runnable with that
- * probability, by error diffusion in t->credit. */
-static uint32_t split_running(struct wthread *t, int prev_r, const struct sched *ss)
+ * probability, by error diffusion in t->credit; but when the round's own
+ * split is known (*sh, time_share) and it did not stay on its CPU, with
+ * that round's: the rounds it had not run since its last read were each
+ * charged runnable already, and their wait, in dw too, was counted twice
+ * (16 threads on 2 CPUs: 6.6 % running against 12.8 %, wall_turns.sh). */
+static uint32_t split_running(struct wthread *t, int prev_r, const struct sched *ss,
+			      const struct share *sh)
 {
 	if (!ss->ok)
 		return MONOUT_WALL_RUNNING;
@@ -1182,6 +1202,8 @@ static uint32_t split_running(struct wthread *t, int prev_r, const struct sched 
 		t->ratio = (int64_t)((double)(d - dc) / (double)d * 65536.0);
 	else
 		t->ratio = (int64_t)((double)dw / (double)(dc + dw) * 65536.0);
+	if (sh->have && !(prev_r && stayed))
+		return runnable_next(t, sh->queued);	/* this round's own split */
 	return runnable_next(t, t->ratio);
 }
 
@@ -1198,70 +1220,64 @@ static uint32_t split_running(struct wthread *t, int prev_r, const struct sched 
  * loop under redis-benchmark at load 6, 7.1 s blocked against perf's 2.7 s
  * (bench/wall_server_vs_perf.sh); tests/integ/wall_woken.sh's thread, 85 %
  * blocked against a truth of 32 % (26 % with it, against 26 %).  *ss: its
- * schedstat now. */
-static void woken_wait(struct wthread *t, const struct sched *ss)
+ * schedstat now.  Returns the run-queue wait (ns) the rounds moved stand
+ * for, which this round's split (time_share) leaves out. */
+static uint64_t woken_wait(struct wthread *t, const struct sched *ss)
 {
 	uint64_t w = t->block_wait;
 	if (t->again == 0 || t->last == 0 || w == UINT64_MAX || !ss->ok || ss->runs == UINT64_MAX)
-		return;
+		return 0;
 	uint64_t runs = ss->runs, now = ss->wait;
 	if (now < w || runs <= t->block_runs)
-		return;
+		return 0;
 	/* The wait before its first run: the waits before each of its runs
 	 * since are taken as equal. */
 	uint64_t first = (now - w) / (runs - t->block_runs);
 	t->wake_credit += (int64_t)(first * rate);
 	int64_t k = (t->wake_credit + 500000000) / 1000000000;
 	if (k <= 0)
-		return;
+		return 0;
 	t->wake_credit -= k * 1000000000;
 	uint64_t moved = (uint64_t)k < t->again ? (uint64_t)k : t->again;
+	uint64_t taken = moved * 1000000000u / rate;	/* the wait those rounds account for */
 	struct wsample *e = &tab->samples[t->last - 1];
 	uint64_t c = __atomic_load_n(&e->count, __ATOMIC_RELAXED);
 	uint64_t cut = __atomic_load_n(&tab->sample_cut[t->last - 1], __ATOMIC_RELAXED);
 	if (moved > c - (cut < c ? cut : c))
 		moved = c - (cut < c ? cut : c);
 	if (moved == 0)
-		return;
+		return taken;
 	__atomic_sub_fetch(&e->count, moved, __ATOMIC_RELAXED);
 	if (sample_count(t->out.tid, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0,
 			 NULL, 0, moved) == 0)
 		__atomic_add_fetch(&e->count, moved, __ATOMIC_RELAXED);	/* no room: left as it was */
 	t->again = 0;
+	return taken;
 }
 
-/* The split of a thread's time over the last round, from the kernel's own
- * accounting (its CPU clock and schedstat), for time_pick.  A round looks
- * at a thread at one moment, and that moment is not independent of what
- * the thread does: the sampler, woken on a CPU the thread is running on,
- * is often not run until the thread blocks (no wakeup preemption), so a
- * thread working and sleeping in turns shorter than the period was found
- * blocked at 80 % of the rounds for 50 % of its time (wall_duty.sh). */
-struct share {
-	int have;		/* 0: not known (see time_share) */
-	int64_t on;		/* on a CPU or wanting one: (dc + dw) / d, 1/65536 */
-	int64_t queued;		/* of that, waiting for one: dw / (dc + dw), 1/65536 */
-	int stayed;		/* never put on a CPU again: on it all along if R at both ends */
-};
 
 /* Thread t's share of the round that ends now: its CPU clock went from
  * was_cpu (found at was_ns, the last round) to cpu, and schedstat (*ss)
- * from its last full read's.  after_again: the last rounds found it had
- * not run and charged its blocked sample again, and woken_wait takes its
- * wait for a CPU out of those: here only its CPU time is on.  Known when a
- * round has seen it before and the kernel has schedstat (without it a wait
- * for a CPU would count blocked). */
+ * from its last full read's.  The wait schedstat counted since that read
+ * less what the rounds since, which found it had not run, stand for: those
+ * charged runnable (t->queued_ns) and the wait woken_wait moved out of
+ * those charged blocked (woken, ns) is this round's.  Known when a round
+ * has seen it before and the kernel has schedstat (without it a wait for a
+ * CPU would count blocked). */
 static void time_share(struct wthread *t, uint64_t was_cpu, uint64_t cpu, uint64_t was_ns,
-		       int after_again, const struct sched *ss, struct share *sh)
+		       uint64_t woken, const struct sched *ss, struct share *sh)
 {
-	uint64_t ow = t->obs_wait, orun = t->obs_runs;
+	uint64_t ow = t->obs_wait, orun = t->obs_runs, q = t->queued_ns;
 	memset(sh, 0, sizeof *sh);
 	t->obs_wait = ss->ok ? ss->wait : UINT64_MAX;
 	t->obs_runs = ss->runs;
+	t->queued_ns = 0;
 	if (!ss->ok || ow == UINT64_MAX || ss->wait < ow || was_cpu == UINT64_MAX ||
 	    cpu < was_cpu || was_ns == 0 || ss->ns <= was_ns)
 		return;
-	uint64_t d = ss->ns - was_ns, dc = cpu - was_cpu, dw = after_again ? 0 : ss->wait - ow;
+	uint64_t d = ss->ns - was_ns, dc = cpu - was_cpu, dw = ss->wait - ow;
+	q += woken;
+	dw = dw > q ? dw - q : 0;	/* the rounds it had not run, charged runnable */
 	sh->have = 1;
 	sh->on = dc + dw >= d ? 65536 : (int64_t)((double)(dc + dw) / (double)d * 65536.0);
 	sh->queued = dc + dw ? (int64_t)((double)dw / (double)(dc + dw) * 65536.0) : 0;
@@ -1319,7 +1335,7 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 				uint64_t st;
 				read_stat(t, 0, &letter, &st);
 			}
-			t->last_state = split_running(t, prev_r, ss);
+			t->last_state = split_running(t, prev_r, ss, sh);
 			if (time_pick(t, sh, 1, prev_r) == 0 && t->last_blocked) {
 				uint32_t ix = sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
 							   MONOUT_NO_WAIT, 0, 0, pcs, 0, 0);
@@ -1391,18 +1407,20 @@ static void sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 		}
 		if (t->last)
 			__atomic_add_fetch(&t->out.taken, weight, __ATOMIC_RELAXED);
-		t->obs_ns = mono_ns();
+		uint64_t now = mono_ns();
+		if (t->last_state == MONOUT_WALL_RUNNABLE && t->obs_ns && now > t->obs_ns)
+			t->queued_ns += now - t->obs_ns;
+		t->obs_ns = now;
 		return;
 	}
 	uint64_t was_cpu = t->last ? t->cpu_ns : UINT64_MAX, was_ns = t->obs_ns;
-	int after_again = t->again != 0;
 	struct sched ss;
 	struct share sh;
 	sched_read(t, &ss);
 	t->cpu_ns = cpu;
 	t->obs_ns = ss.ns;
-	woken_wait(t, &ss);
-	time_share(t, was_cpu, cpu, was_ns, after_again, &ss, &sh);
+	uint64_t woken = woken_wait(t, &ss);
+	time_share(t, was_cpu, cpu, was_ns, woken, &ss, &sh);
 	uint32_t before = t->last ? t->last_state : 0;
 	long r = full_read(t, cpu, &ss, &sh);
 	if (r == -2)

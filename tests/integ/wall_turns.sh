@@ -1,0 +1,41 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# Sixteen threads on the CPU all along (tests/progs/wall_turns.c: turns of
+# about 100 ms of CPU, sleeps of about 1 us, for 3 s, under monrun
+# --wall=250), on a machine of fewer CPUs: each thread is on a CPU for a
+# share of its life and waits in a run queue for the rest; a round finds
+# most of them waiting, not run since the last (charged runnable again).
+#   wall_turns_running   the threads' running samples (of their samples)
+#                        within 2 pp and 3 standard deviations of their CPU
+#                        time (of their lives); the runnable samples of
+#                        their run-queue wait the same
+# A round that finds a thread run since the last took the run-queue wait
+# of the whole time since its last full read (the rounds it had not run,
+# each charged runnable already, and this one) for this round's split
+# (lib/wall.c split_running): its wait was counted twice, and 16 threads
+# on 2 CPUs were 6.6 % running against 12.8 % of their lives on a CPU.
+# The round's split is now its own (time_share: the wait less the rounds
+# charged runnable, and less the wait woken_wait moved out of blocked
+# rounds).
+# Mutation: split_running's ratio for every R read (the code before):
+# 6.6 % running against 12.8 %, fails.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/wall_lib.inc"
+
+[ -r /proc/self/schedstat ] || { echo "SKIP no /proc/PID/schedstat (the kernel's CONFIG_SCHEDSTATS)"; exit 77; }
+ncpu=$(getconf _NPROCESSORS_ONLN)
+[ "$ncpu" -le 8 ] || { echo "SKIP $ncpu CPUs: 16 threads do not wait for one"; exit 77; }
+wall_run_omitfp turns 250 120 3 16 100000 1 1 >/dev/null
+awk 'FNR == NR { if ($1 == "turns") { tl[$2] = 1; life += $4; cpu += $6; wq += $8 }; next }
+	$1 == "sample" && ($4 in tl) { n += $2; s[$6] += $2 }
+	function far(got, want) { return got - want > 0.02 + 3 * sqrt(want * (1 - want) / n) ||
+		want - got > 0.02 + 3 * sqrt(want * (1 - want) / n) }
+	END {
+		if (n < 1000 || life <= 0) { printf "bad only %d samples\n", n; exit }
+		r = s["running"] / n; q = s["runnable"] / n; tr = cpu / life; tq = wq / life
+		printf "%s running %.1f %% of %d samples against %.1f %% of their lives on a CPU, runnable %.1f %% against %.1f %% waiting for one\n",
+			far(r, tr) || far(q, tq) ? "bad" : "ok", 100 * r, n, 100 * tr, 100 * q, 100 * tq
+	}' "$T/turns.out" "$T/wall.txt" >"$T/verdict"
+cat "$T/verdict"
+read -r v why <"$T/verdict"
+if [ "$rc" -eq 0 ] && [ "$v" = ok ]; then ok wall_turns_running; else not_ok wall_turns_running "exit $rc: $why"; fi
