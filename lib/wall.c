@@ -1288,14 +1288,16 @@ static void time_share(struct wthread *t, uint64_t was_cpu, uint64_t cpu, uint64
  * or blocked (0), by error diffusion of its share (t->share_credit), so
  * that its samples split as its time did; the read found it R (found_r) or
  * blocked, and gives the stack when they agree.  -1: no share known, the
- * read says. */
+ * read says.  Rounded to the nearest (on at half a sample of credit): on at
+ * any credit above 0, each thread's first share counted on, and threads of
+ * ten samples were 15.3 % running against 9.7 % (wall_turns_short). */
 static int time_pick(struct wthread *t, const struct share *sh, int found_r, int prev_r)
 {
 	if (!sh->have)
 		return -1;
 	int64_t on = found_r && prev_r && sh->stayed ? 65536 : sh->on;
 	t->share_credit += on;
-	if (t->share_credit > 0) {
+	if (t->share_credit >= 32768) {
 		t->share_credit -= 65536;
 		return 1;
 	}

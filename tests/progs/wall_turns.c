@@ -5,8 +5,10 @@
  * shares of running, runnable and blocked time, and of each blocking
  * place, against each thread's own measure of them.
  *
- *   wall_turns SECONDS THREADS BUSY_US SLEEP_A_US SLEEP_B_US
+ *   wall_turns SECONDS THREADS BUSY_US SLEEP_A_US SLEEP_B_US [GENERATIONS]
  *
+ * GENERATIONS (default 1): THREADS threads are started and joined that
+ * many times, one set after another.
  * Each thread spins about BUSY_US of its own CPU time (turn_busy), sleeps
  * about SLEEP_A_US in turn_sleep_a, spins again, sleeps about SLEEP_B_US in
  * turn_sleep_b (nanosleep), until SECONDS have passed; each time drawn
@@ -121,20 +123,23 @@ static void *turns(void *arg)
 
 int main(int argc, char **argv)
 {
-	if (argc != 6)
+	if (argc != 6 && argc != 7)
 		return 2;
+	int gens = argc == 7 ? atoi(argv[6]) : 1;
 	seconds = atof(argv[1]);
 	int n = atoi(argv[2]);
 	busy_us = atol(argv[3]);
 	a_us = atol(argv[4]);
 	b_us = atol(argv[5]);
-	if (seconds <= 0 || n < 1 || n > 256 || busy_us < 1 || a_us < 1 || b_us < 1)
+	if (seconds <= 0 || n < 1 || n > 256 || busy_us < 1 || a_us < 1 || b_us < 1 || gens < 1)
 		return 2;
 	pthread_t t[256];
-	for (int i = 0; i < n; i++)
-		if (pthread_create(&t[i], NULL, turns, (void *)(uintptr_t)i) != 0)
-			return 1;
-	for (int i = 0; i < n; i++)
-		pthread_join(t[i], NULL);
+	for (int g = 0; g < gens; g++) {
+		for (int i = 0; i < n; i++)
+			if (pthread_create(&t[i], NULL, turns, (void *)(uintptr_t)(g * n + i)) != 0)
+				return 1;
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	}
 	return 0;
 }
