@@ -146,6 +146,7 @@
 #define RACE_RETRIES 1
 #define LIST_EVERY 8u		/* list /proc/self/task every 8th round (and the first) */
 #define RING 4096u		/* threads announced by pthread_create, not yet listed */
+#define BLOCKED_KEPT 8u		/* a thread's last blocked samples found, for time_pick's charges */
 
 struct wthread {
 	pid_t tid;
@@ -167,7 +168,8 @@ struct wthread {
 	uint64_t obs_runs;	/* and its run count */
 	uint64_t queued_ns;	/* time since then charged runnable by rounds it had not run */
 	int64_t share_credit;	/* time_share's error diffusion, 1/65536 of a sample */
-	uint32_t last_blocked;	/* the last blocked sample counted (index + 1), 0: none */
+	uint32_t blocked[BLOCKED_KEPT];	/* the last blocked samples found (index + 1), 0: none */
+	uint32_t blocked_at, blocked_pick;	/* the next of blocked[] to write, to charge */
 	int64_t wake_credit;	/* woken_wait's error diffusion, ns x Hz (1e9: one round) */
 	int64_t ratio;		/* runnable share of its last R interval, 1/65536 */
 	uint64_t seen_round;	/* the last round that listed it */
@@ -1306,10 +1308,16 @@ static int time_pick(struct wthread *t, const struct share *sh, int found_r, int
 
 /* A full read of thread t (*ss: its schedstat now, *sh: its share of the
  * round).  The sample counted is what the read found, but when the share
- * says otherwise (time_pick): found R, counted to its last blocked sample
- * (where it was last seen blocked; found R at every round, none: counted
- * R); found blocked, counted running or runnable (no stack: a thread on a
- * CPU has none in a wall sample).  Returns the sample found (index + 1:
+ * says otherwise (time_pick): found R, counted to one of the last blocked
+ * samples found (t->blocked, the last BLOCKED_KEPT, each in turn; found R
+ * at every round, none: counted R); found blocked, counted running or
+ * runnable (no stack: a thread on a CPU has none in a wall sample).  The
+ * last blocked sample alone is where the thread blocked before this turn
+ * on a CPU: a thread that sleeps at a short and at a long place in turns
+ * was found R just after the long one more often, and its short place had
+ * 8.2 % of its blocked samples against 15.3 % of its blocked time
+ * (wall_turns_places); those found over several rounds are where it
+ * blocks as often as its time there says.  Returns the sample found (index + 1:
  * what a round that finds it has not run charges again), 0 if none was
  * counted (no room); -1 if its state could not be read; -2 if the thread
  * is gone. */
@@ -1338,11 +1346,15 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 				read_stat(t, 0, &letter, &st);
 			}
 			t->last_state = split_running(t, prev_r, ss, sh);
-			if (time_pick(t, sh, 1, prev_r) == 0 && t->last_blocked) {
+			uint32_t kept = t->blocked_at < BLOCKED_KEPT ? t->blocked_at : BLOCKED_KEPT;
+			uint32_t bl = kept ? t->blocked[t->blocked_pick % kept] : 0;
+			if (time_pick(t, sh, 1, prev_r) == 0 && bl) {
 				uint32_t ix = sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
 							   MONOUT_NO_WAIT, 0, 0, pcs, 0, 0);
-				if (ix)
-					sample_again(t->last_blocked, 1);
+				if (ix) {
+					sample_again(bl, 1);
+					t->blocked_pick++;
+				}
 				return ix;
 			}
 			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
@@ -1377,7 +1389,7 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 					   sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, set,
 					   pcs, n, on ? 0 : 1);
 		if (ix)
-			t->last_blocked = ix;
+			t->blocked[t->blocked_at++ % BLOCKED_KEPT] = ix;
 		if (ix && on && sample_count(t->out.tid, runnable_next(t, sh->queued),
 					     MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0,
 					     1) == 0)
@@ -1682,8 +1694,9 @@ static void compact(void)
 		t->keep = !t->ended || thread_out(t, 0, lo, MON_WALL_SINCE_CUT, &spent);
 		if (t->keep && t->last)
 			o->sample_map[t->last - 1] = 1;
-		if (t->keep && t->last_blocked)
-			o->sample_map[t->last_blocked - 1] = 1;
+		for (unsigned b = 0; t->keep && b < BLOCKED_KEPT; b++)
+			if (t->blocked[b])
+				o->sample_map[t->blocked[b] - 1] = 1;
 	}
 	for (unsigned i = 0; i < o->nsamples; i++) {
 		if (!o->sample_map[i])
@@ -1724,7 +1737,8 @@ static void compact(void)
 		unsigned j = n->nthreads++;
 		n->threads[j] = *t;
 		n->threads[j].last = t->last ? o->sample_map[t->last - 1] : 0;
-		n->threads[j].last_blocked = t->last_blocked ? o->sample_map[t->last_blocked - 1] : 0;
+		for (unsigned b = 0; b < BLOCKED_KEPT; b++)
+			n->threads[j].blocked[b] = t->blocked[b] ? o->sample_map[t->blocked[b] - 1] : 0;
 		if (t->ended)
 			continue;	/* listed, never found again */
 		uint32_t h = mix32((uint64_t)t->tid);

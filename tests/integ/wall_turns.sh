@@ -22,6 +22,13 @@
 #                        their running and blocked samples each within 2 pp
 #                        and 3 standard deviations of their CPU time and of
 #                        their time neither on a CPU nor waiting for one
+#   wall_turns_places    8 threads working about 2 ms and sleeping about
+#                        1 ms at turn_sleep_a, working again and sleeping
+#                        about 6 ms at turn_sleep_b: turn_sleep_a's share of
+#                        their blocked samples at either place within 2 pp
+#                        and 3 standard deviations of its share of their
+#                        blocked time (the program's nanosleep calls, less
+#                        the run-queue wait over them)
 # Each round's sample of a thread that ran is on a CPU or blocked as its
 # time over the round was, by error diffusion (time_pick); a diffusion
 # that counts on at the first share above 0 gives each thread one sample
@@ -30,7 +37,9 @@
 # Mutations: split_running's ratio for every R read (the code before):
 # 6.6 % running against 12.8 %, wall_turns_running fails; time_pick on at
 # a credit above 0 (as before): 15.3 and 15.7 % running against 9.7 and
-# 10.3 %, wall_turns_short fails.
+# 10.3 %, wall_turns_short fails; a thread found R and counted blocked
+# charged to its last blocked sample found (as before): turn_sleep_a 8.2
+# % against 15.3 %, wall_turns_places fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
@@ -59,3 +68,17 @@ wall_run_omitfp turns 250 120 3 16 100000 1 1 >/dev/null
 share running
 wall_run_omitfp turns 250 120 0.04 4 300 3000 3000 100 >/dev/null
 share short
+wall_run_omitfp turns 250 120 6 8 2000 1000 6000 >/dev/null
+awk 'FNR == NR { if ($1 == "turns") { tl[$2] = 1; a += $10; b += $12 }; next }
+	$1 == "sample" && ($4 in tl) && $6 != "running" && $6 != "runnable" {
+		if (index($NF, "turn_sleep_a")) sa += $2; else if (index($NF, "turn_sleep_b")) sb += $2 }
+	END {
+		n = sa + sb
+		if (n < 500 || a + b <= 0) { printf "bad only %d blocked samples\n", n; exit }
+		p = sa / n; t = a / (a + b); d = p > t ? p - t : t - p
+		printf "%s turn_sleep_a %.1f %% of %d blocked samples at either place against %.1f %% of the time blocked there, bound %.1f pp\n",
+			(d > 0.02 + 3 * sqrt(t * (1 - t) / n) ? "bad" : "ok"), 100 * p, n, 100 * t, 100 * (0.02 + 3 * sqrt(t * (1 - t) / n))
+	}' "$T/turns.out" "$T/wall.txt" >"$T/verdict"
+cat "$T/verdict"
+read -r v why <"$T/verdict"
+if [ "$rc" -eq 0 ] && [ "$v" = ok ]; then ok wall_turns_places; else not_ok wall_turns_places "exit $rc: $why"; fi
