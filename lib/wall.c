@@ -1257,7 +1257,6 @@ static uint64_t woken_wait(struct wthread *t, const struct sched *ss)
 	return taken;
 }
 
-
 /* Thread t's share of the round that ends now: its CPU clock went from
  * was_cpu (found at was_ns, the last round) to cpu, and schedstat (*ss)
  * from its last full read's.  The wait schedstat counted since that read
