@@ -48,7 +48,7 @@ for hz in 250 1000; do
 			printf "%s runnable %.1f %% of %d samples, run-queue wait %.1f %% of its life, bound %.1f %% (running %.1f, blocked %.1f %%)\n",
 				p <= b ? "ok" : "bad", 100 * p, n, 100 * t, 100 * b, 100 * s["running"] / n, 100 * s["blocked"] / n
 		}' "$T/duty.out" "$T/wall.txt" >"$T/verdict"
-	cat "$T/verdict"
+	sed "s/^/# /" "$T/verdict"
 	read -r v why <"$T/verdict"
 	if [ "$rc" -eq 0 ] && [ "$v" = ok ]; then ok wall_duty_runnable$sfx; else not_ok wall_duty_runnable$sfx "exit $rc: $why"; fi
 	awk -v tid="$tid" 'FNR == NR { if ($1 == "duty") { life = $4; cpu = $6; wq = $8 }; next }
@@ -62,7 +62,7 @@ for hz in 250 1000; do
 			printf "%s running %.1f %% of %d samples against %.1f %% of its life on a CPU, blocked %.1f %% against %.1f %%\n",
 				far(r, tr) || far(b, tb) ? "bad" : "ok", 100 * r, n, 100 * tr, 100 * b, 100 * tb
 		}' "$T/duty.out" "$T/wall.txt" >"$T/verdict"
-	cat "$T/verdict"
+	sed "s/^/# /" "$T/verdict"
 	read -r v why <"$T/verdict"
 	if [ "$rc" -eq 0 ] && [ "$v" = ok ]; then ok wall_duty_split$sfx; else not_ok wall_duty_split$sfx "exit $rc: $why"; fi
 	# Every round counted: at 1000 Hz the sampler looks 250 times a second,
