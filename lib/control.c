@@ -255,7 +255,6 @@ static void rotate(uint64_t s, uint64_t start_sec, uint64_t bytes, char *buf)
 	}
 }
 
-static char *put_dec(char *p, uint64_t v);
 
 /* A write succeeded after n failed: say so once (the first failure said
  * why). */
@@ -265,7 +264,7 @@ static void say_written_again(uint32_t n)
 			  more[] = " intervals before this one were lost (their files could not be "
 				   "written)\n";
 	char m[192] = "monprof: interval files are written again; ";
-	char *p = put_dec(m + strlen(m), n);
+	char *p = mon_put_dec(m + strlen(m), n);
 	memcpy(p, n == 1 ? one : more, n == 1 ? sizeof one : sizeof more);
 	ssize_t r = write(STDERR_FILENO, m, strlen(m));
 	(void)r;
@@ -407,19 +406,6 @@ static void sock_close(void)
 	__atomic_store_n(&sock_fd, -1, __ATOMIC_RELEASE);
 }
 
-static char *put_dec(char *p, uint64_t v)
-{
-	char d[24];
-	int i = 0;
-	do
-		d[i++] = (char)('0' + v % 10);
-	while ((v /= 10) && i < 24);
-	while (i > 0)
-		*p++ = d[--i];
-	*p = '\0';
-	return p;
-}
-
 static int sock_open(void)
 {
 	static int verifier;
@@ -433,7 +419,7 @@ static int sock_open(void)
 	a.sun_family = AF_UNIX;
 	char *p = a.sun_path + 1;
 	memcpy(p, "monprof.", 8);
-	p = put_dec(p + 8, (uint64_t)getpid());
+	p = mon_put_dec(p + 8, (uint64_t)getpid());
 	sock_len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + (size_t)(p - a.sun_path));
 	memcpy(sock_name, a.sun_path, sizeof sock_name);
 	if (bind(fd, (struct sockaddr *)&a, sock_len) < 0 || listen(fd, 8) < 0) {
@@ -464,7 +450,7 @@ static void add(char *r, size_t cap, const char *s)
 static void add_num(char *r, size_t cap, uint64_t v)
 {
 	char d[24];
-	put_dec(d, v);
+	mon_put_dec(d, v);
 	add(r, cap, d);
 }
 
@@ -677,7 +663,7 @@ static void say_ended(pid_t pid)
 	char m[512], *p = m;
 	static const char a[] = "monprof: process ";
 	memcpy(p, a, sizeof a - 1);
-	p = put_dec(p + sizeof a - 1, (uint64_t)pid);
+	p = mon_put_dec(p + sizeof a - 1, (uint64_t)pid);
 	const char *prog = mon_file_program();
 	size_t n = strlen(prog) < 64 ? strlen(prog) : 64;
 	*p++ = ' ';
@@ -698,7 +684,7 @@ static void say_ended(pid_t pid)
 			p += sizeof c0 - 1;
 		} else {
 			memcpy(p, c, sizeof c - 1);
-			p = put_dec(p + sizeof c - 1, last);
+			p = mon_put_dec(p + sizeof c - 1, last);
 			static const char d[] = " is lost\n";
 			memcpy(p, d, sizeof d - 1);
 			p += sizeof d - 1;

@@ -493,10 +493,7 @@ static void say_arcs_overflow(uint64_t limit)
 	if (__atomic_exchange_n(&told, me, __ATOMIC_ACQ_REL) == me)
 		return;
 	char num[24];
-	int i = (int)sizeof num;
-	do
-		num[--i] = (char)('0' + limit % 10);
-	while ((limit /= 10) != 0 && i > 0);
+	size_t nlen = (size_t)(mon_put_dec(num, (uint64_t)limit) - num);
 	const char *name = mon_file_name();
 	static const char a[] = "monprof: mcount: call graph buffer size limit exceeded, ";
 	static const char b[] = " will not be generated: the program made more than ";
@@ -505,7 +502,7 @@ static void say_arcs_overflow(uint64_t limit)
 		{ (void *)a, sizeof a - 1 },
 		{ (void *)(name ? name : MON_OUT), strlen(name ? name : MON_OUT) },
 		{ (void *)b, sizeof b - 1 },
-		{ num + i, sizeof num - (size_t)i },
+		{ num, nlen },
 		{ (void *)c, sizeof c - 1 },
 	};
 	ssize_t r;

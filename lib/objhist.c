@@ -412,12 +412,7 @@ static int perfmap_line(char *l, size_t len, void *arg)
 static void perfmap_put(struct monout_writer *w, const uint64_t *pcs, size_t npcs)
 {
 	char path[64] = "/tmp/perf-";
-	char *p = path + 10, d[24];
-	int n = 0;
-	for (uint64_t v = (uint64_t)getpid(); n == 0 || v; v /= 10)
-		d[n++] = (char)('0' + v % 10);
-	while (n)
-		*p++ = d[--n];
+	char *p = mon_put_dec(path + 10, (uint64_t)getpid());
 	memcpy(p, ".map", 5);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)

@@ -376,24 +376,12 @@ static ssize_t read_small(const char *path, char *buf, size_t cap)
 	return (ssize_t)len;
 }
 
-static char *put_uint(char *p, uint64_t v)
-{
-	char d[24];
-	int n = 0;
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n)
-		*p++ = d[--n];
-	return p;
-}
-
 /* Fill t (thread tid, alive) with its CPU now, its name too. */
 static void sample_live(struct monout_thread *t, pid_t tid)
 {
 	char path[64], buf[512];
 	char *p = memcpy(path, "/proc/self/task/", 16);
-	p = put_uint(p + 16, (uint64_t)tid);
+	p = mon_put_dec(p + 16, (uint64_t)tid);
 	memcpy(p, "/stat", 6);
 	if (read_small(path, buf, sizeof buf) <= 0)
 		return;

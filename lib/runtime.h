@@ -407,6 +407,11 @@ MON_HIDDEN void mon_lock_reset(void);
 /* Thread id of the caller (gettid). */
 MON_HIDDEN pid_t mon_gettid(void);
 
+/* The decimal digits of v at p (1 to 20 of them) and a NUL after them;
+ * returns the address of that NUL.  p has room for 21 bytes.
+ * Async-signal-safe. */
+MON_HIDDEN char *mon_put_dec(char *p, uint64_t v);
+
 /* mon_owner_take — take *word, a lock word holding the owner's thread id
  * (0: free), for the calling thread, waiting 1 ms at a time for at most
  * about two seconds (2000 tries) while another thread holds it: never

@@ -28,6 +28,19 @@ pid_t mon_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+char *mon_put_dec(char *p, uint64_t v)
+{
+	char d[20];
+	int n = 0;
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (n)
+		*p++ = d[--n];
+	*p = '\0';
+	return p;
+}
+
 int mon_writable(const void *p)
 {
 	static int wake_word;

@@ -293,24 +293,11 @@ static uint64_t thread_cpu_ns(pid_t tid)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-static char *put_dec(char *p, uint64_t v)
-{
-	char d[24];
-	int n = 0;
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n)
-		*p++ = d[--n];
-	*p = '\0';
-	return p;
-}
-
 /* "/proc/self/task/TID/name" in buf (64 bytes). */
 static void task_path(char *buf, pid_t tid, const char *name)
 {
 	char *p = memcpy(buf, "/proc/self/task/", 16);
-	p = put_dec(p + 16, (uint64_t)tid);
+	p = mon_put_dec(p + 16, (uint64_t)tid);
 	*p++ = '/';
 	strcpy(p, name);
 }
@@ -632,7 +619,7 @@ static char *put_addr(char *p, const struct sockaddr_storage *ss, socklen_t len)
 		inet_ntop(AF_INET, &a->sin_addr, p, 48);
 		p += strlen(p);
 		*p++ = ':';
-		return put_dec(p, ntohs(a->sin_port));
+		return mon_put_dec(p, ntohs(a->sin_port));
 	}
 	if (ss->ss_family == AF_INET6) {
 		const struct sockaddr_in6 *a = (const void *)ss;
@@ -641,7 +628,7 @@ static char *put_addr(char *p, const struct sockaddr_storage *ss, socklen_t len)
 		p += strlen(p);
 		*p++ = ']';
 		*p++ = ':';
-		return put_dec(p, ntohs(a->sin6_port));
+		return mon_put_dec(p, ntohs(a->sin6_port));
 	}
 	if (ss->ss_family == AF_UNIX) {
 		const struct sockaddr_un *a = (const void *)ss;
@@ -664,7 +651,7 @@ static char *put_addr(char *p, const struct sockaddr_storage *ss, socklen_t len)
 		p[k] = '\0';
 		return p + k;
 	}
-	return put_dec(p, ss->ss_family);
+	return mon_put_dec(p, ss->ss_family);
 }
 
 /* Describe descriptor fd of the program into v (kind, text). */
@@ -672,7 +659,7 @@ static void describe_fd(int fd, struct wwait *v)
 {
 	char path[40], link[WAIT_TEXT];
 	char *p = memcpy(path, "/proc/self/fd/", 14);
-	put_dec(p + 14, (uint64_t)fd);
+	mon_put_dec(p + 14, (uint64_t)fd);
 	v->w.kind = MONOUT_WAIT_FD;
 	v->w.fd = (uint32_t)fd;
 	v->w.object = MONOUT_NO_OBJECT;
