@@ -1488,11 +1488,14 @@ static void first_sight(struct wthread *t, uint64_t since_ns, uint64_t now_ns)
 {
 	char letter;
 	uint64_t st = 0;
-	if (!read_stat(t, 0, &letter, &st) || since_ns == 0)
+	int read = read_stat(t, 0, &letter, &st);
+	if (since_ns == 0)
 		return;
+	/* Not there at the last look: started since, even when gone before
+	 * its stat could be read (a row ended and never started, else). */
 	__atomic_or_fetch(&t->out.flags, MONOUT_WALL_THREAD_STARTED, __ATOMIC_RELAXED);
 	uint64_t at = since_ns;
-	if (st) {
+	if (read && st) {
 		long tck = sysconf(_SC_CLK_TCK);
 		struct timespec bt;
 		clock_gettime(CLOCK_BOOTTIME, &bt);
