@@ -20,6 +20,8 @@ build_prog mw prof_work.c -pg || { not_ok diff_build; exit 1; }
 "$PROF" --format=csv -m base.out ./mw >base.csv 2>/dev/null
 "$PROF" --format=csv --base=base.out ./mw >d.csv 2>d.err
 rc=$?
+# (commas inside quoted names made ';', for awk -F, below: csv_plain)
+for f in this.csv base.csv d.csv; do csv_plain "$f" >"$f.p" && mv "$f.p" "$f"; done
 
 # Every function with samples in either CSV is a row; its numbers are the
 # CSVs' (6 decimals each: within 2e-6), the rows in order of |points|.
