@@ -273,6 +273,28 @@ static int vanished(unsigned i, uint64_t tid)
 	return 0;
 }
 
+/* Does the writer's claim of entry i for tid wait in adopt, not taken? */
+static int adopt_holds(pid_t tid, unsigned i)
+{
+	uint64_t v = (uint64_t)(uint32_t)tid << 32 | (uint64_t)(i + 1);
+	for (unsigned k = 0; k < ADOPT_PROBE; k++)
+		if (__atomic_load_n(&adopt[adopt_slot(tid, k)], __ATOMIC_ACQUIRE) == v)
+			return 1;
+	return 0;
+}
+
+/* As vanished(), for a write that changes no entry (the file written at
+ * exit, a snapshot): 1 to leave entry i out (the writer's claim, never
+ * taken: the thread ended in an entry of its own), 0 to write it ended
+ * (gone without its end recorded), -1 alive.  Without it the file at
+ * exit listed such entries as threads alive (threads_churn_last_main). */
+static int vanished_peek(unsigned i, uint64_t tid)
+{
+	if (stamp[i] == pass_no || !gone(tid))
+		return -1;
+	return adopt_holds((pid_t)tid, i);
+}
+
 /* The calling thread's entry, claimed on first use (tid: the thread's id,
  * 0 to ask the kernel).  Async-signal-safe. */
 static struct monout_thread *mine_as(pid_t tid)
@@ -578,8 +600,9 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 				give_back(i);
 			continue;
 		}
-		if (win->advance && base != NULL && !(t.flags & MONOUT_THREAD_ENDED)) {
-			int v = vanished(i, t.tid);
+		if (!(t.flags & MONOUT_THREAD_ENDED)) {
+			int v = win->advance && base != NULL ? vanished(i, t.tid)
+							     : vanished_peek(i, t.tid);
 			if (v == 1)
 				continue;
 			if (v == 0)
@@ -634,9 +657,18 @@ int mon_facts_put(struct monout_writer *w)
 		return -1;
 	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
 	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
-	for (unsigned i = 0; i < n; i++)
-		if (listed(__atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE)) &&
-		    monout_put_threads_add(w, &table[i]) < 0)
+	for (unsigned i = 0; i < n; i++) {
+		struct monout_thread t = table[i];
+		t.flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
+		if (!listed(t.tid))
+			continue;
+		int v = t.flags & MONOUT_THREAD_ENDED ? -1 : vanished_peek(i, t.tid);
+		if (v == 1)
+			continue;
+		if (v == 0)
+			t.flags |= MONOUT_THREAD_ENDED;
+		if (monout_put_threads_add(w, &t) < 0)
 			return -1;
+	}
 	return monout_put_threads_close(w);
 }

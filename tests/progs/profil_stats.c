@@ -4,11 +4,14 @@
  * + lost, exactly, after a run that produced every kind; the clock and
  * rate in effect; the threads armed.
  *
- * Two threads spin 0.3 s of CPU each: one in fn_in, which the histogram
- * covers (one bin of 64 KiB at scale 2, started 200 short of 65535, so it
- * saturates), one in fn_out, outside it (dropped).  Meanwhile the main
- * thread moves the histogram between two such buffers every 0.5 ms (ticks
- * racing with a move are lost), so both get about 600 of fn_in's ticks.  Once profiling is off the counters
+ * Two threads spin: one in fn_in, which the histogram covers (one bin of
+ * 64 KiB at scale 2, started 200 short of 65535), until both buffers' bins
+ * have saturated (at most 5 s of its CPU), one in fn_out, outside it
+ * (dropped), for 0.3 s.  Meanwhile the main thread moves the histogram
+ * between two such buffers every 0.5 ms (ticks racing with a move are
+ * lost).  How many ticks each buffer gets is not fixed (the process-wide
+ * itimer clock under ASan gave one 128 in 0.3 s), so fn_in runs until the
+ * bins say it is enough, not for a fixed time.  Once profiling is off the counters
  * are still: the identity must hold exactly; counted is what the bins
  * received; dropped and saturated each have at least the lower bound of
  * the thread that made them (ticks_lower_bound, profil_common.h).
@@ -22,6 +25,13 @@ DEFINE_SPIN(fn_in)
 DEFINE_SPIN(fn_out)
 
 static double cpu_in, cpu_out;
+static unsigned short a[1], b[1];
+
+static int both_saturated(void)
+{
+	return __atomic_load_n(&a[0], __ATOMIC_RELAXED) == 65535 &&
+	       __atomic_load_n(&b[0], __ATOMIC_RELAXED) == 65535;
+}
 static int running_threads = 2;
 static pthread_barrier_t running;
 
@@ -29,7 +39,9 @@ static void *run_in(void *arg)
 {
 	(void)arg;
 	pthread_barrier_wait(&running);
-	cpu_in = fn_in(0.3);
+	do
+		cpu_in += fn_in(0.05);
+	while (!both_saturated() && cpu_in < 5.0);
 	__atomic_sub_fetch(&running_threads, 1, __ATOMIC_SEQ_CST);
 	return NULL;
 }
@@ -45,7 +57,6 @@ static void *run_out(void *arg)
 
 int main(void)
 {
-	static unsigned short a[1], b[1];
 	const unsigned short start = 65535 - 200;
 	/* The one 64 KiB bin holds fn_in and not fn_out: it starts at fn_in if
 	 * fn_out lies below, else it ends where fn_in does. */
