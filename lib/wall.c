@@ -151,6 +151,7 @@
 
 struct wthread {
 	pid_t tid;
+	uint32_t serial;	/* the run's count of threads made when it was (never reused) */
 	int fd_sys, fd_sched, fd_stat;	/* kept open, or -1 */
 	int ended;
 	int keep;		/* compact(): copied into the new table */
@@ -186,6 +187,7 @@ struct wthread {
 struct wsample {
 	uint64_t count;		/* atomic */
 	uint64_t tid;
+	uint32_t serial;	/* its thread's (wthread.serial): a tid is reused, a serial not */
 	uint32_t state, syscall, wait, depth, flags;
 	uint32_t set;		/* the object set its PCs were taken in (objhist.h) */
 	uint32_t pc_at;		/* index of pcs[0] in the pool */
@@ -234,6 +236,7 @@ static uint64_t unlisted = 1ull << 32;
 static uint64_t unlisted_seen[UNLISTED_SLOTS];
 static uint64_t lost;		/* samples without room */
 static uint64_t rounds, missed;
+static uint32_t thread_serial;		/* threads made (thread_find): the sampler's */
 static uint64_t looks;			/* the sampler's looks at the threads (its own) */
 static uint64_t look_rounds = 1;	/* rounds a look stands for: rate / LOOK_HZ, rounded up */
 static uint64_t look_due_ns;		/* the last round instant the look stands for (its
@@ -496,6 +499,7 @@ static struct wthread *thread_find(pid_t tid, int make)
 			struct wthread *t = &tab->threads[n];
 			memset(t, 0, sizeof *t);
 			t->tid = tid;
+			t->serial = ++thread_serial;
 			t->fd_sys = t->fd_sched = t->fd_stat = -1;
 			t->cpu_ns = UINT64_MAX;
 			t->block_wait = UINT64_MAX;
@@ -512,10 +516,11 @@ static struct wthread *thread_find(pid_t tid, int make)
 	return NULL;
 }
 
-static uint32_t sample_hash(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
+static uint32_t sample_hash(uint64_t tid, uint32_t serial, uint32_t state, uint32_t sc, uint32_t wait,
 			    uint32_t flags, uint32_t set, const uintptr_t *pcs, unsigned n)
 {
 	uint64_t h = tid * 0x9e3779b97f4a7c15ull ^ ((uint64_t)state << 40 | (uint64_t)sc << 8 | flags);
+	h = h * 0x100000001b3ull ^ serial;
 	h = h * 0x100000001b3ull ^ wait;
 	h = h * 0x100000001b3ull ^ set;
 	for (unsigned i = 0; i < n; i++)
@@ -523,20 +528,26 @@ static uint32_t sample_hash(uint64_t tid, uint32_t state, uint32_t sc, uint32_t 
 	return mix32(h ^ n);
 }
 
-/* Count weight samples of this key (set: the object set pcs[0..n) were
- * taken in, mon_objhist_set_now; 0 when n is 0); the entry's index + 1, or
- * 0 (no room: the weight goes to lost). */
-static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t wait,
+/* Count weight samples of thread t with this key (set: the object set
+ * pcs[0..n) were taken in, mon_objhist_set_now; 0 when n is 0); the
+ * entry's index + 1, or 0 (no room: the weight goes to lost).  Entries are
+ * the thread's (its serial), not its tid's: a new thread that took a dead
+ * one's tid counted into the dead one's entries, and a cut that had loaded
+ * the rows before the new one's wrote samples of a tid it had no row for
+ * (wall_churn_counts, "unlisted 7154", under ASan with both cores busy). */
+static uint32_t sample_count(const struct wthread *t, uint32_t state, uint32_t sc, uint32_t wait,
 			     uint32_t flags, uint32_t set, const uintptr_t *pcs, unsigned n,
 			     uint64_t weight)
 {
-	uint32_t h = sample_hash(tid, state, sc, wait, flags, set, pcs, n) & (SAMPLE_SLOTS - 1);
+	uint64_t tid = t->out.tid;
+	uint32_t h = sample_hash(tid, t->serial, state, sc, wait, flags, set, pcs, n) &
+		     (SAMPLE_SLOTS - 1);
 	for (unsigned probe = 0; probe < 64; probe++, h = (h + 1) & (SAMPLE_SLOTS - 1)) {
 		uint32_t ix = tab->sample_slot[h];
 		if (ix == 0)
 			break;
 		struct wsample *s = &tab->samples[ix - 1];
-		if (s->tid == tid && s->state == state && s->syscall == sc && s->wait == wait &&
+		if (s->serial == t->serial && s->tid == tid && s->state == state && s->syscall == sc && s->wait == wait &&
 		    s->flags == flags && s->set == set && s->depth == n &&
 		    (n == 0 || memcmp(&tab->pool[s->pc_at], pcs, n * sizeof *pcs) == 0)) {
 			__atomic_add_fetch(&s->count, weight, __ATOMIC_RELAXED);
@@ -551,6 +562,7 @@ static uint32_t sample_count(uint64_t tid, uint32_t state, uint32_t sc, uint32_t
 	}
 	struct wsample *s = &tab->samples[k];
 	s->tid = tid;
+	s->serial = t->serial;
 	s->state = state;
 	s->syscall = sc;
 	s->wait = wait;
@@ -1242,7 +1254,7 @@ static uint64_t woken_wait(struct wthread *t, const struct sched *ss)
 	if (moved == 0)
 		return taken;
 	__atomic_sub_fetch(&e->count, moved, __ATOMIC_RELAXED);
-	if (sample_count(t->out.tid, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0,
+	if (sample_count(t, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0,
 			 NULL, 0, moved) == 0)
 		__atomic_add_fetch(&e->count, moved, __ATOMIC_RELAXED);	/* no room: left as it was */
 	t->again = 0;
@@ -1327,7 +1339,7 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 				read_stat(t, 0, &letter, &st);
 			}
 			t->last_state = split_running(t, prev_r, ss, sh);
-			return sample_count(t->out.tid, t->last_state, MONOUT_NO_SYSCALL,
+			return sample_count(t, t->last_state, MONOUT_NO_SYSCALL,
 					    MONOUT_NO_WAIT, 0, 0, pcs, 0, 0);
 		}
 		char letter = 'S';
@@ -1354,7 +1366,7 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 		t->last_state = state_of(letter);
 		t->block_wait = ss->ok && ss->runs != UINT64_MAX ? ss->wait : UINT64_MAX;
 		t->block_runs = ss->runs;
-		uint32_t ix = sample_count(t->out.tid, t->last_state,
+		uint32_t ix = sample_count(t, t->last_state,
 					   sr.nr >= 0 ? (uint32_t)sr.nr : MONOUT_NO_SYSCALL, wid, fl, set,
 					   pcs, n, 0);
 		if (ix)
@@ -1402,7 +1414,7 @@ static uint64_t count_units(struct wthread *t, uint32_t ix, int found_r, int pre
 		int pick = time_pick(t, sh, found_r, prev_r);
 		uint32_t at = ix;
 		if (pick < 0 ? u > 0 && found_r && prev_r : pick == 1 && (u > 0 || !found_r))
-			at = sample_count(t->out.tid,
+			at = sample_count(t,
 					  runnable_next(t, pick < 0 ? t->ratio : sh->queued),
 					  MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL, 0, 1);
 		else if (pick == 0 && found_r && blocked_next(t, &bl))
@@ -1429,7 +1441,7 @@ static int sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 		if (t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE) {
 			/* Seen R, has not run since: waiting for a CPU. */
 			t->last_state = MONOUT_WALL_RUNNABLE;
-			t->last = sample_count(t->out.tid, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL,
+			t->last = sample_count(t, MONOUT_WALL_RUNNABLE, MONOUT_NO_SYSCALL,
 					       MONOUT_NO_WAIT, 0, 0, NULL, 0, weight);
 		} else {
 			sample_again(t->last, weight);
@@ -1459,7 +1471,7 @@ static int sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
 		 * split as its time was, the blocked ones where it was last
 		 * seen blocked. */
 		t->last_state = MONOUT_WALL_RUNNING;
-		uint32_t ix = sample_count(t->out.tid, MONOUT_WALL_RUNNING, MONOUT_NO_SYSCALL,
+		uint32_t ix = sample_count(t, MONOUT_WALL_RUNNING, MONOUT_NO_SYSCALL,
 					   MONOUT_NO_WAIT, 0, 0, NULL, 0, 0);
 		uint64_t n = count_units(t, ix, 1, prev_r, &sh, weight);
 		if (n)
@@ -1761,7 +1773,7 @@ static void compact(void)
 			}
 			c->wait = o->wait_map[s->wait];
 		}
-		uint32_t h = sample_hash(c->tid, c->state, c->syscall, c->wait, c->flags, c->set,
+		uint32_t h = sample_hash(c->tid, c->serial, c->state, c->syscall, c->wait, c->flags, c->set,
 					 (const uintptr_t *)&n->pool[c->pc_at], c->depth);
 		for (unsigned probe = 0; probe < SAMPLE_SLOTS; probe++) {
 			uint32_t *slot = &n->sample_slot[(h + probe) & (SAMPLE_SLOTS - 1)];

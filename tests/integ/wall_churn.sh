@@ -83,18 +83,17 @@ fi
 # Two threads of one tid in one file (the first ended, a new one took its
 # tid: the machine's other processes wrap the pids fast) have samples that
 # cannot be told apart (a sample names a tid): they are one group, over
-# all files.  A file may hold samples of a tid it has no row for: a new
-# thread that took a dead thread's tid counted into that thread's sample
-# entries after the cut loaded the rows (seen under ASan with both cores
-# busy); they are the next row's of that tid, in a later file.
+# all files.  A file never holds samples of a tid it has no row for
+# ("unlisted"): it did when a new thread that took a dead thread's tid
+# counted into that thread's sample entries after the cut had loaded the
+# rows (seen under ASan with both cores busy); entries are now a thread's,
+# by its serial (lib/wall.c's sample_count).
 awk '$2 == "thread" { tid = $3; if ($NF % 2 == 1 || !(tid in gen)) gen[tid]++
 		k = tid "#" gen[tid]; g = k in grp ? grp[k] : k
 		if (($1 " " tid) in key) g = key[$1 " " tid]
-		grp[k] = g; key[$1 " " tid] = g; taken[g] += $9; all[g] = 1
-		if (pend[tid]) { got[g] += pend[tid]; pend[tid] = 0 } }
-	$2 == "sample" { k = key[$1 " " $5]; if (k == "") pend[$5] += $3; else { got[k] += $3; all[k] = 1 } }
-	END { for (t in pend) if (pend[t]) { k = "unlisted " t; got[k] = pend[t]; all[k] = 1 }
-		for (k in all) { d = got[k] - taken[k]
+		grp[k] = g; key[$1 " " tid] = g; taken[g] += $9; all[g] = 1 }
+	$2 == "sample" { k = key[$1 " " $5]; if (k == "") k = "unlisted " $5; got[k] += $3; all[k] = 1 }
+	END { for (k in all) { d = got[k] - taken[k]
 			if (d > 2 || d < -2) { n++; if (n == 1) w = k ": " got[k] " samples, taken " taken[k] } }
 		printf "%d %s\n", n, w }' "$T/all.txt" >"$T/over"
 if read -r n w <"$T/over" && [ "$n" = 0 ]; then
