@@ -1497,10 +1497,12 @@ static void wall_warn(const struct prof_attr *a)
 {
 	uint64_t due = a->wall_rounds + a->wall_missed;
 	if (a->wall_missed)
-		prof_warn("wall-missed", "%llu of %llu wall-clock sampling rounds (%.1f %%) were "
-			  "missed: the sampler thread ran late (a busy machine, or a rate too "
-			  "high for this many threads), so every thread's wall-clock time is short "
-			  "by as much; lower the rate (monrun --wall=HZ, MONPROF_WALL=HZ)",
+		prof_warn("wall-missed", "%llu of %llu wall-clock sampling rounds (%.1f %%) ran "
+			  "late: the sampler thread was not on a CPU at their instants (a busy "
+			  "machine, or a rate too high for this many threads); their samples were "
+			  "taken at its next look, so a state shorter than the delay may be "
+			  "counted for longer or missed; lower the rate (monrun --wall=HZ, "
+			  "MONPROF_WALL=HZ)",
 			  (unsigned long long)a->wall_missed, (unsigned long long)due,
 			  pct((double)a->wall_missed, (double)due));
 	/* Threads whose samples (read or not) fall short of those due by more
