@@ -427,11 +427,96 @@ static const struct uobj *find_obj(const struct usnap *s, uintptr_t pc)
 
 #define RD(a, out) mon_memread_word(r, (a), (out))
 
+/* How far above SP fp_search looks for a frame's record: a frame's locals
+ * between its SP at a call and its frame pointer (bytes). */
+#define FP_SEARCH_BYTES 4096u
+
+/* Is ra, a word read from the stack, a return address into a frame that
+ * called the frame at callee_look (0: not known)?  It must lie in an
+ * object's text where the CFI has a row (returned, with *obj), right after
+ * a call instruction (mon_arch_after_call); a direct call's target in the
+ * callee's object must be at or below callee_look, where a row starts (a
+ * function's entry) or in a PLT.  A code pointer kept in a frame's locals
+ * (a callback: a function's start, not after a call) or a stale return
+ * address of another call site fails.  NULL when it is not. */
+static const struct mon_cfi_row *return_row(const struct usnap *s, struct mon_memreader *r,
+					    uintptr_t ra, uintptr_t callee_look)
+{
+	const struct uobj *o = find_obj(s, ra - 1);
+	uintptr_t before;
+	if (o == NULL || !RD(ra - 8, &before) || !mon_arch_after_call((uint64_t)before))
+		return NULL;
+	const struct mon_cfi_row *row = mon_cfi_find(o->rows, o->nrows, (uint32_t)(ra - 1 - o->bias));
+	if (row == NULL || row->kind == MON_CFI_NONE)
+		return NULL;
+	uintptr_t t = mon_arch_call_target(ra, (uint64_t)before);
+	if (t == 0 || callee_look == 0)
+		return row;
+	const struct uobj *to = find_obj(s, t);
+	if (to == NULL)
+		return NULL;	/* a call to no code */
+	if (to != find_obj(s, callee_look))
+		return row;	/* through a PLT, to another object */
+	const struct mon_cfi_row *tr = mon_cfi_find(to->rows, to->nrows, (uint32_t)(t - to->bias));
+	if (tr != NULL && tr->kind == MON_CFI_PLT)
+		return row;
+	if (t > callee_look || tr == NULL || tr->pc != (uint32_t)(t - to->bias))
+		return NULL;
+	return row;
+}
+
+/* The frame pointer of the frame at look (the walk's PC there, sp its SP)
+ * whose row says its CFA is FP-based, when no frame below saved it: a
+ * blocked thread's walk from the SP and PC of proc(5)'s syscall file,
+ * which gives no RBP.  The frame's record (the caller's FP and the return
+ * address, at the row's fp_off and ra_off from the CFA) lies above sp,
+ * past its locals.  Candidates from sp up, 8 bytes apart, within
+ * FP_SEARCH_BYTES: the first whose return address passes return_row and
+ * whose caller's frame (its row's CFA, from the saved FP where that is
+ * FP-based) holds a return address that passes too, or ends the stack.
+ * 1 and *fp, or 0 (the walk ends truncated, as without the search). */
+__attribute__((noinline)) static int fp_search(const struct usnap *s, struct mon_memreader *r,
+					       uintptr_t look, uintptr_t sp,
+					       const struct mon_cfi_row *row, uintptr_t *fp)
+{
+	for (uintptr_t b = (sp + 7) & ~(uintptr_t)7; b - sp < FP_SEARCH_BYTES; b += 8) {
+		uintptr_t cfa = b + (uintptr_t)(intptr_t)row->cfa_off, ra, saved = 0, cfa2, ra2;
+		if (cfa <= sp)
+			continue;
+		if (!RD(cfa + (uintptr_t)(intptr_t)row->ra_off, &ra))
+			return 0;	/* past the stack's end */
+		ra = mon_arch_strip_ra(ra);
+		const struct mon_cfi_row *cr = return_row(s, r, ra, look);
+		if (cr == NULL || (cr->aux & MON_CFI_RA_REG))
+			continue;
+		int saved_known = (row->aux & MON_CFI_FP_SAVED) &&
+				  RD(cfa + (uintptr_t)(intptr_t)row->fp_off, &saved);
+		if (cr->kind == MON_CFI_END) {
+			*fp = b;
+			return 1;
+		}
+		if (cr->kind == MON_CFI_SP)
+			cfa2 = cfa + (uintptr_t)(intptr_t)cr->cfa_off;
+		else if (cr->kind == MON_CFI_FP && saved_known && saved > b)
+			cfa2 = saved + (uintptr_t)(intptr_t)cr->cfa_off;
+		else
+			continue;
+		if (cfa2 <= cfa || !RD(cfa2 + (uintptr_t)(intptr_t)cr->ra_off, &ra2))
+			continue;
+		ra2 = mon_arch_strip_ra(ra2);
+		if (ra2 == 0 || return_row(s, r, ra2, ra - 1) != NULL) {
+			*fp = b;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* The walk from (pc exact, sp, fp if fp_known, the link register lr if
  * lr_known: a machine with one, arch.h's MON_ARCH_HAS_LR), reading
  * through r: see mon_unwind.  Stack use: these locals only. */
 MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp, int fp_known,
-				       uintptr_t lr, int lr_known, struct mon_memreader *r,
+				       int search, uintptr_t lr, int lr_known, struct mon_memreader *r,
 				       uintptr_t *pcs, unsigned max, unsigned *flags)
 {
 	unsigned fl = 0, n = 0;
@@ -502,8 +587,12 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 			cfa = sp + (uintptr_t)(intptr_t)row->cfa_off;
 			break;
 		case MON_CFI_FP:
-			if (!fp_known)
-				goto truncated;
+			if (!fp_known) {
+				if (!search || !fp_search(s, r, look, sp, row, &fp))
+					goto truncated;
+				nfp = fp;	/* unless the row says where it saved it */
+				fp_known = nfp_known = 1;
+			}
 			cfa = fp + (uintptr_t)(intptr_t)row->cfa_off;
 			break;
 		case MON_CFI_PLT:
@@ -590,7 +679,7 @@ MON_BOUNDED_STACK unsigned mon_unwind(const void *context, uintptr_t *pcs, unsig
 	uintptr_t sp = mon_arch_context_sp(context);
 	struct mon_memreader r;
 	mon_memread_self(&r, sp);
-	unsigned n = walk(mon_arch_context_pc(context), sp, mon_arch_context_fp(context), 1,
+	unsigned n = walk(mon_arch_context_pc(context), sp, mon_arch_context_fp(context), 1, 0,
 			  mon_arch_context_lr(context), MON_ARCH_HAS_LR, &r, pcs, max, flags);
 	errno = saved_errno;
 	return n;
@@ -605,7 +694,8 @@ MON_BOUNDED_STACK unsigned mon_unwind_regs(const struct mon_unwind_regs *regs, s
 		return 0;
 	}
 	int saved_errno = errno;
-	unsigned n = walk(regs->pc, regs->sp, regs->fp, (regs->known & MON_REG_FP) != 0, regs->lr,
+	int known_fp = (regs->known & MON_REG_FP) != 0;
+	unsigned n = walk(regs->pc, regs->sp, regs->fp, known_fp, !known_fp, regs->lr,
 			  MON_ARCH_HAS_LR && (regs->known & MON_REG_LR) != 0, mem, pcs, max, flags);
 	errno = saved_errno;
 	return n;

@@ -1079,7 +1079,9 @@ static int copy_read(struct mon_memreader *m, uintptr_t a, uintptr_t *out)
  * frame pointer): pcs[0..return), *flags MON_STACK_*.  mon_unwind_regs
  * with RBP unknown: a frame whose CFA is RSP-based goes on; RBP becomes
  * known where a frame's CFI says it saved it; a frame whose CFA needs RBP
- * before then ends the walk, flagged truncated. */
+ * before then has its frame record searched for above its SP (unwind.c's
+ * fp_search), and the walk ends, flagged truncated, only where none is
+ * found. */
 static unsigned walk_blocked(uintptr_t sp, uintptr_t pc, uintptr_t *pcs, unsigned max,
 			     unsigned *flags)
 {

@@ -13,14 +13,35 @@
 #                        through start_saved, whose CFA is RBP-based, to the
 #                        outermost frame: the walk learns RBP from the saved
 #                        slot, at its real address
-#   wall_stacks_direct   the thread whose first frame past the C library
-#                        needs RBP (no frame below saved it): every blocked
-#                        sample ends at leaf_direct flagged truncated, no
-#                        frame guessed past it
-# Mutation: the walk of a copy of the stack at the copy's address (a
+#   wall_stacks_direct   >= 95 % of those of the thread whose first frame
+#                        past the C library needs RBP (no frame below saved
+#                        it) walk start_direct;leaf_direct to the outermost
+#                        frame: the walk finds leaf_direct's frame record
+#                        above its SP (lib/unwind.c's fp_search; before it,
+#                        PostgreSQL's off-CPU stacks were 70 % truncated at
+#                        WaitEventSetWait)
+#   wall_stacks_decoy    the same through start_decoy;leaf_decoy, whose
+#                        locals between its SP and its frame record hold
+#                        code pointers (functions' starts) beside stack
+#                        addresses: no frame is made of them
+#   wall_stacks_large    the thread whose leaf_large keeps 8 KiB of locals
+#                        (its frame record beyond the search): every
+#                        blocked sample ends at leaf_large flagged
+#                        truncated, nothing guessed past it
+#   wall_stacks_warned   prof --sample=offcpu warns wall-truncated with the
+#                        count of those samples
+# In every stack the frame after leaf_X is start_X.
+# Mutations: the walk of a copy of the stack at the copy's address (a
 # ucontext_t with the copy's SP through mon_unwind, as before
 # mon_unwind_regs) fails wall_stacks_saved (the saved RBP is the stack's
-# real address, not the copy's: the CFA falls below the copy's SP).
+# real address, not the copy's: the CFA falls below the copy's SP); no
+# search (fp_search returning 0): direct and decoy 0 of 251, both fail;
+# the search taking the first candidate whose return address passes,
+# without the caller-frame check: decoy fails, 251 of 251 samples
+# "leaf_decoy;libc.so.6+0x801c7;cb_a" (a stale return address of an
+# earlier call, left in leaf_decoy's frame above its SP).  Without the
+# call-instruction check alone decoy still passes: the caller-frame check
+# rejects its callbacks too.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
@@ -31,28 +52,45 @@ $1 == "sample" && ($4 in name) && $6 != "running" && $6 != "runnable" {
 	t = name[$4]; c = $2; fr = $NF
 	blocked[t] += c
 	if (index(fr, "start_" t ";") && $12 % 2 == 0) reach[t] += c
-	n = split(fr, f, ";"); last = f[n]; sub(/\+0x.*/, "", last)
-	if (t == "direct" && !(last == "leaf_direct" && $12 % 2 == 1) && !index(fr, "start_direct"))
-		odd[t] += c
-	if (odd[t] && !shown[t]++) print "# direct: " $0
+	n = split(fr, g, ";"); last = g[1]; if (n > 1) last = g[2]; sub(/\+0x.*/, "", last)
+	if (t == "large" && n == 2 && last == "leaf_large" && $12 % 2 == 1) ended[t] += c
+	# the frame after leaf_X (its caller: frames are innermost first)
+	if (match(fr, "leaf_" t "[^;]*;")) {
+		split(substr(fr, RSTART + RLENGTH), f, ";"); up = f[1]
+		sub(/\+0x.*/, "", up)
+		if (up != "start_" t) { odd[t] += c; if (!shown[t]++) print "# " t ": " $0 }
+	}
 }
 END {
 	for (t in blocked)
 		printf "# %-6s %d of %d blocked samples walk through start_%s to the outermost frame\n", t, reach[t], blocked[t], t
 	for (t in name) {
 		nm = name[t]
-		if (nm == "direct")
-			r = blocked[nm] > 0 && odd[nm] == 0 ? "ok" : sprintf("%d of %d samples not ending at leaf_direct, truncated", odd[nm], blocked[nm])
-		else
-			r = blocked[nm] > 0 && reach[nm] >= 0.95 * blocked[nm] ? "ok" : sprintf("%d of %d walk through start_%s", reach[nm], blocked[nm], nm)
+		r = blocked[nm] > 0 && reach[nm] >= 0.95 * blocked[nm] ? "ok" : sprintf("%d of %d walk through start_%s", reach[nm], blocked[nm], nm)
+		if (nm == "large") {
+			r = blocked[nm] > 0 && ended[nm] == blocked[nm] ? "ok" : sprintf("%d of %d samples end at leaf_large, truncated", ended[nm], blocked[nm])
+			print "truncated " ended[nm]
+		}
+		if (odd[nm]) r = sprintf("%d of %d samples with a frame after leaf_%s not start_%s", odd[nm], blocked[nm], nm, nm)
 		print "check wall_stacks_" nm " " r
 	}
 }' "$T/stacks.out" "$T/wall.txt" >"$T/checks"
 grep '^#' "$T/checks"
 [ $rc -eq 0 ] || not_ok wall_stacks_run "exit $rc"
-for c in plain saved direct; do
+for c in plain saved direct decoy large; do
 	r=$(awk -v c="wall_stacks_$c" '$1 == "check" && $2 == c { $1 = $2 = ""; sub(/^  /, ""); print }' "$T/checks")
 	if [ "$r" = ok ]; then ok "wall_stacks_$c"
 	else wall_san_not_ok "wall_stacks_$c" "${r:-not checked}" "the sanitizer's interceptor of read is built with a frame pointer, which a walk from /proc's SP and PC cannot know"
 	fi
 done
+# The warning: prof counts the truncated off-CPU samples (the large
+# thread's; those of the others too, if a sanitizer's interceptor cut them).
+want=$(awk '$1 == "truncated" { print $2 }' "$T/checks")
+"$B/bin/prof" --sample=offcpu "$T/stacks.mon" "$T/stacks" >"$T/prof.txt" 2>"$T/prof.err"
+w=$(grep 'wall-clock samples .* have a call stack that ends early' "$T/prof.err")
+got=$(printf '%s\n' "$w" | sed -n 's/^prof: warning: \([0-9]*\) off-CPU.*/\1/p')
+if [ -n "$want" ] && [ "$want" -gt 0 ] && [ -n "$got" ] && [ "$got" -ge "$want" ]; then
+	ok wall_stacks_warned
+else
+	not_ok wall_stacks_warned "warning '${w:-none}': ${got:-no} samples, want at least ${want:-?}"
+fi

@@ -15,19 +15,29 @@
  *           middle_saves' frame and goes on through start_saved.
  *   direct  start_direct -> leaf_direct (both with a frame pointer) -> read
  *           of a pipe.  leaf_direct's CFA needs RBP, which no frame below
- *           saved: the walk cannot go past it.
+ *           saved: the walk finds leaf_direct's frame record above its SP
+ *           (lib/unwind.c's fp_search) and goes on through start_direct.
+ *   decoy   start_decoy -> leaf_decoy (both with a frame pointer) -> read
+ *           of a pipe, leaf_decoy's locals holding code pointers (its
+ *           callbacks: functions' starts) and stack addresses between its
+ *           SP and its frame record: the search must pass over them.
+ *   large   start_large -> leaf_large (both with a frame pointer, 8 KiB of
+ *           locals in leaf_large) -> read of a pipe: leaf_large's frame
+ *           record lies beyond the search (4 KiB above its SP), so the walk
+ *           ends there, flagged truncated, guessing nothing.
  *   plain   start_plain -> middle_plain (no frame pointer) -> read of a pipe.
  * main writes each pipe after MS and joins; each thread prints
  *   thread NAME tid TID
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
 
-static int pipes[3][2];
+static int pipes[5][2];
 static volatile long sink;
 
 struct who {
@@ -78,6 +88,53 @@ __attribute__((noinline, optimize("no-omit-frame-pointer"))) static void *start_
 	return NULL;
 }
 
+static void cb_a(void) { sink++; }
+static void cb_b(void) { sink += 2; }
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static long leaf_decoy(int fd)
+{
+	char c;
+	volatile uintptr_t local[8];
+	for (int i = 0; i < 8; i += 2) {
+		local[i] = (uintptr_t)&local[7 - i];	/* a "saved frame pointer" above */
+		local[i + 1] = i % 4 ? (uintptr_t)cb_a : (uintptr_t)cb_b;
+	}
+	long n = read(fd, &c, 1);
+	for (int i = 1; i < 8; i += 2)
+		((void (*)(void))local[i])();
+	sink += n;
+	return n + c;
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static void *start_decoy(void *arg)
+{
+	const struct who *w = arg;
+	say(w);
+	long n = leaf_decoy(pipes[w->which][0]);
+	sink += n;
+	return NULL;
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static long leaf_large(int fd)
+{
+	char c;
+	volatile char big[8192];
+	for (size_t i = 0; i < sizeof big; i += 512)
+		big[i] = (char)i;
+	long n = read(fd, &c, 1);
+	sink += n + big[512];
+	return n + c;
+}
+
+__attribute__((noinline, optimize("no-omit-frame-pointer"))) static void *start_large(void *arg)
+{
+	const struct who *w = arg;
+	say(w);
+	long n = leaf_large(pipes[w->which][0]);
+	sink += n;
+	return NULL;
+}
+
 __attribute__((noinline)) static long middle_plain(int fd)
 {
 	char c;
@@ -98,21 +155,23 @@ __attribute__((noinline)) static void *start_plain(void *arg)
 int main(int argc, char **argv)
 {
 	long ms = argc > 1 ? atol(argv[1]) : 1000;
-	static struct who who[3] = { { "saved", 0 }, { "direct", 1 }, { "plain", 2 } };
-	void *(*start[3])(void *) = { start_saved, start_direct, start_plain };
-	pthread_t th[3];
-	for (int i = 0; i < 3; i++)
+	static struct who who[5] = { { "saved", 0 }, { "direct", 1 }, { "plain", 2 }, { "decoy", 3 },
+				     { "large", 4 } };
+	void *(*start[5])(void *) = { start_saved, start_direct, start_plain, start_decoy,
+				      start_large };
+	pthread_t th[5];
+	for (int i = 0; i < 5; i++)
 		if (pipe(pipes[i]) < 0)
 			return 1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		if (pthread_create(&th[i], NULL, start[i], &who[i]) != 0)
 			return 1;
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 	nanosleep(&ts, NULL);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		if (write(pipes[i][1], "x", 1) != 1)
 			return 1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 5; i++)
 		pthread_join(th[i], NULL);
 	return 0;
 }

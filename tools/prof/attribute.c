@@ -1571,6 +1571,25 @@ static void wall_warn(const struct prof_attr *a)
 		prof_warn("wall-no-schedstat", "runnable time cannot be told from running time: "
 			  "the kernel gives no /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO), so "
 			  "every sample of a thread in state R counts as running");
+	/* Blocked threads' walks (from the SP and PC of /proc's syscall file,
+	 * no frame pointer) that ended early. */
+	double blocked = 0, cut = 0;
+	for (size_t i = 0; i < a->nwalls; i++) {
+		const struct prof_wallrow *w = &a->walls[i];
+		if (w->state < PROF_TS_BLOCKED || w->state > PROF_TS_OTHER || w->depth == 0)
+			continue;
+		blocked += w->count;
+		if (w->flags & PROF_STACK_TRUNCATED)
+			cut += w->count;
+	}
+	if (cut > 0)
+		prof_warn("wall-truncated", "%.0f off-CPU wall-clock samples (%.1f %% of the %.0f "
+			  "with a stack) have a call stack that ends early: the walk from a "
+			  "blocked thread's SP and PC (the kernel gives no frame pointer) found "
+			  "no frame record where a frame needs one, or met unreadable memory; "
+			  "their callers are missing, shown as [truncated]; CPU samples of the "
+			  "same code have whole stacks (a signal gives the walk every register)",
+			  cut, pct(cut, blocked), blocked);
 	if (a->wall_running_unplaced > 0)
 		prof_warn("wall-no-stack", "%.0f wall-clock samples of running threads have no "
 			  "call stack: the CPU clock recorded none for their threads (they ran too "

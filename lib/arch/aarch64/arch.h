@@ -109,6 +109,26 @@ static inline uintptr_t mon_arch_strip_ra(uintptr_t ra)
 	return x30;
 }
 
+/* Does the code end with a call instruction where a return address ra
+ * points?  before: the 8 bytes before ra as a little-endian word (the
+ * instruction at ra - 4 in bits 32..63).  BL (imm26) and BLR (Arm ARM,
+ * C6.2 "BL", "BLR").  For the frame-pointer search (unwind.c). */
+static inline int mon_arch_after_call(uint64_t before)
+{
+	uint32_t insn = (uint32_t)(before >> 32);
+	return (insn & 0xfc000000u) == 0x94000000u || (insn & 0xfffffc1fu) == 0xd63f0000u;
+}
+
+/* The target of a direct call (BL) ending at ra, or 0. */
+static inline uintptr_t mon_arch_call_target(uintptr_t ra, uint64_t before)
+{
+	uint32_t insn = (uint32_t)(before >> 32);
+	if ((insn & 0xfc000000u) != 0x94000000u)
+		return 0;
+	int64_t imm = (int64_t)((uint64_t)(insn & 0x03ffffffu) << 38) >> 36;	/* imm26 * 4 */
+	return ra - 4 + (uintptr_t)imm;
+}
+
 /* Byte offsets of the PC, SP, FP and LR from the stack pointer at the
  * signal trampoline: the kernel's struct rt_sigframe is a siginfo_t (128
  * bytes) followed by the ucontext_t, whose layout glibc's matches. */

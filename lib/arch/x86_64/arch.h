@@ -94,6 +94,44 @@ static inline uintptr_t mon_arch_strip_ra(uintptr_t ra)
 	return ra;
 }
 
+/* Does the code end with a call instruction where a return address ra
+ * points?  before: the 8 bytes before ra as a little-endian word (the byte
+ * at ra - 1 in bits 56..63).  The encodings of the Intel SDM, vol. 2A,
+ * "CALL": E8 rel32 (5 bytes); FF /2 with ModRM mod 11 or 00 (call reg,
+ * call [reg]: 2 bytes, 3 with REX), mod 01 (disp8, 3 bytes, 4 with a SIB), mod 10 or RIP-relative
+ * (disp32, 6 bytes, 7 with a SIB).  For the frame-pointer search
+ * (unwind.c): a word on the stack that is a return address, not a code
+ * pointer at a function's start. */
+static inline int mon_arch_after_call(uint64_t before)
+{
+#define B(i) ((unsigned)(before >> (64 - 8 * (i))) & 0xffu)	/* the byte at ra - i */
+	if (B(5) == 0xe8)
+		return 1;
+	if (B(2) == 0xff && (B(1) & 0xf8) == 0xd0)
+		return 1;	/* call reg */
+	if (B(3) == 0xff && (B(2) & 0xf8) == 0x50 && B(2) != 0x54)
+		return 1;	/* call [reg + disp8] */
+	if (B(4) == 0xff && B(3) == 0x54)
+		return 1;	/* call [sib + disp8] */
+	if (B(2) == 0xff && (B(1) & 0xf8) == 0x10 && B(1) != 0x14 && B(1) != 0x15)
+		return 1;	/* call [reg] */
+	if (B(6) == 0xff && (B(5) == 0x15 || ((B(5) & 0xf8) == 0x90 && B(5) != 0x94)))
+		return 1;	/* call [rip + disp32], call [reg + disp32] */
+	if (B(7) == 0xff && B(6) == 0x94)
+		return 1;	/* call [sib + disp32] */
+	return 0;
+#undef B
+}
+
+/* The target of a direct call ending at ra (before as above), or 0 when
+ * the call is not direct (E8 rel32). */
+static inline uintptr_t mon_arch_call_target(uintptr_t ra, uint64_t before)
+{
+	if (((before >> 24) & 0xffu) != 0xe8)
+		return 0;
+	return ra + (uintptr_t)(intptr_t)(int32_t)(uint32_t)(before >> 32);
+}
+
 /* Byte offsets of the PC, SP and FP in a ucontext_t, for reading them out
  * of a signal frame in memory (one the walk reaches through the
  * trampoline). */
