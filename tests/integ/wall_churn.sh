@@ -35,15 +35,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
-build_wall_dump
-$CC -O2 -g -o "$T/churn" "$ROOT/tests/progs/wall_churn.c" -lpthread
-D=$T/d
-mkdir -p "$D"
-PROFDIR=$D timeout 300 "$B/bin/monrun" --interval=1 --wall=1000 "$T/churn" >"$T/out" 2>"$T/err"
-rc=$?
-cat "$T/out" "$T/err"
-ls "$D" | grep '\.i[0-9]*\.' | sort >"$T/files"
-nf=$(wc -l <"$T/files")
+wall_run_series churn
 if [ $rc -eq 0 ] && grep -qx 'started 12000' "$T/out" && [ "$nf" -ge 2 ]; then
 	ok wall_churn_run
 else

@@ -17,21 +17,14 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
-build_wall_dump
-$CC -O2 -g -o "$T/listing" "$ROOT/tests/progs/wall_listing.c" -lpthread
-D=$T/d
-mkdir -p "$D"
-PROFDIR=$D timeout 300 "$B/bin/monrun" --interval=1 --wall=1000 "$T/listing" 2000 4 512 1000 >"$T/out" 2>"$T/err"
-rc=$?
-cat "$T/out" "$T/err"
-nf=$(ls "$D" | grep -c '\.i[0-9]*\.')
+wall_run_series listing 2000 4 512 1000
 if [ $rc -eq 0 ] && grep -qx 'long 2000' "$T/out" && [ "$nf" -ge 2 ]; then
 	ok wall_listing_run
 else
 	not_ok wall_listing_run "exit $rc, $nf files, $(head -n 1 "$T/out")"
 fi
 : >"$T/all.txt"
-for f in $(ls "$D" | grep '\.i[0-9]*\.' | sort); do
+for f in $(cat "$T/files"); do
 	wall_dump "$D/$f" "$T/listing" | sed "s|^|$f |" >>"$T/all.txt"
 done
 # Per long thread (its tid: none ends before the last file): rows flagged

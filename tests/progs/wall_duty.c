@@ -24,51 +24,26 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "thread_times.h"
+
 static double seconds = 2;
 static long busy_us = 1000, sleep_us = 1000;
 
-static uint64_t ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
-static uint64_t run_wait(void)
-{
-	char buf[128];
-	int fd = open("/proc/thread-self/schedstat", O_RDONLY);
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	unsigned long long cpu = 0, wait = 0;
-	if (sscanf(buf, "%llu %llu", &cpu, &wait) != 2)
-		return 0;
-	return wait;
-}
 
 static unsigned seed = 12345;
 
-/* About mean_us microseconds: uniform in [mean / 2, 3 mean / 2). */
-static long about(long mean_us)
-{
-	return mean_us / 2 + (long)((double)rand_r(&seed) / ((double)RAND_MAX + 1) * (double)mean_us);
-}
 
 __attribute__((noinline)) static void duty_busy(void)
 {
-	uint64_t until = ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)about(busy_us) * 1000u;
+	uint64_t until = ns(CLOCK_THREAD_CPUTIME_ID) + (uint64_t)about(&seed, busy_us) * 1000u;
 	while (ns(CLOCK_THREAD_CPUTIME_ID) < until)
 		__asm__ volatile("" ::: "memory");
 }
 
 __attribute__((noinline)) static void duty_sleep(void)
 {
-	long us = about(sleep_us);
+	long us = about(&seed, sleep_us);
 	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
 	while (nanosleep(&ts, &ts) != 0)
 		;

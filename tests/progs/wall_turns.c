@@ -29,42 +29,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "thread_times.h"
+
 static double seconds = 2;
 static long busy_us = 1000, a_us = 1000, b_us = 1000;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uint64_t ns(clockid_t c)
-{
-	struct timespec ts;
-	clock_gettime(c, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
-static __thread int sched_fd = -1;
 
-/* The calling thread's run-queue wait so far, ns (0: not known). */
-static uint64_t run_wait(void)
-{
-	char buf[128];
-	if (sched_fd < 0)
-		sched_fd = open("/proc/thread-self/schedstat", O_RDONLY);
-	if (sched_fd < 0)
-		return 0;
-	ssize_t n = pread(sched_fd, buf, sizeof buf - 1, 0);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	unsigned long long cpu = 0, wait = 0;
-	if (sscanf(buf, "%llu %llu", &cpu, &wait) != 2)
-		return 0;
-	return wait;
-}
-
-/* About mean_us microseconds: uniform in [mean / 2, 3 mean / 2). */
-static long about(unsigned *seed, long mean_us)
-{
-	return mean_us / 2 + (long)((double)rand_r(seed) / ((double)RAND_MAX + 1) * (double)mean_us);
-}
 
 __attribute__((noinline)) static void turn_busy(unsigned *seed)
 {
