@@ -65,6 +65,11 @@ LIB=/nonexistent/libgone.so:0x7f0000000000:0x7f0000001000:0x7f0000003000:0
 # b.mon: a second run at another rate (summed with -m: "rates differ").
 ./craft b.mon -r 500 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:20 -b 21:8 -b 72:3 \
 	-c 0x401015:66 -S || { not_ok craft_b; exit 1; }
+# bi.mon: b.mon's histogram taken with the itimer clock (a.mon's is the perf
+# clock), 1 sample of 40 dropped: prof --base=bi.mon warns that the clocks
+# differ, and each file's warnings name their file.
+./craft bi.mon -r 500 -C 3 -s 40:1:0:0 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:20 \
+	-b 21:8 -b 72:3 -S || { not_ok craft_bi; exit 1; }
 # g.gmon: glibc's profiler's file for the same program: 4-byte bins (gprof's
 # uniform rule), arcs whose counts add up per callee.
 ./gcraft g.gmon -r 100 -h 0x401000:0x401140:80 -b 4:50 -b 5:25 -b 20:12 -b 33:9 -b 60:4 \

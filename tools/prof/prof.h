@@ -257,6 +257,12 @@ typedef void prof_warn_sink(const struct prof_warning *w, void *arg);
  * it to the sink: by default "prof: warning: TEXT\n" on stderr.  Never
  * fails (without memory the warning is still shown, not kept). */
 void prof_warn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The warnings given from now on are about the file (or files) name, in
+ * role role (NULL or "": none; e.g. " (--base)"): their text is "NAME ROLE:
+ * TEXT" (a text that already begins "NAME: " gets the role after the name).
+ * name NULL: no file named (the default).  prof --base names the file of
+ * each warning so; the strings must outlive their use. */
+void prof_warn_about(const char *name, const char *role);
 /* Replaces the sink (NULL: the default). */
 void prof_warn_set_sink(prof_warn_sink *fn, void *arg);
 /* Holds the warnings given from now on (those of a file read before it is
