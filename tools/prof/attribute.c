@@ -888,6 +888,59 @@ static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data
 	return w;
 }
 
+static int cmp_place(const void *x, const void *y)
+{
+	const struct prof_wplace *a = x, *b = y;
+	if (a->rem != b->rem)
+		return a->rem > b->rem ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/* Places n wall-clock samples of thread tid (running or runnable, no
+ * stack) on its CPU-clock stacks of this file, a->stacks[s0 ..), in
+ * proportion to their samples, as whole samples: each stack gets the floor
+ * of its share and the samples left over go one each to the largest
+ * remainders (Hamilton's method; ties to the earlier stack), so that the
+ * stacks' samples add up to n and each is within one sample of its share.
+ * Whole samples keep every export (folded lines, pprof's and callgrind's
+ * counts, the flame graph) equal to the model's totals: shares of a
+ * sample, rounded one by one, did not add up (a wall profile's pprof
+ * wall-samples 0.5 % short, rows with time and no sample).  The places in
+ * a->wplace[0 .. *m) (stack index, samples).  Returns 1, 0 (the thread has
+ * no CPU stack in this file), or -1 (ENOMEM). */
+static int place_wall(struct prof_attr *a, size_t s0, uint64_t tid, uint64_t n, size_t *m)
+{
+	uint64_t c = 0;
+	size_t k = 0;
+	for (size_t i = s0; i < a->nstacks; i++)
+		if (a->stacks[i].tid == tid && a->stacks[i].count > 0) {
+			c += a->stacks[i].count;
+			k++;
+		}
+	*m = 0;
+	if (c == 0)
+		return 0;
+	if (reserve((void **)&a->wplace, &a->wplace_cap, k, sizeof *a->wplace))
+		return -1;
+	uint64_t given = 0;
+	for (size_t i = s0; i < a->nstacks; i++) {
+		if (a->stacks[i].tid != tid || a->stacks[i].count == 0)
+			continue;
+		/* n * count / c without overflow: n and count < 2^64, the
+		 * product in 128 bits. */
+		unsigned __int128 q = (unsigned __int128)n * a->stacks[i].count;
+		struct prof_wplace *w = &a->wplace[(*m)++];
+		w->stack = i;
+		w->n = (uint64_t)(q / c);
+		w->rem = (uint64_t)(q % c);
+		given += w->n;
+	}
+	qsort(a->wplace, *m, sizeof *a->wplace, cmp_place);
+	for (size_t j = 0; given < n && j < *m; j++, given++)
+		a->wplace[j].n++;
+	return 1;
+}
+
 /* The WALL record of one file over the rows.  Samples with a stack: its
  * frames as a CPU stack's.  A running or runnable thread's samples (no
  * stack: the runtime cannot read a running thread's registers without
@@ -934,16 +987,17 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		int state = tstate_of(s->state);
 		if (s->depth == 0 &&
 		    (s->state == MONOUT_WALL_RUNNING || s->state == MONOUT_WALL_RUNNABLE)) {
-			double c = 0;
-			for (size_t k = s0; k < a->nstacks; k++)
-				if (a->stacks[k].tid == s->tid)
-					c += (double)a->stacks[k].count;
-			if (c > 0) {
-				for (size_t k = s0; k < a->nstacks; k++) {
-					if (a->stacks[k].tid != s->tid)
+			size_t m = 0;
+			int placed = place_wall(a, s0, s->tid, s->count, &m);
+			if (placed < 0)
+				goto fail;
+			if (placed) {
+				for (size_t j = 0; j < m; j++) {
+					size_t k = a->wplace[j].stack;
+					if (a->wplace[j].n == 0)
 						continue;
-					struct prof_wallrow *w = new_wall(a, d, (double)s->count *
-						(double)a->stacks[k].count / c, s->tid, state, reason);
+					struct prof_wallrow *w = new_wall(a, d, (double)a->wplace[j].n,
+									  s->tid, state, reason);
 					if (!w)
 						goto fail;
 					w->first = a->stacks[k].first;
@@ -1708,6 +1762,7 @@ void attr_free(struct prof_attr *a)
 	free(a->stacks);
 	free(a->frames);
 	free(a->walls);
+	free(a->wplace);
 	for (size_t i = 0; i < a->nreasons; i++)
 		free(a->reasons[i]);
 	free(a->reasons);

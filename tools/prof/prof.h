@@ -632,6 +632,11 @@ struct prof_attr {
 	unsigned char *fmark;	/* rows in touched */
 	size_t *touched, ntouched, scratch_cap;
 	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
+	struct prof_wplace {	/* place_wall's: a stack's whole samples of one thread's */
+		size_t stack;
+		uint64_t n, rem;
+	} *wplace;
+	size_t wplace_cap;
 };
 
 void attr_init(struct prof_attr *a, int locals);
