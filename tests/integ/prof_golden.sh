@@ -70,6 +70,10 @@ LIB=/nonexistent/libgone.so:0x7f0000000000:0x7f0000001000:0x7f0000003000:0
 # differ, and each file's warnings name their file.
 ./craft bi.mon -r 500 -C 3 -s 40:1:0:0 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:20 \
 	-b 21:8 -b 72:3 -S || { not_ok craft_bi; exit 1; }
+# one.mon: counts of one (one sample in the histograms, one each saturated,
+# dropped and lost, a thread of one sample): singular words.
+./craft one.mon -s 4:1:1:1 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:1 \
+	-U 100:1:1000:0:0:main -E 5000:1700000000:42 || { not_ok craft_one; exit 1; }
 # g.gmon: glibc's profiler's file for the same program: 4-byte bins (gprof's
 # uniform rule), arcs whose counts add up per callee.
 ./gcraft g.gmon -r 100 -h 0x401000:0x401140:80 -b 4:50 -b 5:25 -b 20:12 -b 33:9 -b 60:4 \

@@ -218,7 +218,7 @@ cmp -s bf.csv bd.csv && ok base_files || not_ok base_files "$(grep '^work,' bf.c
 "$PROF" --format=csv --to=990.5 c1 c2 >w2.csv 2>w2.err
 "$PROF" --format=csv --from=1970-01-01T00:16:40Z c1 c2 >w3.csv 2>/dev/null
 if [ "$(csv_field w1.csv work 8)" = 60.000 ] &&
-   grep -q '^prof: 1 of the 3 profiles read lie outside --from/--to (or say no time): left out$' w1.err &&
+   grep -q '^prof: 1 of the 3 profiles read lies outside --from/--to (or says no time): left out$' w1.err &&
    [ "$(csv_field w2.csv work 8)" = 70.000 ] && [ "$(csv_field w2.csv worker 8)" = 30.000 ] &&
    [ "$(csv_field w3.csv work 8)" = 60.000 ]; then
 	ok window_from_to

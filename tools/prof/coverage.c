@@ -166,22 +166,24 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		cpu > 0 ? (c->sampled_s * (rate_hz > 0 ? rate_hz : 1)) / cpu : 0.0,
 		(c->flags & MONOUT_FACT_RATE_LOWERED) ? "; lowered by the runtime" : "");
 	if (c->anon_samples)
-		fprintf(e, "%llu samples in anonymous code (rows [anon] or names from perf maps)\n",
-			(unsigned long long)c->anon_samples);
+		fprintf(e, "%llu %s in anonymous code (rows [anon] or names from perf maps)\n",
+			(unsigned long long)c->anon_samples,
+			prof_pl(c->anon_samples, "sample", "samples"));
 	for (size_t i = 0; i < c->nthreads; i++) {
 		const struct prof_thread *t = &c->threads[i];
 		double s = thread_sampled(t), tc = thread_cpu(t);
 		fprintf(e, "thread %llu %s: ", (unsigned long long)t->tid, t->name[0] ? t->name : "-");
 		if (t->cpu_known)
 			fprintf(e, "%.3f s user + %.3f s system, ", t->user_s, t->sys_s);
-		fprintf(e, "%llu samples = %.3f s", (unsigned long long)t->samples, s);
+		fprintf(e, "%llu %s = %.3f s", (unsigned long long)t->samples,
+			prof_pl(t->samples, "sample", "samples"), s);
 		if (t->cpu_known && tc > 0)
 			fprintf(e, " (%.0f %%)", 100.0 * s / tc);
 		fputc('\n', e);
 	}
 	if (c->threads_unlisted)
-		fprintf(e, "%u threads not listed (the runtime's table was full)\n",
-			c->threads_unlisted);
+		fprintf(e, "%u %s not listed (the runtime's table was full)\n",
+			c->threads_unlisted, prof_pl(c->threads_unlisted, "thread", "threads"));
 }
 
 static int by_missing(const void *x, const void *y)
@@ -226,9 +228,10 @@ int coverage_warn(const struct prof_attr *a)
 			ADD("; threads with CPU but few samples:");
 			for (size_t i = 0; i < n && i < 5; i++) {
 				const struct prof_thread *t = &v[i];
-				ADD("%s %s (tid %llu, %.3f s CPU, %llu samples)", i ? "," : "",
+				ADD("%s %s (tid %llu, %.3f s CPU, %llu %s)", i ? "," : "",
 				    t->name[0] ? t->name : "?", (unsigned long long)t->tid,
-				    thread_cpu(t), (unsigned long long)t->samples);
+				    thread_cpu(t), (unsigned long long)t->samples,
+				    prof_pl(t->samples, "sample", "samples"));
 			}
 			if (n > 5)
 				ADD(" and %zu more", n - 5);

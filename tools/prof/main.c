@@ -543,8 +543,9 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 		nread++;
 	}
 	if (nread == 0) {
-		fprintf(stderr, "prof: --base: no readable profile among the %zu files given "
-			"(in the window of --base-from/--base-to, if given)\n", base->n);
+		fprintf(stderr, "prof: --base: no readable profile among the %zu %s given "
+			"(in the window of --base-from/--base-to, if given)\n", base->n,
+			prof_pl(base->n, "file", "files"));
 		return 1;
 	}
 	return 0;
@@ -977,18 +978,23 @@ int main(int argc, char **argv)
 	o.nspans = nspans;
 	o.untimed = untimed;
 	if (status == 0 && noutside && ngroups)
-		fprintf(stderr, "prof: %zu of the %zu profiles read lie outside --from/--to "
-			"(or say no time%s): left out\n", noutside, nread,
-			swindow ? ", or are not interval files" : "");
+		fprintf(stderr, "prof: %zu of the %zu %s read %s outside --from/--to "
+			"(or %s no time%s): left out\n", noutside, nread,
+			prof_pl(nread, "profile", "profiles"), prof_pl(noutside, "lies", "lie"),
+			prof_pl(noutside, "says", "say"),
+			swindow ? prof_pl(noutside, ", or is not an interval file",
+					  ", or are not interval files") : "");
 	if (status == 0 && ngroups == 0) {
 		if (window)
 			fprintf(stderr, "prof: no profile read lies in the window of --from/--to "
-				"(%zu files)\n", nread);
+				"(%zu %s)\n", nread, prof_pl(nread, "file", "files"));
 		else if (program)
-			fprintf(stderr, "prof: --program=%s: none of the %zu profiles read is of that "
-				"program\n", program, nread);
+			fprintf(stderr, nread == 1 ? "prof: --program=%s: the %zu profile read is "
+				"not of that program\n" : "prof: --program=%s: none of the %zu "
+				"profiles read is of that program\n", program, nread);
 		else
-			fprintf(stderr, "prof: no profile could be read (%zu files)\n", in.n);
+			fprintf(stderr, "prof: no profile could be read (%zu %s)\n", in.n,
+				prof_pl(in.n, "file", "files"));
 		status = 1;
 	}
 	if (status == 0 && ngroups > 1 &&
@@ -1021,8 +1027,9 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	if (status == 0 && nother)
-		fprintf(stderr, "prof: %zu of the %zu profiles read are of other programs than %s "
-			"(--program): left out\n", nother, nread, program);
+		fprintf(stderr, "prof: %zu of the %zu %s read %s of other programs than %s "
+			"(--program): left out\n", nother, nread,
+			prof_pl(nread, "profile", "profiles"), prof_pl(nother, "is", "are"), program);
 
 	if (status == 0 && output) {
 		/* --output: the files summed into one mon.out, no report. */
