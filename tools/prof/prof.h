@@ -669,8 +669,8 @@ struct prof_cov {
 	double sampled_s;	/* samples / rate, summed over files */
 	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
 	/* Wall-clock time of the run: each file's start (its write time less
-	 * its elapsed time) and end (its write time, RUN's, whole seconds)
-	 * give the span from the earliest start to the latest end; elapsed_s
+	 * its elapsed time) and end (its write time, RUN's, whole seconds; an
+	 * interval file's own bounds, nanoseconds: prof_file_span) give the span from the earliest start to the latest end; elapsed_s
 	 * is that span (never below the longest file's elapsed time: the
 	 * write times are truncated to the second), or the longest elapsed
 	 * time when a file has no write time.  One file: its elapsed time. */
@@ -678,6 +678,9 @@ struct prof_cov {
 	double elapsed_sum, elapsed_max;	/* summed, longest over files */
 	double start_s, end_s;	/* seconds since the Epoch; 0: no file said */
 	size_t ntimes;		/* files with facts and a write time */
+	int spanned;		/* elapsed_s is end_s - start_s */
+	int coarse;		/* a file's span is from its write time (whole seconds),
+				 * not an interval's bounds (nanoseconds) */
 	double cpu_before_s;	/* CPU before profiling started (start-up) */
 	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
 	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */
