@@ -483,10 +483,20 @@ static void status(char *r, size_t cap)
 		add_num(r, cap, s.rate_hz);
 		add(r, cap, " Hz");
 	}
+	/* The wall-clock sampler: running (its rate), paused with the CPU
+	 * clock (off), or not started yet though asked for (--wall of a
+	 * dormant start: "on" starts it), else off. */
 	add(r, cap, "\nwall ");
+	unsigned whz;
 	if (mon_wall_running()) {
 		add_num(r, cap, mon_wall_rate());
-		add(r, cap, " Hz");
+		add(r, cap, mon_wall_paused() ? " Hz, paused while profiling is off" : " Hz");
+	} else if (st == 2 && (whz = mon_wall_setting()) != 0) {
+		add(r, cap, "set to ");
+		add_num(r, cap, whz);
+		add(r, cap, " Hz, not running yet: it starts when profiling is turned on (monctl ");
+		add_num(r, cap, (uint64_t)getpid());
+		add(r, cap, " on)");
 	} else {
 		add(r, cap, "off");
 	}

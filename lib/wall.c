@@ -2217,6 +2217,11 @@ unsigned mon_wall_rate(void)
 	return rate;
 }
 
+int mon_wall_paused(void)
+{
+	return running && __atomic_load_n(&pause_word, __ATOMIC_ACQUIRE) != 0;
+}
+
 void mon_wall_stop(void)
 {
 	if (!running)

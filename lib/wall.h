@@ -63,6 +63,9 @@ MON_HIDDEN uint64_t mon_wall_rounds(void);
 MON_HIDDEN int mon_wall_running(void);
 /* The rounds a second asked of the sampler (MONPROF_WALL), 0 before any. */
 MON_HIDDEN unsigned mon_wall_rate(void);
+/* 1 while the sampler runs but is paused (mon_wall_pause: moncontrol(0),
+ * monctl off); 0 otherwise.  Async-signal-safe (an atomic load). */
+MON_HIDDEN int mon_wall_paused(void);
 
 /* Restart after mon_wall_stop (an exec that failed): same rate, the counts
  * go on.  0 or -1/errno as mon_wall_start. */

@@ -207,9 +207,13 @@ MONPROF_STACK_DEPTH=3 "$MONRUN" --dormant --wall=200 "$T/ispin" forever "$T/read
 dj=$!
 for _i in $(seq 300); do [ -s "$T/ready5" ] && break; sleep 0.1; done
 DP=$(cat "$T/ready5")
+"$MONCTL" "$DP" status >"$T/dw.s0" 2>&1
 "$MONCTL" "$DP" on >"$T/dw.on" 2>&1
 wait_cpu "$DP" 0.3
+"$MONCTL" "$DP" status >"$T/dw.s1" 2>&1
 "$MONCTL" "$DP" snapshot >"$T/dw.snap" 2>&1
+"$MONCTL" "$DP" off >"$T/dw.off" 2>&1
+"$MONCTL" "$DP" status >"$T/dw.s2" 2>&1
 kill "$DP" 2>/dev/null
 wait "$dj" 2>/dev/null
 f=$(sed -n 's/^ok: wrote //p' "$T/dw.snap")
@@ -218,6 +222,16 @@ if [ -n "$f" ] && [ "${rounds:-0}" -gt 0 ]; then
 	ok "monctl_dormant_wall_starts ($rounds rounds)"
 else
 	not_ok monctl_dormant_wall_starts "$(cat "$T/dw.on" "$T/dw.snap" "$T/dw.err"); WALL: $("$T/wall_dump" "$f" 2>&1 | head -n 1)"
+fi
+# Its status says what the wall-clock sampler's state is: set and started
+# by "on" while dormant, its rate while on, paused while off (mutation:
+# status's old "wall off" while dormant, the rate alone while off).
+if grep -qx "wall set to 200 Hz, not running yet: it starts when profiling is turned on (monctl $DP on)" "$T/dw.s0" &&
+   grep -qx 'state dormant' "$T/dw.s0" && grep -qx 'wall 200 Hz' "$T/dw.s1" &&
+   grep -qx 'wall 200 Hz, paused while profiling is off' "$T/dw.s2" && grep -qx 'state off' "$T/dw.s2"; then
+	ok monctl_dormant_wall_status
+else
+	not_ok monctl_dormant_wall_status "$(grep -h '^state\|^wall' "$T/dw.s0" "$T/dw.s1" "$T/dw.s2" | tr '\n' '|')"
 fi
 st=$(dump "$f" stacks work_spin "$T/ispin" 2>/dev/null)
 md=$(echo "$st" | awk '{ for (i = 1; i < NF; i++) if ($i == "maxdepth") print $(i + 1) }')

@@ -5,7 +5,8 @@
 # gives them (this minus base), largest change in points first; a function
 # with samples in one profile only is a row too (light below: called in the
 # base, never in this run); JSON rows carry delta_percent and
-# delta_seconds; the text heading says what is subtracted; a profile of
+# delta_seconds; the text heading says what is subtracted; profiles of
+# different clocks are warned of; a profile of
 # another program (another build ID) is refused with the reason, and so is
 # a format that cannot show a diff.
 . "$(dirname "$0")/lib.sh"
@@ -64,6 +65,19 @@ grep -q '^{"schema":"monprof-prof-diff","version":1,"base":"base.out"' d.json &&
 sed -n 1p d.txt | grep -q 'Change.*this profile minus base.out' &&
 	awk '$NF == "heavy" && $3 ~ /^\+/ { f = 1 } $NF == "light" && $3 ~ /^-/ { g = 1 } END { exit !(f && g) }' d.txt &&
 	ok diff_text || not_ok diff_text "$(head -n 3 d.txt | tr '\n' '|')"
+
+# Profiles taken with different clocks (the itimer's base, the thread
+# clock's run): prof warns, naming both clocks and the remedy; two runs of
+# one clock (d.err, above) have no such warning.
+MONPROF_CLOCK=itimer ./mw 10 10 40 $UNIT >/dev/null && mv mon.out it.out
+MONPROF_CLOCK=thread ./mw 40 10 0 $UNIT >/dev/null
+"$PROF" --base=it.out ./mw >c.txt 2>c.err
+rc=$?
+if [ $rc -eq 0 ] && [ -s c.txt ] && only_warnings c.err &&
+   grep -q "^prof: warning: mon\.out was profiled with the clock thread-cputime, the base it\.out with the clock itimer-prof: .*(monrun -c thread for both, or MONPROF_CLOCK=thread)\$" c.err &&
+   ! grep -q 'profiled with the clock' d.err
+then ok diff_clocks_differ
+else not_ok diff_clocks_differ "exit $rc; $(grep -i clock c.err d.err | head -c 400)"; fi
 
 # Another program: refused, exit 1, one line giving both programs.
 build_prog other prof_work.c -pg -O2 || { not_ok diff_other_build; exit 1; }

@@ -65,6 +65,26 @@ LIB=/nonexistent/libgone.so:0x7f0000000000:0x7f0000001000:0x7f0000003000:0
 # b.mon: a second run at another rate (summed with -m: "rates differ").
 ./craft b.mon -r 500 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:20 -b 21:8 -b 72:3 \
 	-c 0x401015:66 -S || { not_ok craft_b; exit 1; }
+# bi.mon: b.mon's histogram taken with the itimer clock (a.mon's is the perf
+# clock), 1 sample of 40 dropped: prof --base=bi.mon warns that the clocks
+# differ, and each file's warnings name their file.
+./craft bi.mon -r 500 -C 3 -s 40:1:0:0 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:20 \
+	-b 21:8 -b 72:3 -S || { not_ok craft_bi; exit 1; }
+# one.mon: counts of one (one sample in the histograms, one each saturated,
+# dropped and lost, a thread of one sample): singular words.
+./craft one.mon -s 4:1:1:1 -o "$OBJ" -h 0x401000:0x401140:0x8000:80 -b 5:1 \
+	-U 100:1:1000:0:0:main -E 5000:1700000000:42 || { not_ok craft_one; exit 1; }
+# e1.mon, e2.mon: two processes' files, written at whole seconds (RUN's
+# time) 10 and 12 after 1700000000 after 1.25 s and 1.2 s: -s's span of
+# both is to the second (3 s); i1.mon, i2.mon: two intervals of one process
+# whose bounds (INTERVAL, nanoseconds) give 2.250 s.
+H1="-h 0x401000:0x401140:0x8000:80 -b 5:20"
+./craft e1.mon -o "$OBJ" $H1 -E 1250000:1700000010:11 &&
+./craft e2.mon -o "$OBJ" $H1 -E 1200000:1700000012:12 &&
+./craft i1.mon -o "$OBJ" $H1 -E 1000000:1700000001:13 \
+	-I 1:1700000000000000000:1700000001000000000:0 &&
+./craft i2.mon -o "$OBJ" $H1 -E 1250000:1700000002:13 \
+	-I 2:1700000001000000000:1700000002250000000:0 || { not_ok craft_elapsed; exit 1; }
 # g.gmon: glibc's profiler's file for the same program: 4-byte bins (gprof's
 # uniform rule), arcs whose counts add up per callee.
 ./gcraft g.gmon -r 100 -h 0x401000:0x401140:80 -b 4:50 -b 5:25 -b 20:12 -b 33:9 -b 60:4 \

@@ -5,7 +5,7 @@
  * so that prof can be tested on histograms whose bins, scale and load
  * addresses are known to the byte.
  *
- *   prof_craft OUT [-r RATE] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
+ *   prof_craft OUT [-r RATE] [-C CLOCK] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
  *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
  *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]... [-P PC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
@@ -17,7 +17,8 @@
  *                  [-Y ID:KIND:FD:FDKIND:OBJECT:OFFSET:FLAGS:OWNER:TEXT]...
  *                  [-w COUNT:TID:STATE:SYSCALL:WAIT:FLAGS[:PC,PC,...]]...
  *
- * Numbers take C syntax (0x... for hex).  FLAGS: 1 = main program.  -b sets
+ * Numbers take C syntax (0x... for hex).  -C sets RUN's clock (enum
+ * mon_clock: 1 perf, 2 thread, 3 itimer; default 1).  FLAGS: 1 = main program.  -b sets
  * a bin of the histogram given by the last -h; -A adds an arc (ARCS record), -P
  * samples at a PC in no object (PCS record).  -4 marks the header as
  * holding 4-byte addresses (whatever the values: for the reader's check of
@@ -107,11 +108,14 @@ int main(int argc, char **argv)
 	m.wall_threads = wthreads;
 	m.waits = waits;
 	m.wall_samples = wsamples;
-	while ((c = getopt(argc, argv, "r:o:h:b:c:A:P:s:4SK:k:T:U:W:X:Y:w:E:I:")) != -1) {
+	while ((c = getopt(argc, argv, "r:C:o:h:b:c:A:P:s:4SK:k:T:U:W:X:Y:w:E:I:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
 			m.run.rate_hz = (uint32_t)num(&p);
+			break;
+		case 'C':
+			m.run.clock = (uint32_t)num(&p);
 			break;
 		case 'E':	/* FACTS elapsed, RUN write time and pid */
 			m.have_facts = 1;

@@ -888,6 +888,59 @@ static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data
 	return w;
 }
 
+static int cmp_place(const void *x, const void *y)
+{
+	const struct prof_wplace *a = x, *b = y;
+	if (a->rem != b->rem)
+		return a->rem > b->rem ? -1 : 1;
+	return a->stack < b->stack ? -1 : a->stack > b->stack;
+}
+
+/* Places n wall-clock samples of thread tid (running or runnable, no
+ * stack) on its CPU-clock stacks of this file, a->stacks[s0 ..), in
+ * proportion to their samples, as whole samples: each stack gets the floor
+ * of its share and the samples left over go one each to the largest
+ * remainders (Hamilton's method; ties to the earlier stack), so that the
+ * stacks' samples add up to n and each is within one sample of its share.
+ * Whole samples keep every export (folded lines, pprof's and callgrind's
+ * counts, the flame graph) equal to the model's totals: shares of a
+ * sample, rounded one by one, did not add up (a wall profile's pprof
+ * wall-samples 0.5 % short, rows with time and no sample).  The places in
+ * a->wplace[0 .. *m) (stack index, samples).  Returns 1, 0 (the thread has
+ * no CPU stack in this file), or -1 (ENOMEM). */
+static int place_wall(struct prof_attr *a, size_t s0, uint64_t tid, uint64_t n, size_t *m)
+{
+	uint64_t c = 0;
+	size_t k = 0;
+	for (size_t i = s0; i < a->nstacks; i++)
+		if (a->stacks[i].tid == tid && a->stacks[i].count > 0) {
+			c += a->stacks[i].count;
+			k++;
+		}
+	*m = 0;
+	if (c == 0)
+		return 0;
+	if (reserve((void **)&a->wplace, &a->wplace_cap, k, sizeof *a->wplace))
+		return -1;
+	uint64_t given = 0;
+	for (size_t i = s0; i < a->nstacks; i++) {
+		if (a->stacks[i].tid != tid || a->stacks[i].count == 0)
+			continue;
+		/* n * count / c without overflow: n and count < 2^64, the
+		 * product in 128 bits. */
+		unsigned __int128 q = (unsigned __int128)n * a->stacks[i].count;
+		struct prof_wplace *w = &a->wplace[(*m)++];
+		w->stack = i;
+		w->n = (uint64_t)(q / c);
+		w->rem = (uint64_t)(q % c);
+		given += w->n;
+	}
+	qsort(a->wplace, *m, sizeof *a->wplace, cmp_place);
+	for (size_t j = 0; given < n && j < *m; j++, given++)
+		a->wplace[j].n++;
+	return 1;
+}
+
 /* The WALL record of one file over the rows.  Samples with a stack: its
  * frames as a CPU stack's.  A running or runnable thread's samples (no
  * stack: the runtime cannot read a running thread's registers without
@@ -934,16 +987,17 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		int state = tstate_of(s->state);
 		if (s->depth == 0 &&
 		    (s->state == MONOUT_WALL_RUNNING || s->state == MONOUT_WALL_RUNNABLE)) {
-			double c = 0;
-			for (size_t k = s0; k < a->nstacks; k++)
-				if (a->stacks[k].tid == s->tid)
-					c += (double)a->stacks[k].count;
-			if (c > 0) {
-				for (size_t k = s0; k < a->nstacks; k++) {
-					if (a->stacks[k].tid != s->tid)
+			size_t m = 0;
+			int placed = place_wall(a, s0, s->tid, s->count, &m);
+			if (placed < 0)
+				goto fail;
+			if (placed) {
+				for (size_t j = 0; j < m; j++) {
+					size_t k = a->wplace[j].stack;
+					if (a->wplace[j].n == 0)
 						continue;
-					struct prof_wallrow *w = new_wall(a, d, (double)s->count *
-						(double)a->stacks[k].count / c, s->tid, state, reason);
+					struct prof_wallrow *w = new_wall(a, d, (double)a->wplace[j].n,
+									  s->tid, state, reason);
 					if (!w)
 						goto fail;
 					w->first = a->stacks[k].first;
@@ -1555,18 +1609,22 @@ static void wall_warn(const struct prof_attr *a)
 			  pct((double)sum_got, (double)sum_due), (unsigned long long)sum_due);
 	}
 	if (unread)
-		prof_warn("wall-unreadable", "%llu wall-clock samples of %zu thread%s could not "
+		prof_warn("wall-unreadable", "%llu wall-clock %s of %zu thread%s could not "
 			  "read the thread's state (its /proc entry was gone or unreadable): shown "
 			  "as [state not read], counted in wall-clock time, not in off-CPU time",
-			  (unsigned long long)unread, nunread, nunread == 1 ? "" : "s");
+			  (unsigned long long)unread, prof_pl(unread, "sample", "samples"), nunread,
+			  nunread == 1 ? "" : "s");
 	if (a->wall_lost)
-		prof_warn("wall-lost", "%llu wall-clock samples were taken but not recorded: the "
+		prof_warn("wall-lost", "%llu wall-clock %s taken but not recorded: the "
 			  "runtime's wall sample table was full; times are short by as much",
-			  (unsigned long long)a->wall_lost);
+			  (unsigned long long)a->wall_lost,
+			  prof_pl(a->wall_lost, "sample was", "samples were"));
 	if (a->wall_threads_unlisted)
-		prof_warn("wall-threads-unlisted", "%u threads were not wall-clock sampled: the "
-			  "wall sampler's thread table was full; their wall-clock time is missing",
-			  a->wall_threads_unlisted);
+		prof_warn("wall-threads-unlisted", "%u %s not wall-clock sampled: the "
+			  "wall sampler's thread table was full; %s wall-clock time is missing",
+			  a->wall_threads_unlisted,
+			  prof_pl(a->wall_threads_unlisted, "thread was", "threads were"),
+			  prof_pl(a->wall_threads_unlisted, "its", "their"));
 	if (a->wall_flags & MONOUT_WALL_F_NO_SCHEDSTAT)
 		prof_warn("wall-no-schedstat", "runnable time cannot be told from running time: "
 			  "the kernel gives no /proc/PID/task/TID/schedstat (CONFIG_SCHED_INFO), so "
@@ -1591,10 +1649,12 @@ static void wall_warn(const struct prof_attr *a)
 			  "same code have whole stacks (a signal gives the walk every register)",
 			  cut, pct(cut, blocked), blocked);
 	if (a->wall_running_unplaced > 0)
-		prof_warn("wall-no-stack", "%.0f wall-clock samples of running threads have no "
+		prof_warn("wall-no-stack", "%.0f wall-clock %s of running threads %s no "
 			  "call stack: the CPU clock recorded none for their threads (they ran too "
 			  "little for a CPU sample, or stacks were off: MONPROF_STACK_DEPTH=0), shown "
-			  "as [running]", a->wall_running_unplaced);
+			  "as [running]", a->wall_running_unplaced,
+			  prof_pl(a->wall_running_unplaced, "sample", "samples"),
+			  prof_pl(a->wall_running_unplaced, "has", "have"));
 }
 
 void attr_finish(struct prof_attr *a)
@@ -1624,56 +1684,73 @@ void attr_finish(struct prof_attr *a)
 			  "profiling was off)%s", a->cells_used ? "; call counts are shown" : "");
 	uint64_t seen = a->samples ? a->samples : (uint64_t)a->total_ticks;
 	if (a->saturated)
-		prof_warn("saturated", "%llu samples (%.1f %% of %llu) were not counted: "
-			  "their histogram bins were full (saturated)",
-			  (unsigned long long)a->saturated, pct((double)a->saturated, (double)seen),
-			  (unsigned long long)seen);
+		prof_warn("saturated", "%llu %s (%.1f %% of %llu) %s not counted: "
+			  "%s histogram %s full (saturated)",
+			  (unsigned long long)a->saturated, prof_pl(a->saturated, "sample", "samples"),
+			  pct((double)a->saturated, (double)seen), (unsigned long long)seen,
+			  prof_pl(a->saturated, "was", "were"),
+			  prof_pl(a->saturated, "its", "their"),
+			  prof_pl(a->saturated, "bin was", "bins were"));
 	if (a->dropped)
-		prof_warn("dropped", "%llu samples (%.1f %% of %llu) were dropped: their PC "
+		prof_warn("dropped", "%llu %s (%.1f %% of %llu) %s dropped: %s PC "
 			  "fell outside every histogram (past the end of the buffer, or "
 			  "in code no histogram covered)",
-			  (unsigned long long)a->dropped, pct((double)a->dropped, (double)seen),
-			  (unsigned long long)seen);
+			  (unsigned long long)a->dropped, prof_pl(a->dropped, "sample", "samples"),
+			  pct((double)a->dropped, (double)seen), (unsigned long long)seen,
+			  prof_pl(a->dropped, "was", "were"), prof_pl(a->dropped, "its", "their"));
 	if (a->lost && taken)
-		prof_warn("lost", "%llu samples were lost: periods of CPU after the program took "
-			  "SIGPROF, when no clock ran (see above)", (unsigned long long)a->lost);
+		prof_warn("lost", "%llu %s lost: periods of CPU after the program took "
+			  "SIGPROF, when no clock ran (see above)", (unsigned long long)a->lost,
+			  prof_pl(a->lost, "sample was", "samples were"));
 	else if (a->lost)
-		prof_warn("lost", "%llu samples (%.1f %% of %llu) were lost while the "
+		prof_warn("lost", "%llu %s (%.1f %% of %llu) %s lost while the "
 			  "histogram was being changed or could not be written",
-			  (unsigned long long)a->lost, pct((double)a->lost, (double)seen),
-			  (unsigned long long)seen);
+			  (unsigned long long)a->lost, prof_pl(a->lost, "sample", "samples"),
+			  pct((double)a->lost, (double)seen), (unsigned long long)seen,
+			  prof_pl(a->lost, "was", "were"));
 	/* Call stacks: what the paths leave out, in plain words. */
 	if (a->have_stacks) {
 		double all = a->stack_samples + (double)a->stacks_lost;
 		if (a->stacks_lost)
-			prof_warn("stacks-lost", "%llu samples (%.1f %% of %.0f) have no call stack: "
-				  "the runtime's stack table was full; their time is in the flat "
+			prof_warn("stacks-lost", "%llu %s (%.1f %% of %.0f) %s no call stack: "
+				  "the runtime's stack table was full; %s time is in the flat "
 				  "profile but in no path (inclusive times, the call graph and "
 				  "folded stacks leave it out); let the table hold more with "
 				  "MONPROF_STACK_TABLE=N (monrun --stack-table=N, up to 4194304), "
 				  "or cut the run with monrun --interval=SEC",
-				  (unsigned long long)a->stacks_lost, pct((double)a->stacks_lost, all),
-				  all);
+				  (unsigned long long)a->stacks_lost,
+				  prof_pl(a->stacks_lost, "sample", "samples"),
+				  pct((double)a->stacks_lost, all), all,
+				  prof_pl(a->stacks_lost, "has", "have"),
+				  prof_pl(a->stacks_lost, "its", "their"));
 		if (a->stacks_truncated)
-			prof_warn("stacks-truncated", "%llu samples (%.1f %% of the %.0f with a stack) "
-				  "have a call stack that ends early (the walk met unreadable memory "
-				  "or code without unwind information): their callers are missing, "
+			prof_warn("stacks-truncated", "%llu %s (%.1f %% of the %.0f with a stack) "
+				  "%s a call stack that ends early (the walk met unreadable memory "
+				  "or code without unwind information): %s callers are missing, "
 				  "shown as [truncated]",
 				  (unsigned long long)a->stacks_truncated,
-				  pct((double)a->stacks_truncated, a->stack_samples), a->stack_samples);
+				  prof_pl(a->stacks_truncated, "sample", "samples"),
+				  pct((double)a->stacks_truncated, a->stack_samples), a->stack_samples,
+				  prof_pl(a->stacks_truncated, "has", "have"),
+				  prof_pl(a->stacks_truncated, "its", "their"));
 		if (a->stacks_depth)
-			prof_warn("stacks-depth", "%llu samples (%.1f %% of the %.0f with a stack) "
-				  "have a call stack deeper than the runtime kept "
-				  "(MONPROF_STACK_DEPTH): their outermost callers are missing, "
+			prof_warn("stacks-depth", "%llu %s (%.1f %% of the %.0f with a stack) "
+				  "%s a call stack deeper than the runtime kept "
+				  "(MONPROF_STACK_DEPTH): %s outermost callers are missing, "
 				  "shown as [truncated]",
 				  (unsigned long long)a->stacks_depth,
-				  pct((double)a->stacks_depth, a->stack_samples), a->stack_samples);
+				  prof_pl(a->stacks_depth, "sample", "samples"),
+				  pct((double)a->stacks_depth, a->stack_samples), a->stack_samples,
+				  prof_pl(a->stacks_depth, "has", "have"),
+				  prof_pl(a->stacks_depth, "its", "their"));
 		if (a->stacks_jit)
-			prof_warn("stacks-jit", "%llu samples (%.1f %% of the %.0f with a stack) "
+			prof_warn("stacks-jit", "%llu %s (%.1f %% of the %.0f with a stack) "
 				  "reached code in no loaded object (code a JIT compiler made): "
-				  "the walk stopped there, so their callers are missing, shown as [jit]",
+				  "the walk stopped there, so %s callers are missing, shown as [jit]",
 				  (unsigned long long)a->stacks_jit,
-				  pct((double)a->stacks_jit, a->stack_samples), a->stack_samples);
+				  prof_pl(a->stacks_jit, "sample", "samples"),
+				  pct((double)a->stacks_jit, a->stack_samples), a->stack_samples,
+				  prof_pl(a->stacks_jit, "its", "their"));
 	}
 	if (a->have_wall)
 		wall_warn(a);
@@ -1727,6 +1804,7 @@ void attr_free(struct prof_attr *a)
 	free(a->stacks);
 	free(a->frames);
 	free(a->walls);
+	free(a->wplace);
 	for (size_t i = 0; i < a->nreasons; i++)
 		free(a->reasons[i]);
 	free(a->reasons);

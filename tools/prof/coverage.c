@@ -16,6 +16,7 @@
  * too much CPU, as the kernel lowers perf_event_max_sample_rate).
  */
 #include "prof.h"
+#include "timeline.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,16 +74,26 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 	c->elapsed_sum += r->elapsed_s;
 	if (r->elapsed_s > c->elapsed_max)
 		c->elapsed_max = r->elapsed_s;
-	if (r->end_time) {
-		double end = (double)r->end_time, start = end - r->elapsed_s;
+	double start, end;
+	if (prof_file_span(d, &start, &end) == 0) {
+		/* An interval's own bounds are to the nanosecond; RUN's
+		 * write time is whole seconds. */
+		if (!(r->interval_seq && r->interval_start_ns))
+			c->coarse = 1;
 		if (c->ntimes++ == 0 || start < c->start_s)
 			c->start_s = start;
 		if (end > c->end_s)
 			c->end_s = end;
 	}
 	c->elapsed_s = c->elapsed_max;
-	if (c->ntimes == c->nfacts && c->end_s - c->start_s > c->elapsed_s)
+	c->spanned = 0;
+	/* (longer by more than the microsecond elapsed times have: write
+	 * times of the same second give the longest file's again, plus the
+	 * rounding of seconds since the Epoch) */
+	if (c->ntimes == c->nfacts && c->end_s - c->start_s > c->elapsed_s + 1e-6) {
 		c->elapsed_s = c->end_s - c->start_s;
+		c->spanned = 1;
+	}
 	c->cpu_before_s += r->cpu_before_s;
 	c->cpu_user_s += r->user_s;
 	c->cpu_sys_s += r->sys_s;
@@ -149,12 +160,20 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 	else
 		snprintf(files, sizeof files, "%zu files of %zu process%s", c->nfacts, c->npids,
 			 c->npids == 1 ? "" : "es");
+	/* The span is as good as its ends: whole seconds of a write time
+	 * (RUN's), or an interval's own bounds (nanoseconds). */
 	if (c->nfacts > 1)
-		fprintf(e, "elapsed: %.3f s (wall clock, from the first %s start to the "
-			"last one's end, to the second; %s, %.3f s summed, the "
-			"longest %.3f s); CPU / elapsed = %.2f\n", c->elapsed_s,
-			c->npids == c->nfacts ? "process's" : "file's", files,
-			c->elapsed_sum, c->elapsed_max,
+		fprintf(e, "elapsed: %.3f s (wall clock, %s%s; %s, %.3f s summed, the longest "
+			"%.3f s); CPU / elapsed = %.2f\n", c->elapsed_s,
+			!c->spanned ? (c->npids == c->nfacts ? "the longest process's"
+				       : "the longest file's")
+			: c->npids == c->nfacts ? "from the first process's start to the last one's end"
+			: "from the first file's start to the last one's end",
+			!c->spanned ? (c->coarse ? ": the span the files' write times give (whole "
+				       "seconds) is no longer" : "")
+			: c->coarse ? ", within a second: the files' write times are whole seconds"
+			: "",
+			files, c->elapsed_sum, c->elapsed_max,
 			c->elapsed_s > 0 ? (c->cpu_user_s + c->cpu_sys_s) / c->elapsed_s : 0.0);
 	else
 		fprintf(e, "elapsed: %.3f s (wall clock); CPU / elapsed = %.2f\n", c->elapsed_s,
@@ -166,22 +185,24 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		cpu > 0 ? (c->sampled_s * (rate_hz > 0 ? rate_hz : 1)) / cpu : 0.0,
 		(c->flags & MONOUT_FACT_RATE_LOWERED) ? "; lowered by the runtime" : "");
 	if (c->anon_samples)
-		fprintf(e, "%llu samples in anonymous code (rows [anon] or names from perf maps)\n",
-			(unsigned long long)c->anon_samples);
+		fprintf(e, "%llu %s in anonymous code (rows [anon] or names from perf maps)\n",
+			(unsigned long long)c->anon_samples,
+			prof_pl(c->anon_samples, "sample", "samples"));
 	for (size_t i = 0; i < c->nthreads; i++) {
 		const struct prof_thread *t = &c->threads[i];
 		double s = thread_sampled(t), tc = thread_cpu(t);
 		fprintf(e, "thread %llu %s: ", (unsigned long long)t->tid, t->name[0] ? t->name : "-");
 		if (t->cpu_known)
 			fprintf(e, "%.3f s user + %.3f s system, ", t->user_s, t->sys_s);
-		fprintf(e, "%llu samples = %.3f s", (unsigned long long)t->samples, s);
+		fprintf(e, "%llu %s = %.3f s", (unsigned long long)t->samples,
+			prof_pl(t->samples, "sample", "samples"), s);
 		if (t->cpu_known && tc > 0)
 			fprintf(e, " (%.0f %%)", 100.0 * s / tc);
 		fputc('\n', e);
 	}
 	if (c->threads_unlisted)
-		fprintf(e, "%u threads not listed (the runtime's table was full)\n",
-			c->threads_unlisted);
+		fprintf(e, "%u %s not listed (the runtime's table was full)\n",
+			c->threads_unlisted, prof_pl(c->threads_unlisted, "thread", "threads"));
 }
 
 static int by_missing(const void *x, const void *y)
@@ -226,9 +247,10 @@ int coverage_warn(const struct prof_attr *a)
 			ADD("; threads with CPU but few samples:");
 			for (size_t i = 0; i < n && i < 5; i++) {
 				const struct prof_thread *t = &v[i];
-				ADD("%s %s (tid %llu, %.3f s CPU, %llu samples)", i ? "," : "",
+				ADD("%s %s (tid %llu, %.3f s CPU, %llu %s)", i ? "," : "",
 				    t->name[0] ? t->name : "?", (unsigned long long)t->tid,
-				    thread_cpu(t), (unsigned long long)t->samples);
+				    thread_cpu(t), (unsigned long long)t->samples,
+				    prof_pl(t->samples, "sample", "samples"));
 			}
 			if (n > 5)
 				ADD(" and %zu more", n - 5);

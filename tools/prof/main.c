@@ -464,6 +464,41 @@ static int in_window(double t0, double t1, double from, double to)
 	return t1 <= t0 || hi - lo > 0.01 * (t1 - t0);
 }
 
+/* The monrun -c word of a clock prof names as its files do (mon_clock_str),
+ * NULL for none. */
+static const char *clock_option(const char *clock)
+{
+	return strcmp(clock, "perf-cpu-clock") == 0 ? "perf"
+	       : strcmp(clock, "thread-cputime") == 0 ? "thread"
+	       : strcmp(clock, "itimer-prof") == 0 ? "itimer" : NULL;
+}
+
+/* --base: a warning when this profile (a, named name) and the base (b,
+ * named bname) were taken with different profiling clocks (each side's
+ * first file's, as -s shows it): the clocks count different CPU (the perf
+ * clock user time only; the itimer clock the process's, given to the
+ * thread that runs at its tick), so part of every change would be the
+ * clocks'.  Rates are no matter: each file's samples are seconds by its
+ * own rate. */
+static void warn_clocks_differ(const struct prof_attr *a, const char *name,
+			       const struct prof_attr *b, const char *bname)
+{
+	if (!a->clock[0] || !b->clock[0] || strcmp(a->clock, "none") == 0 ||
+	    strcmp(b->clock, "none") == 0 || strcmp(a->clock, b->clock) == 0)
+		return;
+	const char *opt = clock_option(a->clock);
+	if (opt == NULL)
+		opt = clock_option(b->clock);
+	int perf = strcmp(a->clock, "perf-cpu-clock") == 0 || strcmp(b->clock, "perf-cpu-clock") == 0;
+	prof_warn("clocks-differ", "%s was profiled with the clock %s, the base %s with the "
+		  "clock %s: the two clocks count CPU time differently%s, so a change shown "
+		  "may be the clocks' and not the program's; profile both runs with the same "
+		  "clock (monrun -c %s for both, or MONPROF_CLOCK=%s)",
+		  name, a->clock, bname, b->clock,
+		  perf ? " (the perf clock counts user time only, the others system time too)" : "",
+		  opt ? opt : "CLOCK", opt ? opt : "CLOCK");
+}
+
 /* --base: reads the base profiles (a file, several, or directories) into
  * *ba after checking that each is a profile of the program of g (the first
  * data files): the same build ID where both files record one, else the
@@ -508,8 +543,9 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 		nread++;
 	}
 	if (nread == 0) {
-		fprintf(stderr, "prof: --base: no readable profile among the %zu files given "
-			"(in the window of --base-from/--base-to, if given)\n", base->n);
+		fprintf(stderr, "prof: --base: no readable profile among the %zu %s given "
+			"(in the window of --base-from/--base-to, if given)\n", base->n,
+			prof_pl(base->n, "file", "files"));
 		return 1;
 	}
 	return 0;
@@ -775,7 +811,8 @@ int main(int argc, char **argv)
 	 * directories of them (a PROFDIR) are read as -m's are; at most one
 	 * other, the program. */
 	struct inputs in = { 0 }, base_in = { 0 };
-	const char *progarg = NULL;
+	const char *progarg = NULL, *data0 = nfiles ? files[0] : NULL;
+	size_t ndata = nfiles;	/* data arguments (files, directories) */
 	int status = 0;
 	for (size_t i = 0; i < nfiles && status == 0; i++)
 		status = inputs_add(&in, files[i]);
@@ -783,6 +820,8 @@ int main(int argc, char **argv)
 		struct stat st;
 		if (stat(argv[i], &st) == 0 && (S_ISDIR(st.st_mode) || prof_is_profile(argv[i]))) {
 			status = inputs_add(&in, argv[i]);
+			if (ndata++ == 0)
+				data0 = argv[i];
 		} else if (progarg) {
 			fprintf(stderr, "prof: more than one program given (%s, %s)\n", progarg,
 				argv[i]);
@@ -810,7 +849,14 @@ int main(int argc, char **argv)
 		 * there is. */
 		status = inputs_push(&in, access("mon.out", F_OK) != 0 &&
 				     access("gmon.out", F_OK) == 0 ? "gmon.out" : "mon.out", 0);
+		data0 = in.n ? in.v[0].name : NULL;
+		ndata = 1;
 	}
+	/* --base: each warning names the file it is about, this profile's or
+	 * the base's (both give theirs). */
+	const char *this_label = ndata == 1 ? data0 : "the profiles compared";
+	if (base_in.n)
+		prof_warn_about(this_label, NULL);
 
 	/* Each file into the attribution of its program (one for all with
 	 * --merge or a program named: attr_add then checks every file against
@@ -932,18 +978,23 @@ int main(int argc, char **argv)
 	o.nspans = nspans;
 	o.untimed = untimed;
 	if (status == 0 && noutside && ngroups)
-		fprintf(stderr, "prof: %zu of the %zu profiles read lie outside --from/--to "
-			"(or say no time%s): left out\n", noutside, nread,
-			swindow ? ", or are not interval files" : "");
+		fprintf(stderr, "prof: %zu of the %zu %s read %s outside --from/--to "
+			"(or %s no time%s): left out\n", noutside, nread,
+			prof_pl(nread, "profile", "profiles"), prof_pl(noutside, "lies", "lie"),
+			prof_pl(noutside, "says", "say"),
+			swindow ? prof_pl(noutside, ", or is not an interval file",
+					  ", or are not interval files") : "");
 	if (status == 0 && ngroups == 0) {
 		if (window)
 			fprintf(stderr, "prof: no profile read lies in the window of --from/--to "
-				"(%zu files)\n", nread);
+				"(%zu %s)\n", nread, prof_pl(nread, "file", "files"));
 		else if (program)
-			fprintf(stderr, "prof: --program=%s: none of the %zu profiles read is of that "
-				"program\n", program, nread);
+			fprintf(stderr, nread == 1 ? "prof: --program=%s: the %zu profile read is "
+				"not of that program\n" : "prof: --program=%s: none of the %zu "
+				"profiles read is of that program\n", program, nread);
 		else
-			fprintf(stderr, "prof: no profile could be read (%zu files)\n", in.n);
+			fprintf(stderr, "prof: no profile could be read (%zu %s)\n", in.n,
+				prof_pl(in.n, "file", "files"));
 		status = 1;
 	}
 	if (status == 0 && ngroups > 1 &&
@@ -976,8 +1027,9 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	if (status == 0 && nother)
-		fprintf(stderr, "prof: %zu of the %zu profiles read are of other programs than %s "
-			"(--program): left out\n", nother, nread, program);
+		fprintf(stderr, "prof: %zu of the %zu %s read %s of other programs than %s "
+			"(--program): left out\n", nother, nread,
+			prof_pl(nread, "profile", "profiles"), prof_pl(nother, "is", "are"), program);
 
 	if (status == 0 && output) {
 		/* --output: the files summed into one mon.out, no report. */
@@ -1000,6 +1052,7 @@ int main(int argc, char **argv)
 	ba.keep_pieces = by_lines;
 	memset(&bp, 0, sizeof bp);
 	if (status == 0 && base_in.n) {
+		prof_warn_about(base_arg, nbase == 1 ? " (--base)" : NULL);
 		status = load_base(&base_in, prog, &groups[0], bfrom, bto, bseq_from, bseq_to, &ba);
 		if (status == 0) {
 			attr_finish(&ba);
@@ -1010,7 +1063,10 @@ int main(int argc, char **argv)
 			}
 			o.base = &bp;
 			o.base_file = base_in.n == 1 ? base_in.v[0].name : base_arg;
+			prof_warn_about(NULL, NULL);
+			warn_clocks_differ(&groups[0].a, this_label, &ba, o.base_file);
 		}
+		prof_warn_about(this_label, NULL);
 	}
 	for (size_t k = 0; k < ngroups && status == 0 && !output; k++) {
 		if (ngroups > 1)
@@ -1025,6 +1081,7 @@ int main(int argc, char **argv)
 	attr_free(&ba);
 	profile_free(&bp);
 	prof_warnings_clear();
+	prof_warn_about(NULL, NULL);
 	free(progpath);
 	free(spans);
 	inputs_free(&in);

@@ -257,6 +257,12 @@ typedef void prof_warn_sink(const struct prof_warning *w, void *arg);
  * it to the sink: by default "prof: warning: TEXT\n" on stderr.  Never
  * fails (without memory the warning is still shown, not kept). */
 void prof_warn(const char *code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The warnings given from now on are about the file (or files) name, in
+ * role role (NULL or "": none; e.g. " (--base)"): their text is "NAME ROLE:
+ * TEXT" (a text that already begins "NAME: " gets the role after the name).
+ * name NULL: no file named (the default).  prof --base names the file of
+ * each warning so; the strings must outlive their use. */
+void prof_warn_about(const char *name, const char *role);
 /* Replaces the sink (NULL: the default). */
 void prof_warn_set_sink(prof_warn_sink *fn, void *arg);
 /* Holds the warnings given from now on (those of a file read before it is
@@ -626,6 +632,11 @@ struct prof_attr {
 	unsigned char *fmark;	/* rows in touched */
 	size_t *touched, ntouched, scratch_cap;
 	size_t rows_cap, arcs_cap, stacks_cap, frames_cap, walls_cap, reasons_cap, wthreads_cap;
+	struct prof_wplace {	/* place_wall's: a stack's whole samples of one thread's */
+		size_t stack;
+		uint64_t n, rem;
+	} *wplace;
+	size_t wplace_cap;
 };
 
 void attr_init(struct prof_attr *a, int locals);
@@ -658,8 +669,8 @@ struct prof_cov {
 	double sampled_s;	/* samples / rate, summed over files */
 	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
 	/* Wall-clock time of the run: each file's start (its write time less
-	 * its elapsed time) and end (its write time, RUN's, whole seconds)
-	 * give the span from the earliest start to the latest end; elapsed_s
+	 * its elapsed time) and end (its write time, RUN's, whole seconds; an
+	 * interval file's own bounds, nanoseconds: prof_file_span) give the span from the earliest start to the latest end; elapsed_s
 	 * is that span (never below the longest file's elapsed time: the
 	 * write times are truncated to the second), or the longest elapsed
 	 * time when a file has no write time.  One file: its elapsed time. */
@@ -667,6 +678,9 @@ struct prof_cov {
 	double elapsed_sum, elapsed_max;	/* summed, longest over files */
 	double start_s, end_s;	/* seconds since the Epoch; 0: no file said */
 	size_t ntimes;		/* files with facts and a write time */
+	int spanned;		/* elapsed_s is end_s - start_s */
+	int coarse;		/* a file's span is from its write time (whole seconds),
+				 * not an interval's bounds (nanoseconds) */
 	double cpu_before_s;	/* CPU before profiling started (start-up) */
 	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
 	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */

@@ -299,4 +299,11 @@ int prof_has_type(const struct prof_profile *p, int k);
  * left as they are.  Returns 0, or -1 with errno (ENOMEM). */
 int profile_lines(struct prof_profile *p, int split);
 
+/* one when n is 1, else many: a count's noun or verb ("1 sample was",
+ * "2 samples were"). */
+static inline const char *prof_pl(double n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 #endif /* PROF_PROFILE_H */

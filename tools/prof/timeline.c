@@ -119,6 +119,6 @@ void prof_print_timeline(struct prof_span *v, size_t n, size_t untimed)
 		       bar, "############################################################");
 	}
 	if (untimed)
-		printf("(%zu files without a time: written before mon.out minor 2, or gmon.out)\n",
-		       untimed);
+		printf("(%zu %s without a time: written before mon.out minor 2, or gmon.out)\n",
+		       untimed, prof_pl(untimed, "file", "files"));
 }

@@ -26,11 +26,19 @@ static void *sink_arg;
 static int holding;
 static struct prof_warning *held;
 static size_t nheld, capheld;
+/* prof_warn_about: the file the warnings given now are about, and its role. */
+static const char *about_name, *about_role;
 
 void prof_warn_set_sink(prof_warn_sink *fn, void *arg)
 {
 	sink_fn = fn;
 	sink_arg = arg;
+}
+
+void prof_warn_about(const char *name, const char *role)
+{
+	about_name = name;
+	about_role = role ? role : "";
 }
 
 void prof_warn(const char *code, const char *fmt, ...)
@@ -40,6 +48,23 @@ void prof_warn(const char *code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	if (about_name && !holding) {
+		/* "NAME ROLE: TEXT"; a text that begins with "NAME: " already
+		 * has the name, and gets the role after it. */
+		char t[1024];
+		size_t n = strlen(about_name);
+		const char *rest = strncmp(text, about_name, n) == 0 && text[n] == ':' &&
+				   text[n + 1] == ' ' ? text + n + 2 : text;
+		int k = snprintf(t, sizeof t, "%s%s: ", about_name, about_role);
+		if (k > 0 && (size_t)k < sizeof t) {
+			size_t m = strlen(rest), room = sizeof t - 1 - (size_t)k;
+			if (m > room)
+				m = room;
+			memmove(t + k, rest, m);
+			t[k + m] = '\0';
+			memcpy(text, t, sizeof text);
+		}
+	}
 	if (holding) {
 		if (nheld == capheld) {
 			size_t nc = capheld ? capheld * 2 : 8;

@@ -709,7 +709,8 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	fputs("</text>\n", out);
 	fprintf(out, "<text class=\"s\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", FLAME_WIDTH / 2);
 	put_count(out, total);
-	fprintf(out, " samples (%.3f s of %s", ef->total_seconds, ev->noun);
+	fprintf(out, " %s (%.3f s of %s", prof_pl(fabs(total - 1) < 0.005 ? 1 : 2, "sample", "samples"), ef->total_seconds,
+		ev->noun);
 	if (ef->rate_hz > 0)
 		fprintf(out, " at %.0f Hz%s", ef->rate_hz,
 			ef->rates_differ ? " in the first file, other rates in others" : "");

@@ -15,19 +15,21 @@ static void wall_summary(const struct prof_profile *p, FILE *e)
 	const struct prof_event_facts *w = &p->events[PROF_EV_WALL], *off = &p->events[PROF_EV_OFFCPU];
 	if (!w->present)
 		return;
-	fprintf(e, "%s: %.0f samples = %.2f thread-seconds at %g Hz (samples per %s of each "
+	fprintf(e, "%s: %.0f %s = %.2f thread-seconds at %g Hz (samples per %s of each "
 		"thread), %.2f s of them %s (the thread not running)\n",
-		p->event_types[PROF_EV_WALL].noun, w->total_samples, w->total_seconds, w->rate_hz,
+		p->event_types[PROF_EV_WALL].noun, w->total_samples,
+		prof_pl(w->total_samples, "sample", "samples"), w->total_seconds, w->rate_hz,
 		p->event_types[PROF_EV_WALL].per, off->total_seconds,
 		p->event_types[PROF_EV_OFFCPU].noun);
 	const struct prof_facts *a = &p->facts;
 	if (!a->have_wall)
 		return;
 	uint64_t due = a->wall_rounds + a->wall_missed;
-	fprintf(e, "wall-clock sampler: %llu rounds taken, %llu missed (%.1f %% of those due) in "
+	fprintf(e, "wall-clock sampler: %llu %s taken, %llu missed (%.1f %% of those due) in "
 		"%.2f s; its own thread used %.3f s user + %.3f s system CPU (%.2f %% of one CPU: "
 		"the profiler's cost for wall-clock sampling)\n",
-		(unsigned long long)a->wall_rounds, (unsigned long long)a->wall_missed,
+		(unsigned long long)a->wall_rounds, prof_pl(a->wall_rounds, "round", "rounds"),
+		(unsigned long long)a->wall_missed,
 		due ? 100.0 * (double)a->wall_missed / (double)due : 0.0, a->wall_elapsed_s,
 		a->wall_user_s, a->wall_sys_s,
 		a->wall_elapsed_s > 0 ? 100.0 * (a->wall_user_s + a->wall_sys_s) / a->wall_elapsed_s
@@ -73,8 +75,9 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
 		fprintf(e, ", %zu had zero time and zero call-counts", idle);
 	fputs("    (functions with time or calls / all)\n", e);
 	if (a->counts_unmatched)
-		fprintf(e, "%5llu calls counted outside any known function\n",
-			(unsigned long long)a->counts_unmatched);
+		fprintf(e, "%5llu %s counted outside any known function\n",
+			(unsigned long long)a->counts_unmatched,
+			prof_pl(a->counts_unmatched, "call", "calls"));
 	if (a->scale_min == 0)
 		fprintf(e, "no histogram\n");
 	else if (a->scale_min == a->scale_max)
@@ -93,12 +96,14 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
 			"%llu saturated (bin full), %llu lost\n",
 			(unsigned long long)a->samples, (unsigned long long)a->dropped,
 			(unsigned long long)a->saturated, (unsigned long long)a->lost);
-	fprintf(e, "%.0f samples in the histograms = %.2f %s seconds (samples / rate)\n",
-		a->total_samples, a->total_seconds, cpu->noun);
+	fprintf(e, "%.0f %s in the histograms = %.2f %s seconds (samples / rate)\n",
+		a->total_samples, prof_pl(a->total_samples, "sample", "samples"), a->total_seconds,
+		cpu->noun);
 	if (a->have_stacks)
-		fprintf(e, "call stacks: %.0f samples with a stack, %llu without (the runtime's "
+		fprintf(e, "call stacks: %.0f %s with a stack, %llu without (the runtime's "
 			"table was full), %llu ended early, %llu cut at the depth limit, %llu "
-			"stopped at JIT code\n", a->stack_samples, (unsigned long long)a->stacks_lost,
+			"stopped at JIT code\n", a->stack_samples,
+			prof_pl(a->stack_samples, "sample", "samples"), (unsigned long long)a->stacks_lost,
 			(unsigned long long)a->stacks_truncated, (unsigned long long)a->stacks_depth,
 			(unsigned long long)a->stacks_jit);
 	if (a->have_cpu)

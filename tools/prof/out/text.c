@@ -160,8 +160,9 @@ int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FI
 			}
 		if (!any)	/* a thread with none of the event's samples */
 			continue;
-		fprintf(out, "%sThread %s: %.0f samples", shown++ ? "\n" : "",
-			prof_thread_label(p, i, label, sizeof label), n);
+		fprintf(out, "%sThread %s: %.0f %s", shown++ ? "\n" : "",
+			prof_thread_label(p, i, label, sizeof label), n,
+			prof_pl(n >= 0.5 && n < 1.5 ? 1 : 2, "sample", "samples"));
 		/* Wall-clock: against the samples due over its lifetime. */
 		if (p->threads[i].wall_listed && ev->wall)
 			fprintf(out, " of %llu due", (unsigned long long)p->threads[i].wall_expected);
