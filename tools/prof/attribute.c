@@ -1641,13 +1641,14 @@ static void wall_warn(const struct prof_attr *a)
 			cut += w->count;
 	}
 	if (cut > 0)
-		prof_warn("wall-truncated", "%.0f off-CPU wall-clock samples (%.1f %% of the %.0f "
-			  "with a stack) have a call stack that ends early: the walk from a "
+		prof_warn("wall-truncated", "%.0f off-CPU wall-clock %s (%.1f %% of the %.0f "
+			  "with a stack) %s a call stack that ends early: the walk from a "
 			  "blocked thread's SP and PC (the kernel gives no frame pointer) found "
 			  "no frame record where a frame needs one, or met unreadable memory; "
 			  "their callers are missing, shown as [truncated]; CPU samples of the "
 			  "same code have whole stacks (a signal gives the walk every register)",
-			  cut, pct(cut, blocked), blocked);
+			  cut, prof_pl(cut, "sample", "samples"), pct(cut, blocked), blocked,
+			  prof_pl(cut, "has", "have"));
 	if (a->wall_running_unplaced > 0)
 		prof_warn("wall-no-stack", "%.0f wall-clock %s of running threads %s no "
 			  "call stack: the CPU clock recorded none for their threads (they ran too "
