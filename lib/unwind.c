@@ -433,10 +433,11 @@ static const struct uobj *find_obj(const struct usnap *s, uintptr_t pc)
 
 /* Is ra, a word read from the stack, a return address into a frame that
  * called the frame at callee_look (0: not known)?  It must lie in an
- * object's text where the CFI has a row (returned, with *obj), right after
- * a call instruction (mon_arch_after_call); a direct call's target in the
+ * object's text where the CFI has a row (returned), right after a call
+ * instruction (mon_arch_after_call); a direct call's target in the
  * callee's object must be at or below callee_look, where a row starts (a
- * function's entry) or in a PLT.  A code pointer kept in a frame's locals
+ * function's entry), or in a PLT; in another object, a stub (not a
+ * function's entry).  A code pointer kept in a frame's locals
  * (a callback: a function's start, not after a call) or a stale return
  * address of another call site fails.  NULL when it is not. */
 static const struct mon_cfi_row *return_row(const struct usnap *s, struct mon_memreader *r,
@@ -455,12 +456,19 @@ static const struct mon_cfi_row *return_row(const struct usnap *s, struct mon_me
 	const struct uobj *to = find_obj(s, t);
 	if (to == NULL)
 		return NULL;	/* a call to no code */
-	if (to != find_obj(s, callee_look))
-		return row;	/* through a PLT, to another object */
 	const struct mon_cfi_row *tr = mon_cfi_find(to->rows, to->nrows, (uint32_t)(t - to->bias));
+	int entry = tr != NULL && tr->pc == (uint32_t)(t - to->bias);	/* a row starts there */
 	if (tr != NULL && tr->kind == MON_CFI_PLT)
 		return row;
-	if (t > callee_look || tr == NULL || tr->pc != (uint32_t)(t - to->bias))
+	if (to != find_obj(s, callee_look)) {
+		/* Another object is reached through a stub (a PLT row, or
+		 * inside a stub section's one FDE, or code without CFI), not
+		 * by a call to a function's entry: PostgreSQL's walk once took
+		 * a stale return address after libm's call of its own ldexp
+		 * helper for the caller of postgres code. */
+		return entry && tr->kind != MON_CFI_NONE ? NULL : row;
+	}
+	if (t > callee_look || !entry)
 		return NULL;
 	return row;
 }

@@ -86,12 +86,18 @@ awk '$2 == "thread" { tid = $3; if ($NF % 2 == 1 || !(tid in gen)) gen[tid]++
 		grp[k] = g; key[$1 " " tid] = g; taken[g] += $9; all[g] = 1 }
 	$2 == "sample" { k = key[$1 " " $5]; if (k == "") k = "unlisted " $5; got[k] += $3; all[k] = 1 }
 	END { for (k in all) { d = got[k] - taken[k]
-			if (d > 2 || d < -2) { n++; if (n == 1) w = k ": " got[k] " samples, taken " taken[k] } }
+			if (d > 2 || d < -2) { n++; if (n <= 3) w = w (n > 1 ? "; " : "") k ": " got[k] " samples, taken " taken[k] } }
 		printf "%d %s\n", n, w }' "$T/all.txt" >"$T/over"
 if read -r n w <"$T/over" && [ "$n" = 0 ]; then
 	ok wall_churn_counts
 else
 	not_ok wall_churn_counts "$n threads whose samples over the files are not their taken counts, e.g. $w"
+	# What each file has of those tids: its rows and its samples.
+	for tid in $(printf '%s\n' "$w" | tr ';' '\n' | sed -n 's/^ *\(unlisted \)*\([0-9]*\).*/\2/p' | sort -u); do
+		awk -v t="$tid" '$2 == "thread" && $3 == t { print "# " $0 }
+			$2 == "sample" && $5 == t { n[$1] += $3 }
+			END { for (f in n) print "# " f " samples of " t ": " n[f] }' "$T/all.txt"
+	done
 fi
 
 # Each thread's start and end in exactly one file (a thread keyed as above;
