@@ -2399,13 +2399,17 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	       int advance)
 {
 	int part = !cutting ? MON_WALL_WHOLE : advance ? MON_WALL_CUT : MON_WALL_SINCE_CUT;
-	/* The samples' count first: a sample is published after its thread and
-	 * its wait, so the threads and waits loaded after it include every one
-	 * that a sample written here names (loaded the other way round, a
-	 * round between the loads gave a file whose sample named a wait it did
-	 * not have: tests/integ/wall_churn.sh). */
-	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
-	unsigned nw = __atomic_load_n(&T->nwaits, __ATOMIC_ACQUIRE);
+	/* The threads first, then the samples' count, then the waits': a
+	 * sample is published after its thread and its wait, and counted
+	 * before its thread's taken count.  So the samples loaded after the
+	 * rows hold every sample a row's taken count has (loaded the other way
+	 * round, a new thread's samples in entries made during the write were
+	 * left for the next file, which had no row for the thread: 2 runs of 6
+	 * of tests/integ/wall_churn.sh under ASan and two busy loops); the
+	 * samples of threads made since the rows were loaded (a serial above
+	 * the last row's) are left for the next file; the waits loaded last
+	 * hold every wait a sample written names (a round between the loads
+	 * once gave a file whose sample named a wait it did not have). */
 	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
 	uint64_t now = mono_ns();
 	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
@@ -2454,6 +2458,9 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 		if (thread_out(t, last_us, lo, part, &o))
 			monout_wall_thread(w, &o);
 	}
+	uint32_t last_serial = nt ? T->threads[nt - 1].serial : 0;
+	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
+	unsigned nw = __atomic_load_n(&T->nwaits, __ATOMIC_ACQUIRE);
 	pid_t own = __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE);
 	if (own > 0) {
 		struct monout_wall_thread o;
@@ -2479,6 +2486,8 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	for (unsigned i = 0; i < ns; i++) {
 		const struct wsample *s = &T->samples[i];
 		struct monout_wall_sample o;
+		if (s->serial > last_serial)
+			continue;	/* its thread has no row here: the next file's */
 		/* One load: a round adding after it counts in the next interval. */
 		o.count = __atomic_load_n(&s->count, __ATOMIC_RELAXED);
 		if (cutting)
@@ -2513,10 +2522,7 @@ void mon_wall_cut_skip(void)
 	since_cut(__atomic_load_n(&own_sys_us, __ATOMIC_RELAXED), &cut_base.sys_us, 1);
 	since_cut(lost, &cut_base.lost, 1);
 	unlisted_take(1);
-	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
-	for (unsigned i = 0; i < ns; i++)
-		since_cut(__atomic_load_n(&T->samples[i].count, __ATOMIC_RELAXED),
-			  &T->sample_cut[i], 1);
+	/* The threads, then the samples, as put() loads them. */
 	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
 	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
 	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
@@ -2524,6 +2530,12 @@ void mon_wall_cut_skip(void)
 		struct monout_wall_thread o;
 		thread_out(&T->threads[i], last_us, 0, MON_WALL_CUT, &o);
 	}
+	uint32_t last_serial = nt ? T->threads[nt - 1].serial : 0;
+	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0; i < ns; i++)
+		if (T->samples[i].serial <= last_serial)
+			since_cut(__atomic_load_n(&T->samples[i].count, __ATOMIC_RELAXED),
+				  &T->sample_cut[i], 1);
 	if (tables_half_full(T))
 		__atomic_store_n(&compact_asked, 1, __ATOMIC_RELEASE);
 	__atomic_sub_fetch(&cut_busy, 1, __ATOMIC_RELEASE);
