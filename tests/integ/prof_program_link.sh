@@ -28,4 +28,4 @@ if [ $? -eq 0 ] && grep -q '%Time' "$T/a"; then ok program_link_chosen; else not
 if [ $? -eq 0 ] && grep -q '%Time' "$T/b"; then ok program_link_target; else not_ok program_link_target "$(head -n 2 "$T/b.err")"; fi
 "$B/bin/prof" --program=other "$D" >"$T/c" 2>"$T/c.err"
 rc=$?
-if [ $rc -ne 0 ] && grep -q 'none of the' "$T/c.err"; then ok program_link_other; else not_ok program_link_other "exit $rc: $(head -n 2 "$T/c.err")"; fi
+if [ $rc -ne 0 ] && grep -q 'not of that program' "$T/c.err"; then ok program_link_other; else not_ok program_link_other "exit $rc: $(head -n 2 "$T/c.err")"; fi

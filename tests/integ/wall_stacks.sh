@@ -68,6 +68,7 @@ END {
 		nm = name[t]
 		r = blocked[nm] > 0 && reach[nm] >= 0.95 * blocked[nm] ? "ok" : sprintf("%d of %d walk through start_%s", reach[nm], blocked[nm], nm)
 		if (nm == "large") {
+			ended[nm] += 0
 			r = blocked[nm] > 0 && ended[nm] == blocked[nm] ? "ok" : sprintf("%d of %d samples end at leaf_large, truncated", ended[nm], blocked[nm])
 			print "truncated " ended[nm]
 		}
@@ -92,5 +93,8 @@ got=$(printf '%s\n' "$w" | sed -n 's/^prof: warning: \([0-9]*\) off-CPU.*/\1/p')
 if [ -n "$want" ] && [ "$want" -gt 0 ] && [ -n "$got" ] && [ "$got" -ge "$want" ]; then
 	ok wall_stacks_warned
 else
-	not_ok wall_stacks_warned "warning '${w:-none}': ${got:-no} samples, want at least ${want:-?}"
+	# Under ASan the large thread's walk learns RBP from the interceptor
+	# of read, which saves it: nothing truncated, nothing to warn of.
+	wall_san_not_ok wall_stacks_warned "warning '${w:-none}': ${got:-no} samples, want at least ${want:-?}" \
+		"the sanitizer's interceptor of read saves RBP, so the large thread's walk is not truncated"
 fi
