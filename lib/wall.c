@@ -531,10 +531,10 @@ static uint32_t sample_hash(uint64_t tid, uint32_t serial, uint32_t state, uint3
 /* Count weight samples of thread t with this key (set: the object set
  * pcs[0..n) were taken in, mon_objhist_set_now; 0 when n is 0); the
  * entry's index + 1, or 0 (no room: the weight goes to lost).  Entries are
- * the thread's (its serial), not its tid's: a new thread that took a dead
- * one's tid counted into the dead one's entries, and a cut that had loaded
- * the rows before the new one's wrote samples of a tid it had no row for
- * (wall_churn_counts, "unlisted 7154", under ASan with both cores busy). */
+ * the thread's (its serial), not its tid's: keyed by tid, a new thread
+ * that took a dead one's tid counted into the dead one's entries, its
+ * samples then written under a row not its own; and a cut tells by the
+ * serial which samples' threads it has rows for (put). */
 static uint32_t sample_count(const struct wthread *t, uint32_t state, uint32_t sc, uint32_t wait,
 			     uint32_t flags, uint32_t set, const uintptr_t *pcs, unsigned n,
 			     uint64_t weight)
