@@ -88,7 +88,7 @@ done
 # thread's; those of the others too, if a sanitizer's interceptor cut them).
 want=$(awk '$1 == "truncated" { print $2 }' "$T/checks")
 "$B/bin/prof" --sample=offcpu "$T/stacks.mon" "$T/stacks" >"$T/prof.txt" 2>"$T/prof.err"
-w=$(grep 'wall-clock samples .* have a call stack that ends early' "$T/prof.err")
+w=$(grep 'wall-clock samples\? .* ha\(s\|ve\) a call stack that ends early' "$T/prof.err")
 got=$(printf '%s\n' "$w" | sed -n 's/^prof: warning: \([0-9]*\) off-CPU.*/\1/p')
 if [ -n "$want" ] && [ "$want" -gt 0 ] && [ -n "$got" ] && [ "$got" -ge "$want" ]; then
 	ok wall_stacks_warned
