@@ -1570,7 +1570,9 @@ static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_
 	 * started just after a look's last instant none yet. */
 	uint64_t due_ns = look_due_ns ? look_due_ns : now_ns, was_ns = t->seen_ns;
 	uint64_t hi = due_ns > start_ns ? (due_ns - start_ns) / 1000 : 0;
-	uint64_t lo = !fresh && was_ns > start_ns ? (was_ns - start_ns) / 1000 + 1 : 0;
+	/* was_ns is start_ns for a thread the first look (at start_ns) saw:
+	 * its instant 0 is counted, not again. */
+	uint64_t lo = !fresh && was_ns >= start_ns ? (was_ns - start_ns) / 1000 + 1 : 0;
 	if (lo < t->out.first_usec)
 		lo = t->out.first_usec;
 	uint64_t w = hi >= lo ? due_between(lo, hi) : 0;

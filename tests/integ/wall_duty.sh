@@ -14,6 +14,7 @@
 #                        of its life) plus 3 standard deviations of the
 #                        share for its samples and 1 pp
 #   wall_duty_taken      its samples are those due (one a round)
+#   wall_duty_taken_main the main thread's samples are exactly those due
 #   (each at --wall=250 and, with the suffix _1000, at --wall=1000, where
 #   a look of the sampler stands for 4 rounds)
 #   wall_duty_split      its running and its blocked samples (of its
@@ -30,7 +31,9 @@
 # 3.8), wall_duty_runnable fails 3 runs of 3; the sample as the read found
 # it (time_pick returning -1): 15 to 20 % running against 46 to 48 %,
 # wall_duty_split fails; a look counting one sample of a thread that ran
-# (count_units with w = 1): wall_duty_taken_1000 fails.
+# (count_units with w = 1): wall_duty_taken_1000 fails; instant 0 counted
+# at the first two looks (seen's lo 0 when was_ns is start_ns): 1001 of
+# 1000 due, wall_duty_taken_main fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
@@ -70,9 +73,21 @@ for hz in 250 1000; do
 	# samples are those due (its expected count, less 1 for the rounding of
 	# its ends), not one a look.
 	set -- $(awk -v tid="$tid" '$1 == "thread" && $2 == tid { print $6, $8 }' "$T/wall.txt")
-	if [ "$rc" -eq 0 ] && [ "${1:-0}" -gt 100 ] && [ "${2:-0}" -ge $((${1:-0} - 1)) ]; then
+	if [ "$rc" -eq 0 ] && [ "${1:-0}" -gt 100 ] && [ "${2:-0}" -ge $((${1:-0} - 1)) ] &&
+	    [ "${2:-0}" -le "${1:-0}" ]; then
 		ok wall_duty_taken$sfx
 	else
 		not_ok wall_duty_taken$sfx "exit $rc: the thread took ${2:-?} samples of ${1:-?} due"
+	fi
+	# The main thread, there at the sampler's first look (its instant 0):
+	# exactly its due, each round once.  The look after the first counted
+	# instant 0 again (was_ns == start_ns taken as "never seen"), one sample
+	# over in every thread the first look saw: 5209 of 5208 due.
+	set -- $(awk '$1 == "thread" && $4 != "monprof-wall" && (m == "" || $2 < m) { m = $2; e = $6; k = $8; u = $10 }
+		END { print e, k + u }' "$T/wall.txt")
+	if [ "$rc" -eq 0 ] && [ "${1:-0}" -gt 100 ] && [ "${2:-0}" -eq "${1:-0}" ]; then
+		ok wall_duty_taken_main$sfx
+	else
+		not_ok wall_duty_taken_main$sfx "exit $rc: the main thread took ${2:-?} samples (and unreadable) of ${1:-?} due"
 	fi
 done
