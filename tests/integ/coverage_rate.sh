@@ -45,7 +45,7 @@ else
 	not_ok cov_rate_lowered "set ${set:-?}, want $want, flags ${flags:-?}, RUN rate $(get rate)"
 fi
 "$PROF" -s -m "$T/r.out" "$T/spin" >/dev/null 2>"$T/s.err"
-if grep -q "^rate: asked 20000 Hz, set $set Hz (a tick costs .* us of CPU), achieved [0-9]* samples per CPU-second" "$T/s.err" &&
+if grep -q "^rate: asked 20000 Hz, set $set Hz (a tick costs .* us of CPU), achieved [0-9]* samples per \(user \)\?CPU-second" "$T/s.err" &&
     { [ $lowered = 0 ] || grep -q "warning: the rate asked, 20000 Hz, could not be held .*lowered it to $set Hz" "$T/s.err"; }; then
 	ok cov_rate_warns
 else

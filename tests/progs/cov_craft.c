@@ -9,6 +9,11 @@
  *                                 the histograms (from the top bins down)
  *   cov_craft IN OUT --minor1     the file as a minor-1 writer made it: no
  *                                 FACTS, THREADS, PCS or SYMS records
+ *   cov_craft IN OUT --user-split the perf clock's file (user time only) whose
+ *                                 kernel split put part of the user time in
+ *                                 system: RUN's and each thread's user time
+ *                                 is 80 % of its samples' time, and its
+ *                                 user + system time 105 % of it
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +28,26 @@ int main(int argc, char **argv)
 	struct monout m;
 	char err[256];
 	if (argc != 4 || monout_read_file(argv[1], &m, err, sizeof err) < 0) {
-		fprintf(stderr, "cov_craft: %s\n", argc != 4 ? "usage: cov_craft IN OUT NAME|--minor1" : err);
+		fprintf(stderr, "cov_craft: %s\n",
+			argc != 4 ? "usage: cov_craft IN OUT NAME|--minor1|--user-split" : err);
 		return 1;
 	}
-	if (strcmp(argv[3], "--minor1") == 0) {
+	if (strcmp(argv[3], "--user-split") == 0) {
+		if (!m.have_facts || m.run.rate_hz == 0) {
+			fprintf(stderr, "cov_craft: no FACTS record or no rate\n");
+			return 1;
+		}
+		m.facts.flags |= MONOUT_FACT_USER_ONLY;
+		m.facts.cpu_before_usec = 0;
+		uint64_t us = m.run.samples * 1000000u / m.run.rate_hz;
+		m.run.user_usec = us * 80 / 100;
+		m.run.sys_usec = us * 25 / 100;
+		for (size_t i = 0; i < m.nthreads; i++) {
+			us = m.threads[i].samples * 1000000u / m.run.rate_hz;
+			m.threads[i].user_usec = us * 80 / 100;
+			m.threads[i].sys_usec = us * 25 / 100;
+		}
+	} else if (strcmp(argv[3], "--minor1") == 0) {
 		m.have_facts = 0;
 		m.nthreads = 0;
 		m.npcs = 0;
