@@ -5,7 +5,9 @@
  * profile's object list, monitor.c), each object with its resolved path.
  *
  * The program is the first object (its dlpi_name is empty): its path is
- * /proc/self/exe's target, unless that is not the program: a program
+ * the name it was run by (AT_EXECFN, when that is /proc/self/exe's file:
+ * a symbolic link's name, not its target's), else /proc/self/exe's
+ * target, unless that is not the program: a program
  * started through the dynamic loader ("/lib64/ld-linux-x86-64.so.2 ./prog"),
  * where /proc/self/exe is the loader and AT_EXECFN (getauxval(3): glibc's
  * loader sets it to the program it loaded) names another ELF file; or no
@@ -103,11 +105,16 @@ char *mon_self_exe(void)
 	if (exe == NULL)
 		return absolute_name(fn);	/* no /proc */
 	struct stat a, b;
-	if (stat(exe, &a) == 0 && stat(fn, &b) == 0 && (a.st_dev != b.st_dev || a.st_ino != b.st_ino) &&
-	    is_elf(fn)) {
-		/* Another ELF file than the one the kernel ran: the program the
-		 * dynamic loader was asked to run (a script's AT_EXECFN is not
-		 * ELF: its interpreter is the program). */
+	if (stat(exe, &a) != 0 || stat(fn, &b) != 0)
+		return exe;
+	int same = a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	/* Another ELF file than the one the kernel ran: the program the
+	 * dynamic loader was asked to run (a script's AT_EXECFN is not ELF:
+	 * its interpreter is the program).  The same file by another name: a
+	 * symbolic link the program was run by (Debian's redis-server, a link
+	 * to redis-check-rdb), the name its user knows it by and the one a
+	 * report should show; prof still takes the target's name. */
+	if ((!same && is_elf(fn)) || (same && strcmp(fn, exe) != 0)) {
 		char *r = absolute_name(fn);
 		if (r != NULL) {
 			mon_free(exe);

@@ -10,7 +10,18 @@
 #   program_link_chosen     --program=LINK shows its profile
 #   program_link_target     --program=TARGET (the path's last part) too
 #   program_link_other      --program=OTHER shows none (exit 1, says so)
-# Mutation: program_is without started_as: program_link_chosen fails.
+#   program_link_label      the program is named after the link it was run
+#                           by, not its target, in the report and the flame
+#                           graph's title, with or without the program given
+#                           to prof (the runtime records AT_EXECFN's name when
+#                           it is /proc/self/exe's file: lib/objects.c); a
+#                           stripped program's rows are [linked]+0x...
+#                           either way (the new user saw redis's rows as
+#                           [redis-check-rdb]+0x8d2a0 from the directory and
+#                           [redis-server]+0x... with the path given)
+# Mutations: program_is without started_as: program_link_chosen fails;
+# mon_self_exe without the same-file rule: program_link_label fails;
+# program_is without target_is: program_link_target fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -29,3 +40,17 @@ if [ $? -eq 0 ] && grep -q '%Time' "$T/b"; then ok program_link_target; else not
 "$B/bin/prof" --program=other "$D" >"$T/c" 2>"$T/c.err"
 rc=$?
 if [ $rc -ne 0 ] && grep -q 'not of that program' "$T/c.err"; then ok program_link_other; else not_ok program_link_other "exit $rc: $(head -n 2 "$T/c.err")"; fi
+
+# The label: a stripped copy run by a link, read with and without the path.
+cp "$T/target" "$T/starget" && strip "$T/starget" && ln -s starget "$T/slinked"
+(cd "$T" && timeout 60 "$MONRUN" -o "$T/s.mon" ./slinked 30 20 10 >/dev/null 2>&1)
+"$B/bin/prof" -m "$T/s.mon" >"$T/s1" 2>/dev/null
+"$B/bin/prof" -m "$T/s.mon" "$T/slinked" >"$T/s2" 2>/dev/null
+"$B/bin/prof" --format=flame -m "$T/s.mon" >"$T/s.svg" 2>/dev/null
+if grep -q '\[slinked\]+0x' "$T/s1" && grep -q '\[slinked\]+0x' "$T/s2" &&
+    ! grep -q starget "$T/s1" "$T/s2" && grep -q "graph of $T/slinked" "$T/s.svg" &&
+    ! grep -q "graph of $T/starget" "$T/s.svg"; then
+	ok program_link_label
+else
+	not_ok program_link_label "rows: $(grep -o '\[s[a-z]*\]+0x[0-9a-f]*' "$T/s1" "$T/s2" | sort -u | head -n 4 | tr '\n' ' '); title: $(grep -o 'graph of [^<"]*' "$T/s.svg" | head -n 1)"
+fi

@@ -342,16 +342,31 @@ static int started_as(const char *name, const char *command)
 	return n > 0 && strlen(name) == n && strncmp(name, b, n) == 0;
 }
 
+/* Is NAME the last part of the file path resolves to (realpath(3)): a
+ * program the runtime recorded by the symbolic link it was run by, chosen
+ * by its target's name? */
+static int target_is(const char *name, const char *path)
+{
+	char *r = realpath(path, NULL);
+	if (r == NULL)
+		return 0;
+	const char *b = strrchr(r, '/');
+	int yes = strcmp(name, r) == 0 || (b && strcmp(name, b + 1) == 0);
+	free(r);
+	return yes;
+}
+
 /* --program=NAME: the program's path, the last part of it, the name it was
- * started by (argv[0]'s last part, as PROFDIR's file names spell it), or
- * the start of its build ID in hex (8 digits or more). */
+ * started by (argv[0]'s last part, as PROFDIR's file names spell it), the
+ * path or last part of the file a link path names, or the start of its
+ * build ID in hex (8 digits or more). */
 static int program_is(const char *name, const char *this_prog, const char *path,
 		      const char *command)
 {
 	const char *b = strrchr(path, '/');
 	size_t n = strlen(name);
 	return strcmp(name, path) == 0 || (b && strcmp(name, b + 1) == 0) ||
-	       started_as(name, command) ||
+	       started_as(name, command) || target_is(name, path) ||
 	       (n >= 8 && strncmp(this_prog, "build ID ", 9) == 0 &&
 		strncmp(this_prog + 9, name, n) == 0);
 }
