@@ -25,7 +25,8 @@ static void wall_summary(const struct prof_profile *p, FILE *e)
 	if (!a->have_wall)
 		return;
 	uint64_t due = a->wall_rounds + a->wall_missed;
-	fprintf(e, "wall-clock sampler: %llu %s taken, %llu missed (%.1f %% of those due) in "
+	fprintf(e, "wall-clock sampler: %llu %s on time, %llu late (%.1f %% of those due; their "
+		"samples taken at its next look) in "
 		"%.2f s; its own thread used %.3f s user + %.3f s system CPU (%.2f %% of one CPU: "
 		"the profiler's cost for wall-clock sampling)\n",
 		(unsigned long long)a->wall_rounds, prof_pl(a->wall_rounds, "round", "rounds"),
