@@ -21,6 +21,9 @@ CC=${CC:-cc}
 T=$(mktemp -d "${TMPDIR:-/tmp}/monprof-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT INT TERM
 export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# No debuginfod server unless a test names one (Debian's profile.d sets
+# DEBUGINFOD_URLS for login shells; prof's warnings name it when set).
+unset DEBUGINFOD_URLS
 
 _src() { case $1 in /*|./*) echo "$1" ;; *) echo "$ROOT/tests/progs/$1" ;; esac; }
 

@@ -140,6 +140,17 @@ if command -v debuginfod >/dev/null; then
 	kill "$dpid" 2>/dev/null; wait "$dpid" 2>/dev/null
 	[ "$(csv_field d.csv f7 4)" = "$(hex "$f7")" ] && [ ! -s d.err ] && ok debuginfod ||
 		not_ok debuginfod "$(cat d.err; tail -3 dbgd.log; head -3 d.csv)"
+	# The server gone (and nothing cached): the warning says the servers
+	# DEBUGINFOD_URLS names gave none, not "set DEBUGINFOD_URLS" (a new
+	# user with an unreachable server set was told to set it).
+	rm -rf cache && mkdir cache
+	DEBUGINFOD_URLS="http://127.0.0.1:$port" "$PROF" -m s.mon --format=csv >d3.csv 2>d3.err
+	if grep -q "install its debug symbols (the debuginfod servers DEBUGINFOD_URLS names gave none" d3.err &&
+	    ! grep -q "or set DEBUGINFOD_URLS" d3.err; then
+		ok debuginfod_none_said
+	else
+		not_ok debuginfod_none_said "$(cat d3.err)"
+	fi
 	# Without DEBUGINFOD_URLS nothing is asked.
 	unset DEBUGINFOD_CACHE_PATH
 	env -u DEBUGINFOD_URLS "$PROF" -m s.mon --format=csv >d2.csv 2>/dev/null
@@ -147,6 +158,7 @@ if command -v debuginfod >/dev/null; then
 else
 	echo "# skip debuginfod: the Debian package debuginfod is not installed"
 	ok "debuginfod # skip debuginfod not installed"
+	ok "debuginfod_none_said # skip debuginfod not installed"
 fi
 
 # A real run of the stripped program under monrun: its time is spread over

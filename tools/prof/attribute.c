@@ -1771,14 +1771,20 @@ void attr_finish(struct prof_attr *a)
 		/* (-l asked for the globals only: its locals' ranges are expected) */
 		if (t == 0 || a->total_ticks == 0 || (full && !a->locals))
 			continue;
+		/* With DEBUGINFOD_URLS set, its servers were asked (libdwfl) and
+		 * gave nothing: say so rather than advise setting it. */
+		const char *urls = getenv("DEBUGINFOD_URLS");
 		prof_warn("unwind-only", "%s %s: %.1f %% of the samples are shown as "
 			  "[%s]+0xSTART rows, one per function its unwind table (.eh_frame) "
-			  "marks out; install its debug symbols (or set DEBUGINFOD_URLS) for names",
+			  "marks out; install its debug symbols %s for names",
 			  im->path,
 			  full ? "has functions its symbol table does not name"
 			  : (im->from & PROF_SYMS_DYNSYM) ? "has only its exported symbols (stripped)"
 			  : "has no symbols (stripped)",
-			  pct(t, a->total_ticks), im->label);
+			  pct(t, a->total_ticks), im->label,
+			  urls && urls[0] ? "(the debuginfod servers DEBUGINFOD_URLS names gave none: "
+					    "they lack its build ID or were not reached)"
+					  : "(or set DEBUGINFOD_URLS)");
 	}
 	coverage_warn(a);
 }
