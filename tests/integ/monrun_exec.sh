@@ -235,3 +235,45 @@ elif command -v gcc >/dev/null 2>&1 && [ -n "$(gcc -print-prog-name=cc1 2>/dev/n
 else
 	ok "monrun_exec_gcc_cc1_profiled # skip no gcc with cc1 here"
 fi
+
+# 8. A directory of many such profiles (a shell's fork-and-exec children
+#    under -f gave one warning each, ten for one pipeline; a server's
+#    children 139): the warning given for each file alike is shown for the
+#    first file of each program and counted for the rest, once each (prof
+#    --program's own test, prof_merge.sh programs_warnings_chosen, keeps one
+#    of each of two programs); with several programs each one's warnings
+#    name it (stderr has no headings).  Mutations: the per-file collapse off
+#    (warn.c repeated() returning 0): 3 exec warnings and 3 fork warnings,
+#    both _once checks fail; prof_warn_about per program off:
+#    monrun_exec_dir_warnings_named fails.
+d=$T/many && mkdir -p "$d/f" "$d/nof"
+for i in 1 2 3; do
+	(cd "$d" && PROFDIR="$d/f" "$MONRUN" -f "$T/ex" vfork "$T/ex" work 0.05 >/dev/null)
+	(cd "$d" && PROFDIR="$d/nof" "$MONRUN" "$T/ex" vfork "$T/ex" work 0.05 >/dev/null)
+done
+"$PROF" "$d/f" >/dev/null 2>"$d/f.err"
+if [ "$(grep -c "this process ran 2 programs, one exec'ing the next" "$d/f.err")" -eq 1 ] &&
+    grep -q "warning: 2 more profiles of [^ ]*/ex read are of processes that ran several programs" "$d/f.err"; then
+	ok monrun_exec_dir_exec_warned_once
+else
+	not_ok monrun_exec_dir_exec_warned_once "$(files "$d/f"): $(head -c 600 "$d/f.err")"
+fi
+"$PROF" "$d/nof" >/dev/null 2>"$d/nof.err"
+if [ "$(grep -c "the process forked 1 time without following its children" "$d/nof.err")" -eq 1 ] &&
+    grep -q "warning: 2 more profiles of [^ ]*/ex read are of processes that forked children without following them (monrun without -f)" "$d/nof.err"; then
+	ok monrun_exec_dir_forks_warned_once
+else
+	not_ok monrun_exec_dir_forks_warned_once "$(files "$d/nof"): $(head -c 600 "$d/nof.err")"
+fi
+if [ -n "$asan" ]; then
+	skip_asan monrun_exec_dir_warnings_named
+else
+	# /bin/true takes no sample: its "no samples" warning names it.
+	(cd "$d" && PROFDIR="$d/nof" "$MONRUN" /bin/true)
+	"$PROF" "$d/nof" >/dev/null 2>"$d/two.err"
+	if grep -q "^prof: warning: /[a-z/]*/true: no samples" "$d/two.err"; then
+		ok monrun_exec_dir_warnings_named
+	else
+		not_ok monrun_exec_dir_warnings_named "$(head -c 600 "$d/two.err")"
+	fi
+fi

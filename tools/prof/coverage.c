@@ -293,7 +293,8 @@ int coverage_warn(const struct prof_attr *a)
 		prof_warn("system-unsampled", "system CPU time (%.3f s, %.0f %% of the CPU) was not "
 			  "sampled: the perf clock counts user time only; the shares are of user time "
 			  "(the thread clock, monrun -c thread, charges system time to the code that "
-			  "made the system call)", c->sys_unsampled_s, 100.0 * c->sys_unsampled_s / all);
+			  "made the system call)", c->sys_unsampled_s,
+			  100.0 * c->sys_unsampled_s / (c->cpu_user_s + c->cpu_sys_s));
 		warned = 1;
 	}
 	if (c->flags & MONOUT_FACT_RATE_LOWERED) {

@@ -918,7 +918,9 @@ int main(int argc, char **argv)
 			prof_data_free(&d);
 			continue;
 		}
+		prof_warn_scope(path);
 		prof_warn_release(1);
+		prof_warn_scope(NULL);
 		/* Its place in time: --timeline's line, the flame graph's bar. */
 		if (timed) {
 			if (grow_one(&spans, nspans, sizeof *spans) < 0) {
@@ -974,6 +976,7 @@ int main(int argc, char **argv)
 		}
 		prof_data_free(&d);
 	}
+	prof_warn_repeats();
 	if (status == 0 && prof_warn_series_gaps(spans, nspans) < 0)
 		status = nomem();
 	if (status == 0 && timeline) {
@@ -1069,6 +1072,7 @@ int main(int argc, char **argv)
 	if (status == 0 && base_in.n) {
 		prof_warn_about(base_arg, nbase == 1 ? " (--base)" : NULL);
 		status = load_base(&base_in, prog, &groups[0], bfrom, bto, bseq_from, bseq_to, &ba);
+		prof_warn_repeats();
 		if (status == 0) {
 			attr_finish(&ba);
 			if (profile_build(&ba, o.demangle, &bp) < 0 ||
@@ -1084,12 +1088,17 @@ int main(int argc, char **argv)
 		prof_warn_about(this_label, NULL);
 	}
 	for (size_t k = 0; k < ngroups && status == 0 && !output; k++) {
-		if (ngroups > 1)
+		if (ngroups > 1) {
 			printf("%sprogram %s: %zu file%s (--program=NAME shows one)\n\n",
 			       k ? "\n" : "", groups[k].path, groups[k].nfiles,
 			       groups[k].nfiles == 1 ? "" : "s");
+			/* Its warnings name it: stderr has no headings. */
+			prof_warn_about(groups[k].path, NULL);
+		}
 		status = report(&groups[k], &o, by_lines, annotate, base_arg);
 	}
+	if (ngroups > 1)
+		prof_warn_about(NULL, NULL);
 	for (size_t k = 0; k < ngroups; k++)
 		attr_free(&groups[k].a);
 	free(groups);

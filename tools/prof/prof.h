@@ -271,6 +271,14 @@ void prof_warn_set_sink(prof_warn_sink *fn, void *arg);
  * out, its warnings are not the report's). */
 void prof_warn_hold(void);
 void prof_warn_release(int show);
+/* The warnings given for each file alike ("exec-images", "unfollowed-forks")
+ * are shown for the first file of each program only: program (a string
+ * that outlives the warnings given until the next call; NULL: none) is the
+ * one of the warnings given from now on.  prof_warn_repeats then gives one
+ * more for each, "N more profiles of PROGRAM read ...", for those not
+ * shown since its last call. */
+void prof_warn_scope(const char *program);
+void prof_warn_repeats(void);
 /* The warnings given so far, in order. */
 const struct prof_warning *prof_warnings(size_t *n);
 void prof_warnings_clear(void);

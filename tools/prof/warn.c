@@ -28,6 +28,62 @@ static struct prof_warning *held;
 static size_t nheld, capheld;
 /* prof_warn_about: the file the warnings given now are about, and its role. */
 static const char *about_name, *about_role;
+/* Warnings one file at a time that say the same of each (a shell's ten
+ * fork-and-exec children read from one directory gave ten): of each
+ * program's files (prof_warn_scope), the first is shown, the others
+ * counted, and prof_warn_repeats says how many. */
+static const struct {
+	const char *code, *more;	/* more: the sentence after "N more profiles" */
+} per_file[] = {
+	{ "exec-images", "are of processes that ran several programs, one exec'ing the "
+			 "next, as above: each shows the part of its last program" },
+	{ "unfollowed-forks", "are of processes that forked children without following "
+			      "them (monrun without -f): their time is in no profile; monrun "
+			      "-f profiles each child in a file of its own" },
+};
+static struct repeat {
+	size_t kind;	/* index in per_file */
+	char *scope;	/* the program, or NULL */
+	size_t repeats;
+} *repeats;
+static size_t nrepeats;
+static const char *scope;	/* prof_warn_scope's */
+static int summing;		/* prof_warn_repeats at work: nothing counted */
+
+/* 1 if a warning of code in the current scope was shown before (counted
+ * then), 0 if it is to be shown (and noted). */
+static int repeated(const char *code)
+{
+	size_t k = 0;
+	if (summing)
+		return 0;
+	while (k < sizeof per_file / sizeof *per_file && strcmp(code, per_file[k].code) != 0)
+		k++;
+	if (k == sizeof per_file / sizeof *per_file)
+		return 0;
+	for (size_t i = 0; i < nrepeats; i++)
+		if (repeats[i].kind == k && (repeats[i].scope == NULL) == (scope == NULL) &&
+		    (scope == NULL || strcmp(repeats[i].scope, scope) == 0)) {
+			repeats[i].repeats++;
+			return 1;
+		}
+	struct repeat *v = realloc(repeats, (nrepeats + 1) * sizeof *v);
+	char *sc = scope ? strdup(scope) : NULL;
+	if (v == NULL || (scope && sc == NULL)) {
+		free(sc);
+		if (v)
+			repeats = v;
+		return 0;	/* shown: never silent */
+	}
+	repeats = v;
+	repeats[nrepeats++] = (struct repeat){ k, sc, 0 };
+	return 0;
+}
+
+void prof_warn_scope(const char *program)
+{
+	scope = program;
+}
 
 void prof_warn_set_sink(prof_warn_sink *fn, void *arg)
 {
@@ -81,6 +137,8 @@ void prof_warn(const char *code, const char *fmt, ...)
 		}
 		/* No memory to hold it: shown now (never silent). */
 	}
+	if (repeated(code))
+		return;
 	struct prof_warning w = { code, NULL };
 	if (nlist == caplist) {
 		size_t nc = caplist ? caplist * 2 : 8;
@@ -118,6 +176,25 @@ void prof_warn_release(int show)
 	nheld = 0;
 }
 
+void prof_warn_repeats(void)
+{
+	const char *was = about_name;
+	about_name = NULL;
+	summing = 1;
+	for (size_t i = 0; i < nrepeats; i++) {
+		size_t n = repeats[i].repeats;
+		if (n == 0)
+			continue;
+		repeats[i].repeats = 0;
+		const struct repeat *r = &repeats[i];
+		prof_warn(per_file[r->kind].code, "%zu more %s%s%s read %s", n,
+			  n == 1 ? "profile" : "profiles", r->scope ? " of " : "",
+			  r->scope ? r->scope : "", per_file[r->kind].more);
+	}
+	summing = 0;
+	about_name = was;
+}
+
 const struct prof_warning *prof_warnings(size_t *n)
 {
 	*n = nlist;
@@ -135,4 +212,9 @@ void prof_warnings_clear(void)
 	free(list);
 	list = NULL;
 	nlist = caplist = 0;
+	for (size_t i = 0; i < nrepeats; i++)
+		free(repeats[i].scope);
+	free(repeats);
+	repeats = NULL;
+	nrepeats = 0;
 }
