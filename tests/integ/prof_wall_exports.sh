@@ -88,3 +88,21 @@ for f in t r; do
 		ok "exports_pprof_$f # skip no go (golang-go)"
 	fi
 done
+
+# A program that waited all along (a shell waiting for its child): no CPU
+# sample, its time in 20 blocked wall-clock samples.  prof's warning says
+# that no CPU sample was taken and where its time is, not that the report
+# has no time (a new user's dash: "no samples" beside 9 s of wall samples).
+# Mutation: the wall samples not counted in the warning (attribute.c):
+# exports_no_cpu_said fails.
+./craft nc.mon -o "stacks:0:0x401000:0x401190:1:$SID" \
+	-h 0x401000:0x401190:0x8000:100 -T 100:main \
+	-W 100:200000:20:0:30000:0:0 -X 100:20:20:0:main \
+	-w 20:100:3:230:0xffffffff:0:$_W,$_H,$_M,$_S || not_ok exports_no_cpu_craft
+"$PROF" -m nc.mon --sample=wall >nc.txt 2>nc.err
+if grep -q "warning: no CPU samples: .* its 20 wall-clock samples are shown with --sample=wall" nc.err &&
+    ! grep -q "report has no time" nc.err; then
+	ok exports_no_cpu_said
+else
+	not_ok exports_no_cpu_said "$(cat nc.err)"
+fi

@@ -1679,7 +1679,18 @@ void attr_finish(struct prof_attr *a)
 			  "were not sampled (their CPU is in the process's totals, not in the "
 			  "profile); the itimer clock samples every thread of the process "
 			  "(monrun -c itimer, MONPROF_CLOCK=itimer)");
-	if (a->total_ticks == 0 && !taken)
+	double walls = 0;
+	for (size_t i = 0; i < a->nwalls; i++)
+		walls += a->walls[i].count;
+	if (a->total_ticks == 0 && !taken && walls > 0)
+		/* A program that waited all along (a shell waiting for its
+		 * child): its time is in the wall-clock samples. */
+		prof_warn("no-samples", "no CPU samples: the CPU histograms are empty (the "
+			  "program used less CPU than one clock tick, or profiling was off); its "
+			  "%.0f wall-clock %s are shown with --sample=wall and --sample=offcpu%s",
+			  walls, prof_pl(walls, "sample", "samples"),
+			  a->cells_used ? "; call counts are shown" : "");
+	else if (a->total_ticks == 0 && !taken)
 		prof_warn("no-samples", "no samples: the histograms are empty, so the report "
 			  "has no time (the program ran for less than one clock tick, or "
 			  "profiling was off)%s", a->cells_used ? "; call counts are shown" : "");
