@@ -359,6 +359,15 @@ static int write_last(int reason, int signo, uint32_t flags, int in_handler)
 	if (cut_lock() < 0)
 		return -1;
 	int advance = reason == MONOUT_WHY_SNAPSHOT || reason == MONOUT_WHY_INTERVAL;
+	if (!advance && reason != MONOUT_WHY_EXEC && !ended && mon_interval_idle()) {
+		/* The end of a series that has been off since its last file
+		 * (monctl off, then exit): no file of nothing, which would show
+		 * as an empty interval over the time it was off. */
+		ended = 1;
+		wrote();
+		cut_unlock();
+		return 0;
+	}
 	char *buf = mon_gettid() == mon_control_tid ? name_thread : name_other;
 	int rc = cut(advance, reason == MONOUT_WHY_EXEC, reason, signo,
 		     reason == MONOUT_WHY_SNAPSHOT ? MONOUT_INTERVAL_SHORT : 0,
@@ -545,10 +554,9 @@ static void command(const char *cmd, char *r, size_t cap)
 		int on = cmd[1] == 'n';
 		int state = mon_profiling_state();
 		/* Intervals: off ends the interval (its file holds what was
-		 * sampled); on starts one afresh (the time it was off is in
-		 * none). */
-		if (intervals() && !on && state == 1)
-			write_last(MONOUT_WHY_SNAPSHOT, 0, 0, 0);
+		 * sampled, cut once sampling stopped, so the next begins off
+		 * and holds nothing: mon_interval_idle); on starts one afresh
+		 * (the time it was off is in none). */
 		if (on && mon_dormant())
 			watch_set(0);	/* a profile is due from now */
 		if (intervals() && on && state == 2 && cut_lock() == 0) {
@@ -562,6 +570,8 @@ static void command(const char *cmd, char *r, size_t cap)
 			add(r, cap, "error: profiling has ended in this process\n");
 			return;
 		}
+		if (intervals() && !on && state == 1)
+			write_last(MONOUT_WHY_SNAPSHOT, 0, 0, 0);
 		add(r, cap, on ? (was ? "ok: already sampling\n" : "ok: sampling\n")
 			       : (was ? "ok: off\n" : "ok: already off\n"));
 	} else if (strcmp(cmd, "snapshot") == 0) {

@@ -256,6 +256,7 @@ static struct {
 	uint64_t user_usec, sys_usec;
 	uint64_t calls_lost;	/* moved by files only (mon_interval_skip keeps the calls) */
 	int cut;		/* an interval was cut already */
+	int began_paused;	/* the interval since began with profiling off */
 } base;
 
 struct mon_control_calls mon_control_calls;
@@ -592,6 +593,7 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 	if (cut->advance) {
 		mon_stacks_cut_end();
 		base.cut = 1;
+		base.began_paused = paused;
 	}
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
 	errno = e;
@@ -636,8 +638,18 @@ int mon_interval_skip(void)
 	base_now();
 	mon_facts_window_advance();
 	base.cut = 1;
+	base.began_paused = paused;
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
 	return 0;
+}
+
+int mon_interval_idle(void)
+{
+	if (!started || finished || !paused || !base.cut || !base.began_paused)
+		return 0;
+	struct mon_stats st;
+	mon_getstats(&st, sizeof st);
+	return st.samples == base.samples;
 }
 
 int mon_profiling_state(void)

@@ -147,6 +147,10 @@ MON_HIDDEN int mon_write_interval(struct mon_interval_cut *cut, int reason, int 
  * that the next interval holds neither that time's CPU nor its ticks.
  * Not from a signal handler.  0 or -1/errno (EBUSY). */
 MON_HIDDEN int mon_interval_skip(void);
+/* 1 when the interval in progress holds nothing: it began with profiling
+ * off (moncontrol(0), monctl off) and no tick was counted since; an
+ * interval series' last file is then not written.  Async-signal-safe. */
+MON_HIDDEN int mon_interval_idle(void);
 /* 0 not profiling (not started, or finished), 1 sampling, 2 paused
  * (moncontrol(0), monctl off, a dormant start not yet switched on). */
 MON_HIDDEN int mon_profiling_state(void);

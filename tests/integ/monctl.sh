@@ -240,3 +240,32 @@ if [ -n "$md" ] && [ "$md" -gt 0 ] && [ "$md" -le 3 ]; then
 else
 	not_ok monctl_dormant_stack_depth_kept "$st"
 fi
+
+# An interval series switched off, then ended (SIGTERM): the off wrote the
+# interval's file (what was sampled until then), and the end writes no file
+# of nothing over the time it was off (a new user's redis: an empty
+# i000003 that stretched --timeline and the flame graph's strip by the
+# time it was off).  Mutation: write_last without mon_interval_idle: a
+# third file with 0 samples, monctl_off_then_end fails.
+mkdir -p "$T/iv"
+PROFDIR=$T/iv "$MONRUN" --interval=1 "$T/ispin" forever "$T/ready7" >/dev/null 2>"$T/iv.err" &
+ij=$!
+for _i in $(seq 300); do [ -s "$T/ready7" ] && break; sleep 0.1; done
+IP=$(cat "$T/ready7")
+wait_cpu "$IP" 0.2
+"$MONCTL" "$IP" off >"$T/iv.off" 2>&1
+sleep 2.5	# two interval ends pass while off: no file for them
+kill "$IP" 2>/dev/null
+wait "$ij" 2>/dev/null
+nf=0 empty=
+for f in "$T"/iv/*.i[0-9]*.*; do
+	[ -e "$f" ] || continue
+	nf=$((nf + 1))
+	n=$("$PROF" -m "$f" --format=json "$T/ispin" 2>/dev/null | head -n 1 | sed -n 's/.*"samples":\([0-9]*\).*/\1/p')
+	[ "${n:-0}" -gt 0 ] || empty="$empty $(basename "$f")"
+done
+if grep -q "ok: off" "$T/iv.off" && [ "$nf" -ge 1 ] && [ -z "$empty" ]; then
+	ok "monctl_off_then_end ($nf files)"
+else
+	not_ok monctl_off_then_end "$(cat "$T/iv.off"): $nf files, without samples:${empty:- none}; $(ls "$T/iv")"
+fi
