@@ -28,9 +28,21 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+/* A sample count v, width wide: whole (CPU samples always are) without
+ * decimals; a share of a sample (wall-clock samples placed on the CPU
+ * stacks of a running thread) with two. */
+static void put_count(FILE *out, int width, double v)
+{
+	if (v == floor(v) && v < 1e15)
+		fprintf(out, "%*.0f", width, v);
+	else
+		fprintf(out, "%*.2f", width, v);
+}
 
 /* A sample's leaf code location: its first, or for a wall-clock sample
  * the one below its wait frame (where the thread stood). */
@@ -139,9 +151,10 @@ static int disassemble(const struct prof_profile *p, int vs, const char *name, s
 	}
 	fprintf(out, " Samples  Percent  Address  Instruction   (disassembly: no source)\n");
 	for (size_t i = 0; i < n; i++) {
-		if (at[i] > 0)
-			fprintf(out, "%8.2f %7.2f%%", at[i], fsum > 0 ? 100.0 * at[i] / fsum : 0);
-		else
+		if (at[i] > 0) {
+			put_count(out, 8, at[i]);
+			fprintf(out, " %7.2f%%", fsum > 0 ? 100.0 * at[i] / fsum : 0);
+		} else
 			fprintf(out, "%8s %8s", ".", ".");
 		fprintf(out, " %8llx:  %s %s\n", (unsigned long long)insn[i].address, insn[i].mnemonic,
 			insn[i].op_str);
@@ -203,8 +216,10 @@ int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const
 		}
 	}
 	const struct prof_function *f = &p->functions[fn];
-	fprintf(out, "%s: %.2f samples, %.2f%% of all %.2f", name, fsum,
-		total > 0 ? 100.0 * fsum / total : 0, total);
+	fprintf(out, "%s: ", name);
+	put_count(out, 0, fsum);
+	fprintf(out, " samples, %.2f%% of all ", total > 0 ? 100.0 * fsum / total : 0);
+	put_count(out, 0, total);
 	if (f->mapping < p->nmappings)
 		fprintf(out, ", in %s", p->mappings[f->mapping].path);
 	FILE *src = f->filename && byline ? fopen(f->filename, "r") : NULL;
@@ -226,9 +241,10 @@ int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const
 			continue;
 		line[strcspn(line, "\n")] = '\0';
 		double v = no >= lmin && no <= lmax ? byline[no - lmin] : 0;
-		if (v > 0)
-			fprintf(out, "%8.2f %7.2f%%", v, fsum > 0 ? 100.0 * v / fsum : 0);
-		else
+		if (v > 0) {
+			put_count(out, 8, v);
+			fprintf(out, " %7.2f%%", fsum > 0 ? 100.0 * v / fsum : 0);
+		} else
 			fprintf(out, "%8s %8s", ".", ".");
 		fprintf(out, " %6lld  %s\n", (long long)no, line);
 	}
