@@ -291,10 +291,12 @@ int coverage_warn(const struct prof_attr *a)
 	if ((c->flags & MONOUT_FACT_USER_ONLY) && all > 0 && sys >= COVER_SYS * all &&
 	    sys >= COVER_PERIODS / rate) {
 		prof_warn("system-unsampled", "system CPU time (%.3f s, %.0f %% of the CPU) was not "
-			  "sampled: the perf clock counts user time only; the shares are of user time "
+			  "sampled: the perf clock counts user time only; the shares are of user time%s "
 			  "(the thread clock, monrun -c thread, charges system time to the code that "
 			  "made the system call)", c->sys_unsampled_s,
-			  100.0 * c->sys_unsampled_s / (c->cpu_user_s + c->cpu_sys_s));
+			  100.0 * c->sys_unsampled_s / (c->cpu_user_s + c->cpu_sys_s),
+			  a->nwalls ? ", and the wall-clock view's running time, in system calls "
+				      "too, lies on the user code's stacks" : "");
 		warned = 1;
 	}
 	if (c->flags & MONOUT_FACT_RATE_LOWERED) {
