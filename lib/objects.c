@@ -114,7 +114,10 @@ char *mon_self_exe(void)
 	 * symbolic link the program was run by (Debian's redis-server, a link
 	 * to redis-check-rdb), the name its user knows it by and the one a
 	 * report should show; prof still takes the target's name. */
-	if ((!same && is_elf(fn)) || (same && strcmp(fn, exe) != 0)) {
+	/* Not a name the kernel makes up for the file: /proc/self/exe (a
+	 * program that runs itself again through it), /dev/fd/N (fexecve). */
+	int made_up = strncmp(fn, "/proc/", 6) == 0 || strncmp(fn, "/dev/fd/", 8) == 0;
+	if ((!same && is_elf(fn)) || (same && !made_up && strcmp(fn, exe) != 0)) {
 		char *r = absolute_name(fn);
 		if (r != NULL) {
 			mon_free(exe);

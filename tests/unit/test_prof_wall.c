@@ -151,6 +151,20 @@ static void write_profile(int with_wall)
 		};
 		for (size_t i = 0; i < sizeof s / sizeof s[0]; i++)
 			assert_int_equal(monout_wall_sample(&w, &s[i]), 0);
+		if (with_wall == 2) {
+			/* Uninterruptible: an fsync of a file (wait 7), and one
+			 * whose descriptor was not described. */
+			static const char wal[] = "/var/lib/db/wal.log";
+			struct monout_wait fw = { 7, MONOUT_WAIT_FD, 8, MONOUT_FD_FILE, 0,
+						  MONOUT_NO_OBJECT, 0, 0, 0, (uint32_t)strlen(wal), wal };
+			assert_int_equal(monout_wall_wait(&w, &fw), 0);
+			struct monout_wall_sample dsk[] = {
+				{ 4, 101, MONOUT_WALL_DISK, 74, 7, 2, 0, rd, 0 },
+				{ 2, 101, MONOUT_WALL_DISK, 74, MONOUT_NO_WAIT, 2, 0, rd, 0 },
+			};
+			for (size_t i = 0; i < sizeof dsk / sizeof dsk[0]; i++)
+				assert_int_equal(monout_wall_sample(&w, &dsk[i]), 0);
+		}
 		assert_int_equal(monout_wall_close(&w), 0);
 	}
 	assert_int_equal(monout_end(&w), 0);
@@ -269,6 +283,21 @@ static void wall_model(void **state)
 	}
 	assert_float_equal(spin, 60, 1e-9);
 	assert_float_equal(other, 20, 1e-9);
+	done(&r);
+}
+
+/* An uninterruptible wait in a descriptor's system call names the file
+ * as an interruptible one does (a new user's "[uninterruptible fsync]"
+ * said which call, not which file); one not described keeps the call. */
+static void wall_disk_file(void **state)
+{
+	(void)state;
+	struct run r;
+	build(&r, 2);
+	char *t = render(&r.p, "text", PROF_EV_WALL, 0, NULL);
+	assert_non_null(strstr(t, "[uninterruptible fsync /var/lib/db/wal.log]"));
+	assert_non_null(strstr(t, "[uninterruptible fsync]"));
+	free(t);
 	done(&r);
 }
 
@@ -444,8 +473,9 @@ static void wall_warnings(void **state)
 	struct prof_opts o = { .event = PROF_EV_WALL };
 	assert_int_equal(prof_render_summary(&r.p, &o, f), 0);
 	fclose(f);
-	assert_non_null(strstr(buf, "wall-clock sampler: 200 rounds taken, 4 missed (2.0 % of "
-				    "those due) in 2.00 s; its own thread used 0.003 s user + 0.007 s "
+	assert_non_null(strstr(buf, "wall-clock sampler: 200 rounds on time, 4 late (2.0 % of "
+				    "those due; their samples taken at its next look) in 2.00 s; its own "
+				    "thread used 0.003 s user + 0.007 s "
 				    "system CPU (0.50 % of one CPU"));
 	assert_non_null(strstr(buf, "wall-clock samples: 407 taken of 450 due"));
 	assert_non_null(strstr(buf, "columns: %Time share of all samples; Wallsecs wall-clock "
@@ -479,6 +509,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(wall_model),
 		cmocka_unit_test(wall_text),
+		cmocka_unit_test(wall_disk_file),
 		cmocka_unit_test(wall_threads),
 		cmocka_unit_test(wall_exports),
 		cmocka_unit_test(wall_warnings),

@@ -772,6 +772,7 @@ static void wait_reason(const struct prof_attr *a, const struct prof_data *d, co
 	const char *sc = s->syscall == MONOUT_NO_SYSCALL ? NULL
 			 : monout_syscall_name(d->wall.machine, s->syscall);
 	char scbuf[32], what[400];
+	int disk = 0;	/* uninterruptible (D), in a descriptor's wait */
 	if (!sc && s->syscall != MONOUT_NO_SYSCALL) {
 		snprintf(scbuf, sizeof scbuf, "syscall %u", s->syscall);
 		sc = scbuf;
@@ -784,6 +785,12 @@ static void wait_reason(const struct prof_attr *a, const struct prof_data *d, co
 		snprintf(buf, len, "[runnable]");
 		return;
 	case MONOUT_WALL_DISK:
+		/* A descriptor's wait (fsync, a read of a file) names the
+		 * file as an interruptible one does. */
+		if (s->wait < d->nwaits && d->waits[s->wait].kind == MONOUT_WAIT_FD) {
+			disk = 1;
+			break;
+		}
 		snprintf(buf, len, sc ? "[uninterruptible %s]" : "[uninterruptible]", sc);
 		return;
 	case MONOUT_WALL_STOPPED:
@@ -844,7 +851,9 @@ static void wait_reason(const struct prof_attr *a, const struct prof_data *d, co
 			else
 				what[0] = '\0';
 		}
-		snprintf(buf, len, "[%s%s%s]", sc ? sc : "blocked", what[0] ? " " : "", what);
+		const char *verb = sc ? sc : disk ? NULL : "blocked";
+		snprintf(buf, len, "[%s%s%s%s%s]", disk ? "uninterruptible" : "",
+			 disk && verb ? " " : "", verb ? verb : "", what[0] ? " " : "", what);
 		return;
 	}
 	snprintf(buf, len, "[%s]", sc ? sc : "blocked");
