@@ -86,6 +86,21 @@ says monrun_exec_chain_prof_says_four "$d/mon.out" \
     "ran 4 programs.*$T/ex \(profile $d/mon.out.exec1\), then .*sh \(profile $d/mon.out.exec2\), then .*sh \(profile $d/mon.out.exec3\), then $T/ex \(shown here\)"
 fi
 
+# 2b. A program that runs itself again through /proc/self/exe (as
+#     test_rate_check does): its new image is recorded by its real path,
+#     not the name the kernel made up (AT_EXECFN "/proc/self/exe", which
+#     prof would open as itself), and prof reads it without the program
+#     named.  Mutation: objects.c's made_up rule off: the profile names
+#     /proc/self/exe, monrun_exec_self_path fails.
+d=$T/self && mkdir -p "$d"
+(cd "$d" && "$MONRUN" "$T/ex" then 0.1 /proc/self/exe work 0.3 >/dev/null)
+if "$PROF" -m "$d/mon.out" >/dev/null 2>"$d.err" && grep -q "then $T/ex (shown here)" "$d.err" &&
+    ! grep -q "/proc/self/exe (shown here)" "$d.err"; then
+	ok monrun_exec_self_path
+else
+	not_ok monrun_exec_self_path "files: $(files "$d"); $(head -c 400 "$d.err")"
+fi
+
 # 3. PROFDIR and -o: the same rule on those names.
 d=$T/pd && mkdir -p "$d/dir"
 (cd "$d" && PROFDIR="$d/dir" "$MONRUN" "$T/ex" then 0.1 "$T/ex" work 0.1 >/dev/null)
