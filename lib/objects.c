@@ -113,9 +113,9 @@ char *mon_self_exe(void)
 	 * its interpreter is the program).  The same file by another name: a
 	 * symbolic link the program was run by (Debian's redis-server, a link
 	 * to redis-check-rdb), the name its user knows it by and the one a
-	 * report should show; prof still takes the target's name. */
-	/* Not a name the kernel makes up for the file: /proc/self/exe (a
-	 * program that runs itself again through it), /dev/fd/N (fexecve). */
+	 * report should show (prof still takes the target's name), but for
+	 * a name the kernel makes up for the file: /proc/self/exe (a program
+	 * that runs itself again through it), /dev/fd/N (fexecve). */
 	int made_up = strncmp(fn, "/proc/", 6) == 0 || strncmp(fn, "/dev/fd/", 8) == 0;
 	if ((!same && is_elf(fn)) || (same && !made_up && strcmp(fn, exe) != 0)) {
 		char *r = absolute_name(fn);

@@ -152,6 +152,8 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system");
 	if (c->flags & MONOUT_FACT_USER_ONLY)
 		fprintf(e, "system time: not sampled (the perf clock counts user time only)\n");
+	else if (c->flags & MONOUT_FACT_SYSTEM)
+		fprintf(e, "system time: sampled, charged to the code that made the system call\n");
 	/* Above 100 % of the user CPU: the kernel's user and system times are
 	 * an estimate, each of its timer ticks charged whole to the mode it
 	 * interrupted, then scaled to the thread's runtime (kernel/sched/
@@ -167,8 +169,6 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 			"system at its own timer tick, the perf clock at each of its ticks, and the "
 			"two estimates differ; the samples stand for %.0f %% of user + system\n",
 			100.0 * c->sampled_s / (cpu + c->sys_unsampled_s));
-	else if (c->flags & MONOUT_FACT_SYSTEM)
-		fprintf(e, "system time: sampled, charged to the code that made the system call\n");
 	char files[64];
 	if (c->npids == c->nfacts)
 		snprintf(files, sizeof files, "%zu processes", c->nfacts);
