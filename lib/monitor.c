@@ -256,7 +256,7 @@ static struct {
 	uint64_t user_usec, sys_usec;
 	uint64_t calls_lost;	/* moved by files only (mon_interval_skip keeps the calls) */
 	int cut;		/* an interval was cut already */
-	int began_paused;	/* the interval since began with profiling off */
+	int on_since;		/* sampling was on at some moment since the cut */
 } base;
 
 struct mon_control_calls mon_control_calls;
@@ -593,7 +593,7 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 	if (cut->advance) {
 		mon_stacks_cut_end();
 		base.cut = 1;
-		base.began_paused = paused;
+		base.on_since = !paused;
 	}
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
 	errno = e;
@@ -638,14 +638,15 @@ int mon_interval_skip(void)
 	base_now();
 	mon_facts_window_advance();
 	base.cut = 1;
-	base.began_paused = paused;
+	base.on_since = !paused;
 	__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
 int mon_interval_idle(void)
 {
-	if (!started || finished || !paused || !base.cut || !base.began_paused)
+	/* Not "finished": every exit path sets it before it writes. */
+	if (!started || !paused || !base.cut || base.on_since)
 		return 0;
 	struct mon_stats st;
 	mon_getstats(&st, sizeof st);
@@ -1096,6 +1097,7 @@ MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bu
 				mon_count_add_block(cells, nfunc);
 			finished = 0;
 			paused = 0;
+			base.on_since = 1;
 			__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
 		}
 	}
@@ -1126,6 +1128,7 @@ static int start_default(uintptr_t lo, uintptr_t hi, int mode, int must)
 	mon_free(old);
 	finished = 0;
 	paused = 0;
+	base.on_since = 1;
 	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -1197,6 +1200,7 @@ static int start_whole(void)
 	with_stacks = 1;
 	finished = 0;
 	paused = 0;
+	base.on_since = 1;
 	__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
 	return 0;	/* the wall sampler: after control_start (whole_started) */
 }
@@ -1347,6 +1351,7 @@ MON_EXPORT int moncontrol(int mode)
 		__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
 		mon_wall_pause(0);
 		paused = 0;
+		base.on_since = 1;
 	} else if (!mode && !paused) {
 		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
 		if (hist.bins != NULL)

@@ -148,7 +148,7 @@ MON_HIDDEN int mon_write_interval(struct mon_interval_cut *cut, int reason, int 
  * Not from a signal handler.  0 or -1/errno (EBUSY). */
 MON_HIDDEN int mon_interval_skip(void);
 /* 1 when the interval in progress holds nothing: it began with profiling
- * off (moncontrol(0), monctl off) and no tick was counted since; an
+ * off (moncontrol(0), monctl off), stayed off, and no tick was counted; an
  * interval series' last file is then not written.  Async-signal-safe. */
 MON_HIDDEN int mon_interval_idle(void);
 /* 0 not profiling (not started, or finished), 1 sampling, 2 paused

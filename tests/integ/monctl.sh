@@ -241,31 +241,32 @@ else
 	not_ok monctl_dormant_stack_depth_kept "$st"
 fi
 
-# An interval series switched off, then ended (SIGTERM): the off wrote the
-# interval's file (what was sampled until then), and the end writes no file
-# of nothing over the time it was off (a new user's redis: an empty
+# An interval series switched off, then ended: the off wrote the
+# interval's file (what was sampled until then), and the end writes no
+# file of nothing over the time it was off (a new user's redis: an empty
 # i000003 that stretched --timeline and the flame graph's strip by the
-# time it was off).  Mutation: write_last without mon_interval_idle: a
-# third file with 0 samples, monctl_off_then_end fails.
-mkdir -p "$T/iv"
-PROFDIR=$T/iv "$MONRUN" --interval=1 "$T/ispin" forever "$T/ready7" >/dev/null 2>"$T/iv.err" &
-ij=$!
-for _i in $(seq 300); do [ -s "$T/ready7" ] && break; sleep 0.1; done
-IP=$(cat "$T/ready7")
-wait_cpu "$IP" 0.2
-"$MONCTL" "$IP" off >"$T/iv.off" 2>&1
-sleep 2.5	# two interval ends pass while off: no file for them
-kill "$IP" 2>/dev/null
-wait "$ij" 2>/dev/null
-nf=0 empty=
-for f in "$T"/iv/*.i[0-9]*.*; do
-	[ -e "$f" ] || continue
-	nf=$((nf + 1))
-	n=$("$PROF" -m "$f" --format=json "$T/ispin" 2>/dev/null | head -n 1 | sed -n 's/.*"samples":\([0-9]*\).*/\1/p')
-	[ "${n:-0}" -gt 0 ] || empty="$empty $(basename "$f")"
+# time it was off).  Both ends: killed by SIGTERM (the fatal-signal path)
+# and returning from main (exit: atexit writes).  The files after the off's
+# reply are those there at it.  Mutations: write_last without
+# mon_interval_idle, or mon_interval_idle refusing once finished is set
+# (every exit path sets it before it writes): monctl_off_then_end_exit
+# fails, and the first also _killed.
+for how in killed exit; do
+	mkdir -p "$T/iv$how"
+	if [ $how = killed ]; then set -- forever "$T/ready7$how"; else set -- exit "$T/ready7$how" 3; fi
+	PROFDIR=$T/iv$how "$MONRUN" --interval=1 "$T/ispin" "$@" >/dev/null 2>"$T/iv$how.err" &
+	ij=$!
+	for _i in $(seq 300); do [ -s "$T/ready7$how" ] && break; sleep 0.1; done
+	IP=$(cat "$T/ready7$how")
+	wait_cpu "$IP" 0.2
+	"$MONCTL" "$IP" off >"$T/iv$how.off" 2>&1
+	before=$(ls "$T/iv$how" | tr '\n' ' ')
+	if [ $how = killed ]; then sleep 2.5; kill "$IP" 2>/dev/null; fi	# two interval ends pass while off
+	wait "$ij" 2>/dev/null
+	after=$(ls "$T/iv$how" | tr '\n' ' ')
+	if grep -q "ok: off" "$T/iv$how.off" && [ -n "$before" ] && [ "$after" = "$before" ]; then
+		ok "monctl_off_then_end_$how"
+	else
+		not_ok "monctl_off_then_end_$how" "$(cat "$T/iv$how.off"): at the off: ${before:-none}; at the end: ${after:-none}"
+	fi
 done
-if grep -q "ok: off" "$T/iv.off" && [ "$nf" -ge 1 ] && [ -z "$empty" ]; then
-	ok "monctl_off_then_end ($nf files)"
-else
-	not_ok monctl_off_then_end "$(cat "$T/iv.off"): $nf files, without samples:${empty:- none}; $(ls "$T/iv")"
-fi
