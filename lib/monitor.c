@@ -978,6 +978,9 @@ static int setup(int mode)
 	static const struct mon_fatal_calls calls = { mon_started, mon_write_profile,
 						       mon_write_wait, mon_write_at_exit };
 	mon_fatal_install(&calls);
+	/* The program's name, found now and kept (objects.c): a daemon that
+	 * changes directory or root later is still named as it was run. */
+	mon_free(mon_self_exe());
 	started = 1;
 	return 0;
 }

@@ -96,7 +96,30 @@ static int is_elf(const char *path)
 
 static char *proc_self_exe(void);
 
+static char *self_exe_find(void);
+
+/* The first call's answer, kept: AT_EXECFN may be relative, and a program
+ * that changes its directory later must not get another name for itself
+ * in a later file (the same series named the link, then its target). */
+static char *self_exe_kept;
+
 char *mon_self_exe(void)
+{
+	char *k = __atomic_load_n(&self_exe_kept, __ATOMIC_ACQUIRE);
+	if (k == NULL) {
+		char *r = self_exe_find();
+		if (r == NULL)
+			return NULL;
+		char *none = NULL;
+		if (!__atomic_compare_exchange_n(&self_exe_kept, &none, r, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			mon_free(r);	/* another thread's came first */
+		k = __atomic_load_n(&self_exe_kept, __ATOMIC_ACQUIRE);
+	}
+	return mon_strdup(k);
+}
+
+static char *self_exe_find(void)
 {
 	const char *fn = (const char *)getauxval(AT_EXECFN);
 	char *exe = proc_self_exe();

@@ -49,10 +49,12 @@ MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *o
 MON_HIDDEN unsigned mon_object_file_id(const struct mon_object_info *oi, uint64_t *size,
 				       uint64_t *mtime_ns, uint32_t *text_crc);
 
-/* The program's own path, in mon_alloc memory: /proc/self/exe's target, or
- * AT_EXECFN made absolute when that names another ELF file (a program run
- * through the dynamic loader) or /proc is missing; NULL if unknown or out
- * of memory. */
+/* The program's own path, in mon_alloc memory (the caller frees it): the
+ * name it was run by (AT_EXECFN made absolute) when that is /proc/self/exe's
+ * file under another name (a symbolic link; not /proc/... or /dev/fd/...),
+ * or names another ELF file (a program run through the dynamic loader), or
+ * /proc is missing; else /proc/self/exe's target.  Found at the first call
+ * and kept for the process image.  NULL if unknown or out of memory. */
 MON_HIDDEN char *mon_self_exe(void);
 
 /* Parse hexadecimal digits at *p (an optional 0x first) into *out; *p moves

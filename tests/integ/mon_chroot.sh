@@ -59,3 +59,18 @@ if [ -f o.out ] && dump o.out check >/dev/null; then
 else
 	not_ok "monrun -o: the named file written" "$out"
 fi
+
+# Run by a link's relative name, it is named by that link, as it was run,
+# though it left the directory (and the root) before its profile was
+# written: the name is found when profiling starts and kept (objects.c).
+# Mutation: the name found again at each walk (objects.c's kept name
+# off): the file names /linkprog, a path in the jail, and prof finds none.
+ln -s prog linkprog
+rm -f mon.out
+out=$(as_root timeout 60 ./linkprog "$T/jail" 2>&1); rc=$?
+"$B/bin/prof" --format=flame -m mon.out >link.svg 2>link.err
+if [ "$rc" = 0 ] && grep -q "graph of $T/linkprog" link.svg; then
+	ok "run by a link: named by it after chroot"
+else
+	not_ok "run by a link: named by it after chroot" "exit $rc; title: $(grep -o 'graph of [^<"]*' link.svg | head -n 1); $(head -c 300 link.err)"
+fi
