@@ -59,14 +59,20 @@ c=$(awk -v a="$c1" -v b="$c2" -v c="$c3" -v d="$c4" 'BEGIN { print a + b + c + d
 # 2026-12-03) 56 % of the rate was taken, and t1 had 7.5 % of the samples
 # against 10 % of the CPU.
 set_hz=$(json_num "$T/thr.json" rate_hz)
+# Past half the periods skipped the shares measure the machine, not the
+# profiler: the checks are skipped, saying so (the widening is at most p).
 lost=$(awk -v n="$n" -v r="${set_hz:-0}" -v c="$c" 'BEGIN { w = r * c; l = (w > 0) ? 1 - n / w : 0
-	print (l < 0) ? 0 : (l > 0.9) ? 0.9 : l }')
+	print (l < 0) ? 0 : l }')
 echo "# $n samples of the $(awk -v r="${set_hz:-0}" -v c="$c" 'BEGIN { printf "%.0f", r * c }') due: the perf clock skipped a share $lost of its periods"
 for k in 1 2 3 4; do
 	eval "kk=\$k$k cc=\$c$k"
 	p=$(awk -v a="$cc" -v t="$c" 'BEGIN { print (t > 0) ? a / t : 0 }')
 	skew=$(awk -v p="$p" -v l="$lost" 'BEGIN { print p * l / (1 - l) }')
-	share_ok monrun_threads_share_t$k "$kk" "$n" "$p" 0.02 "$skew"
+	if awk -v l="$lost" 'BEGIN { exit !(l > 0.5) }'; then
+		ok "monrun_threads_share_t$k # skip the perf clock skipped $lost of its periods (a loaded machine): the shares would measure it"
+	else
+		share_ok monrun_threads_share_t$k "$kk" "$n" "$p" 0.02 "$skew"
+	fi
 	echo "# t${k}_spin: $kk of $n samples, CPU $cc of $c s"
 done
 # The four functions are where the process's CPU went: all but a few of the

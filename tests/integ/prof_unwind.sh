@@ -145,7 +145,7 @@ if command -v debuginfod >/dev/null; then
 	# user with an unreachable server set was told to set it).
 	rm -rf cache && mkdir cache
 	DEBUGINFOD_URLS="http://127.0.0.1:$port" "$PROF" -m s.mon --format=csv >d3.csv 2>d3.err
-	if grep -q "install its debug symbols (the debuginfod servers DEBUGINFOD_URLS names gave none" d3.err &&
+	if grep -q "install its debug symbols (DEBUGINFOD_URLS is set, and its servers gave none: they lack its build ID or were not reached) for names" d3.err &&
 	    ! grep -q "or set DEBUGINFOD_URLS" d3.err; then
 		ok debuginfod_none_said
 	else

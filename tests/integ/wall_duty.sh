@@ -79,12 +79,13 @@ for hz in 250 1000; do
 	else
 		not_ok wall_duty_taken$sfx "exit $rc: the thread took ${2:-?} samples of ${1:-?} due"
 	fi
-	# The main thread, there at the sampler's first look (its instant 0):
+	# The main thread (the one not the sampler's nor the duty thread),
+	# there at the sampler's first look (its instant 0):
 	# exactly its due, each round once.  The look after the first counted
 	# instant 0 again (was_ns == start_ns taken as "never seen"), one sample
 	# over in every thread the first look saw: 5209 of 5208 due.
-	set -- $(awk '$1 == "thread" && $4 != "monprof-wall" && (m == "" || $2 < m) { m = $2; e = $6; k = $8; u = $10 }
-		END { print e, k + u }' "$T/wall.txt")
+	set -- $(awk -v tid="$tid" '$1 == "thread" && $4 != "monprof-wall" && $2 != tid { e = $6; k = $8; u = $10; n++ }
+		END { if (n == 1) print e, k + u }' "$T/wall.txt")
 	if [ "$rc" -eq 0 ] && [ "${1:-0}" -gt 100 ] && [ "${2:-0}" -eq "${1:-0}" ]; then
 		ok wall_duty_taken_main$sfx
 	else

@@ -1796,15 +1796,17 @@ void attr_finish(struct prof_attr *a)
 		const char *urls = getenv("DEBUGINFOD_URLS");
 		prof_warn("unwind-only", "%s %s: %.1f %% of the samples are shown as "
 			  "[%s]+0xSTART rows, one per function its unwind table (.eh_frame) "
-			  "marks out; install its debug symbols %s for names",
+			  "marks out; install its debug symbols%s for names",
 			  im->path,
 			  full ? "has functions its symbol table does not name"
 			  : (im->from & PROF_SYMS_DYNSYM) ? "has only its exported symbols (stripped)"
 			  : "has no symbols (stripped)",
 			  pct(t, a->total_ticks), im->label,
-			  urls && urls[0] ? "(the debuginfod servers DEBUGINFOD_URLS names gave none: "
-					    "they lack its build ID or were not reached)"
-					  : "(or set DEBUGINFOD_URLS)");
+			  !(urls && urls[0]) ? " (or set DEBUGINFOD_URLS)"
+			  : im->build_id_len == 0 ? " (DEBUGINFOD_URLS is set, but a server is asked "
+						    "by build ID and the object has none)"
+						  : " (DEBUGINFOD_URLS is set, and its servers gave "
+						    "none: they lack its build ID or were not reached)");
 	}
 	coverage_warn(a);
 }

@@ -166,8 +166,9 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 	int over = (c->flags & MONOUT_FACT_USER_ONLY) && cpu > 0 && c->sampled_s > cpu;
 	if (over)
 		fprintf(e, "over 100 %% of the user CPU: the kernel splits CPU time into user and "
-			"system at its own timer tick, the perf clock at each of its ticks, and the "
-			"two estimates differ; the samples stand for %.0f %% of user + system\n",
+			"system at its own timer tick, while the perf clock looks for user mode at "
+			"each of its ticks, and the two estimates differ; the samples stand for "
+			"%.0f %% of user + system\n",
 			100.0 * c->sampled_s / (cpu + c->sys_unsampled_s));
 	char files[64];
 	if (c->npids == c->nfacts)

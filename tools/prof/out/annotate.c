@@ -33,9 +33,10 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A sample count v, width wide: whole (CPU samples always are) without
- * decimals; a share of a sample (wall-clock samples placed on the CPU
- * stacks of a running thread) with two. */
+/* A sample count v, width wide: whole without decimals; a share of a
+ * sample (wall-clock samples placed on a running thread's CPU stacks, a
+ * bin's samples split between a function and the padding after it) with
+ * two. */
 static void put_count(FILE *out, int width, double v)
 {
 	if (v == floor(v) && v < 1e15)
