@@ -105,6 +105,16 @@ if "$T/craft" "$T/thr.out" "$T/split.out" --user-split &&
 else
 	not_ok cov_facts_user_over "$(cat "$T/u.err" 2>/dev/null)"
 fi
+# ... and only where the share as printed is over 100 %: 100.2 % prints
+# as 100 %, and no line says it is over.
+if "$T/craft" "$T/thr.out" "$T/edge.out" --user-edge &&
+    "$PROF" -s -m "$T/edge.out" "$T/thr" >/dev/null 2>"$T/e.err" &&
+    grep -q "^CPU: .* = 100 % of the user CPU" "$T/e.err" &&
+    ! grep -q "^over 100 %" "$T/e.err"; then
+	ok cov_facts_user_edge
+else
+	not_ok cov_facts_user_edge "$(cat "$T/e.err" 2>/dev/null)"
+fi
 
 # Files of today's readers: a minor-1 reader skips the new records; the
 # file without them (as minor 1 wrote it) still reads, and prof says the
