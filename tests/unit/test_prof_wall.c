@@ -222,6 +222,15 @@ static char *render(const struct prof_profile *p, const char *format, int event,
 	return buf;
 }
 
+/* r built from the profile with_wall (as build), and its view in format
+ * (as render): the text to free. */
+static char *build_render(struct run *r, int with_wall, const char *format, int event,
+			  int threads)
+{
+	build(r, with_wall);
+	return render(&r->p, format, event, threads, NULL);
+}
+
 /* The line of t that holds needle, as a string (static buffer). */
 static const char *line_of(const char *t, const char *needle)
 {
@@ -293,8 +302,7 @@ static void wall_disk_file(void **state)
 {
 	(void)state;
 	struct run r;
-	build(&r, 2);
-	char *t = render(&r.p, "text", PROF_EV_WALL, 0, NULL);
+	char *t = build_render(&r, 2, "text", PROF_EV_WALL, 0);
 	assert_non_null(strstr(t, "[uninterruptible fsync /var/lib/db/wal.log]"));
 	assert_non_null(strstr(t, "[uninterruptible fsync]"));
 	free(t);
@@ -311,8 +319,7 @@ static void wall_text(void **state)
 {
 	(void)state;
 	struct run r;
-	build(&r, 1);
-	char *t = render(&r.p, "text", PROF_EV_WALL, 0, NULL);
+	char *t = build_render(&r, 1, "text", PROF_EV_WALL, 0);
 	assert_non_null(strstr(t, " %Time Wallsecs  Cumsecs  #Calls   msec/call   %Incl InclSecs  Name"));
 	/* 150 samples at 100 Hz of 412: 36.4 %, 1.50 s */
 	assert_non_null(strstr(line_of(t, "[read pipe]"), "  36.4     1.50"));
@@ -356,8 +363,7 @@ static void wall_threads(void **state)
 {
 	(void)state;
 	struct run r;
-	build(&r, 1);
-	char *t = render(&r.p, "text", PROF_EV_WALL, 1, NULL);
+	char *t = build_render(&r, 1, "text", PROF_EV_WALL, 1);
 	assert_non_null(strstr(t, "Thread main-100: 200 samples of 200 due\n  wall-clock 2.00 s: running 0.80 s "
 				  "(40.0 %), runnable 0.20 s (10.0 %), blocked 1.00 s (50.0 %)\n"));
 	assert_non_null(strstr(t, "Thread reader-101: 212 samples of 250 due\n  wall-clock 2.12 s: blocked "
@@ -376,8 +382,7 @@ static void wall_exports(void **state)
 {
 	(void)state;
 	struct run r;
-	build(&r, 1);
-	char *t = render(&r.p, "folded", PROF_EV_WALL, 0, NULL);
+	char *t = build_render(&r, 1, "folded", PROF_EV_WALL, 0);
 	assert_non_null(strstr(t, "wall_thread_start;wall_worker;wall_lock_wait;"
 				  "[futex queue_lock, held by tid 101] 100\n"));
 	assert_non_null(strstr(t, "wall_thread_start;wall_worker;wall_spin 60\n"));
