@@ -111,11 +111,33 @@ fi
 one_line_error programs_one_report 1 \
 	"^prof: the files are profiles of 2 programs \\(($T/tree: 6 files, $T/other: 2 files|$T/other: 2 files, $T/tree: 6 files)\\), and --format=json makes one program's profile \\(the text report shows each apart\\): choose one with (--program=tree or --program=other|--program=other or --program=tree), or give --merge to sum them$" \
 	"$PROF" --format=json run
-for f in pprof flame; do
-	one_line_error programs_one_report_$f 1 \
-		"^prof: the files are profiles of 2 programs \\(.*\\), and --format=$f makes one program's profile \\(the text report shows each apart\\): choose one with (--program=tree or --program=other|--program=other or --program=tree), or give --merge to sum them$" \
-		"$PROF" --format=$f run
-done
+# The stack formats show several programs as one profile, each program the
+# root frame of its stacks: folded's lines under "tree;" are exactly
+# --program=tree's, those under "other;" --program=other's, and no line has
+# another root.  Mutations caught: the old refusal; the root frame left out
+# (no "tree;" lines); every file given the first program's root (other's
+# lines under "tree;").
+"$PROF" --format=folded run >both.folded 2>both.err; rc=$?
+"$PROF" --format=folded --program=tree run >tree.folded 2>/dev/null
+"$PROF" --format=folded --program=other run >other.folded 2>/dev/null
+sed -n 's/^tree;//p' both.folded >both_tree.folded
+sed -n 's/^other;//p' both.folded >both_other.folded
+if [ $rc -eq 0 ] && [ -s tree.folded ] && [ -s other.folded ] &&
+   cmp -s both_tree.folded tree.folded && cmp -s both_other.folded other.folded &&
+   [ "$(grep -cv '^\(tree\|other\);' both.folded)" -eq 0 ] &&
+   grep -q "^prof: the files are profiles of 2 programs, shown as one profile with each program the root frame of its stacks (\(tree: 6 files, other: 2 files\|other: 2 files, tree: 6 files\)); --program=NAME shows one$" both.err; then
+	ok programs_folded_roots
+else
+	not_ok programs_folded_roots "exit $rc: $(head -c 300 both.err) $(diff both_tree.folded tree.folded | head -c 300)"
+fi
+"$PROF" --format=flame run >both.svg 2>/dev/null; rc=$?
+if [ $rc -eq 0 ] && grep -q '>Flame graph of 2 programs: \(tree, other\|other, tree\)<' both.svg &&
+   grep -q '<title>tree (' both.svg && grep -q '<title>other (' both.svg; then
+	ok programs_flame_roots
+else
+	not_ok programs_flame_roots "exit $rc: $(grep -o 'Flame graph[^<]*' both.svg)"
+fi
+"$PROF" --format=pprof run >both.pb.gz 2>/dev/null || not_ok programs_pprof_written
 # The option it names chooses: pprof of tree's files alone.
 "$PROF" --format=pprof --program=tree run >pt.pb.gz 2>/dev/null && [ -s pt.pb.gz ] &&
 	ok programs_option_named_works || not_ok programs_option_named_works
@@ -298,7 +320,23 @@ if command -v go >/dev/null 2>&1; then
 	else
 		not_ok pprof_tags "$(tr '\n' '|' <tags.txt | head -c 400) $(head -c 200 gp.err)"
 	fi
+	# Several programs: each stack sample's program as a label, its
+	# samples those of its root frame in folded.  Mutation caught: no
+	# program label (-tags shows none).
+	gp -tags -sample_index=samples both.pb.gz >ptags.txt
+	want_tree=$(awk '/^tree;/ { n += $NF } END { print n + 0 }' both.folded)
+	want_other=$(awk '/^other;/ { n += $NF } END { print n + 0 }' both.folded)
+	got_tree=$(awk '$1 == "program:" { p = 1; next } p && $NF == "tree" { sub(/\.0$/, "", $1); print $1; exit }' ptags.txt)
+	got_other=$(awk '$1 == "program:" { p = 1; next } p && $NF == "other" { sub(/\.0$/, "", $1); print $1; exit }' ptags.txt)
+	echo "# program labels: tree $got_tree of $want_tree, other $got_other of $want_other"
+	if [ "$want_tree" -gt 0 ] && [ "$want_other" -gt 0 ] &&
+	   [ "$got_tree" = "$want_tree" ] && [ "$got_other" = "$want_other" ]; then
+		ok programs_pprof_labels
+	else
+		not_ok programs_pprof_labels "$(tr '\n' '|' <ptags.txt | head -c 400) $(head -c 200 gp.err)"
+	fi
 else
 	ok "span_pprof # skip go absent (Debian: golang-go)"
 	ok "pprof_tags # skip go absent (Debian: golang-go)"
+	ok "programs_pprof_labels # skip go absent (Debian: golang-go)"
 fi

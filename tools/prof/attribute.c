@@ -640,6 +640,7 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 		w->flags = st->flags;
 		w->first = a->nframes;
 		w->depth = st->depth;
+		w->program = a->program_no;
 		for (size_t t = 0; t < d->nthreads; t++)
 			if (d->threads[t].tid == st->tid) {
 				memcpy(w->thread, d->threads[t].name, sizeof w->thread);
@@ -885,6 +886,7 @@ static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data
 	w->pid = d->run.pid;
 	w->state = state;
 	w->reason = reason;
+	w->program = a->program_no;
 	for (size_t t = 0; t < d->nwall_threads; t++)
 		if (d->wall_threads[t].tid == tid) {
 			memcpy(w->thread, d->wall_threads[t].name, sizeof w->thread);

@@ -882,6 +882,16 @@ int main(int argc, char **argv)
 	int swindow = seq_from > 0 || seq_to < UINT64_MAX;
 	int window = twindow || swindow;
 	struct prof_span *spans = NULL;
+	/* The stack formats (folded, flame graph, pprof) show several
+	 * programs as one profile, each program the root frame of its
+	 * stacks; so does --merge.  mprogs: the programs of that profile, in
+	 * the order their first files were read. */
+	int by_program = !output && !base_in.n && !annotate && !prog && o.renderer &&
+			 (o.renderer == prof_renderer_find("folded") ||
+			  o.renderer == prof_renderer_find("flame") ||
+			  o.renderer == prof_renderer_find("pprof"));
+	struct group *mprogs = NULL;
+	size_t nmprogs = 0;
 	const char **kept = NULL;	/* --output: the files summed */
 	size_t nkept = 0;
 	for (size_t i = 0; i < in.n && status == 0; i++) {
@@ -939,7 +949,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		size_t k = 0;
-		while (k < ngroups && !merge && !prog &&
+		while (k < ngroups && !merge && !by_program && !prog &&
 		       programs_differ(groups[k].prog, groups[k].path, this_prog, path))
 			k++;
 		if (k == ngroups) {
@@ -955,13 +965,33 @@ int main(int argc, char **argv)
 			g->file0 = in.v[i].name;
 			attr_init(&g->a, locals);
 			g->a.keep_pieces = by_lines || annotate;
-		} else if (merge && programs_differ(groups[k].prog, groups[k].path, this_prog, path)) {
+		} else if (merge && !by_program &&
+			   programs_differ(groups[k].prog, groups[k].path, this_prog, path)) {
 			prof_warn("merged-programs", "%s is a profile of %s, %s of %s: summed "
 				  "as asked (--merge)", in.v[i].name, path, groups[k].file0,
 				  groups[k].path);
 		}
 		struct group *g = &groups[k];
 		g->nfiles++;
+		if (merge || by_program) {
+			size_t j = 0;
+			while (j < nmprogs &&
+			       programs_differ(mprogs[j].prog, mprogs[j].path, this_prog, path))
+				j++;
+			if (j == nmprogs) {
+				if (grow_one(&mprogs, nmprogs, sizeof *mprogs) < 0) {
+					prof_data_free(&d);
+					status = nomem();
+					break;
+				}
+				memset(&mprogs[nmprogs], 0, sizeof *mprogs);
+				snprintf(mprogs[j].prog, sizeof mprogs[j].prog, "%s", this_prog);
+				snprintf(mprogs[j].path, sizeof mprogs[j].path, "%s", path);
+				mprogs[nmprogs++].file0 = in.v[i].name;
+			}
+			mprogs[j].nfiles++;
+			g->a.program_no = j;
+		}
 		if (output) {
 			if (grow_one(&kept, nkept, sizeof *kept) < 0) {
 				prof_data_free(&d);
@@ -992,6 +1022,33 @@ int main(int argc, char **argv)
 	 * strip (one program's files, or --merge's: the other formats refuse
 	 * several programs below). */
 	prof_spans_sort(spans, nspans);
+	/* Several programs in one profile: each named as --program would
+	 * name it, the root frame of its stacks. */
+	char (*plabels)[600] = NULL;
+	const char **pnames = NULL;
+	if (status == 0 && ngroups == 1 && nmprogs > 1) {
+		plabels = calloc(nmprogs, sizeof *plabels);
+		pnames = calloc(nmprogs, sizeof *pnames);
+		if (!plabels || !pnames) {
+			status = nomem();
+		} else {
+			for (size_t k = 0; k < nmprogs; k++) {
+				program_option(mprogs, nmprogs, k, plabels[k], sizeof plabels[k]);
+				pnames[k] = plabels[k];
+			}
+			groups[0].a.programs = pnames;
+			groups[0].a.nprograms = nmprogs;
+			if (by_program) {
+				fprintf(stderr, "prof: the files are profiles of %zu programs, shown as "
+					"one profile with each program the root frame of its "
+					"stacks (", nmprogs);
+				for (size_t k = 0; k < nmprogs; k++)
+					fprintf(stderr, "%s%s: %zu file%s", k ? ", " : "", pnames[k],
+						mprogs[k].nfiles, mprogs[k].nfiles == 1 ? "" : "s");
+				fprintf(stderr, "); --program=NAME shows one\n");
+			}
+		}
+	}
 	o.spans = spans;
 	o.nspans = nspans;
 	o.untimed = untimed;
@@ -1102,6 +1159,9 @@ int main(int argc, char **argv)
 	for (size_t k = 0; k < ngroups; k++)
 		attr_free(&groups[k].a);
 	free(groups);
+	free(mprogs);
+	free(plabels);
+	free(pnames);
 	attr_free(&ba);
 	profile_free(&bp);
 	prof_warnings_clear();

@@ -554,6 +554,7 @@ struct prof_stackrow {
 	char thread[16];	/* its name in THREADS, "" if none */
 	uint32_t flags;		/* PROF_STACK_* */
 	size_t first, depth;
+	size_t program;		/* its file's program (prof_attr.program_no when added) */
 };
 
 /* Wall-clock samples of one thread in one state over rows (attribute.c):
@@ -572,6 +573,7 @@ struct prof_wallrow {
 	uint32_t flags;		/* PROF_STACK_* of the walk */
 	size_t first, depth;
 	size_t reason;		/* index in prof_attr.reasons; SIZE_MAX: none (running) */
+	size_t program;		/* its file's program (prof_attr.program_no when added) */
 };
 
 struct prof_piece {		/* samples of a row at one address (a bin's part) */
@@ -631,6 +633,15 @@ struct prof_attr {
 	double wall_elapsed_s, wall_user_s, wall_sys_s;
 	uint32_t wall_flags, wall_threads_unlisted;
 	double wall_running_unplaced;	/* running samples of threads with no CPU stack */
+	/* Several programs in one profile (prof --merge, and the stack
+	 * formats of several programs): the caller sets program_no to the
+	 * program of the file it adds next (an index in programs), and, before
+	 * profile_build, programs[0 .. nprograms) to their names.  With two or
+	 * more, each stack and wall sample gets its program as its root frame
+	 * (a function of kind PROF_FN_PROGRAM); with 0 or 1, none. */
+	size_t program_no;
+	const char *const *programs;
+	size_t nprograms;
 	/* private to attribute.c */
 	struct imgsegs *isegs;	/* per image: its segments and [object] row */
 	struct prof_imports imports;	/* the main program's, read with its image */

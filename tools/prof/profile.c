@@ -250,8 +250,12 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		want_jit |= (a->walls[i].flags & PROF_STACK_JIT) != 0;
 	}
 	/* After the markers, the wait reasons of wall samples (functions of
-	 * kind WAIT, one location each). */
-	size_t nmark = (size_t)want_trunc + (size_t)want_jit + a->nreasons;
+	 * kind WAIT, one location each), then the programs of a profile of
+	 * several (kind PROGRAM, the root frame of their stack samples). */
+	size_t nprog = a->nprograms > 1 ? a->nprograms : 0;
+	for (size_t i = 0; i < nprog; i++)
+		pool += strlen(a->programs[i]) + 1;
+	size_t nmark = (size_t)want_trunc + (size_t)want_jit + a->nreasons + nprog;
 	size_t trunc_fn = SIZE_MAX, jit_fn = SIZE_MAX;
 	p->names = malloc(pool ? pool : 1);
 	p->functions = calloc(a->nrows + nmark ? a->nrows + nmark : 1, sizeof *p->functions);
@@ -287,6 +291,15 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	for (size_t i = 0; i < a->nreasons; i++)
 		p->functions[p->nfunctions++] = (struct prof_function){ .kind = PROF_FN_WAIT,
 			.name = a->reasons[i], .mapping = SIZE_MAX };
+	p->programs_fn = p->nfunctions;
+	p->nprograms = nprog;
+	for (size_t i = 0; i < nprog; i++) {
+		size_t l = strlen(a->programs[i]) + 1;
+		memcpy(q, a->programs[i], l);
+		p->functions[p->nfunctions++] = (struct prof_function){ .kind = PROF_FN_PROGRAM,
+			.name = q, .mapping = SIZE_MAX };
+		q += l;
+	}
 
 	/* The PCs the arcs and the stacks name, each once. */
 	keys = malloc((2 * a->narcs + a->nframes ? 2 * a->narcs + a->nframes : 1) * sizeof *keys);
@@ -346,6 +359,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	}
 	size_t trunc_loc = trunc_fn == SIZE_MAX ? SIZE_MAX : a->nrows + nkeys + (trunc_fn - a->nrows);
 	size_t jit_loc = jit_fn == SIZE_MAX ? SIZE_MAX : a->nrows + nkeys + (jit_fn - a->nrows);
+	size_t program_loc = a->nrows + nkeys + (p->programs_fn - a->nrows);
 	for (size_t i = 0; i < a->nrows + nkeys; i++) {
 		size_t fn = i < a->nrows ? i : keys[i - a->nrows].row;
 		p->linepool[i] = (struct prof_line){ fn, 0 };
@@ -424,7 +438,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		nrs += has_rest(&a->rows[r]) || a->rows[r].calls > 0;
 	/* Frames and markers (a wall sample reuses a CPU stack's frames, or
 	 * has its own in a->frames, and adds its reason). */
-	size_t nstk = a->nframes + 2 * a->nstacks + 3 * a->nwalls;
+	size_t nstk = a->nframes + 3 * a->nstacks + 4 * a->nwalls;
 	for (size_t i = 0; i < a->nwalls; i++)
 		nstk += a->walls[i].depth;
 	size_t ns = nrs + narcs + a->nstacks + a->nwalls + npcs;
@@ -495,6 +509,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			*st++ = jit_loc;
 		if (w->flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH))
 			*st++ = trunc_loc;
+		if (w->program < nprog)
+			*st++ = program_loc + w->program;
 		s->nlocations = (size_t)(st - s->locations);
 		s->value[PROF_VAL_SAMPLES] = (double)w->count;
 		s->value[PROF_VAL_CPU] = w->seconds;
@@ -521,6 +537,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 			*st++ = jit_loc;
 		if (w->flags & (PROF_STACK_TRUNCATED | PROF_STACK_DEPTH))
 			*st++ = trunc_loc;
+		if (w->program < nprog)
+			*st++ = program_loc + w->program;
 		s->nlocations = (size_t)(st - s->locations);
 		s->value[PROF_VAL_WALL_SAMPLES] = w->count;
 		s->value[PROF_VAL_WALL] = w->seconds;

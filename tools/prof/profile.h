@@ -128,8 +128,11 @@ int prof_event_find(const char *name);
  * whole object whose file could not be read; UNKNOWN code in no object. */
 enum prof_fnkind { PROF_FN_FUNC, PROF_FN_GAP, PROF_FN_OBJECT, PROF_FN_UNKNOWN, PROF_FN_UNWIND,
 		   PROF_FN_MARKER,	/* "[truncated]", "[jit]" (no mapping) */
-		   PROF_FN_WAIT };	/* what a wall sample's thread waited for, its leaf:
+		   PROF_FN_WAIT,	/* what a wall sample's thread waited for, its leaf:
 					 * "[read pipe]", "[runnable]" (no mapping) */
+		   PROF_FN_PROGRAM };	/* a profile of several programs: the program
+					 * a stack sample's file is of, its root frame
+					 * (no mapping) */
 
 struct prof_mapping {		/* one object (ELF file) of the profiled process */
 	const char *path;	/* the file read (the program named to prof, or as recorded) */
@@ -269,6 +272,13 @@ struct prof_profile {
 	struct prof_facts facts;
 	struct prof_thread_name *threads;	/* of the stack samples, by pid then tid */
 	size_t nthreads;
+	/* A profile of several programs (prof_attr.programs, two or more):
+	 * their functions (kind PROF_FN_PROGRAM), functions[programs_fn ..
+	 * programs_fn + nprograms); every stack and wall sample has its
+	 * file's as its root location.  Samples without a stack (histogram
+	 * time no stack explains, call counts, arcs) have none: their rows
+	 * are an object's, shared by the programs.  0: one program. */
+	size_t programs_fn, nprograms;
 	/* private to profile.c */
 	char *names;
 	size_t *stackpool;

@@ -702,7 +702,15 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 			prog = p->mappings[i].path;
 	fprintf(out, "<text x=\"%d\" y=\"24\" text-anchor=\"middle\" style=\"font-size: 17px\">"
 		"Flame graph", FLAME_WIDTH / 2);
-	if (prog) {
+	if (p->nprograms > 1) {
+		/* Several programs, each the root frame of its stacks. */
+		fprintf(out, " of %zu programs: ", p->nprograms);
+		for (size_t i = 0; i < p->nprograms; i++) {
+			if (i)
+				fputs(", ", out);
+			put_xml(out, p->functions[p->programs_fn + i].name, SIZE_MAX);
+		}
+	} else if (prog) {
 		fputs(" of ", out);
 		put_xml(out, prog, SIZE_MAX);
 	}

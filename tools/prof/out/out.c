@@ -84,6 +84,7 @@ const char *prof_kind_name(int k)
 	case PROF_FN_OBJECT: return "object";
 	case PROF_FN_MARKER: return "marker";
 	case PROF_FN_WAIT: return "wait";
+	case PROF_FN_PROGRAM: return "program";
 	default: return "unknown";
 	}
 }

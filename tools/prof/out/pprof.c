@@ -264,6 +264,15 @@ static void encode(const struct prof_profile *p, const struct prof_opts *o, stru
 		pb_sub(&sub, 2, &pk);
 		/* label = 3, Label {key 1, str 2, num 3}: the thread and the
 		 * process of a stack sample (go tool pprof -tags, -tagfocus). */
+		/* The program of a profile of several: its root frame's name
+		 * (go tool pprof -tagfocus=program=NAME). */
+		const struct prof_function *root =
+			&p->functions[p->locations[s->locations[s->nlocations - 1]].lines[0].function];
+		if (root->kind == PROF_FN_PROGRAM) {
+			pb_uint(&pk, 1, st_intern(t, "program"));
+			pb_uint(&pk, 2, st_intern(t, root->name));
+			pb_sub(&sub, 3, &pk);
+		}
 		if (s->thread < p->nthreads) {
 			const struct prof_thread_name *th = &p->threads[s->thread];
 			pb_uint(&pk, 1, st_intern(t, "thread_id"));
