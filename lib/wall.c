@@ -176,6 +176,15 @@ struct wthread {
 	int64_t ratio;		/* runnable share of its last R interval, 1/65536 */
 	uint64_t seen_round;	/* the last round that listed it */
 	uint64_t seen_ns;	/* the last round instant that look stands for (CLOCK_MONOTONIC) */
+	uint64_t counted_ns;	/* seen_ns once that look's samples are in out.taken
+				 * (stored after them, release): a writer's expected
+				 * count ends there, so a file cut while a look is
+				 * under way has as many rounds due for each thread as
+				 * it has samples taken (the look's last instant, as
+				 * last_round_ns, counted a thread the look had already
+				 * sampled one sample over its due count, and the next
+				 * file one under: 7759 threads of 8400 when a look
+				 * took half a second) */
 	struct monout_wall_thread out;
 	/* What the interval files cut so far held (mon_wall_put with
 	 * MON_WALL_CUT; the writer's alone, under monitor.c's writer lock). */
@@ -1584,7 +1593,9 @@ static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_
 		t->seen_ns = was_ns;
 		thread_ended(t);
 		nalive -= nalive > 0;
+		return;
 	}
+	__atomic_store_n(&t->counted_ns, due_ns, __ATOMIC_RELEASE);
 }
 
 /* Called in each thread our pthread_create starts (threads.c's hook). */
@@ -2330,16 +2341,25 @@ static uint64_t since_cut(uint64_t now, uint64_t *base, int advance)
 static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part,
 		      struct monout_wall_thread *out)
 {
-	/* The flags first: thread_ended stores last_usec before ENDED. */
+	/* The flags first: thread_ended stores last_usec before ENDED.  Then
+	 * the instant its samples were counted to, then the samples: a look
+	 * under way adds a thread's samples before it publishes the instant,
+	 * so the count read holds at least the rounds due to that instant
+	 * (more only for the one thread the look is at). */
 	uint32_t flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
+	uint64_t counted_ns = __atomic_load_n(&t->counted_ns, __ATOMIC_ACQUIRE);
 	*out = t->out;
 	struct monout_wall_thread *o = out;
 	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
 	o->flags = flags;
 	o->taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
 	o->unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
-	if (!(o->flags & MONOUT_WALL_THREAD_ENDED))
-		o->last_usec = last_us;
+	if (!(o->flags & MONOUT_WALL_THREAD_ENDED)) {
+		/* Counted to its last look's instant, which may be past
+		 * last_us (the last look finished) while a look is under way. */
+		o->last_usec = counted_ns ? (counted_ns > start_ns ? (counted_ns - start_ns) / 1000 : 0)
+					  : last_us;
+	}
 	if (o->last_usec < o->first_usec)
 		o->last_usec = o->first_usec;
 	o->expected = t->seen_round ? due_between(o->first_usec, o->last_usec) : 0;
