@@ -8,8 +8,11 @@
 #    read them all as one profile, the sum of the files;
 #  - programs_*: files of two programs are shown by program (text), chosen
 #    with --program=NAME (and only the chosen files' warnings given),
-#    summed with --merge; a format of one report (JSON, pprof, flame) and
-#    --output refuse, naming each program's --program=NAME and --merge;
+#    summed with --merge; a format of one report (JSON) and --output
+#    refuse, naming each program's --program=NAME and --merge; the stack
+#    formats (folded, flame, pprof) make one profile with each program the
+#    root frame of its stacks (programs_*_roots, programs_pprof_labels),
+#    and refuse files without call stacks (programs_no_stacks_*);
 #  - tree_unfollowed_said: without -f, prof says how many forks went
 #    unprofiled and names -f (the FORKS record);
 #  - dir_unreadable: a damaged file of a directory is left out with a
@@ -137,7 +140,27 @@ if [ $rc -eq 0 ] && grep -q '>Flame graph of 2 programs: \(tree, other\|other, t
 else
 	not_ok programs_flame_roots "exit $rc: $(grep -o 'Flame graph[^<]*' both.svg)"
 fi
-"$PROF" --format=pprof run >both.pb.gz 2>/dev/null || not_ok programs_pprof_written
+# (other's files first: the first file read is not the most sampled program's)
+"$PROF" --format=pprof -m run/*.other run/*.tree >both.pb.gz 2>/dev/null && [ -s both.pb.gz ] &&
+	ok programs_pprof_written || not_ok programs_pprof_written
+# Files without call stacks cannot put each program's samples under its
+# own root: the stack formats refuse them as the other formats do, and
+# --merge sums them, saying so.  Mutation caught: the programs' flat rows
+# summed with no word (folded exit 0, "[sort]+0x..." lines from every
+# program).
+mkdir -p flat
+PROFDIR=$T/flat timeout 120 "$MONRUN" -d 0 ./tree 2 0.02 >/dev/null &&
+	PROFDIR=$T/flat timeout 120 "$MONRUN" -d 0 ./other 0.02 >/dev/null || not_ok programs_flat_runs
+ole_real_run=1 one_line_error programs_no_stacks_refused 1 \
+	"^prof: the files are profiles of 2 programs \\(.*\\), which hold no call stacks, and --format=folded makes one program's profile \\(the text report shows each apart\\): choose one with (--program=tree or --program=other|--program=other or --program=tree), or give --merge to sum them$" \
+	"$PROF" --format=folded flat
+"$PROF" --merge --format=folded flat >flat.folded 2>flat.err; rc=$?
+if [ $rc -eq 0 ] && [ -s flat.folded ] && ! grep -q '^\(tree\|other\);' flat.folded &&
+   grep -q '^prof: warning: the files are profiles of 2 programs and hold no call stacks to show each program.s apart: summed as asked (--merge)$' flat.err; then
+	ok programs_no_stacks_merged
+else
+	not_ok programs_no_stacks_merged "exit $rc: $(head -c 300 flat.err)"
+fi
 # The option it names chooses: pprof of tree's files alone.
 "$PROF" --format=pprof --program=tree run >pt.pb.gz 2>/dev/null && [ -s pt.pb.gz ] &&
 	ok programs_option_named_works || not_ok programs_option_named_works
@@ -166,7 +189,7 @@ fi
 "$PROF" --merge --format=csv run >mg.csv 2>mg.err; rc=$?
 t_parent=$(ticks mg.csv parent_spin) t_child=$(ticks mg.csv child_spin)
 [ $rc -eq 0 ] && [ "$t_child" = "$got" ] && [ "$(ticks dir.csv parent_spin)" != "$t_parent" ] &&
-	grep -q 'summed as asked (--merge)' mg.err &&
+	grep -q 'summed as asked (--merge)' mg.err && ! grep -q ',program,' mg.csv &&
 	ok programs_merged || not_ok programs_merged "exit $rc, child $t_child of $got, parent $t_parent"
 # --output: the tree's files summed into one mon.out that reads as they do.
 # Mutation caught: histograms not added up (only the first file's), the
@@ -329,8 +352,12 @@ if command -v go >/dev/null 2>&1; then
 	got_tree=$(awk '$1 == "program:" { p = 1; next } p && $NF == "tree" { sub(/\.0$/, "", $1); print $1; exit }' ptags.txt)
 	got_other=$(awk '$1 == "program:" { p = 1; next } p && $NF == "other" { sub(/\.0$/, "", $1); print $1; exit }' ptags.txt)
 	echo "# program labels: tree $got_tree of $want_tree, other $got_other of $want_other"
+	# ... and the profile's file is the program whose own code has the
+	# most samples (tree's spin), not the first file's.
+	gp -top both.pb.gz >ptop.txt
 	if [ "$want_tree" -gt 0 ] && [ "$want_other" -gt 0 ] &&
-	   [ "$got_tree" = "$want_tree" ] && [ "$got_other" = "$want_other" ]; then
+	   [ "$got_tree" = "$want_tree" ] && [ "$got_other" = "$want_other" ] &&
+	   grep -q '^File: tree$' ptop.txt; then
 		ok programs_pprof_labels
 	else
 		not_ok programs_pprof_labels "$(tr '\n' '|' <ptags.txt | head -c 400) $(head -c 200 gp.err)"

@@ -332,6 +332,107 @@ static void model_from_stacks(void **state)
 	profile_free(&p);
 }
 
+/* A profile of several programs: each stack sample's root location is
+ * its file's program (a PROF_FN_PROGRAM function after the markers),
+ * above its [truncated] or [jit] marker; samples without a stack have
+ * none; each program's executable is a main mapping; the flat view never
+ * lists a program.  Mutations: the root left out, program_loc off by one
+ * (the wrong program or a marker as root), is_main the first image's
+ * only. */
+static void model_of_programs(void **state)
+{
+	(void)state;
+	struct prof_image im[2];
+	memset(im, 0, sizeof im);
+	im[0].path = "/x/one";
+	im[0].label = "one";
+	im[0].is_program = 1;
+	im[1].path = "/x/two";
+	im[1].label = "two";
+	im[1].is_program = 1;
+	struct prof_image *ims[2] = { &im[0], &im[1] };
+	struct prof_row rows[3] = {
+		{ .kind = PROF_ROW_FUNC, .image = 0, .addr = 0x1000, .size = 0x10, .name = "f",
+		  .ticks = 10, .seconds = 0.1, .stacked_ticks = 7, .stacked_seconds = 0.07 },
+		{ .kind = PROF_ROW_FUNC, .image = 1, .addr = 0x1000, .size = 0x20, .name = "g",
+		  .ticks = 2, .seconds = 0.02, .stacked_ticks = 2, .stacked_seconds = 0.02 },
+		{ .kind = PROF_ROW_UNKNOWN },
+	};
+	struct prof_frame frames[3] = { { 0, 0x1004 }, { 1, 0x1008 }, { 0, 0x1004 } };
+	struct prof_stackrow stacks[3] = {
+		{ .count = 6, .seconds = 0.06, .tid = 7, .first = 0, .depth = 1, .program = 0 },
+		{ .count = 2, .seconds = 0.02, .tid = 9, .flags = PROF_STACK_TRUNCATED, .first = 1,
+		  .depth = 1, .program = 1 },
+		{ .count = 1, .seconds = 0.01, .tid = 8, .flags = PROF_STACK_JIT, .first = 2,
+		  .depth = 1, .program = 0 },
+	};
+	const char *names[2] = { "one", "two" };
+	struct prof_attr a;
+	attr_init(&a, 1);
+	a.images = ims;
+	a.nimages = 2;
+	a.main_image = 0;
+	a.rows = rows;
+	a.nrows = 3;
+	a.unknown_row = 2;
+	a.total_ticks = 12;
+	a.total_seconds = 0.12;
+	a.rate_hz = 100;
+	a.nfiles = 2;
+	a.have_stacks = 1;
+	a.stacks = stacks;
+	a.nstacks = 3;
+	a.frames = frames;
+	a.nframes = 3;
+	a.stack_samples = 9;
+	a.programs = names;
+	a.nprograms = 2;
+
+	struct prof_profile p;
+	assert_int_equal(profile_build(&a, 0, &p), 0);
+	assert_int_equal(p.nprograms, 2);
+	/* 3 rows, [truncated], [jit], then the programs. */
+	assert_int_equal(p.programs_fn, 5);
+	assert_int_equal(p.nfunctions, 7);
+	assert_string_equal(p.functions[5].name, "one");
+	assert_string_equal(p.functions[6].name, "two");
+	assert_int_equal(p.functions[6].kind, PROF_FN_PROGRAM);
+	assert_int_equal(p.functions[6].mapping, SIZE_MAX);
+	assert_true(p.mappings[0].is_main && p.mappings[1].is_main);
+	/* f's residual (no program), then the stacks, each under its program. */
+	assert_int_equal(p.nsamples, 4);
+	assert_int_equal(p.samples[0].nlocations, 1);
+	const struct prof_sample *s = &p.samples[1];
+	assert_int_equal(s->nlocations, 2);
+	assert_int_equal(p.locations[s->locations[1]].lines[0].function, 5);
+	s = &p.samples[2];
+	assert_int_equal(s->nlocations, 3);	/* g, [truncated], two */
+	assert_int_equal(p.locations[s->locations[0]].lines[0].function, 1);
+	assert_int_equal(p.locations[s->locations[1]].lines[0].function, 3);
+	assert_int_equal(p.locations[s->locations[2]].lines[0].function, 6);
+	s = &p.samples[3];
+	assert_int_equal(s->nlocations, 3);	/* f, [jit], one */
+	assert_int_equal(p.locations[s->locations[1]].lines[0].function, 4);
+	assert_int_equal(p.locations[s->locations[2]].lines[0].function, 5);
+
+	struct prof_opts o = { .sort = PROF_SORT_TIME };
+	struct prof_flat f;
+	assert_int_equal(prof_flat_make(&p, &o, &f), 0);
+	for (size_t i = 0; i < f.n; i++)
+		assert_true(f.order[i] < 3);
+	prof_flat_free(&f);
+	profile_free(&p);
+
+	/* One program: no program functions, no root, the main image alone. */
+	a.nprograms = 1;
+	assert_int_equal(profile_build(&a, 0, &p), 0);
+	assert_int_equal(p.nprograms, 0);
+	assert_int_equal(p.nfunctions, 5);
+	assert_int_equal(p.samples[1].nlocations, 1);
+	assert_true(p.mappings[0].is_main && !p.mappings[1].is_main);
+	profile_free(&p);
+}
+
 static void renderer_table(void **state)
 {
 	(void)state;
@@ -357,6 +458,7 @@ int main(void)
 		cmocka_unit_test(monout_arcs_kept),
 		cmocka_unit_test(model_from_attribution),
 		cmocka_unit_test(model_from_stacks),
+		cmocka_unit_test(model_of_programs),
 		cmocka_unit_test(renderer_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

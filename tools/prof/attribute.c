@@ -1382,6 +1382,8 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			goto out;
 		if (o->is_main && a->main_image == SIZE_MAX)
 			a->main_image = img[i];
+		if (o->is_main)
+			a->images[img[i]]->is_program = 1;
 	}
 	struct layout *lay = layout_for(a, d, img);
 	if (lay == NULL)

@@ -569,6 +569,32 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 /* Builds g's model and renders it as o asks on standard output (the -s
  * summary first, on stderr).  Returns the exit status: 0, or 1 with one
  * line on stderr. */
+/* Says on stderr that the n programs of g cannot be one profile of what
+ * the user asked: what ("--output writes"), else --format=NAME of r; why
+ * ("which hold no call stacks"), or NULL; and names each program's
+ * --program= and --merge. */
+static void refuse_programs(const struct group *g, size_t n, const char *what,
+			    const struct prof_renderer *r, const char *why)
+{
+	fprintf(stderr, "prof: the files are profiles of %zu programs (", n);
+	for (size_t k = 0; k < n; k++)
+		fprintf(stderr, "%s%s: %zu file%s", k ? ", " : "", g[k].path, g[k].nfiles,
+			g[k].nfiles == 1 ? "" : "s");
+	fprintf(stderr, ")%s%s, and ", why ? ", " : "", why ? why : "");
+	if (what)
+		fputs(what, stderr);
+	else
+		fprintf(stderr, "--format=%s makes", r->name);
+	fprintf(stderr, " one program's profile (the text report shows each apart): "
+		"choose one with ");
+	for (size_t k = 0; k < n; k++) {
+		char opt[600];
+		program_option(g, n, k, opt, sizeof opt);
+		fprintf(stderr, "%s--program=%s", k == 0 ? "" : k + 1 < n ? ", " : " or ", opt);
+	}
+	fprintf(stderr, ", or give --merge to sum them\n");
+}
+
 static int report(struct group *g, const struct prof_opts *o, int by_lines, const char *annotate,
 		  const char *base_arg)
 {
@@ -750,7 +776,9 @@ int main(int argc, char **argv)
 			      "  -C           demangle C++ names (the default)\n"
 			      "  --no-demangle  C++ names as the symbol table spells them\n"
 			      "  --merge      sum profiles of different programs (without it, the\n"
-			      "               text report shows each program's files apart)\n"
+			      "               text report shows each program's files apart, and\n"
+			      "               folded, flame and pprof put each program's stacks\n"
+			      "               under a root frame of its own)\n"
 			      "  --program=NAME  only the profiles of that program: its path, file\n"
 			      "               name, or the start of its build ID in hex\n"
 			      "  --from=TIME, --to=TIME  only the files whose run overlaps the window:\n"
@@ -973,7 +1001,7 @@ int main(int argc, char **argv)
 		}
 		struct group *g = &groups[k];
 		g->nfiles++;
-		if (merge || by_program) {
+		if (by_program) {
 			size_t j = 0;
 			while (j < nmprogs &&
 			       programs_differ(mprogs[j].prog, mprogs[j].path, this_prog, path))
@@ -1026,6 +1054,22 @@ int main(int argc, char **argv)
 	 * name it, the root frame of its stacks. */
 	char (*plabels)[600] = NULL;
 	const char **pnames = NULL;
+	if (status == 0 && ngroups == 1 && nmprogs > 1 && o.event == PROF_EV_CPU &&
+	    !groups[0].a.have_stacks) {
+		/* No stacks to put each program's under its own root: the
+		 * programs' functions would be summed, those of the objects they
+		 * share as one. */
+		if (merge) {
+			prof_warn("merged-programs", "the files are profiles of %zu programs and hold "
+				  "no call stacks to show each program's apart: summed as asked "
+				  "(--merge)", nmprogs);
+			nmprogs = 0;
+		} else {
+			refuse_programs(mprogs, nmprogs, NULL, o.renderer,
+					"which hold no call stacks");
+			status = 1;
+		}
+	}
 	if (status == 0 && ngroups == 1 && nmprogs > 1) {
 		plabels = calloc(nmprogs, sizeof *plabels);
 		pnames = calloc(nmprogs, sizeof *pnames);
@@ -1038,15 +1082,12 @@ int main(int argc, char **argv)
 			}
 			groups[0].a.programs = pnames;
 			groups[0].a.nprograms = nmprogs;
-			if (by_program) {
-				fprintf(stderr, "prof: the files are profiles of %zu programs, shown as "
-					"one profile with each program the root frame of its "
-					"stacks (", nmprogs);
-				for (size_t k = 0; k < nmprogs; k++)
-					fprintf(stderr, "%s%s: %zu file%s", k ? ", " : "", pnames[k],
-						mprogs[k].nfiles, mprogs[k].nfiles == 1 ? "" : "s");
-				fprintf(stderr, "); --program=NAME shows one\n");
-			}
+			fprintf(stderr, "prof: the files are profiles of %zu programs, shown as one "
+				"profile with each program the root frame of its stacks (", nmprogs);
+			for (size_t k = 0; k < nmprogs; k++)
+				fprintf(stderr, "%s%s: %zu file%s", k ? ", " : "", pnames[k],
+					mprogs[k].nfiles, mprogs[k].nfiles == 1 ? "" : "s");
+			fprintf(stderr, "); --program=NAME shows one\n");
 		}
 	}
 	o.spans = spans;
@@ -1077,28 +1118,9 @@ int main(int argc, char **argv)
 	     (o.renderer && o.renderer != prof_renderer_find("text")))) {
 		/* One report per program fits the text format only: the
 		 * others name each program's option. */
-		fprintf(stderr, "prof: the files are profiles of %zu programs (", ngroups);
-		for (size_t k = 0; k < ngroups; k++)
-			fprintf(stderr, "%s%s: %zu file%s", k ? ", " : "", groups[k].path,
-				groups[k].nfiles, groups[k].nfiles == 1 ? "" : "s");
-		fprintf(stderr, "), and ");
-		if (output)
-			fprintf(stderr, "--output writes");
-		else if (base_in.n)
-			fprintf(stderr, "--base compares");
-		else if (annotate)
-			fprintf(stderr, "--annotate shows");
-		else
-			fprintf(stderr, "--format=%s makes", o.renderer->name);
-		fprintf(stderr, " one program's profile (the text report shows each apart): "
-			"choose one with ");
-		for (size_t k = 0; k < ngroups; k++) {
-			char opt[600];
-			program_option(groups, ngroups, k, opt, sizeof opt);
-			fprintf(stderr, "%s--program=%s", k == 0 ? "" : k + 1 < ngroups ? ", " : " or ",
-				opt);
-		}
-		fprintf(stderr, ", or give --merge to sum them\n");
+		const char *what = output ? "--output writes" : base_in.n ? "--base compares" :
+				   annotate ? "--annotate shows" : NULL;
+		refuse_programs(groups, ngroups, what, o.renderer, NULL);
 		status = 1;
 	}
 	if (status == 0 && nother)

@@ -377,6 +377,7 @@ struct prof_image {		/* an ELF object's functions, sorted by addr */
 	size_t build_id_len;
 	int elf64, big;
 	int etype;		/* ET_EXEC, ET_DYN, ... */
+	int is_program;		/* some file read names it its main program */
 	int from;		/* enum prof_symsrc bits */
 	char *debug_path;	/* the separate debug file read, or NULL */
 	struct prof_sym *syms;

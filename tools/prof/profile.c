@@ -227,8 +227,11 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 		goto nomem;
 	for (size_t i = 0; i < a->nimages; i++) {
 		const struct prof_image *im = a->images[i];
+		/* Several programs: each one's executable is a main one. */
 		p->mappings[i] = (struct prof_mapping){ im->path, im->label, im->build_id,
-							im->build_id_len, i == a->main_image };
+							im->build_id_len,
+							a->nprograms > 1 ? im->is_program
+									 : i == a->main_image };
 	}
 	p->nmappings = a->nimages;
 

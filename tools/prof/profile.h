@@ -139,7 +139,8 @@ struct prof_mapping {		/* one object (ELF file) of the profiled process */
 	const char *label;	/* short name, for "[label]+0xoff" */
 	const unsigned char *build_id;
 	size_t build_id_len;	/* 0: none known */
-	int is_main;		/* the executable itself (of the first file that names one) */
+	int is_main;		/* the executable itself (of the first file that names one;
+				 * in a profile of several programs, each one's) */
 };
 
 struct prof_function {

@@ -704,12 +704,21 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		"Flame graph", FLAME_WIDTH / 2);
 	if (p->nprograms > 1) {
 		/* Several programs, each the root frame of its stacks. */
+		/* Named while they fit the width (about 90 characters at
+		 * this size), then how many more. */
 		fprintf(out, " of %zu programs: ", p->nprograms);
-		for (size_t i = 0; i < p->nprograms; i++) {
+		size_t used = 0, i = 0;
+		for (; i < p->nprograms; i++) {
+			const char *nm = p->functions[p->programs_fn + i].name;
+			if (i > 0 && used + strlen(nm) > 70)
+				break;
 			if (i)
 				fputs(", ", out);
-			put_xml(out, p->functions[p->programs_fn + i].name, SIZE_MAX);
+			put_xml(out, nm, 70);
+			used += strlen(nm) + 2;
 		}
+		if (i < p->nprograms)
+			fprintf(out, " and %zu more", p->nprograms - i);
 	} else if (prog) {
 		fputs(" of ", out);
 		put_xml(out, prog, SIZE_MAX);

@@ -228,7 +228,7 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		const struct prof_flat_row *r = &f->all[i];
 		int kind = p->functions[i].kind;
-		if (kind == PROF_FN_MARKER)
+		if (kind == PROF_FN_MARKER || kind == PROF_FN_PROGRAM)
 			continue;
 		if (r->samples > 0 || r->calls > 0 || (f->inclusive && r->incl_samples > 0) ||
 		    (o->zero && kind == PROF_FN_FUNC))

@@ -315,7 +315,28 @@ static void encode(const struct prof_profile *p, const struct prof_opts *o, stru
 		r[0] = lc->address < r[0] ? lc->address : r[0];
 		r[1] = lc->address + 1 > r[1] ? lc->address + 1 : r[1];
 	}
-	for (size_t i = 0; i < p->nmappings; i++) {
+	/* go tool pprof names the first mapping the profile's file ("File:"):
+	 * the main program, or of several (each one's executable a main
+	 * mapping) the one whose own code has the most samples of the event.
+	 * Ids stay index + 1; only the order moves. */
+	size_t first = 0;
+	double best = -1;
+	for (size_t i = 0; p->nprograms > 1 && i < p->nmappings; i++) {
+		if (!p->mappings[i].is_main)
+			continue;
+		double own = 0;
+		for (size_t j = 0; j < p->nsamples; j++) {
+			const struct prof_sample *sa = &p->samples[j];
+			own += p->locations[sa->locations[0]].mapping == i ?
+				       sample_value(p, sa, ev->count) : 0;
+		}
+		if (own > best) {
+			best = own;
+			first = i;
+		}
+	}
+	for (size_t k = 0; k < p->nmappings; k++) {
+		size_t i = k == 0 ? first : k <= first ? k - 1 : k;
 		const struct prof_mapping *mp = &p->mappings[i];
 		uint64_t lo = lohi[2 * i], hi = lohi[2 * i + 1];
 		if (lo > hi)
