@@ -879,7 +879,10 @@ static int fork_unsampled(void)
 static void fork_child(void)
 {
 	/* The wall sampler did not come along: the child's own starts when the
-	 * child goes on profiling. */
+	 * child goes on profiling, after its control thread (as whole_started
+	 * orders them): started first, the sampler listed the control thread
+	 * as the program's, with the program's thread waiting for it
+	 * ("[futex mon_control_tid]"), in nginx's workers under monrun -f. */
 	mon_wall_fork_child(started && !finished && !(whole && !follow_forks));
 	if (!started || finished)
 		return;
@@ -894,6 +897,7 @@ static void fork_child(void)
 	}
 	if (whole && mon_control_calls.started != NULL)
 		mon_control_calls.started();	/* the child's own control thread */
+	mon_wall_fork_go();
 }
 
 /* Objects were dlopen'ed while sampling them all: list them for the file

@@ -256,6 +256,7 @@ static uint64_t own_user_us, own_sys_us;	/* the sampler's CPU, rusage at each ro
 static unsigned rate, depth_max;
 static int have_schedstat = 1;
 static int ever_started;
+static int fork_go_due;		/* a fork child's sampler is to start (mon_wall_fork_go) */
 
 static pthread_t sampler;
 static int sampler_joinable;
@@ -2293,8 +2294,15 @@ void mon_wall_fork_child(int go)
 	start_ns = 0;
 	npauses = 0;	/* the child's own run; paused still if the parent was */
 	ever_started = 0;
-	if (go && was)
+	fork_go_due = go && was;
+}
+
+void mon_wall_fork_go(void)
+{
+	if (fork_go_due) {
+		fork_go_due = 0;
 		launch();
+	}
 }
 
 /* ---- the record ---------------------------------------------------------- */

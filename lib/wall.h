@@ -73,11 +73,21 @@ MON_HIDDEN int mon_wall_resume(void);
 
 /*
  * In a fork child (the sampler thread did not come along): close the
- * parent's descriptors of ours, zero the tables and, when go is nonzero
- * (profiling continues in the child), start a sampler of the child's own
- * at the parent's rate.  Not async-signal-safe (pthread_create).
+ * parent's descriptors of ours and zero the tables; when go is nonzero
+ * (profiling continues in the child) and the parent's sampler ran,
+ * mon_wall_fork_go then starts a sampler of the child's own at the
+ * parent's rate.  Starts no thread.
  */
 MON_HIDDEN void mon_wall_fork_child(int go);
+
+/*
+ * The fork child's sampler, as mon_wall_fork_child decided: started after
+ * the child's control thread (control.c), so that its listings never find
+ * that thread before it has said its tid, nor sample the program's thread
+ * waiting for it.  A no-op when none is due.  Not async-signal-safe
+ * (pthread_create).
+ */
+MON_HIDDEN void mon_wall_fork_go(void);
 
 /* mon_wall_put's part: the whole run, or an interval's file (monitor.c's
  * cut): what was sampled since the last MON_WALL_CUT, and then with
