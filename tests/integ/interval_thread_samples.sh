@@ -11,6 +11,9 @@
 #   interval_thread_samples_sum   in every file the threads' samples add up
 #                                 to RUN's within 1 (a tick between the two
 #                                 reads, microseconds apart)
+#   interval_thread_lines_merged  prof -s of the series: one line a thread
+#                                 (5: main and four), the samples its files
+#                                 hold summed
 # Mutation: the threads' samples read at the write (as before): files off
 # by 5, 2 and 18 in three runs, interval_thread_samples_sum fails.
 . "$(dirname "$0")/lib.sh"
@@ -43,4 +46,20 @@ if [ "$n" -ge 2 ] && [ -z "$bad" ]; then
 	ok interval_thread_samples_sum
 else
 	not_ok interval_thread_samples_sum "$bad"
+fi
+# prof -s over the series: one line a thread, its files' samples summed
+# (the threads' samples of every file), not one line a thread a file (a
+# new user: "thread 9879 nginx" eight times, mostly "0 samples").
+# Mutation caught: coverage_threads_merge a no-op (a line per file).
+"$B/bin/prof" -s "$D" >/dev/null 2>"$T/s.err"
+prc=$?
+lines=$(grep -c '^thread ' "$T/s.err")
+tids=$(grep '^thread ' "$T/s.err" | awk '{ print $2 }' | sort -u | wc -l)
+want=$(awk '{ t += $3 } END { print t + 0 }' "$T/rows")
+got=$(sed -n 's/^thread [0-9]* [^:]*: .* \([0-9][0-9]*\) samples\? = .*/\1/p' "$T/s.err" | awk '{ t += $1 } END { print t + 0 }')
+echo "# prof -s: $lines thread lines, $tids threads, samples $got of the files' $want"
+if [ $prc -eq 0 ] && [ "$lines" -eq "$tids" ] && [ "$tids" -ge 5 ] && [ "$got" -eq "$want" ]; then
+	ok interval_thread_lines_merged
+else
+	not_ok interval_thread_lines_merged "$(grep '^thread ' "$T/s.err" | head -n 8 | tr '\n' '|')"
 fi

@@ -1812,6 +1812,8 @@ void attr_finish(struct prof_attr *a)
 						  : " (DEBUGINFOD_URLS is set, and its servers gave "
 						    "none: they lack its build ID or were not reached)");
 	}
+	if (a->cov)
+		coverage_threads_merge(a->cov);
 	coverage_warn(a);
 }
 

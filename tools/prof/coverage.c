@@ -112,12 +112,55 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 			c->cap = cap;
 		}
 		memcpy(c->threads + c->nthreads, d->threads, d->nthreads * sizeof *d->threads);
-		for (size_t i = 0; i < d->nthreads; i++)
+		for (size_t i = 0; i < d->nthreads; i++) {
 			c->threads[c->nthreads + i].user_only =
 				(r->fact_flags & MONOUT_FACT_USER_ONLY) != 0;
+			c->threads[c->nthreads + i].pid = r->pid;
+		}
 		c->nthreads += d->nthreads;
 	}
 	return 0;
+}
+
+/* Threads in file order, one (pid, tid) together, the same rate and
+ * clock adjacent. */
+static int by_thread(const void *x, const void *y)
+{
+	const struct prof_thread *p = x, *q = y;
+	if (p->pid != q->pid)
+		return p->pid < q->pid ? -1 : 1;
+	if (p->tid != q->tid)
+		return p->tid < q->tid ? -1 : 1;
+	if (p->rate_hz != q->rate_hz)
+		return p->rate_hz < q->rate_hz ? -1 : 1;
+	return p->user_only - q->user_only;
+}
+
+void coverage_threads_merge(struct prof_cov *c)
+{
+	if (c->nthreads < 2)
+		return;
+	/* Sorted, the first file's entry first (qsort is not stable: ties
+	 * are summed, so their order does not matter but for the name). */
+	qsort(c->threads, c->nthreads, sizeof *c->threads, by_thread);
+	size_t k = 0;
+	for (size_t i = 0; i < c->nthreads; i++) {
+		struct prof_thread *t = &c->threads[i];
+		if (k && by_thread(&c->threads[k - 1], t) == 0) {
+			struct prof_thread *m = &c->threads[k - 1];
+			m->user_s += t->user_s;
+			m->sys_s += t->sys_s;
+			m->samples += t->samples;
+			m->before_s += t->before_s;
+			m->cpu_known = m->cpu_known && t->cpu_known;
+			m->ended |= t->ended;
+			if (!m->name[0])
+				memcpy(m->name, t->name, sizeof m->name);
+		} else {
+			c->threads[k++] = *t;
+		}
+	}
+	c->nthreads = k;
 }
 
 void coverage_free(struct prof_attr *a)
@@ -217,7 +260,14 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 			fprintf(e, "%.3f s user + %.3f s system, ", t->user_s, t->sys_s);
 		fprintf(e, "%llu %s = %.3f s", (unsigned long long)t->samples,
 			prof_pl(t->samples, "sample", "samples"), s);
-		if (t->cpu_known && tc > 0)
+		if (t->cpu_known && tc > 0 && t->user_only && 100.0 * s / tc >= 100.5 &&
+		    t->user_s + t->sys_s - t->before_s > 0)
+			/* The perf clock against the kernel's estimate of user
+			 * time (the over-100 % line above says why). */
+			fprintf(e, " (%.0f %% of its user time as the kernel estimates it, %.0f %% of "
+				"its user + system)", 100.0 * s / tc,
+				100.0 * s / (t->user_s + t->sys_s - t->before_s));
+		else if (t->cpu_known && tc > 0)
 			fprintf(e, " (%.0f %%)", 100.0 * s / tc);
 		fputc('\n', e);
 	}

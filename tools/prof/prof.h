@@ -114,6 +114,7 @@ struct prof_object {		/* one loaded ELF object */
 /* One thread of the run (mon.out's THREADS record). */
 struct prof_thread {
 	uint64_t tid;
+	uint64_t pid;		/* its process (coverage.c sets it from RUN) */
 	double user_s, sys_s;	/* CPU as the kernel counted it */
 	uint64_t samples;
 	double rate_hz;		/* its file's rate */
@@ -722,6 +723,10 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e);
  * sampled ("system-unsampled"), a rate lowered ("rate-lowered").  Returns
  * 1 if it gave any. */
 int coverage_warn(const struct prof_attr *a);
+/* After the last coverage_add: a thread in several files (an interval
+ * series; a process's file and its snapshot's are not read together) is one
+ * entry, its CPU and samples summed, where its files' rates agree. */
+void coverage_threads_merge(struct prof_cov *c);
 void coverage_free(struct prof_attr *a);
 
 /* Symbols the profile recorded for an object with no file (the vDSO,
