@@ -509,15 +509,18 @@ static void status(char *r, size_t cap)
 	} else {
 		add(r, cap, "off");
 	}
+	/* The samples since profiling started; the stack table's entries,
+	 * with intervals, are the running interval's (each cut empties it). */
 	add(r, cap, "\nsamples ");
 	add_num(r, cap, s.samples);
+	add(r, cap, " since profiling started");
 	uint64_t used, capacity, lost, grew;
 	mon_stacks_usage(&used, &capacity, &lost, &grew);
 	add(r, cap, "\nstacks ");
 	add_num(r, cap, used);
 	add(r, cap, " of ");
 	add_num(r, cap, capacity);
-	add(r, cap, " entries, ");
+	add(r, cap, cfg.interval_s ? " entries in this interval, " : " entries, ");
 	add_num(r, cap, lost);
 	add(r, cap, " samples without a stack, grown ");
 	add_num(r, cap, grew);

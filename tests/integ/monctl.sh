@@ -8,6 +8,9 @@
 #    start_whole — samples are taken before "on");
 #  - monctl on: sampling starts (samples grow); snapshot writes the profile
 #    and names it, a readable file with samples;
+#  - monctl_status_interval_words: status after an interval's off says
+#    its samples are since the start and its stack entries the new
+#    interval's;
 #  - monctl off: samples stop growing (mutation: "off" not calling
 #    moncontrol(0));
 #  - a process not profiled (a shell), one that does not exist, and a
@@ -261,7 +264,20 @@ for how in killed exit; do
 	wait_cpu "$IP" 0.2
 	"$MONCTL" "$IP" off >"$T/iv$how.off" 2>&1
 	before=$(ls "$T/iv$how" | tr '\n' ' ')
-	if [ $how = killed ]; then sleep 2.5; kill "$IP" 2>/dev/null; fi	# two interval ends pass while off
+	if [ $how = killed ]; then
+		# status after the off's cut: its samples since the start, the
+		# stack table's entries the new interval's (0), each said so
+		# (a new user read "samples 379" beside "stacks 0" as a fault).
+		# Mutation caught: the old wording.
+		"$MONCTL" "$IP" status >"$T/iv.status" 2>&1
+		if grep -q '^samples [1-9][0-9]* since profiling started$' "$T/iv.status" &&
+		   grep -q '^stacks 0 of [0-9]* entries in this interval, ' "$T/iv.status"; then
+			ok monctl_status_interval_words
+		else
+			not_ok monctl_status_interval_words "$(tr '\n' '|' <"$T/iv.status")"
+		fi
+		sleep 2.5; kill "$IP" 2>/dev/null	# two interval ends pass while off
+	fi
 	wait "$ij" 2>/dev/null
 	after=$(ls "$T/iv$how" | tr '\n' ' ')
 	if grep -q "ok: off" "$T/iv$how.off" && [ -n "$before" ] && [ "$after" = "$before" ]; then
