@@ -40,7 +40,9 @@
  * SEQ has at least six digits, so that names sort in time order.
  *
  * Writing: a temporary file beside the target (NAME.tmp.PID.N, created
- * exclusively, mode 0666 less the umask), the records, then rename(2): a
+ * exclusively, mode 0644 less the umask: a daemon that set umask(0), as
+ * nginx's master does, gets no world-writable profiles in the sticky
+ * PROFDIR its workers share), the records, then rename(2): a
  * reader sees the old file or the whole new one, never half of one.  On any
  * failure the temporary file is removed and one line goes to stderr with
  * write(2): "monprof: cannot write profile NAME: REASON".  Everything on the
@@ -520,7 +522,7 @@ static int write_file(const char *name, uint32_t flags,
 		put(tmp_buf, &at, ".");
 		put_num(tmp_buf, &at, __atomic_add_fetch(&tmp_seq, 1, __ATOMIC_RELAXED));
 		rel_tmp = at_dir == AT_FDCWD ? tmp_buf : tmp_buf + leaf_at;
-		fd = openat(at_dir, rel_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		fd = openat(at_dir, rel_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
