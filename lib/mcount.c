@@ -92,6 +92,14 @@ static uint32_t next_order;
 static uint64_t arc_limit;	/* MONPROF_ARCS: arc cells at most; 0: no limit */
 static uint64_t arc_cells;	/* arc cells claimed (counted only under a limit) */
 static int arcs_overflowed;	/* a call wanted a cell past arc_limit */
+/* A cell of the arc (function) tables was ever claimed: until then the
+ * tables are untouched, and what reads them all (a fork child's reset,
+ * the sync, the cuts, the writer) skips them.  A program not built with
+ * -pg never claims one, and its tables (786 KiB of arcs, 160 KiB of
+ * functions, mapped at start) were read page by page in every fork
+ * child, a page fault each: 630 us of CPU a child of bench/fork_exit.c
+ * (issue 25, pgbench -C's backend per connection). */
+static int arcs_any, fns_any;
 static void part_reset(void);	/* interval profiles' readings (below) */
 
 /* The cells of monitor() buffers, in the order they were handed in. */
@@ -187,6 +195,8 @@ GPR static void note_function(uint64_t selfpc)
 			if (cur == selfpc)
 				return;
 			if (cur == 0) {
+				if (!__atomic_load_n(&fns_any, __ATOMIC_RELAXED))
+					__atomic_store_n(&fns_any, 1, __ATOMIC_RELEASE);
 				if (__atomic_compare_exchange_n(&ft->cell[i].selfpc, &cur, selfpc, 0,
 								__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 					uint32_t rank = __atomic_add_fetch(&next_order, 1,
@@ -224,6 +234,8 @@ GPR __attribute__((noinline)) static void count_new(uint64_t frompc, uint64_t se
 				note_function(selfpc);
 				noted = 1;
 			}
+			if (!__atomic_load_n(&arcs_any, __ATOMIC_RELAXED))
+				__atomic_store_n(&arcs_any, 1, __ATOMIC_RELEASE);
 			if (!__atomic_compare_exchange_n(&a->selfpc, &cur, CLAIMING, 0,
 							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				if (cur == selfpc &&
@@ -323,7 +335,7 @@ void mon_count_restart(void)
 
 void mon_count_reset(void)
 {
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	for (unsigned t = 0; __atomic_load_n(&arcs_any, __ATOMIC_ACQUIRE) && t < MAX_TABLES; t++) {
 		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
@@ -384,7 +396,9 @@ static struct cnt *cell_of(uint32_t rank)
 void mon_count_sync(void)
 {
 	/* Totals start from zero at every sync: they are sums over the arcs. */
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	int fa = __atomic_load_n(&fns_any, __ATOMIC_ACQUIRE);
+	int aa = __atomic_load_n(&arcs_any, __ATOMIC_ACQUIRE);
+	for (unsigned t = 0; fa && t < MAX_TABLES; t++) {
 		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
@@ -393,7 +407,7 @@ void mon_count_sync(void)
 			if (c[i].count)
 				__atomic_store_n(&c[i].count, 0, __ATOMIC_RELAXED);
 	}
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	for (unsigned t = 0; aa && t < MAX_TABLES; t++) {
 		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
@@ -410,7 +424,7 @@ void mon_count_sync(void)
 		}
 	}
 	/* The monitor() cells: the first functions, in first-call order. */
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	for (unsigned t = 0; fa && t < MAX_TABLES; t++) {
 		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
@@ -460,7 +474,7 @@ static int part_advance;	/* ... of an advancing cut */
 static void part_reset(void)
 {
 	part_on = 0;
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	for (unsigned t = 0; __atomic_load_n(&arcs_any, __ATOMIC_ACQUIRE) && t < MAX_TABLES; t++) {
 		if (part[t].base == NULL)
 			continue;
 		uint64_t n = (uint64_t)1 << (ARC_BITS0 + t);
@@ -475,7 +489,8 @@ static void part_reset(void)
 
 int mon_count_part_prepare(void)
 {
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	/* No arc yet: nothing to read (made at a cut after the first). */
+	for (unsigned t = 0; __atomic_load_n(&arcs_any, __ATOMIC_ACQUIRE) && t < MAX_TABLES; t++) {
 		if (__atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE) == NULL)
 			break;
 		if (part[t].base != NULL)
@@ -498,7 +513,9 @@ int mon_count_part_prepare(void)
 void mon_count_cut(int advance)
 {
 	mon_count_sync();	/* the monitor() cells keep the run's totals */
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	int fa = __atomic_load_n(&fns_any, __ATOMIC_ACQUIRE);
+	int aa = __atomic_load_n(&arcs_any, __ATOMIC_ACQUIRE);
+	for (unsigned t = 0; fa && t < MAX_TABLES; t++) {
 		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
@@ -507,7 +524,7 @@ void mon_count_cut(int advance)
 			if (c[i].count)
 				__atomic_store_n(&c[i].count, 0, __ATOMIC_RELAXED);
 	}
-	for (unsigned t = 0; t < MAX_TABLES; t++) {
+	for (unsigned t = 0; aa && t < MAX_TABLES; t++) {
 		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
@@ -557,20 +574,23 @@ int mon_count_put(struct monout_writer *w)
 	/* A function whose arcs all went to a table that is not in the function
 	 * table (memory exhausted) would be missing from CALLS: the arcs still
 	 * carry its count. */
+	/* Tables never claimed in: their records empty, unread. */
+	int fa = __atomic_load_n(&fns_any, __ATOMIC_ACQUIRE);
+	int aa = __atomic_load_n(&arcs_any, __ATOMIC_ACQUIRE);
 	for (unsigned t = 0; t < MAX_TABLES; t++) {
 		struct monout_call *c = __atomic_load_n(&fns[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
-		if (monout_put_calls(w, c, (size_t)1 << (FN_BITS0 + t)) < 0)
+		if (monout_put_calls(w, c, fa ? (size_t)1 << (FN_BITS0 + t) : 0) < 0)
 			return -1;
 	}
 	for (unsigned t = 0; t < MAX_TABLES; t++) {
 		struct monout_arc *c = __atomic_load_n(&arcs[t].cell, __ATOMIC_ACQUIRE);
 		if (c == NULL)
 			break;
-		size_t n = (size_t)1 << (ARC_BITS0 + t);
+		size_t n = aa ? (size_t)1 << (ARC_BITS0 + t) : 0;
 		int rc;
-		if (!part_on)
+		if (!part_on || !aa)
 			rc = monout_put_arcs(w, c, n);
 		else if (part[t].base == NULL && part_advance)
 			continue;	/* not read by the cut (mon_count_cut) */

@@ -825,8 +825,17 @@ static void fork_reset(void)
 	mon_count_reset();
 	mon_objhist_reset();
 	mon_stacks_reset();
-	for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
-		__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
+	/* The child is this thread alone.  Our own bins (private anonymous
+	 * memory): their pages dropped, not written (writing every bin backed
+	 * a page of each in every child of a forking server).  A buffer the
+	 * program gave monitor() may be memory a drop would not zero (shared,
+	 * or a file's): only its nonzero bins are written. */
+	if (hist.bins != NULL && hist.bins == own_bins)
+		mon_zero_pages(hist.bins, hist.nbins * sizeof *hist.bins);
+	else
+		for (size_t i = 0; hist.bins != NULL && i < hist.nbins; i++)
+			if (hist.bins[i])
+				__atomic_store_n(&hist.bins[i], 0, __ATOMIC_RELAXED);
 }
 
 /* Is a child made now one monrun without -f does not follow (FORKS)? */

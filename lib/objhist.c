@@ -334,7 +334,7 @@ void mon_objhist_reset(void)
 		memset(all[i]->touched, 0, nwords * sizeof all[i]->touched[0]);
 	}
 	if (anon != NULL)
-		memset(anon, 0, MON_ANON_SLOTS * sizeof *anon);
+		mon_zero_pages(anon, MON_ANON_SLOTS * sizeof *anon);	/* zalloc's: private anonymous */
 }
 
 /* ---- what no file describes: anonymous code, the vDSO ------------------- */

@@ -370,12 +370,12 @@ void mon_facts_reset(void)
 	base_ended_unlisted = 0;
 	nsnap = 0;
 	if (adopt != NULL)
-		memset(adopt, 0, ADOPT_SLOTS * sizeof *adopt);
+		mon_zero_pages(adopt, ADOPT_SLOTS * sizeof *adopt);
 	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	before_usec = 0;	/* the child's CPU counts from the fork */
 	if (base != NULL)
-		memset(base, 0, MON_FACTS_MAX * sizeof *base);
+		mon_zero_pages(base, MON_FACTS_MAX * sizeof *base);
 }
 
 /* Read a small file into buf (NUL-terminated); length or -1. */

@@ -412,6 +412,16 @@ MON_HIDDEN pid_t mon_gettid(void);
  * Async-signal-safe. */
 MON_HIDDEN char *mon_put_dec(char *p, uint64_t v);
 
+/* Zeroes bytes at p, private anonymous memory of ours, without touching
+ * the pages wholly inside it: they are dropped (madvise MADV_DONTNEED, so
+ * they read as zero again, backed by nothing), the partial pages at the
+ * ends written.  For a fork child's resets: writing a table the parent
+ * had used copied each of its pages, and writing one it had not
+ * allocated each (a child of a fork-per-connection server paid hundreds
+ * of page faults).  Falls back to memset if madvise fails.  A system call
+ * and stores: async-signal-safe. */
+MON_HIDDEN void mon_zero_pages(void *p, size_t bytes);
+
 /* mon_owner_take — take *word, a lock word holding the owner's thread id
  * (0: free), for the calling thread, waiting 1 ms at a time for at most
  * about two seconds (2000 tries) while another thread holds it: never

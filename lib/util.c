@@ -8,6 +8,8 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,23 @@ char *mon_put_dec(char *p, uint64_t v)
 		*p++ = d[--n];
 	*p = '\0';
 	return p;
+}
+
+void mon_zero_pages(void *p, size_t bytes)
+{
+	if (bytes == 0)
+		return;
+	uintptr_t a = (uintptr_t)p, e = a + bytes;
+	uintptr_t pg = (uintptr_t)getauxval(AT_PAGESZ);
+	if (pg == 0 || (pg & (pg - 1)) != 0)
+		pg = 4096;
+	uintptr_t lo = (a + pg - 1) & ~(pg - 1), hi = e & ~(pg - 1);
+	if (hi <= lo || syscall(SYS_madvise, lo, hi - lo, MADV_DONTNEED) != 0) {
+		memset(p, 0, bytes);
+		return;
+	}
+	memset(p, 0, lo - a);
+	memset((void *)hi, 0, e - hi);
 }
 
 int mon_writable(const void *p)

@@ -2271,9 +2271,11 @@ void mon_wall_fork_child(int go)
 			close_ours(t->fd_sched);
 			close_ours(t->fd_stat);
 		}
-		memset(tab->thread_slot, 0, sizeof tab->thread_slot);
-		memset(tab->sample_slot, 0, sizeof tab->sample_slot);
-		memset(tab->sample_cut, 0, tab->nsamples * sizeof tab->sample_cut[0]);
+		/* (table_map's: private anonymous; written, each page the
+		 * parent had touched was copied, and each it had not backed) */
+		mon_zero_pages(tab->thread_slot, sizeof tab->thread_slot);
+		mon_zero_pages(tab->sample_slot, sizeof tab->sample_slot);
+		mon_zero_pages(tab->sample_cut, tab->nsamples * sizeof tab->sample_cut[0]);
 		tab->nthreads = tab->nsamples = tab->nwaits = tab->npool = 0;
 	}
 	compact_asked = compacting = cut_busy = movers = 0;
