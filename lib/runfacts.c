@@ -369,7 +369,9 @@ void mon_facts_reset(void)
 	__atomic_store_n(&ended_unlisted, 0, __ATOMIC_RELAXED);
 	base_ended_unlisted = 0;
 	nsnap = 0;
-	if (adopt != NULL)
+	/* (a slot is 0 again when taken or cancelled: with none in use, as
+	 * nearly always, the table is all zero and not touched at all) */
+	if (adopt != NULL && __atomic_load_n(&nadopt, __ATOMIC_RELAXED) != 0)
 		mon_zero_pages(adopt, ADOPT_SLOTS * sizeof *adopt);
 	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);

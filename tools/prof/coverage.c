@@ -116,14 +116,22 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 			c->threads[c->nthreads + i].user_only =
 				(r->fact_flags & MONOUT_FACT_USER_ONLY) != 0;
 			c->threads[c->nthreads + i].pid = r->pid;
+			c->threads[c->nthreads + i].seq = c->nthreads + i;
+			c->threads[c->nthreads + i].file = c->nfiles;
 		}
 		c->nthreads += d->nthreads;
 	}
 	return 0;
 }
 
-/* Threads in file order, one (pid, tid) together, the same rate and
- * clock adjacent. */
+/* One (pid, tid) together, the same rate and clock adjacent, in the
+ * files' order (seq). */
+static int same_thread(const struct prof_thread *p, const struct prof_thread *q)
+{
+	return p->pid == q->pid && p->tid == q->tid && p->rate_hz == q->rate_hz &&
+	       p->user_only == q->user_only;
+}
+
 static int by_thread(const void *x, const void *y)
 {
 	const struct prof_thread *p = x, *q = y;
@@ -133,27 +141,32 @@ static int by_thread(const void *x, const void *y)
 		return p->tid < q->tid ? -1 : 1;
 	if (p->rate_hz != q->rate_hz)
 		return p->rate_hz < q->rate_hz ? -1 : 1;
-	return p->user_only - q->user_only;
+	if (p->user_only != q->user_only)
+		return p->user_only - q->user_only;
+	return p->seq < q->seq ? -1 : p->seq > q->seq;
 }
 
 void coverage_threads_merge(struct prof_cov *c)
 {
 	if (c->nthreads < 2)
 		return;
-	/* Sorted, the first file's entry first (qsort is not stable: ties
-	 * are summed, so their order does not matter but for the name). */
 	qsort(c->threads, c->nthreads, sizeof *c->threads, by_thread);
+	/* An entry of a later file continues the thread of the one before,
+	 * unless that one ended (its tid was then a new thread's) or is of
+	 * the same file (input.c keeps two entries of one file apart only
+	 * for that reason). */
 	size_t k = 0;
 	for (size_t i = 0; i < c->nthreads; i++) {
 		struct prof_thread *t = &c->threads[i];
-		if (k && by_thread(&c->threads[k - 1], t) == 0) {
-			struct prof_thread *m = &c->threads[k - 1];
+		struct prof_thread *m = k ? &c->threads[k - 1] : NULL;
+		if (m && same_thread(m, t) && !m->ended && m->file != t->file) {
 			m->user_s += t->user_s;
 			m->sys_s += t->sys_s;
 			m->samples += t->samples;
 			m->before_s += t->before_s;
 			m->cpu_known = m->cpu_known && t->cpu_known;
-			m->ended |= t->ended;
+			m->ended = t->ended;
+			m->file = t->file;
 			if (!m->name[0])
 				memcpy(m->name, t->name, sizeof m->name);
 		} else {

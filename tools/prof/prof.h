@@ -115,6 +115,8 @@ struct prof_object {		/* one loaded ELF object */
 struct prof_thread {
 	uint64_t tid;
 	uint64_t pid;		/* its process (coverage.c sets it from RUN) */
+	size_t seq;		/* coverage.c: its place in the files' order (file, then entry) */
+	size_t file;		/* coverage.c: the file it came from (1, 2, ...) */
 	double user_s, sys_s;	/* CPU as the kernel counted it */
 	uint64_t samples;
 	double rate_hz;		/* its file's rate */
