@@ -569,6 +569,27 @@ static int load_base(const struct inputs *base, const char *prog, const struct g
 /* Builds g's model and renders it as o asks on standard output (the -s
  * summary first, on stderr).  Returns the exit status: 0, or 1 with one
  * line on stderr. */
+/* The group of *v (*n of them) whose program is prog at path, or, when
+ * any is nonzero, the first; a new one (zeroed, its first file file0)
+ * when none is.  Its index, or SIZE_MAX with errno ENOMEM. */
+static size_t group_for(struct group **v, size_t *n, const char *prog, const char *path,
+			const char *file0, int any)
+{
+	size_t k = 0;
+	while (k < *n && !any && programs_differ((*v)[k].prog, (*v)[k].path, prog, path))
+		k++;
+	if (k < *n)
+		return k;
+	if (grow_one(v, *n, sizeof **v) < 0)
+		return SIZE_MAX;
+	struct group *g = &(*v)[(*n)++];
+	memset(g, 0, sizeof *g);
+	snprintf(g->prog, sizeof g->prog, "%s", prog);
+	snprintf(g->path, sizeof g->path, "%s", path);
+	g->file0 = file0;
+	return k;
+}
+
 /* Says on stderr that the n programs of g cannot be one profile of what
  * the user asked: what ("--output writes"), else --format=NAME of r; why
  * ("which hold no call stacks"), or NULL; and names each program's
@@ -976,23 +997,17 @@ int main(int argc, char **argv)
 			prof_data_free(&d);
 			continue;
 		}
-		size_t k = 0;
-		while (k < ngroups && !merge && !by_program && !prog &&
-		       programs_differ(groups[k].prog, groups[k].path, this_prog, path))
-			k++;
-		if (k == ngroups) {
-			if (grow_one(&groups, ngroups, sizeof *groups) < 0) {
-				prof_data_free(&d);
-				status = nomem();
-				break;
-			}
-			struct group *g = &groups[ngroups++];
-			memset(g, 0, sizeof *g);
-			snprintf(g->prog, sizeof g->prog, "%s", this_prog);
-			snprintf(g->path, sizeof g->path, "%s", path);
-			g->file0 = in.v[i].name;
-			attr_init(&g->a, locals);
-			g->a.keep_pieces = by_lines || annotate;
+		size_t had = ngroups;
+		size_t k = group_for(&groups, &ngroups, this_prog, path, in.v[i].name,
+				     merge || by_program || prog);
+		if (k == SIZE_MAX) {
+			prof_data_free(&d);
+			status = nomem();
+			break;
+		}
+		if (ngroups > had) {
+			attr_init(&groups[k].a, locals);
+			groups[k].a.keep_pieces = by_lines || annotate;
 		} else if (merge && !by_program &&
 			   programs_differ(groups[k].prog, groups[k].path, this_prog, path)) {
 			prof_warn("merged-programs", "%s is a profile of %s, %s of %s: summed "
@@ -1002,20 +1017,11 @@ int main(int argc, char **argv)
 		struct group *g = &groups[k];
 		g->nfiles++;
 		if (by_program) {
-			size_t j = 0;
-			while (j < nmprogs &&
-			       programs_differ(mprogs[j].prog, mprogs[j].path, this_prog, path))
-				j++;
-			if (j == nmprogs) {
-				if (grow_one(&mprogs, nmprogs, sizeof *mprogs) < 0) {
-					prof_data_free(&d);
-					status = nomem();
-					break;
-				}
-				memset(&mprogs[nmprogs], 0, sizeof *mprogs);
-				snprintf(mprogs[j].prog, sizeof mprogs[j].prog, "%s", this_prog);
-				snprintf(mprogs[j].path, sizeof mprogs[j].path, "%s", path);
-				mprogs[nmprogs++].file0 = in.v[i].name;
+			size_t j = group_for(&mprogs, &nmprogs, this_prog, path, in.v[i].name, 0);
+			if (j == SIZE_MAX) {
+				prof_data_free(&d);
+				status = nomem();
+				break;
 			}
 			mprogs[j].nfiles++;
 			g->a.program_no = j;
