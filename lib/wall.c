@@ -185,6 +185,12 @@ struct wthread {
 				 * sampled one sample over its due count, and the next
 				 * file one under: 7759 threads of 8400 when a look
 				 * took half a second) */
+	uint64_t before_ns, before_taken, before_unreadable;	/* counted_ns and the
+				 * counts before the look now under way added to them
+				 * (stored before it adds; counted_ns's release
+				 * publishes them): a file whose rounds end before
+				 * that look (it started after the writer read
+				 * last_round_ns) takes these */
 	struct monout_wall_thread out;
 	/* What the interval files cut so far held (mon_wall_put with
 	 * MON_WALL_CUT; the writer's alone, under monitor.c's writer lock). */
@@ -1588,6 +1594,11 @@ static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_
 	uint64_t w = hi >= lo ? due_between(lo, hi) : 0;
 	t->seen_round = r;
 	t->seen_ns = due_ns;
+	__atomic_store_n(&t->before_ns, t->counted_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->before_taken, __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&t->before_unreadable,
+			 __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 	if (!sample_thread(t, w, cpu)) {
 		/* Listed, gone before its clock was read: it ended after the
 		 * last look that found it, and this look's rounds are not its. */
@@ -1980,14 +1991,18 @@ static void *sampler_main(void *arg)
 			next += late * period;
 		}
 		look_due_ns = next;
+		/* The look's instant and rounds count from its start: a file
+		 * cut while it is under way has the rows of the threads it
+		 * has already sampled (counted to this instant: counted_ns)
+		 * within its rounds, and the others counted to the last. */
+		__atomic_add_fetch(&rounds, w, __ATOMIC_RELEASE);
+		__atomic_store_n(&last_round_ns, next, __ATOMIC_RELEASE);	/* after: a
+						 * writer that reads it reads those rounds */
 		round_all(prev, now);
 		if (__atomic_load_n(&compact_asked, __ATOMIC_ACQUIRE))
 			compact();
 		prev = now;
 		first = 0;
-		/* The last instant counted: a thread's expected count ends there. */
-		__atomic_store_n(&last_round_ns, next, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&rounds, w, __ATOMIC_RELEASE);
 		if (++looks % 16 == 1)
 			own_cpu();	/* for a write while it runs; exact at the end */
 		next += period;
@@ -2353,9 +2368,13 @@ static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part
 {
 	/* The flags first: thread_ended stores last_usec before ENDED.  Then
 	 * the instant its samples were counted to, then the samples: a look
-	 * under way adds a thread's samples before it publishes the instant,
-	 * so the count read holds at least the rounds due to that instant
-	 * (more only for the one thread the look is at). */
+	 * adds a thread's samples before it publishes the instant, so the
+	 * count read holds the rounds due to that instant (more only for the
+	 * one thread a look is at).  The instant is at most last_us, the last
+	 * look that had started when the writer read it (its rounds are in
+	 * the file: the sampler counts a look's rounds as it starts it); a
+	 * thread a later look has already sampled gives the instant and the
+	 * counts from before that look. */
 	uint32_t flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
 	uint64_t counted_ns = __atomic_load_n(&t->counted_ns, __ATOMIC_ACQUIRE);
 	*out = t->out;
@@ -2364,15 +2383,20 @@ static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part
 	o->flags = flags;
 	o->taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
 	o->unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
-	if (!(o->flags & MONOUT_WALL_THREAD_ENDED)) {
-		/* Counted to its last look's instant, which may be past
-		 * last_us (the last look finished) while a look is under way. */
-		o->last_usec = counted_ns ? (counted_ns > start_ns ? (counted_ns - start_ns) / 1000 : 0)
-					  : last_us;
+	uint64_t c_us = counted_ns > start_ns ? (counted_ns - start_ns) / 1000 : 0;
+	if (counted_ns && c_us > last_us && !(flags & MONOUT_WALL_THREAD_ENDED)) {
+		counted_ns = __atomic_load_n(&t->before_ns, __ATOMIC_RELAXED);
+		c_us = counted_ns > start_ns ? (counted_ns - start_ns) / 1000 : 0;
+		o->taken = __atomic_load_n(&t->before_taken, __ATOMIC_RELAXED);
+		o->unreadable = __atomic_load_n(&t->before_unreadable, __ATOMIC_RELAXED);
 	}
+	if (!(o->flags & MONOUT_WALL_THREAD_ENDED))
+		o->last_usec = counted_ns ? c_us : last_us;
 	if (o->last_usec < o->first_usec)
 		o->last_usec = o->first_usec;
-	o->expected = t->seen_round ? due_between(o->first_usec, o->last_usec) : 0;
+	/* (none due before its first look has counted it: 0 of 0) */
+	o->expected = t->seen_round && (counted_ns || (flags & MONOUT_WALL_THREAD_ENDED))
+			      ? due_between(o->first_usec, o->last_usec) : 0;
 	if (cutting) {
 		/* This interval's part of the thread: its samples, its due
 		 * rounds, its span clipped to [lo, now]; none when an earlier
@@ -2443,10 +2467,11 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	 * hold every wait a sample written names (a round between the loads
 	 * once gave a file whose sample named a wait it did not have). */
 	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
+	/* The last look started (its instant, at most now), then now. */
+	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_ACQUIRE);
+	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
 	uint64_t now = mono_ns();
 	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
-	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
-	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
 	/* An interval's file: [lo, elapsed], lo the end of the last file cut. */
 	uint64_t lo = cutting ? cut_base.end_us : 0;
 	struct monout_wall_head h;
