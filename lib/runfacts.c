@@ -54,6 +54,7 @@ static unsigned nused;			/* entries claimed from the end */
 static unsigned nfree;			/* entries given back, tid FREE_TID */
 static unsigned free_hint;		/* where claim's search for one starts */
 static struct monout_thread *base;	/* mon_facts_put_window's: the last interval's counts */
+static unsigned base_hi;		/* entries of base ever written: [0, base_hi) (the writer's) */
 static unsigned ended_unlisted;		/* threads that ended without an entry */
 /* The last ENDED_RING of them, by tid: a write that finds one still in the
  * task list (between its end and its exit) does not count it again. */
@@ -131,14 +132,17 @@ static unsigned adopt_slot(pid_t tid, unsigned k)
 static void adopt_put(pid_t tid, unsigned i)
 {
 	uint64_t v = (uint64_t)(uint32_t)tid << 32 | (uint64_t)(i + 1);
+	/* Counted before the slot is filled (and slots are emptied before
+	 * the count goes down), so nadopt is never below the slots in use:
+	 * a fork between the two finds the table not empty. */
+	__atomic_add_fetch(&nadopt, 1, __ATOMIC_RELAXED);
 	for (unsigned k = 0; k < ADOPT_PROBE; k++) {
 		uint64_t empty = 0;
 		if (__atomic_compare_exchange_n(&adopt[adopt_slot(tid, k)], &empty, v, 0,
-						__ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
-			__atomic_add_fetch(&nadopt, 1, __ATOMIC_RELAXED);
+						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
 			return;
-		}
 	}
+	__atomic_sub_fetch(&nadopt, 1, __ATOMIC_RELAXED);
 }
 
 /* The writer takes back its slot for entry i of tid, if the thread never
@@ -376,8 +380,10 @@ void mon_facts_reset(void)
 	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	before_usec = 0;	/* the child's CPU counts from the fork */
-	if (base != NULL)
-		mon_zero_pages(base, MON_FACTS_MAX * sizeof *base);
+	if (base != NULL && base_hi) {	/* (an unfollowed child of a series before its first cut: untouched) */
+		mon_zero_pages(base, base_hi * sizeof *base);
+		base_hi = 0;
+	}
 }
 
 /* Read a small file into buf (NUL-terminated); length or -1. */
@@ -610,8 +616,10 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 			if (v == 0)
 				t.flags |= MONOUT_THREAD_ENDED;
 		}
-		if (win->advance && base != NULL)
+		if (win->advance && base != NULL) {
 			base[i] = t;
+			base_hi = i + 1 > base_hi ? i + 1 : base_hi;
+		}
 		t.samples -= was.samples < t.samples ? was.samples : t.samples;
 		t.user_usec -= was.user_usec < t.user_usec ? was.user_usec : t.user_usec;
 		t.sys_usec -= was.sys_usec < t.sys_usec ? was.sys_usec : t.sys_usec;
@@ -631,6 +639,7 @@ void mon_facts_window_advance(void)
 	unsigned n = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
 	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
 	base_ended_unlisted = __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);
+	base_hi = n > base_hi ? n : base_hi;
 	for (unsigned i = 0; i < n; i++) {
 		base[i] = table[i];
 		base[i].samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);

@@ -1837,6 +1837,21 @@ static void compact(void)
 	__atomic_store_n(&compacting, 0, __ATOMIC_RELEASE);
 }
 
+/* An advancing cut waits (at most about 2 s) for the look under way to
+ * end: cut between looks, every thread's row is counted to the same
+ * instant, the file's last (a cut inside a look of 8400 threads, half a
+ * second, left the threads it had not reached due a round the next file
+ * then counted against rounds it did not have).  A look that starts after
+ * the wait is handled row by row (thread_out: counts from before it). */
+static int look_busy;		/* the sampler is in a look (round_all, compact) */
+static void look_wait(void)
+{
+	for (int i = 0; i < 20000 && __atomic_load_n(&look_busy, __ATOMIC_ACQUIRE); i++) {
+		struct timespec ts = { 0, 100000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Wait (at most about 2 s: a sampler that died copying) while the sampler
  * compacts; busy: the caller's half of the Dekker pair, set on return. */
 static void compaction_wait(int *busy)
@@ -1995,12 +2010,14 @@ static void *sampler_main(void *arg)
 		 * cut while it is under way has the rows of the threads it
 		 * has already sampled (counted to this instant: counted_ns)
 		 * within its rounds, and the others counted to the last. */
+		__atomic_store_n(&look_busy, 1, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&rounds, w, __ATOMIC_RELEASE);
 		__atomic_store_n(&last_round_ns, next, __ATOMIC_RELEASE);	/* after: a
 						 * writer that reads it reads those rounds */
 		round_all(prev, now);
 		if (__atomic_load_n(&compact_asked, __ATOMIC_ACQUIRE))
 			compact();
+		__atomic_store_n(&look_busy, 0, __ATOMIC_RELEASE);
 		prev = now;
 		first = 0;
 		if (++looks % 16 == 1)
@@ -2293,7 +2310,7 @@ void mon_wall_fork_child(int go)
 		mon_zero_pages(tab->sample_cut, tab->nsamples * sizeof tab->sample_cut[0]);
 		tab->nthreads = tab->nsamples = tab->nwaits = tab->npool = 0;
 	}
-	compact_asked = compacting = cut_busy = movers = 0;
+	compact_asked = compacting = cut_busy = movers = look_busy = 0;
 	memset(&cut_base, 0, sizeof cut_base);
 	close_ours(task_fd);
 	task_fd = -1;
@@ -2437,8 +2454,10 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 	if (!ever_started || tab == NULL)
 		return 0;
 	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
-	if (advance)
+	if (advance) {
+		look_wait();
 		compaction_wait(&cut_busy);
+	}
 	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
 	int rc = put(w, T, objs, nobjs, unloaded, nunloaded, cutting, advance);
 	if (advance) {
@@ -2568,6 +2587,7 @@ void mon_wall_cut_skip(void)
 {
 	if (!ever_started || tab == NULL)
 		return;
+	look_wait();
 	compaction_wait(&cut_busy);
 	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
 	uint64_t now = mono_ns();
