@@ -35,9 +35,9 @@
  *    24  u32   records      number of records that follow
  *    28  u32   flags        MONOUT_F_* (why and how the file was written)
  *    32  u32   header CRC   CRC-32 (IEEE) of these 64 bytes with this field 0
- *    36  u32   minor        minor version (MONOUT_MINOR, 6): 1 added sparse
+ *    36  u32   minor        minor version (MONOUT_MINOR, 7): 1 added sparse
  *                           HIST records, 2 added FACTS, THREADS, PCS and
- *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL, 6 FILES, FORKS and INTERVAL; new
+ *                           SYMS, 3 IMAGES, 4 STACKS, 5 WALL, 6 FILES, FORKS and INTERVAL, 7 SPAN; new
  *                           record types raise it
  *    40  u8[24] reserved, 0
  *
@@ -135,6 +135,12 @@
  *     children, monrun without -f: children that wrote no profile; counted
  *     in the parent after each call, a failed one too).  Only when that
  *     count is not 0.
+ *   SPAN (17, minor 7), at most one, 16 bytes: 0 start u64, 8 end u64
+ *     (CLOCK_REALTIME, nanoseconds since the Epoch: when the profile this
+ *     file holds began, and when it ended, which is when FACTS' elapsed
+ *     time was read, so that end - start is that time).  RUN's time is the
+ *     same instant in whole seconds; readers place files on one time axis
+ *     (a process tree, the runs of a directory) with SPAN when it is there.
  *   STACKS (11, minor 4), zero or more: sampled call stacks.  A reader
  *     adds up the counts of identical (object set, tid, flags, pcs).
  *
@@ -235,7 +241,7 @@
 #define MONOUT_MAGIC "\177MON.OUT"
 #define MONOUT_MAGIC_LEN 8
 #define MONOUT_VERSION 1
-#define MONOUT_MINOR 6
+#define MONOUT_MINOR 7
 #define MONOUT_HEADER_SIZE 64
 #define MONOUT_REC_HEADER_SIZE 16
 
@@ -260,6 +266,7 @@
 #define MONOUT_REC_FORKS 16	/* minor 6 */
 #define MONOUT_FORKS_SIZE 8
 #define MONOUT_REC_INTERVAL 14	/* minor 6: the file is one interval of a series */
+#define MONOUT_REC_SPAN 17	/* minor 7: when the file's profile began and ended, in ns */
 
 /* Fixed payload sizes. */
 #define MONOUT_RUN_FIXED 112
@@ -276,6 +283,7 @@
 #define MONOUT_STACK_FIXED 24	/* an entry without its pcs */
 #define MONOUT_WALL_FIXED 72
 #define MONOUT_INTERVAL_SIZE 56
+#define MONOUT_SPAN_SIZE 16
 #define MONOUT_WALL_ENTRY_HEAD 8	/* kind u32, length u32 */
 #define MONOUT_WALL_THREAD_SIZE 80
 #define MONOUT_WALL_WAIT_FIXED 64	/* a WAIT entry without its text */
@@ -516,6 +524,15 @@ struct monout_interval {
  * calls so far (mon.out.5). */
 #define MONOUT_INTERVAL_OWN_CALLS 0x4
 
+/* SPAN (17, minor 7): the wall-clock instants the file's profile began
+ * and ended, to the nanosecond: RUN's time is whole seconds, too coarse to
+ * place a process tree's files on one time axis.  end_ns - start_ns is
+ * FACTS' elapsed time (both are read at one instant). */
+struct monout_span {
+	uint64_t start_ns;	/* CLOCK_REALTIME, nanoseconds since the Epoch */
+	uint64_t end_ns;	/* the same clock: when the file's profile ends */
+};
+
 struct monout_thread {
 	uint64_t tid;
 	uint64_t user_usec, sys_usec;	/* CPU as the kernel counted it */
@@ -618,6 +635,8 @@ struct monout {
 	struct monout_arc *arcs;
 	int have_interval;	/* an INTERVAL record was read (minor 6) */
 	struct monout_interval interval;
+	int have_span;		/* a SPAN record was read (minor 7) */
+	struct monout_span span;
 	int have_facts;		/* a FACTS record was read (minor 2 and later) */
 	struct monout_facts facts;
 	int have_forks;		/* a FORKS record was read (minor 6), or is to be written */
@@ -749,6 +768,8 @@ int monout_put_arcs(struct monout_writer *w, const struct monout_arc *a, size_t 
 int monout_put_arcs_part(struct monout_writer *w, const struct monout_arc *a, const uint64_t *now,
 			 const uint64_t *base, size_t n);
 int monout_put_facts(struct monout_writer *w, const struct monout_facts *f);
+/* The SPAN record (at most one a file; end_ns >= start_ns). */
+int monout_put_span(struct monout_writer *w, const struct monout_span *s);
 /* The INTERVAL record (at most one a file). */
 int monout_put_interval(struct monout_writer *w, const struct monout_interval *v);
 /* n threads; entries with tid 0 are left out. */
@@ -829,6 +850,13 @@ uint64_t monout_pc_to_bin(const struct monout_hist *h, uint64_t pc);
 /* Lowest pc that falls in bin i of h (the first byte the bin covers):
  * bins.h's mon_bin_start; h->lowpc for scale 0. */
 uint64_t monout_bin_lowpc(const struct monout_hist *h, uint64_t i);
+/* When the profile of m began and ended, CLOCK_REALTIME nanoseconds since
+ * the Epoch, in *start_ns and *end_ns (start <= end): INTERVAL's bounds,
+ * else SPAN's, else RUN's time (whole seconds) less FACTS' elapsed time.
+ * 1 when to the nanosecond (INTERVAL or SPAN), 0 when from RUN's whole
+ * seconds, -1 when the file does not say (no time, or no FACTS; outputs
+ * left alone). */
+int monout_span_ns(const struct monout *m, uint64_t *start_ns, uint64_t *end_ns);
 /* Name of a record type ("RUN", "HIST", ...), "unknown" otherwise. */
 const char *monout_rec_name(uint32_t type);
 /* crc32.c: CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of p[0..n)

@@ -55,6 +55,8 @@ const char *monout_rec_name(uint32_t type)
 		return "FORKS";
 	case MONOUT_REC_INTERVAL:
 		return "INTERVAL";
+	case MONOUT_REC_SPAN:
+		return "SPAN";
 	}
 	return "unknown";
 }
@@ -67,6 +69,26 @@ uint64_t monout_pc_to_bin(const struct monout_hist *h, uint64_t pc)
 		return UINT64_MAX;
 	uint64_t bin = mon_bin_of(pc, h->lowpc, h->scale);
 	return bin < h->nbins ? bin : UINT64_MAX;
+}
+
+int monout_span_ns(const struct monout *m, uint64_t *start_ns, uint64_t *end_ns)
+{
+	if (m->have_interval) {
+		*start_ns = m->interval.start_ns;
+		*end_ns = m->interval.end_ns;
+		return 1;
+	}
+	if (m->have_span) {
+		*start_ns = m->span.start_ns;
+		*end_ns = m->span.end_ns;
+		return 1;
+	}
+	if (!m->run.time || !m->have_facts || m->run.time > UINT64_MAX / 1000000000u)
+		return -1;
+	uint64_t end = m->run.time * 1000000000u, el = m->facts.elapsed_usec * 1000u;
+	*end_ns = end;
+	*start_ns = m->facts.elapsed_usec < UINT64_MAX / 1000u && el < end ? end - el : 0;
+	return 0;
 }
 
 uint64_t monout_bin_lowpc(const struct monout_hist *h, uint64_t i)
@@ -1129,6 +1151,18 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			if (m->interval.seq == 0 || m->interval.end_ns < m->interval.start_ns)
 				RFAIL("record %u (INTERVAL) at offset %zu: sequence number 0 or an end "
 				      "before the start", i, off);
+			break;
+		case MONOUT_REC_SPAN:
+			if (rlen != MONOUT_SPAN_SIZE)
+				RFAIL("record %u (SPAN) at offset %zu: %llu bytes, %d expected", i, off,
+				      (unsigned long long)rlen, MONOUT_SPAN_SIZE);
+			if (m->have_span)
+				RFAIL("record %u (SPAN) at offset %zu: a second SPAN record", i, off);
+			m->have_span = 1;
+			m->span.start_ns = g64(&r, pl);
+			m->span.end_ns = g64(&r, pl + 8);
+			if (m->span.end_ns < m->span.start_ns)
+				RFAIL("record %u (SPAN) at offset %zu: an end before the start", i, off);
 			break;
 		default:
 			/* A newer minor version may add record types, which older

@@ -387,6 +387,15 @@ int monout_put_forks(struct monout_writer *w, uint64_t unfollowed)
 	return rec_close(w);
 }
 
+int monout_put_span(struct monout_writer *w, const struct monout_span *v)
+{
+	if (rec_open(w, MONOUT_REC_SPAN) < 0)
+		return -1;
+	w_u64(w, v->start_ns);
+	w_u64(w, v->end_ns);
+	return rec_close(w);
+}
+
 int monout_put_interval(struct monout_writer *w, const struct monout_interval *v)
 {
 	if (rec_open(w, MONOUT_REC_INTERVAL) < 0)
@@ -664,6 +673,8 @@ int monout_write_fd(int fd, const struct monout *m)
 	if (m->have_forks && monout_put_forks(&w, m->forks_unfollowed) < 0)
 		return -1;
 	if (m->have_interval && monout_put_interval(&w, &m->interval) < 0)
+		return -1;
+	if (m->have_span && monout_put_span(&w, &m->span) < 0)
 		return -1;
 	if (m->nthreads && monout_put_threads(&w, m->threads, m->nthreads) < 0)
 		return -1;

@@ -562,19 +562,41 @@ void mon_facts_cut_samples(void)
 	nsnap = n ? n : 1;
 }
 
+/* CLOCK_MONOTONIC now (ns), and CLOCK_REALTIME at the same instant in
+ * *real (the two read back to back). */
+static uint64_t now_pair(uint64_t *real)
+{
+	uint64_t m = now_ns(CLOCK_MONOTONIC);
+	*real = now_ns(CLOCK_REALTIME);
+	return m;
+}
+
+/* The SPAN record: the profile ended at end_real (CLOCK_REALTIME ns) after
+ * elapsed_usec.  Readers place a process tree's files on one time axis
+ * with it (RUN's time is whole seconds). */
+static int put_span(struct monout_writer *w, uint64_t end_real, uint64_t elapsed_usec)
+{
+	struct monout_span sp = { 0, end_real };
+	uint64_t el = elapsed_usec * 1000u;
+	sp.start_ns = end_real > el ? end_real - el : 0;
+	return monout_put_span(w, &sp);
+}
+
 int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window *win)
 {
 	unsigned cut_n = nsnap;	/* this write's: the next cut takes its own */
 	nsnap = 0;
 	struct monout_facts f;
 	memset(&f, 0, sizeof f);
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t real, mono = now_pair(&real), now = mono;
 	/* The interval's own span, as INTERVAL's start and end say: not the
 	 * time this write takes (reading every thread's stat, 0.6 s for 8400
 	 * threads), which is the next interval's. */
 	if (win->until_ns && win->until_ns < now)
 		now = win->until_ns;
 	f.elapsed_usec = now > win->since_ns ? (now - win->since_ns) / 1000u : 0;
+	if (put_span(w, real - (mono - now), f.elapsed_usec) < 0)
+		return -1;
 	f.cpu_before_usec = win->first ? before_usec : 0;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
 	if (!win->first)
@@ -653,8 +675,10 @@ int mon_facts_put(struct monout_writer *w)
 {
 	struct monout_facts f;
 	memset(&f, 0, sizeof f);
-	uint64_t now = now_ns(CLOCK_MONOTONIC);
+	uint64_t real, now = now_pair(&real);
 	f.elapsed_usec = start_ns && now > start_ns ? (now - start_ns) / 1000u : 0;
+	if (put_span(w, real, f.elapsed_usec) < 0)
+		return -1;
 	f.cpu_before_usec = before_usec;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
 	if (table == NULL)

@@ -72,8 +72,9 @@ else
 fi
 # -s: the elapsed time is a span over 6 processes, never their sum.
 "$PROF" -s run >/dev/null 2>s.err
-# (the span of write times, whole seconds, or the longest when that is longer)
-grep -Eq '^elapsed: [0-9.]+ s \(wall clock, (from the first process.s start to the last one.s end, within a second: the files. write times are whole seconds|the longest process.s: the span the files. write times give \(whole seconds\) is no longer); 6 processes, ' s.err &&
+# (the parent's: its children start after it and end before it; SPAN
+# places each file to the nanosecond, so no caveat of whole seconds)
+grep -Eq '^elapsed: [0-9.]+ s \(wall clock, the longest process.s; 6 processes, ' s.err &&
 	ok tree_elapsed_span || not_ok tree_elapsed_span "$(grep elapsed s.err)"
 
 # Without -f: prof says how many children were not profiled, and names -f.
@@ -294,7 +295,7 @@ one_line_error window_empty 1 "^prof: no profile read lies in the window of --fr
 # --timeline: the files in time order, each with its samples.
 "$PROF" --timeline c2 c1 >tl.txt 2>tl.err
 if [ "$(awk 'NR > 1 { printf "%s %s %s %s;", $1, $2, $3, $4 }' tl.txt)" = \
-     "1970-01-01T00:16:30 10.000 500 100;1970-01-01T00:16:31 10.000 600 50;1970-01-01T00:16:32 10.000 700 10;" ]; then
+     "1970-01-01T00:16:30.000 10.000 500 100;1970-01-01T00:16:31.000 10.000 600 50;1970-01-01T00:16:32.000 10.000 700 10;" ]; then
 	ok timeline_view
 else
 	not_ok timeline_view "$(cat tl.txt tl.err)"

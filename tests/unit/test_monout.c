@@ -1137,6 +1137,59 @@ static void forks_record(void **state)
 	monout_free(&r);
 }
 
+/* SPAN (minor 7): when the profile began and ended, to the nanosecond,
+ * read back; monout_span_ns prefers INTERVAL's bounds, then SPAN's, then
+ * RUN's whole seconds less FACTS' elapsed time; an end before the start is
+ * damage.  Mutation caught: the reader skipping type 17 (have_span 0, the
+ * span from RUN's seconds). */
+static void span_record(void **state)
+{
+	(void)state;
+	struct monout m, r;
+	char err[200];
+	unsigned char buf[4096];
+	uint64_t s, e;
+	memset(&m, 0, sizeof m);
+	m.run.time = 1700000001;
+	m.have_facts = 1;
+	m.facts.elapsed_usec = 600000;
+	assert_int_equal(monout_span_ns(&m, &s, &e), 0);	/* RUN's seconds */
+	assert_int_equal(e, 1700000001000000000ull);
+	assert_int_equal(s, 1700000000400000000ull);
+	m.have_span = 1;
+	m.span.start_ns = 1700000000700000123ull;
+	m.span.end_ns = 1700000001300000123ull;
+	FILE *f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	ssize_t n = pread(fileno(f), buf, sizeof buf, 0);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), 0);
+	assert_true(r.have_span);
+	assert_int_equal(monout_span_ns(&r, &s, &e), 1);
+	assert_int_equal(s, 1700000000700000123ull);
+	assert_int_equal(e, 1700000001300000123ull);
+	monout_free(&r);
+	m.have_interval = 1;	/* an interval's own bounds come first */
+	m.interval.seq = 1;
+	m.interval.start_ns = 5;
+	m.interval.end_ns = 9;
+	assert_int_equal(monout_span_ns(&m, &s, &e), 1);
+	assert_int_equal(s, 5);
+	assert_int_equal(e, 9);
+	m.have_interval = 0;
+	/* An end before the start. */
+	m.span.end_ns = m.span.start_ns - 1;
+	fclose(f);
+	f = tmpfile();
+	assert_int_equal(monout_write_fd(fileno(f), &m), 0);
+	n = pread(fileno(f), buf, sizeof buf, 0);
+	fclose(f);
+	assert_int_equal(monout_parse(buf, (size_t)n, &r, err, sizeof err), -1);
+	assert_non_null(strstr(err, "(SPAN)"));
+	m.have_span = 0;
+	m.have_facts = 0;
+	assert_int_equal(monout_span_ns(&m, &s, &e), -1);
+}
+
 /* ARCS of an interval (monout_put_arcs_part): each cell's count less its
  * base, the cells not above it left out; without arrays the cells' own
  * counts. */
@@ -1210,6 +1263,7 @@ int main(void)
 		cmocka_unit_test(stacks_record),
 		cmocka_unit_test(wall_record),
 		cmocka_unit_test(forks_record),
+		cmocka_unit_test(span_record),
 		cmocka_unit_test(arcs_part),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

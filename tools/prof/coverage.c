@@ -76,9 +76,9 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 		c->elapsed_max = r->elapsed_s;
 	double start, end;
 	if (prof_file_span(d, &start, &end) == 0) {
-		/* An interval's own bounds are to the nanosecond; RUN's
+		/* INTERVAL's and SPAN's bounds are to the nanosecond; RUN's
 		 * write time is whole seconds. */
-		if (!(r->interval_seq && r->interval_start_ns))
+		if (r->span_known == 1)
 			c->coarse = 1;
 		if (c->ntimes++ == 0 || start < c->start_s)
 			c->start_s = start;

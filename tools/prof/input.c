@@ -221,7 +221,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	r->sys_s = (double)m->run.sys_usec / 1e6;
 	r->pid = m->run.pid;
 	r->ppid = m->run.ppid;
-	r->end_time = m->run.time;
+	int exact = monout_span_ns(m, &r->start_ns, &r->end_ns);
+	r->span_known = exact < 0 ? 0 : exact + 1;
 	r->interval_seq = m->have_interval ? m->interval.seq : 0;
 	r->interval_start_ns = m->have_interval ? m->interval.start_ns : 0;
 	r->interval_end_ns = m->have_interval ? m->interval.end_ns : 0;

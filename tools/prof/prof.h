@@ -139,8 +139,10 @@ struct prof_run {
 	int have_cells;
 	uint64_t cells_used, cells_total;	/* call-count cells */
 	uint64_t pid, ppid;
-	uint64_t end_time;	/* seconds since the Epoch when the file was written (RUN's
-				 * time, truncated), 0: not recorded (gmon.out) */
+	int span_known;		/* when the profile began and ended: 2 to the nanosecond
+				 * (INTERVAL, SPAN), 1 in RUN's whole seconds, 0 not
+				 * recorded (gmon.out, no FACTS) */
+	uint64_t start_ns, end_ns;	/* then: CLOCK_REALTIME ns since the Epoch */
 	char *command;		/* command line, or NULL */
 	uint64_t forks_unfollowed;	/* fork calls whose children were not profiled (FORKS) */
 	uint64_t interval_seq;	/* INTERVAL's sequence number (1, 2, ...: the file is that

@@ -27,8 +27,9 @@
  * object (PCS, or frames of stacks flagged MONOUT_STACK_JIT: a JIT's) where
  * another file has an object.  RUN holds the first
  * file's process, command and clock and the sums of the counters and CPU;
- * FACTS the run's span (earliest start to latest write) as its elapsed
- * time; FORKS the sum.  WALL: the header's counters summed, its
+ * FACTS the run's span (earliest start to latest end) as its elapsed
+ * time; SPAN its bounds when every file's are to the nanosecond
+ * (INTERVAL or SPAN); FORKS the sum.  WALL: the header's counters summed, its
  * elapsed each process's intervals summed (the longest, or the span of
  * all when the processes reach further), a thread (tid) seen in several
  * files one entry (counts summed, span the union), samples of the same
@@ -174,7 +175,8 @@ static int wall_add(struct monout *m, const struct monout *d, const uint32_t *ob
 	m->wall.flags |= h->flags;
 	/* Elapsed: a process's intervals follow each other (their sum is its
 	 * span); processes may overlap (wall_finish). */
-	double end = d->have_interval ? (double)d->interval.end_ns / 1e9 : (double)d->run.time;
+	uint64_t s_ns = 0, e_ns = 0;
+	double end = monout_span_ns(d, &s_ns, &e_ns) >= 0 ? (double)e_ns / 1e9 : (double)d->run.time;
 	size_t k = 0;
 	while (k < *nspans && (*spans)[k].pid != d->run.pid)
 		k++;
@@ -385,8 +387,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	memset(&m, 0, sizeof m);
 	if (in == NULL)
 		goto nomem;
-	double start = 0, end = 0;
-	int facts_all = 1;
+	uint64_t start_ns = 0, end_ns = 0;	/* the files' earliest start, latest end */
+	int facts_all = 1, any_span = 0, spans_exact = 1;
 	for (size_t f = 0; f < n; f++) {
 		unsigned char *buf;
 		size_t len;
@@ -435,12 +437,18 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		m.run.calls_lost += d->run.calls_lost;
 		if (d->run.time > m.run.time)
 			m.run.time = d->run.time;
+		uint64_t s_ns, e_ns;
+		int span = monout_span_ns(d, &s_ns, &e_ns);
+		if (span < 1)
+			spans_exact = 0;
+		if (span >= 0) {
+			if (!any_span || s_ns < start_ns)
+				start_ns = s_ns;
+			if (!any_span || e_ns > end_ns)
+				end_ns = e_ns;
+			any_span = 1;
+		}
 		if (d->have_facts) {
-			double s = (double)d->run.time - (double)d->facts.elapsed_usec / 1e6;
-			if (nparsed == 1 || s < start)
-				start = s;
-			if ((double)d->run.time > end)
-				end = (double)d->run.time;
 			m.facts.flags |= d->facts.flags;
 			m.facts.threads_unlisted += d->facts.threads_unlisted;
 			m.facts.check_usec += d->facts.check_usec;
@@ -697,8 +705,14 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	}
 	if (facts_all && nparsed) {
 		m.have_facts = 1;
-		if (end - start > (double)m.facts.elapsed_usec / 1e6)
-			m.facts.elapsed_usec = (uint64_t)((end - start) * 1e6 + 0.5);
+		if (any_span && (end_ns - start_ns) / 1000u > m.facts.elapsed_usec)
+			m.facts.elapsed_usec = (end_ns - start_ns) / 1000u;
+		/* The merged file's span, when every file's is to the ns. */
+		if (any_span && spans_exact) {
+			m.have_span = 1;
+			m.span.start_ns = start_ns;
+			m.span.end_ns = start_ns + m.facts.elapsed_usec * 1000u;
+		}
 	}
 	if (m.have_wall)
 		wall_finish(&m, spans, nspans);

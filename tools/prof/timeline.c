@@ -17,18 +17,12 @@
 
 int prof_file_span(const struct prof_data *d, double *start, double *end)
 {
-	/* An interval's own bounds, to the nanosecond: RUN's time is
-	 * whole seconds, too coarse for intervals of a second. */
-	if (d->run.interval_seq && d->run.interval_end_ns >= d->run.interval_start_ns &&
-	    d->run.interval_start_ns) {
-		*start = (double)d->run.interval_start_ns / 1e9;
-		*end = (double)d->run.interval_end_ns / 1e9;
-		return 0;
-	}
-	if (!d->run.end_time || !d->run.have_facts)
+	/* INTERVAL's or SPAN's bounds, to the nanosecond; files before them
+	 * have RUN's time, whole seconds (monout_span_ns). */
+	if (!d->run.span_known)
 		return -1;
-	*end = (double)d->run.end_time;
-	*start = *end - d->run.elapsed_s;
+	*start = (double)d->run.start_ns / 1e9;
+	*end = (double)d->run.end_ns / 1e9;
 	return 0;
 }
 
@@ -106,15 +100,20 @@ void prof_print_timeline(struct prof_span *v, size_t n, size_t untimed)
 	for (size_t i = 0; i < n; i++)
 		if (v[i].samples > most)
 			most = v[i].samples;
-	printf("%-20s %9s %8s %9s  %s\n", "start (UTC)", "seconds", "pid", "samples", "file");
+	printf("%-23s %9s %8s %9s  %s\n", "start (UTC)", "seconds", "pid", "samples", "file");
 	for (size_t i = 0; i < n; i++) {
-		char when[32];
+		char when[48];
 		time_t t = (time_t)v[i].start;
 		struct tm tm;
+		/* milliseconds: files of one process tree start within a second */
+		int ms = (int)((v[i].start - (double)t) * 1000);
 		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
-			snprintf(when, sizeof when, "%.0f", v[i].start);
+			snprintf(when, sizeof when, "%.3f", v[i].start);
+		else
+			snprintf(when + strlen(when), sizeof when - strlen(when), ".%03d",
+				 ms < 0 ? 0 : ms > 999 ? 999 : ms);
 		int bar = (int)(60 * v[i].samples / most);
-		printf("%-20s %9.3f %8llu %9llu  %s %.*s\n", when, v[i].end - v[i].start,
+		printf("%-23s %9.3f %8llu %9llu  %s %.*s\n", when, v[i].end - v[i].start,
 		       (unsigned long long)v[i].pid, (unsigned long long)v[i].samples, v[i].file,
 		       bar, "############################################################");
 	}
