@@ -89,8 +89,8 @@ for c in perf thread itimer; do
 		# own probe gives the samples its periods are worth.
 		cs=$(truth "$T/f$how.$c" child_spin) ct=$(truth "$T/f$how.$c" child_cpu)
 		pc=$(awk -v a="$cs" -v b="$ct" 'BEGIN { print (b > 0) ? a / b : 0 }')
-		sed -n 's/^child_probe_neff /probe_neff /p' "$T/f$how.$c" >"$T/f$how.$c.child"
-		echo "# $how $c child: child_spin $kc of $kall periods; CPU $cs of $ct s; $(cat "$T/f$how.$c.child")"
+		sed -n 's/^child_\(probe_[a-z]* \)/\1/p' "$T/f$how.$c" >"$T/f$how.$c.child"
+		echo "# $how $c child: child_spin $kc of $kall periods; CPU $cs of $ct s; $(tr "\n" " " <"$T/f$how.$c.child")"
 		clock_share_ok "guest_clone_${how}_f_child_sampled_$c" $c "$kc" "$kall" "$pc" "$T/f$how.$c.child" $NEFF_MIN 0.10
 	done
 done

@@ -21,8 +21,10 @@
  * a sample of weight w (1 + overrun) charges w periods to one PC.  The
  * probe counts what the kernel gave: the number of independent samples a
  * weighted share is worth is (sum w)^2 / sum w^2 (Kish's effective sample
- * size), printed by probe_print as "probe_neff N" with "probe_signals S"
- * and "probe_periods W".
+ * size), printed by probe_print as "probe_neff N" with "probe_signals S",
+ * "probe_periods W" and "probe_wmax M", the largest weight: the periods
+ * one late signal charged to one PC (where work changes, a late clock
+ * signal charges the periods of the work before to the PC after).
  *
  * The probe must not move the clock's samples: both signals come at the
  * same return to user mode, and the kernel sets up a frame for each pending
@@ -65,10 +67,11 @@
 #define PROBE_SIGNAL (SIGRTMAX - 1)
 #endif
 
-/* The probe's counts: signals, sum of weights (periods), sum of squares. */
+/* The probe's counts: signals, sum of weights (periods), sum of squares,
+ * the largest weight. */
 struct probe_counts {
 	volatile unsigned long signals;
-	volatile double w, w2;
+	volatile double w, w2, wmax;
 };
 
 /* The one probe's counts (one object for every file of the program). */
@@ -86,6 +89,8 @@ static inline void probe_add(struct probe_counts *c, int overrun)
 	c->signals++;
 	c->w += w;
 	c->w2 += w * w;
+	if (w > c->wmax)
+		c->wmax = w;
 }
 
 /* PROBE_SIGNAL's handler: one signal, of weight 1 + si_overrun periods
@@ -144,7 +149,7 @@ static inline void probe_restart_in_child(void)
 {
 	struct probe_counts *c = probe_counts();
 	c->signals = 0;
-	c->w = c->w2 = 0;
+	c->w = c->w2 = c->wmax = 0;
 	probe_start();
 }
 
@@ -239,6 +244,8 @@ static inline void probe_thread_merge(const struct probe_thread *p)
 	c->signals += p->c.signals;
 	c->w += p->c.w;
 	c->w2 += p->c.w2;
+	if (p->c.wmax > c->wmax)
+		c->wmax = p->c.wmax;
 }
 
 /* The effective number of samples of the process's probe (probe_counts)
@@ -255,8 +262,8 @@ static inline double probe_neff_with(const struct probe_thread *p)
 static inline void probe_print(int rounds)
 {
 	struct probe_counts *c = probe_counts();
-	printf("probe_signals %lu\nprobe_periods %.0f\nprobe_neff %.1f\nrounds %d\n", c->signals, c->w,
-	       probe_neff(), rounds);
+	printf("probe_signals %lu\nprobe_periods %.0f\nprobe_neff %.1f\nprobe_wmax %.0f\nrounds %d\n",
+	       c->signals, c->w, probe_neff(), c->wmax, rounds);
 }
 
 #endif /* CPUTIMER_PROBE_H */

@@ -87,8 +87,10 @@ int main(int argc, char **argv)
 			k += child_spin(0.1);
 		struct timespec ts;
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-		printf("child_spin %.6f\nchild_cpu %.6f\nchild_probe_neff %.1f\n", k,
-		       (double)ts.tv_sec + (double)ts.tv_nsec / 1e9, probe_neff());
+		printf("child_spin %.6f\nchild_cpu %.6f\nchild_probe_neff %.1f\n"
+		       "child_probe_periods %.0f\nchild_probe_wmax %.0f\n", k,
+		       (double)ts.tv_sec + (double)ts.tv_nsec / 1e9, probe_neff(),
+		       probe_counts()->w, probe_counts()->wmax);
 		exit(0);
 	}
 	int st;

@@ -1658,7 +1658,7 @@ static void wall_warn(const struct prof_attr *a)
 			  "with a stack) %s a call stack that ends early: the walk from a "
 			  "blocked thread's SP and PC (the kernel gives no frame pointer) found "
 			  "no frame record where a frame needs one, or met unreadable memory; "
-			  "their callers are missing, shown as [truncated]; CPU samples of the "
+			  "their callers are missing, shown as [truncated] in the call graph and the stack formats; CPU samples of the "
 			  "same code have whole stacks (a signal gives the walk every register)",
 			  cut, prof_pl(cut, "sample", "samples"), pct(cut, blocked), blocked,
 			  prof_pl(cut, "has", "have"));
@@ -1752,7 +1752,7 @@ void attr_finish(struct prof_attr *a)
 			prof_warn("stacks-truncated", "%llu %s (%.1f %% of the %.0f with a stack) "
 				  "%s a call stack that ends early (the walk met unreadable memory "
 				  "or code without unwind information): %s callers are missing, "
-				  "shown as [truncated]",
+				  "shown as [truncated] in the call graph and the stack formats",
 				  (unsigned long long)a->stacks_truncated,
 				  prof_pl(a->stacks_truncated, "sample", "samples"),
 				  pct((double)a->stacks_truncated, a->stack_samples), a->stack_samples,
@@ -1762,7 +1762,7 @@ void attr_finish(struct prof_attr *a)
 			prof_warn("stacks-depth", "%llu %s (%.1f %% of the %.0f with a stack) "
 				  "%s a call stack deeper than the runtime kept "
 				  "(MONPROF_STACK_DEPTH): %s outermost callers are missing, "
-				  "shown as [truncated]",
+				  "shown as [truncated] in the call graph and the stack formats",
 				  (unsigned long long)a->stacks_depth,
 				  prof_pl(a->stacks_depth, "sample", "samples"),
 				  pct((double)a->stacks_depth, a->stack_samples), a->stack_samples,
@@ -1771,7 +1771,7 @@ void attr_finish(struct prof_attr *a)
 		if (a->stacks_jit)
 			prof_warn("stacks-jit", "%llu %s (%.1f %% of the %.0f with a stack) "
 				  "reached code in no loaded object (code a JIT compiler made): "
-				  "the walk stopped there, so %s callers are missing, shown as [jit]",
+				  "the walk stopped there, so %s callers are missing, shown as [jit] in the call graph and the stack formats",
 				  (unsigned long long)a->stacks_jit,
 				  prof_pl(a->stacks_jit, "sample", "samples"),
 				  pct((double)a->stacks_jit, a->stack_samples), a->stack_samples,
