@@ -374,3 +374,13 @@ if [ "$EXPORT_MODE" = stacks ]; then
 	then ok strip_chromium_picture
 	else not_ok strip_chromium_picture "pixels '$got' at $tall $low, bar $want; $(tail -c 200 chrome.err)"; fi
 fi
+
+# The title names the program's file tidily: run as ./sub/../mw, the
+# runtime records /T/sub/../mw (the name it was run by, made absolute);
+# the title says /T/mw.  Mutation: the recorded name as it is.
+mkdir -p sub tidy
+PROFDIR=$T/tidy timeout 60 "$MONRUN" ./sub/../mw 3 2 1 20000 >/dev/null 2>&1
+"$PROF" --format=flame tidy >tidy.svg 2>/dev/null
+title=$(sed -n 's/.*>\(Flame graph of [^<]*\)<.*/\1/p' tidy.svg | head -n 1)
+[ "$title" = "Flame graph of $(pwd -P)/mw" ] && ok flame_title_tidy ||
+	not_ok flame_title_tidy "'$title'"

@@ -720,8 +720,13 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		if (i < p->nprograms)
 			fprintf(out, " and %zu more", p->nprograms - i);
 	} else if (prog) {
+		/* The name the program was run by, made absolute by the
+		 * runtime ("/tmp/w/../prog"): its file's own name, where it
+		 * is here to ask. */
+		char *tidy = strstr(prog, "/./") || strstr(prog, "/../") ? realpath(prog, NULL) : NULL;
 		fputs(" of ", out);
-		put_xml(out, prog, SIZE_MAX);
+		put_xml(out, tidy ? tidy : prog, SIZE_MAX);
+		free(tidy);
 	}
 	fputs("</text>\n", out);
 	fprintf(out, "<text class=\"s\" x=\"%d\" y=\"42\" text-anchor=\"middle\">", FLAME_WIDTH / 2);
