@@ -75,7 +75,7 @@ printf 't rss_kb anon_kb pss_kb libmon_kb threads ctl_ns files\n' >"$OUT/samples
 printf 'name bytes readable seq samples ctl_usec\n' >"$OUT/files.tsv"
 : >"$W/seen"
 scan_files() {
-	for f in $(ls "$W/p" 2>/dev/null | grep '\.i[0-9]*\.[0-9]*T[0-9]*Z$' | sort); do
+	for f in $(ls "$W/p" 2>/dev/null | grep -E '\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?$' | sort); do
 		grep -qx "$f" "$W/seen" && continue
 		echo "$f" >>"$W/seen"
 		sz=$(stat -c %s "$W/p/$f" 2>/dev/null) || continue
@@ -96,7 +96,7 @@ while kill -0 "$PID" 2>/dev/null; do
 	lib=$(awk '/^[0-9a-f]+-[0-9a-f]+ / { m = ($6 ~ /libmon/) } m && $1 == "Rss:" { s += $2 } END { print s + 0 }' \
 		/proc/"$PID"/smaps 2>/dev/null)
 	ctl=$(cut -d' ' -f1 /proc/"$PID"/task/"$CTL"/schedstat 2>/dev/null)
-	nf=$(ls "$W/p" | grep -c '\.i[0-9]*\.[0-9]*T[0-9]*Z$')
+	nf=$(ls "$W/p" | grep -cE '\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?$')
 	set -- $st
 	[ -n "$ctl" ] && printf '%s %s %s %s %s %s %s %s\n' "$now" "$1" "$2" "$pss" "$lib" "$3" "$ctl" "$nf" \
 		>>"$OUT/samples.tsv"
@@ -111,7 +111,7 @@ DUPID=
 JOB=
 last=$(tail -n 1 "$W/seen")
 lastflags=$("$W/mon_dump" "$W/p/$last" info 2>/dev/null | awk '$1 == "interval_flags" { print $2 }')
-nleft=$(ls "$W/p" | grep -c '\.i[0-9]*\.[0-9]*T[0-9]*Z$')
+nleft=$(ls "$W/p" | grep -cE '\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?$')
 echo "soak: exit status $RC, $(wc -l <"$W/seen") files written, $nleft left, last $last flags $lastflags; $(uptime)"
 
 python3 - "$OUT" "$SECS" "$MAXB" "$RC" <<'EOF'

@@ -159,6 +159,7 @@ static void wrote(void)
 
 struct written {
 	uint64_t seq, start_sec, bytes;
+	int exec_no;		/* its name's .execN (an exec's cut), 0 none */
 };
 static struct written *ring;	/* RING entries, mapped at the first write with rotation */
 static unsigned ring_first, ring_n;
@@ -219,7 +220,7 @@ static void cut_unlock(void)
 
 /* Remember a file written; remove the oldest past --keep / --max-bytes.
  * Under cut_lock. */
-static void rotate(uint64_t s, uint64_t start_sec, uint64_t bytes, char *buf)
+static void rotate(uint64_t s, uint64_t start_sec, uint64_t bytes, int exec_no, char *buf)
 {
 	if (cfg.keep == 0 && cfg.max_bytes == 0)
 		return;
@@ -233,20 +234,20 @@ static void rotate(uint64_t s, uint64_t start_sec, uint64_t bytes, char *buf)
 	if (ring_n == RING) {
 		/* More files than remembered: the oldest goes now. */
 		struct written *o = &ring[ring_first];
-		if (mon_file_interval_name(buf, name_cap, o->seq, o->start_sec) != NULL &&
+		if (mon_file_interval_name(buf, name_cap, o->seq, o->start_sec, o->exec_no) != NULL &&
 		    mon_file_remove(buf) == 0)
 			removed++;
 		ring_bytes -= o->bytes;
 		ring_first = (ring_first + 1) % RING;
 		ring_n--;
 	}
-	ring[(ring_first + ring_n) % RING] = (struct written){ s, start_sec, bytes };
+	ring[(ring_first + ring_n) % RING] = (struct written){ s, start_sec, bytes, exec_no };
 	ring_n++;
 	ring_bytes += bytes;
 	while (ring_n > 1 && ((cfg.keep && ring_n > cfg.keep) ||
 			      (cfg.max_bytes && ring_bytes > cfg.max_bytes))) {
 		struct written *o = &ring[ring_first];
-		if (mon_file_interval_name(buf, name_cap, o->seq, o->start_sec) != NULL &&
+		if (mon_file_interval_name(buf, name_cap, o->seq, o->start_sec, o->exec_no) != NULL &&
 		    mon_file_remove(buf) == 0)
 			removed++;
 		ring_bytes -= o->bytes;
@@ -284,7 +285,10 @@ static int cut(int advance, int take, int reason, int signo, uint32_t flags, int
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), now_real = clock_ns(CLOCK_REALTIME);
 	struct mon_interval_cut c;
 	memset(&c, 0, sizeof c);
-	c.name = mon_file_interval_name(buf, name_cap, seq + 1, start_real / 1000000000u);
+	/* An exec's cut, when the exec is followed: NAME.execN, as the
+	 * profile of a whole image that execs (monfile.c). */
+	int exec_no = reason == MONOUT_WHY_EXEC ? mon_file_exec_suffix() : 0;
+	c.name = mon_file_interval_name(buf, name_cap, seq + 1, start_real / 1000000000u, exec_no);
 	if (c.name == NULL)
 		return mon_fail(ENOENT);
 	c.rec.seq = seq + 1;
@@ -331,9 +335,10 @@ static int cut(int advance, int take, int reason, int signo, uint32_t flags, int
 		seq++;
 		start_mono = t0;
 		start_real = c.rec.end_ns;
-		rotate(c.rec.seq, c.rec.start_ns / 1000000000u, c.bytes, buf);
+		rotate(c.rec.seq, c.rec.start_ns / 1000000000u, c.bytes, exec_no, buf);
 		/* rotate may have used buf for an older name: give back ours */
-		mon_file_interval_name(buf, name_cap, c.rec.seq, c.rec.start_ns / 1000000000u);
+		mon_file_interval_name(buf, name_cap, c.rec.seq, c.rec.start_ns / 1000000000u,
+				       exec_no);
 	}
 	uint64_t *w = watch_mine();
 	if (rc == 0 && w != NULL)

@@ -256,9 +256,9 @@ void mon_follow_ending(const char *path, const char *file)
 	copy(written, file ? file : "", sizeof written);
 }
 
-void mon_follow_failed(void)
+void mon_follow_failed(int keep_file)
 {
-	if (ending && written[0] != '\0')
+	if (ending && written[0] != '\0' && !keep_file)
 		unlink(written);	/* the exec failed: this image goes on */
 	ending = 0;
 	written[0] = '\0';

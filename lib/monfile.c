@@ -37,7 +37,10 @@
  *   DIR/PID.PROGRAM.iSEQ.YYYYMMDDTHHMMSSZ     (PROFDIR, or the working
  *                                             directory when it is unset)
  *   FILE.PID.PROGRAM.iSEQ.YYYYMMDDTHHMMSSZ    (monrun -o FILE)
- * SEQ has at least six digits, so that names sort in time order.
+ * SEQ has at least six digits, so that names sort in time order.  The
+ * interval an exec ends, when the exec is followed, has ".execN" after its
+ * time, as the whole-image file has: the new image's series starts at 1 in
+ * the same process, maybe in the same second, and would take its name.
  *
  * Writing: a temporary file beside the target (NAME.tmp.PID.N, created
  * exclusively, mode 0644 less the umask: a daemon that set umask(0), as
@@ -77,6 +80,7 @@ static char *base;		/* "mon.out" or the program's name */
 static char *prog_name;		/* the program's name as this image started (mon_file_program) */
 static pid_t setup_pid;		/* the process that decided the name */
 static char *name_buf, *tmp_buf;	/* formatted at write time */
+static char *last_buf;		/* the name of the last file written, "" before */
 static size_t buf_len;
 static unsigned tmp_seq;
 static int exec_suffix;		/* N > 0: this image execs another: NAME.execN */
@@ -220,15 +224,18 @@ int mon_file_setup(int mode, const struct mon_file_inherited *inherited)
 	if (mode == MON_MODE_AUTO && prog_name != NULL)
 		b = prog_name;
 	char *bb = mon_strdup(b);
-	size_t n = d ? strlen(d) + strlen(b) + 80 : 0;
+	/* Past dir and base: "/", a pid, ".iNNNNNN.YYYYMMDDTHHMMSSZ.execN",
+	 * ".tmp.PID.N" (at most 90 bytes). */
+	size_t n = d ? strlen(d) + strlen(b) + 112 : 0;
 	if (explicit_path != NULL)
 		n += strlen(explicit_path);
-	char *nb = mon_alloc(n), *tb = mon_alloc(n);
-	if (d == NULL || bb == NULL || nb == NULL || tb == NULL) {
+	char *nb = mon_alloc(n), *tb = mon_alloc(n), *lb = mon_alloc(n);
+	if (d == NULL || bb == NULL || nb == NULL || tb == NULL || lb == NULL) {
 		mon_free(d);
 		mon_free(bb);
 		mon_free(nb);
 		mon_free(tb);
+		mon_free(lb);
 		return mon_fail(ENOMEM);
 	}
 	/* Trailing slashes would give "DIR//name": harmless, but untidy. */
@@ -238,6 +245,9 @@ int mon_file_setup(int mode, const struct mon_file_inherited *inherited)
 	mon_free(base);
 	mon_free(name_buf);
 	mon_free(tmp_buf);
+	mon_free(last_buf);
+	lb[0] = '\0';
+	last_buf = lb;
 	dir = d;
 	base = bb;
 	name_buf = nb;
@@ -268,6 +278,16 @@ void mon_file_decision(const char **d, int *wp, const char **out)
 void mon_file_set_exec_suffix(int n)
 {
 	exec_suffix = n;
+}
+
+int mon_file_exec_suffix(void)
+{
+	return exec_suffix;
+}
+
+const char *mon_file_last_written(void)
+{
+	return ready && last_buf[0] ? last_buf : NULL;
 }
 
 /* ".execN" when this image is about to exec another. */
@@ -443,7 +463,8 @@ size_t mon_file_name_room(void)
 	return ready ? buf_len : 0;
 }
 
-const char *mon_file_interval_name(char *out, size_t cap, uint64_t seq, uint64_t start_sec)
+const char *mon_file_interval_name(char *out, size_t cap, uint64_t seq, uint64_t start_sec,
+				   int exec_no)
 {
 	if (!ready || cap < buf_len)
 		return NULL;
@@ -466,6 +487,10 @@ const char *mon_file_interval_name(char *out, size_t cap, uint64_t seq, uint64_t
 	put_num(out, &at, (unsigned long)seq);
 	put(out, &at, ".");
 	put_utc(out, &at, start_sec);
+	if (exec_no > 0) {
+		put(out, &at, ".exec");
+		put_num(out, &at, (unsigned long)exec_no);
+	}
 	return out;
 }
 
@@ -561,6 +586,11 @@ static int write_file(const char *name, uint32_t flags,
 		e = errno;
 		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;
+	}
+	if (name != last_buf) {
+		size_t k = 0;
+		last_buf[0] = '\0';
+		put(last_buf, &k, name);
 	}
 	return 0;
 fail:

@@ -789,8 +789,8 @@ static void before_exec(const char *path)
 		mon_follow_ending(path, NULL);
 	}
 	int rc = mon_write_profile(MONOUT_WHY_EXEC, 0, 0, 0);
-	if (follow)
-		mon_follow_ending(path, rc == 0 ? mon_file_name() : NULL);
+	if (follow)	/* the file written: NAME.execN, or an interval's */
+		mon_follow_ending(path, rc == 0 ? mon_file_last_written() : NULL);
 }
 
 static void exec_failed(void)
@@ -802,7 +802,8 @@ static void exec_failed(void)
 		mon_wall_resume();
 	}
 	mon_file_set_exec_suffix(0);
-	mon_follow_failed();
+	/* An interval's file stays: the series goes on from it (control.c). */
+	mon_follow_failed(mon_control_calls.intervals != NULL && mon_control_calls.intervals());
 	if (mon_control_calls.exec_failed != NULL)
 		mon_control_calls.exec_failed();
 }

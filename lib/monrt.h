@@ -208,11 +208,21 @@ MON_HIDDEN int mon_file_write_as(const char *name, uint32_t flags,
 				 int (*fill)(struct monout_writer *, void *), void *arg, int quiet,
 				 uint64_t *bytes);
 /* The name of interval seq (>= 1) that started at start_sec (seconds
- * since the Epoch), per the rule at the top of monfile.c, formatted in
+ * since the Epoch), per the rule at the top of monfile.c, with ".execN"
+ * after it when exec_no N > 0 (the file an exec cut writes: the new
+ * image's series, starting at 1 in the same second, must not take its
+ * name), formatted in
  * buf[0..cap) (cap at least mon_file_name_room() bytes); buf, or NULL
  * before setup or when cap is short.  Async-signal-safe. */
 MON_HIDDEN const char *mon_file_interval_name(char *buf, size_t cap, uint64_t seq,
-					      uint64_t start_sec);
+					      uint64_t start_sec, int exec_no);
+/* N while this image is about to exec its follower (the file it writes
+ * then is NAME.execN; an interval's name ends in .execN when the caller
+ * passes it as exec_no), else 0. */
+MON_HIDDEN int mon_file_exec_suffix(void);
+/* The name of the last profile this image wrote (any form), or NULL before
+ * the first.  Async-signal-safe. */
+MON_HIDDEN const char *mon_file_last_written(void);
 /* The bytes a name buffer needs (0 before setup). */
 MON_HIDDEN size_t mon_file_name_room(void);
 /* The program's name (argv[0]'s last part) as this image started, kept by
@@ -253,9 +263,12 @@ MON_HIDDEN int mon_follow_image_no(void);
 MON_HIDDEN void mon_follow_fork_child(void);
 
 /* This image is about to exec path; file is the profile it wrote (NULL or
- * "" if none).  mon_follow_failed: the exec failed (the file is removed). */
+ * "" if none).  mon_follow_failed: the exec failed; the file is removed
+ * (the image goes on, and its profile at the end holds it all) unless
+ * keep_file (an interval's file: its counts were taken, the series goes
+ * on from it). */
 MON_HIDDEN void mon_follow_ending(const char *path, const char *file);
-MON_HIDDEN void mon_follow_failed(void);
+MON_HIDDEN void mon_follow_failed(int keep_file);
 
 /* Write the IMAGES record when the process ran or is about to run more
  * than one image.  Async-signal-safe. */

@@ -45,7 +45,7 @@ word() { od -An -t u8 -j $(($2 * 8)) -N 8 "$1" | tr -d ' '; }
 
 # ifiles DIR [PID]: the interval files in DIR (of PID), in sequence order.
 ifiles() {
-	ls "$1" | grep "^${2:-[0-9]*}\.[^.]*\.i[0-9]*\.[0-9]*T[0-9]*Z\$" | sort
+	ls "$1" | grep -E "^${2:-[0-9]*}\.[^.]*\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?\$" | sort
 }
 
 # per_file DIR BIN [PID]: "NAME SEQ FLAGS CALLS ARCS CALLERS" a file.

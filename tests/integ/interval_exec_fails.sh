@@ -13,9 +13,24 @@
 #                               files
 # Mutation: the exec's cut without take (as before): 1798 samples over the
 # files against 1198 taken, interval_exec_fails_sum fails (and prof showed
-# before_exec_work at 1.20 s for 0.6 s burnt).  Left: the file written at
-# the exec keeps its IMAGES record naming the image the exec would have
-# run, so prof says the process ran it.
+# before_exec_work at 1.20 s for 0.6 s burnt).
+#   interval_exec_fails_said    the file written at the exec keeps its IMAGES
+#                               record naming the image the exec would have
+#                               run; prof, finding the next interval of the
+#                               same program beside it, says the exec failed
+#                               (not that the process ran 2 programs)
+#   interval_exec_ok_said       an exec that succeeded, whose new image's own
+#                               series reaches interval 2 (--interval=1):
+#                               the file written at the exec says the next
+#                               program is profiled in a file of its own
+#   interval_exec_both_kept     that exec's cut and the new image's first
+#                               interval, begun in the same second, are two
+#                               files, and the IMAGES entries name the
+#                               exec's cut's file as it is (.execN)
+# Mutation: prof_exec_failed answering 0 (as before): _said fails; answering
+# 1 whenever the next interval of the pid is there: _ok_said fails.  An
+# exec's cut named as any interval (as before): the new image's first file
+# took its name (the exec's cut lost), _both_kept fails.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -48,4 +63,49 @@ if [ "$n" = 2 ] && [ "$2" -gt 0 ] && [ "$1" = "$2" ]; then
 	ok interval_exec_fails_sum
 else
 	not_ok interval_exec_fails_sum "the files hold $1 samples, the process took $2"
+fi
+
+first=$(ls "$D" | grep '\.i000001\.' | head -n 1)
+"$PROF" -s "$D/$first" >/dev/null 2>"$T/said.err"
+if grep -q "this interval ended at an exec of .*, which failed: the process went on in the same program" "$T/said.err" &&
+	! grep -q "ran 2 programs" "$T/said.err"; then
+	ok interval_exec_fails_said
+else
+	not_ok interval_exec_fails_said "$(grep -i exec "$T/said.err")"
+fi
+
+# An exec that works: the new image's own series (interval 1, 2, ...),
+# begun in the second the exec's cut began (the run starts in the first
+# 400 ms of a second, the exec 0.2 s later), so that its first file's name
+# would be the exec's cut's but for the .execN that one has.
+i=0
+while :; do
+	ns=$(date +%N)
+	[ "${ns%????????}" -lt 4 ] && break
+	i=$((i + 1))
+	[ $i -lt 3000 ] || break
+done
+D2=$T/d2
+mkdir -p "$D2"
+PROFDIR=$D2 timeout 120 "$MONRUN" --interval=1 "$T/ex" then 0.2 "$T/ex" work 2.2 >"$T/out2" 2>&1
+: >"$T/said2.err"
+for f in $(ls "$D2" | grep '\.i000001\.'); do
+	"$PROF" -s "$D2/$f" >/dev/null 2>>"$T/said2.err"
+done
+# Each profile an IMAGES entry names is there.
+missing=0
+for f in $(sed -n 's/.*(profile \([^)]*\)).*/\1/p' "$T/said2.err" | sort -u); do
+	[ -f "$f" ] || missing=$((missing + 1))
+done
+if [ "$(ls "$D2" | grep -c '\.i000001\.')" -eq 2 ] && [ "$missing" -eq 0 ] &&
+	grep -q "(profile $D2/[0-9]*\.ex\.i000001\.[0-9TZ]*\.exec1)" "$T/said2.err"; then
+	ok interval_exec_both_kept
+else
+	not_ok interval_exec_both_kept "files: $(ls "$D2" | tr '\n' ' '); $missing named profiles missing: $(grep -o '(profile [^)]*)' "$T/said2.err" | sort -u | tr '\n' ' ')"
+fi
+if grep -q "ran 2 programs, one exec'ing the next: [^ ]*/ex (shown here), then [^ ]*/ex (profiled in a file of its own)" "$T/said2.err" &&
+	[ "$(ls "$D2" | grep -c '\.i000002\.')" -ge 1 ] && ! grep -q "which failed" "$T/said2.err"; then
+	ok interval_exec_ok_said
+else
+	not_ok interval_exec_ok_said "$(ls "$D2" | tr '\n' ' '): $(grep -i exec "$T/said2.err")"
 fi

@@ -33,7 +33,7 @@ else
 	not_ok unwritable_build
 	exit 0
 fi
-nfiles() { ls "$1" 2>/dev/null | grep -c '\.i[0-9]*\.[0-9]*T[0-9]*Z$'; }
+nfiles() { ls "$1" 2>/dev/null | grep -cE '\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?$'; }
 # wait_for WHAT CMD...: at most 60 s until CMD succeeds.
 wait_for() {
 	_w=$1

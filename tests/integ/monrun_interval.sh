@@ -38,7 +38,7 @@ fi
 # wait_files DIR N: wait (at most 60 s) until DIR has N interval files.
 wait_files() {
 	for _i in $(seq 600); do
-		[ "$(ls "$1" | grep -c '\.i[0-9]*\.[0-9]*T[0-9]*Z$')" -ge "$2" ] && return 0
+		[ "$(ls "$1" | grep -cE '\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?$')" -ge "$2" ] && return 0
 		sleep 0.1
 	done
 	return 1

@@ -51,7 +51,7 @@ PROFDIR=$D timeout 120 "$B/bin/monrun" --interval=1 --wall=200 "$T/wi" "$D" 4 ex
 	>"$T/out" 2>"$T/err"
 rc=$?
 cat "$T/out" "$T/err"
-ls "$D" | grep '\.wi\.i[0-9]*\.[0-9]*T[0-9]*Z$' | sort >"$T/files"
+ls "$D" | grep -E '\.wi\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?$' | sort >"$T/files"
 n=0
 : >"$T/all.txt"
 for f in $(cat "$T/files"); do

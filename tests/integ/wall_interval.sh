@@ -63,7 +63,7 @@ run_case() {
 		>"$T/out" 2>"$T/err"
 	rc=$?
 	cat "$T/out" "$T/err"
-	ls "$D" | grep '\.wi\.i[0-9]*\.[0-9]*T[0-9]*Z$' | sort >"$T/files"
+	ls "$D" | grep -E '\.wi\.i[0-9]*\.[0-9]*T[0-9]*Z(\.exec[0-9]+)?$' | sort >"$T/files"
 	n=0
 	: >"$T/all.txt"
 	for f in $(cat "$T/files"); do

@@ -93,16 +93,20 @@ fail:
 
 /* The IMAGES record as one sentence: "this process ran 2 programs, one
  * exec'ing the next: /bin/dash (profile mon.out.exec1), then /usr/bin/prog
- * (shown here)". */
-static char *images_sentence(const struct monout *m)
+ * (shown here)"; exec_failed: the last image's exec failed
+ * (prof_exec_failed). */
+static char *images_sentence(const struct monout *m, int exec_failed)
 {
 	char *s = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&s, &len);
 	if (f == NULL)
 		return NULL;
-	fprintf(f, "this process ran %zu programs, one exec'ing the next: ", m->nimages);
-	for (size_t i = 0; i < m->nimages; i++) {
+	/* The images it ran: all, or all but the one whose exec failed. */
+	size_t ran = m->nimages - (exec_failed && m->nimages > 1);
+	if (ran > 1)
+		fprintf(f, "this process ran %zu programs, one exec'ing the next: ", ran);
+	for (size_t i = 0; i < ran && ran > 1; i++) {
 		const struct monout_image *im = &m->images[i];
 		fprintf(f, "%s%s", i ? ", then " : "", im->path_len ? im->path : "(unknown)");
 		if (im->role == MONOUT_IMAGE_THIS)
@@ -113,6 +117,12 @@ static char *images_sentence(const struct monout *m)
 			fprintf(f, " (profile %s)", im->file);
 		else
 			fputs(" (no profile written)", f);
+	}
+	if (ran < m->nimages) {
+		const struct monout_image *im = &m->images[ran];
+		fprintf(f, "%sthis interval ended at an exec of %s, which failed: the process went "
+			"on in the same program, whose series goes on in the next interval's file",
+			ran > 1 ? "; " : "", im->path_len ? im->path : "(unknown)");
 	}
 	if (fclose(f) != 0) {
 		free(s);
@@ -301,8 +311,11 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			nclusters++;
 		r->anon_samples += m->pcs[i].count;
 	}
-	if (m->nimages && (r->images = images_sentence(m)) == NULL)
-		goto nomem;
+	if (m->nimages) {
+		int failed = prof_exec_failed(d->file, m);
+		if (failed < 0 || (r->images = images_sentence(m, failed)) == NULL)
+			goto nomem;
+	}
 
 	int have_main = 0;
 	for (size_t i = 0; i < m->nobjects; i++)

@@ -155,14 +155,12 @@ static int read_prev(const char *path, uint64_t pid, uint64_t seq, uint64_t end_
 	return 0;
 }
 
-int prof_interval_calls(const char *path, struct monout *m)
+/* Calls fn(p, arg) for each file beside path (same directory) named as an
+ * interval file of pid with sequence number seq (named_as), p its path,
+ * until fn returns nonzero.  0, or -1 without memory. */
+static int each_beside(const char *path, uint64_t pid, uint64_t seq,
+		       int (*fn)(const char *p, void *arg), void *arg)
 {
-	if (!m->have_interval || (m->interval.flags & MONOUT_INTERVAL_OWN_CALLS))
-		return 0;
-	m->ncalls = tidy_calls(m->calls, m->ncalls);
-	m->narcs = tidy_arcs(m->arcs, m->narcs);
-	if (m->interval.seq <= 1 || (m->ncalls == 0 && m->narcs == 0 && m->run.calls_lost == 0))
-		return 0;	/* its own calls (from the start, the fork or the exec) */
 	/* The directory: path up to its last '/'. */
 	const char *slash = strrchr(path, '/');
 	size_t dlen = slash ? (size_t)(slash - path) + 1 : 0;
@@ -172,11 +170,9 @@ int prof_interval_calls(const char *path, struct monout *m)
 	memcpy(dir, path, dlen);
 	strcpy(dir + dlen, dlen ? "" : ".");
 	DIR *d = opendir(dir);
-	int found = 0, rc = 1;
-	struct monout prev, cand;
-	memset(&prev, 0, sizeof prev);
+	int rc = 0;
 	for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
-		if (!named_as(e->d_name, m->run.pid, m->interval.seq - 1))
+		if (!named_as(e->d_name, pid, seq))
 			continue;
 		size_t n = dlen + strlen(e->d_name) + 1;
 		char *p = malloc(n);
@@ -185,23 +181,58 @@ int prof_interval_calls(const char *path, struct monout *m)
 			break;
 		}
 		snprintf(p, n, "%.*s%s", (int)dlen, path, e->d_name);
-		if (read_prev(p, m->run.pid, m->interval.seq - 1, m->interval.start_ns, &cand)) {
-			/* The latest such file (an image exec'd since has a series
-			 * of its own, begun later). */
-			if (!found || cand.interval.end_ns > prev.interval.end_ns) {
-				if (found)
-					monout_free(&prev);
-				prev = cand;
-				found = 1;
-			} else {
-				monout_free(&cand);
-			}
-		}
+		int stop = fn(p, arg);
 		free(p);
+		if (stop)
+			break;
 	}
 	if (d != NULL)
 		closedir(d);
 	free(dir);
+	return rc;
+}
+
+struct prev_search {
+	const struct monout *m;
+	struct monout prev;
+	int found;
+};
+
+/* each_beside's fn for prof_interval_calls: the latest candidate. */
+static int take_prev(const char *p, void *arg)
+{
+	struct prev_search *ps = arg;
+	const struct monout *m = ps->m;
+	struct monout cand;
+	if (read_prev(p, m->run.pid, m->interval.seq - 1, m->interval.start_ns, &cand)) {
+		/* The latest such file (an image exec'd since has a series
+		 * of its own, begun later). */
+		if (!ps->found || cand.interval.end_ns > ps->prev.interval.end_ns) {
+			if (ps->found)
+				monout_free(&ps->prev);
+			ps->prev = cand;
+			ps->found = 1;
+		} else {
+			monout_free(&cand);
+		}
+	}
+	return 0;
+}
+
+int prof_interval_calls(const char *path, struct monout *m)
+{
+	if (!m->have_interval || (m->interval.flags & MONOUT_INTERVAL_OWN_CALLS))
+		return 0;
+	m->ncalls = tidy_calls(m->calls, m->ncalls);
+	m->narcs = tidy_arcs(m->arcs, m->narcs);
+	if (m->interval.seq <= 1 || (m->ncalls == 0 && m->narcs == 0 && m->run.calls_lost == 0))
+		return 0;	/* its own calls (from the start, the fork or the exec) */
+	struct prev_search ps;
+	memset(&ps, 0, sizeof ps);
+	ps.m = m;
+	int rc = each_beside(path, m->run.pid, m->interval.seq - 1, take_prev, &ps) < 0 ? -1 : 1;
+	struct monout prev = ps.prev;
+	int found = ps.found;
 	if (rc < 0) {
 		if (found)
 			monout_free(&prev);
@@ -234,4 +265,47 @@ int prof_interval_calls(const char *path, struct monout *m)
 			  (unsigned long long)(m->interval.seq - 1), (unsigned long long)m->run.pid);
 	}
 	return rc;
+}
+
+struct next_search {
+	const struct monout *m;
+	int failed;
+};
+
+/* each_beside's fn for prof_exec_failed: a continuation of m's image. */
+static int take_next(const char *p, void *arg)
+{
+	struct next_search *ns = arg;
+	const struct monout *m = ns->m;
+	unsigned char *buf;
+	size_t len;
+	char e[256];
+	struct monout c;
+	if (prof_slurp(p, &buf, &len, e, sizeof e) < 0)
+		return 0;
+	int rc = monout_parse_opts(buf, len, &c, MONOUT_PARSE_SPARSE, e, sizeof e);
+	free(buf);
+	if (rc < 0)
+		return 0;
+	/* The same image went on: begun when m ended, and without the
+	 * image m exec'd (a new image's series starts at 1 and lists m's
+	 * as one that ran before it: as many images as m, or more; one
+	 * image is no IMAGES record). */
+	ns->failed = c.have_interval && c.run.pid == m->run.pid &&
+		     c.interval.seq == m->interval.seq + 1 &&
+		     c.interval.start_ns >= m->interval.end_ns &&
+		     (c.nimages ? c.nimages : 1) + 1 == m->nimages;
+	monout_free(&c);
+	return ns->failed;
+}
+
+int prof_exec_failed(const char *path, const struct monout *m)
+{
+	if (!m->have_interval || m->nimages < 2 ||
+	    m->images[m->nimages - 1].role != MONOUT_IMAGE_NEXT)
+		return 0;
+	struct next_search ns = { m, 0 };
+	if (each_beside(path, m->run.pid, m->interval.seq + 1, take_next, &ns) < 0)
+		return -1;
+	return ns.failed;
 }

@@ -323,6 +323,12 @@ struct monout;
  * calls are then left out of m, and a warning "interval-calls" says so),
  * -1 ENOMEM. */
 int prof_interval_calls(const char *path, struct monout *m);
+/* An interval file m at path cut for an exec (IMAGES ends with the image
+ * it exec'd, NEXT) whose exec failed: beside it, the same process's next
+ * interval, begun when m ended, without that image (intervals.c).  1, 0
+ * (no such file: the exec succeeded, or its files are not beside), -1
+ * without memory. */
+int prof_exec_failed(const char *path, const struct monout *m);
 
 /* ---- save.c ------------------------------------------------------------- */
 
