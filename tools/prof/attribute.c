@@ -1705,7 +1705,7 @@ void attr_finish(struct prof_attr *a)
 			  a->cells_used ? "; call counts are shown" : "");
 	else if (a->total_ticks == 0 && !taken)
 		prof_warn("no-samples", "no samples: the histograms are empty, so the report "
-			  "has no time (the program ran for less than one clock tick, or "
+			  "has no time (the program used less CPU than one clock tick, or "
 			  "profiling was off)%s", a->cells_used ? "; call counts are shown" : "");
 	uint64_t seen = a->samples ? a->samples : (uint64_t)a->total_ticks;
 	if (a->saturated)

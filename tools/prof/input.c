@@ -311,7 +311,16 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			nclusters++;
 		r->anon_samples += m->pcs[i].count;
 	}
-	if (m->nimages) {
+	/* Said when the process's profile is in other files too: an image
+	 * before this one wrote one, or this one exec'd the next.  An image
+	 * before that wrote none took no sample (monitor.c: the fork child
+	 * of a shell that only execs, as every stage of a pipeline is):
+	 * nothing of the process is elsewhere. */
+	int split = 0;
+	for (size_t i = 0; i < m->nimages; i++)
+		split |= m->images[i].role == MONOUT_IMAGE_NEXT ||
+			 (m->images[i].role == MONOUT_IMAGE_EARLIER && m->images[i].file_len);
+	if (split) {
 		int failed = prof_exec_failed(d->file, m);
 		if (failed < 0 || (r->images = images_sentence(m, failed)) == NULL)
 			goto nomem;

@@ -157,8 +157,10 @@ struct prof_run {
 	uint32_t threads_unlisted;
 	uint64_t anon_samples;	/* samples in anonymous code (PCS) */
 	double cpu_before_s;	/* process CPU before profiling started */
-	/* The process replaced its program by exec: which images ran and
-	 * which one this file shows, as a sentence; NULL if one image. */
+	/* The process replaced its program by exec and its profile is in
+	 * other files too: which images ran and which one this file shows,
+	 * as a sentence; NULL if one image, or if the images before this
+	 * one wrote no profile (they took no sample) and it exec'd none. */
 	char *images;
 };
 
