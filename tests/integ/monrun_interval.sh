@@ -22,6 +22,10 @@
 #    monctl's status (mutation: the name read from the live
 #    program_invocation_short_name, which points into the title: "t/t/..."
 #    has slashes, and no file can be written);
+#  - interval_prof_no_mon_out: prof with no file named, in a directory of
+#    interval files and no mon.out (--interval without PROFDIR), says
+#    what is there and 'prof .' (mutation: the default mon.out's bare
+#    "No such file or directory"); in a directory of none, as before;
 #  - (--interval with --wall: tests/integ/wall_interval.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
@@ -206,4 +210,16 @@ if grep -qx "program ispin" "$N.status"; then
 	ok interval_title_status_name
 else
 	not_ok interval_title_status_name "$(cat "$N.status")"
+fi
+
+# prof with no file named where monrun --interval wrote files and no mon.out.
+mkdir -p "$T/nodef" "$T/empty"
+cp "$N/$(ls "$N" | grep -v '\.tmp\.' | head -n 1)" "$T/nodef/"
+(cd "$T/nodef" && "$PROF" >/dev/null 2>"$T/nodef.err"); rc1=$?
+(cd "$T/empty" && "$PROF" >/dev/null 2>"$T/empty.err"); rc2=$?
+if [ $rc1 -eq 1 ] && grep -q "^prof: mon.out: no such file; this directory holds 1 profile named for its process .*'prof \.' reads them$" "$T/nodef.err" &&
+	[ $rc2 -ne 0 ] && grep -q "^prof: mon.out: No such file or directory$" "$T/empty.err"; then
+	ok interval_prof_no_mon_out
+else
+	not_ok interval_prof_no_mon_out "exit $rc1, $rc2: $(cat "$T/nodef.err" "$T/empty.err")"
 fi

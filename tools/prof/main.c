@@ -314,6 +314,34 @@ static int read_input(const struct input *x, const char *prog, struct prof_data 
 	return 0;
 }
 
+/* No data file named and neither mon.out nor gmon.out here: when the
+ * working directory holds profiles named for their process (monrun
+ * --interval or -f without PROFDIR writes PID.PROGRAM.iSEQ.TIME or
+ * PID.PROGRAM here), say so and how to read them, and return 1; else 0
+ * (mon.out's own error follows). */
+static int no_default_input(void)
+{
+	DIR *d = opendir(".");
+	size_t n = 0;
+	char first[256] = "";
+	for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || strchr(e->d_name, '.') == NULL ||
+		    !prof_is_profile(e->d_name))
+			continue;
+		if (n++ == 0)
+			snprintf(first, sizeof first, "%s", e->d_name);
+	}
+	if (d != NULL)
+		closedir(d);
+	if (n == 0)
+		return 0;
+	fprintf(stderr, "prof: mon.out: no such file; this directory holds %zu %s named for %s "
+		"process (%s%s: monrun --interval, or -f, writes them here when PROFDIR is unset): "
+		"'prof .' reads them\n", n, n == 1 ? "profile" : "profiles",
+		n == 1 ? "its" : "their", first, n > 1 ? ", ..." : "");
+	return 1;
+}
+
 /* Two programs (program_of's words, main_path's paths) are different: by
  * build ID when both have one, else by path; "" (not said) matches any. */
 static int programs_differ(const char *prog0, const char *path0, const char *prog1,
@@ -908,7 +936,10 @@ int main(int argc, char **argv)
 		}
 	}
 	const char *prog = progpath;
-	if (status == 0 && in.n == 0) {
+	if (status == 0 && in.n == 0 && access("mon.out", F_OK) != 0 &&
+	    access("gmon.out", F_OK) != 0 && (status = no_default_input()) != 0) {
+		;	/* said: profiles named for their process are here */
+	} else if (status == 0 && in.n == 0) {
 		/* System V's mon.out; the C library's gmon.out when that is all
 		 * there is. */
 		status = inputs_push(&in, access("mon.out", F_OK) != 0 &&
