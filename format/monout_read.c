@@ -643,6 +643,19 @@ void monout_free(struct monout *m)
 		goto fail;                       \
 	} while (0)
 
+/* A record of fixed size SIZE that a file has at most one of (HAVE its
+ * flag in m, set here): damage otherwise. */
+#define RONCE(NAME, SIZE, HAVE)                                                         \
+	do {                                                                            \
+		if (rlen != (SIZE))                                                     \
+			RFAIL("record %u (" NAME ") at offset %zu: %llu bytes, %d expected", \
+			      i, off, (unsigned long long)rlen, (SIZE));                \
+		if (HAVE)                                                               \
+			RFAIL("record %u (" NAME ") at offset %zu: a second " NAME " record", \
+			      i, off);                                                  \
+		(HAVE) = 1;                                                             \
+	} while (0)
+
 int monout_parse(const void *buf, size_t len, struct monout *m, char *err, size_t errlen)
 {
 	return monout_parse_opts(buf, len, m, 0, err, errlen);
@@ -927,12 +940,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			break;
 		}
 		case MONOUT_REC_FACTS: {
-			if (rlen != MONOUT_FACTS_SIZE)
-				RFAIL("record %u (FACTS) at offset %zu: %llu bytes, %d expected", i, off,
-				      (unsigned long long)rlen, MONOUT_FACTS_SIZE);
-			if (m->have_facts)
-				RFAIL("record %u (FACTS) at offset %zu: a second FACTS record", i, off);
-			m->have_facts = 1;
+			RONCE("FACTS", MONOUT_FACTS_SIZE, m->have_facts);
 			m->facts.elapsed_usec = g64(&r, pl);
 			m->facts.rate_asked = g32(&r, pl + 8);
 			m->facts.rate_set = g32(&r, pl + 12);
@@ -1123,22 +1131,11 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 			}
 			break;
 		case MONOUT_REC_FORKS:
-			if (rlen != MONOUT_FORKS_SIZE)
-				RFAIL("record %u (FORKS) at offset %zu: %llu bytes, %d expected", i, off,
-				      (unsigned long long)rlen, MONOUT_FORKS_SIZE);
-			if (m->have_forks)
-				RFAIL("record %u (FORKS) at offset %zu: a second FORKS record", i, off);
-			m->have_forks = 1;
+			RONCE("FORKS", MONOUT_FORKS_SIZE, m->have_forks);
 			m->forks_unfollowed = g64(&r, pl);
 			break;
 		case MONOUT_REC_INTERVAL:
-			if (rlen != MONOUT_INTERVAL_SIZE)
-				RFAIL("record %u (INTERVAL) at offset %zu: %llu bytes, %d expected", i, off,
-				      (unsigned long long)rlen, MONOUT_INTERVAL_SIZE);
-			if (m->have_interval)
-				RFAIL("record %u (INTERVAL) at offset %zu: a second INTERVAL record", i,
-				      off);
-			m->have_interval = 1;
+			RONCE("INTERVAL", MONOUT_INTERVAL_SIZE, m->have_interval);
 			m->interval.seq = g64(&r, pl);
 			m->interval.start_ns = g64(&r, pl + 8);
 			m->interval.end_ns = g64(&r, pl + 16);
@@ -1153,12 +1150,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				      "before the start", i, off);
 			break;
 		case MONOUT_REC_SPAN:
-			if (rlen != MONOUT_SPAN_SIZE)
-				RFAIL("record %u (SPAN) at offset %zu: %llu bytes, %d expected", i, off,
-				      (unsigned long long)rlen, MONOUT_SPAN_SIZE);
-			if (m->have_span)
-				RFAIL("record %u (SPAN) at offset %zu: a second SPAN record", i, off);
-			m->have_span = 1;
+			RONCE("SPAN", MONOUT_SPAN_SIZE, m->have_span);
 			m->span.start_ns = g64(&r, pl);
 			m->span.end_ns = g64(&r, pl + 8);
 			if (m->span.end_ns < m->span.start_ns)
