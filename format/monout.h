@@ -138,9 +138,10 @@
  *   SPAN (17, minor 7), at most one, 16 bytes: 0 start u64, 8 end u64
  *     (CLOCK_REALTIME, nanoseconds since the Epoch: when the profile this
  *     file holds began, and when it ended, which is when FACTS' elapsed
- *     time was read, so that end - start is that time).  RUN's time is the
- *     same instant in whole seconds; readers place files on one time axis
- *     (a process tree, the runs of a directory) with SPAN when it is there.
+ *     time was read, so that end - start is that time; an interval file's
+ *     are its interval's).  RUN's time, whole seconds read as the write
+ *     began, is too coarse: readers place files on one time axis (a
+ *     process tree, the runs of a directory) with SPAN when it is there.
  *   STACKS (11, minor 4), zero or more: sampled call stacks.  A reader
  *     adds up the counts of identical (object set, tid, flags, pcs).
  *
@@ -527,7 +528,7 @@ struct monout_interval {
 /* SPAN (17, minor 7): the wall-clock instants the file's profile began
  * and ended, to the nanosecond: RUN's time is whole seconds, too coarse to
  * place a process tree's files on one time axis.  end_ns - start_ns is
- * FACTS' elapsed time (both are read at one instant). */
+ * FACTS' elapsed time (the end and that time are read at one instant). */
 struct monout_span {
 	uint64_t start_ns;	/* CLOCK_REALTIME, nanoseconds since the Epoch */
 	uint64_t end_ns;	/* the same clock: when the file's profile ends */

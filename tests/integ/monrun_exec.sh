@@ -156,10 +156,10 @@ for f in "" -f; do
 		# says nothing of it (every stage of a shell pipeline is such
 		# a child).  Mutation: the sentence given for any IMAGES.
 		if [ $how = vfork ]; then
-			"$PROF" "$d/$kids" >/dev/null 2>"$d.kid.err"
-			if grep -q "ran 2 programs" "$d.kid.err"
-			then not_ok monrun_exec_vfork_prof_quiet "$(grep programs "$d.kid.err")"
-			else ok monrun_exec_vfork_prof_quiet; fi
+			"$PROF" "$d/$kids" >"$d.kid.out" 2>"$d.kid.err"
+			if [ $? -eq 0 ] && grep -q real_work "$d.kid.out" && ! grep -q "ran 2 programs" "$d.kid.err"
+			then ok monrun_exec_vfork_prof_quiet
+			else not_ok monrun_exec_vfork_prof_quiet "$(head -c 300 "$d.kid.err")"; fi
 		fi
 	else
 		not_ok monrun_exec_${how}_followed_with_f "files: $(files "$d")"

@@ -272,6 +272,25 @@ struct next_search {
 	int failed;
 };
 
+/* The path of m's main program (its OBJECT flagged MAIN), "" if none. */
+static const char *main_object(const struct monout *m)
+{
+	for (size_t i = 0; i < m->nobjects; i++)
+		if ((m->objects[i].flags & MONOUT_OBJ_MAIN) && m->objects[i].path)
+			return m->objects[i].path;
+	return "";
+}
+
+/* How many images m lists up to the one it profiles (IMAGES' entries
+ * before and at THIS): 1 for a file without IMAGES (one image). */
+static size_t images_to_this(const struct monout *m)
+{
+	for (size_t i = 0; i < m->nimages; i++)
+		if (m->images[i].role == MONOUT_IMAGE_THIS)
+			return i + 1;
+	return 1;
+}
+
 /* each_beside's fn for prof_exec_failed: a continuation of m's image. */
 static int take_next(const char *p, void *arg)
 {
@@ -287,14 +306,22 @@ static int take_next(const char *p, void *arg)
 	free(buf);
 	if (rc < 0)
 		return 0;
-	/* The same image went on: begun when m ended, and without the
-	 * image m exec'd (a new image's series starts at 1 and lists m's
-	 * as one that ran before it: as many images as m, or more; one
-	 * image is no IMAGES record). */
-	ns->failed = c.have_interval && c.run.pid == m->run.pid &&
-		     c.interval.seq == m->interval.seq + 1 &&
-		     c.interval.start_ns >= m->interval.end_ns &&
-		     (c.nimages ? c.nimages : 1) + 1 == m->nimages;
+	/* The same image went on: the same process's next interval, begun
+	 * when m ended (exec_failed restarts the series' clock at once; 10 s
+	 * leaves room for a loaded machine, not for another run whose
+	 * process had the same pid), of the same program, with the same
+	 * images up to the one it profiles.  A new image's series starts at
+	 * 1 and lists m's image as one that ran before it; a file that tried
+	 * another exec ends with its own NEXT, left aside. */
+	size_t k = images_to_this(&c), mk = m->nimages - 1;
+	int same = c.have_interval && c.run.pid == m->run.pid &&
+		   c.interval.seq == m->interval.seq + 1 &&
+		   c.interval.start_ns >= m->interval.end_ns &&
+		   c.interval.start_ns - m->interval.end_ns < 10000000000ull && k == mk &&
+		   strcmp(main_object(&c), main_object(m)) == 0;
+	for (size_t i = 0; same && c.nimages && i < k; i++)
+		same = strcmp(c.images[i].path, m->images[i].path) == 0;
+	ns->failed = same;
 	monout_free(&c);
 	return ns->failed;
 }

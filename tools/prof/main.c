@@ -325,8 +325,12 @@ static int no_default_input(void)
 	size_t n = 0;
 	char first[256] = "";
 	for (struct dirent *e; d != NULL && (e = readdir(d)) != NULL;) {
+		struct stat st;
+		/* (a regular file only: opening a FIFO would wait for a writer;
+		 * not a file still being written, NAME.tmp.PID.N) */
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' || strchr(e->d_name, '.') == NULL ||
-		    !prof_is_profile(e->d_name))
+		    strstr(e->d_name, ".tmp.") != NULL || stat(e->d_name, &st) != 0 ||
+		    !S_ISREG(st.st_mode) || !prof_is_profile(e->d_name))
 			continue;
 		if (n++ == 0)
 			snprintf(first, sizeof first, "%s", e->d_name);

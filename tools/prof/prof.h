@@ -701,12 +701,14 @@ struct prof_cov {
 	double cpu_user_s, cpu_sys_s;	/* CPU of the runs */
 	double sampled_s;	/* samples / rate, summed over files */
 	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
-	/* Wall-clock time of the run: each file's start (its write time less
-	 * its elapsed time) and end (its write time, RUN's, whole seconds; an
-	 * interval file's own bounds, nanoseconds: prof_file_span) give the span from the earliest start to the latest end; elapsed_s
-	 * is that span (never below the longest file's elapsed time: the
-	 * write times are truncated to the second), or the longest elapsed
-	 * time when a file has no write time.  One file: its elapsed time. */
+	/* Wall-clock time of the run: each file's start and end
+	 * (prof_file_span: SPAN's or INTERVAL's, nanoseconds; a file before
+	 * minor 7 that is not an interval, its write time, whole seconds,
+	 * less its elapsed time) give the span from the earliest start to the
+	 * latest end; elapsed_s is that span (never below the longest file's
+	 * elapsed time: write times are truncated to the second), or the
+	 * longest elapsed time when a file has no time.  One file: its
+	 * elapsed time. */
 	double elapsed_s;
 	double elapsed_sum, elapsed_max;	/* summed, longest over files */
 	double start_s, end_s;	/* seconds since the Epoch; 0: no file said */

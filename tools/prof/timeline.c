@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -103,10 +104,12 @@ void prof_print_timeline(struct prof_span *v, size_t n, size_t untimed)
 	printf("%-23s %9s %8s %9s  %s\n", "start (UTC)", "seconds", "pid", "samples", "file");
 	for (size_t i = 0; i < n; i++) {
 		char when[48];
-		time_t t = (time_t)v[i].start;
+		/* milliseconds, rounded: files of one process tree start
+		 * within a second */
+		long long all_ms = llround(v[i].start * 1000);
+		time_t t = (time_t)(all_ms / 1000);
 		struct tm tm;
-		/* milliseconds: files of one process tree start within a second */
-		int ms = (int)((v[i].start - (double)t) * 1000);
+		int ms = (int)(all_ms % 1000);
 		if (gmtime_r(&t, &tm) == NULL || strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
 			snprintf(when, sizeof when, "%.3f", v[i].start);
 		else

@@ -75,6 +75,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Tidy an absolute path in place as text: "." components and "x/.."
+ * pairs removed, repeated slashes made one ("/tmp/w/../prog": "/tmp/prog").
+ * A relative path is left as it is. */
+static void tidy_path(char *p)
+{
+	if (p[0] != '/')
+		return;
+	char *out = p;	/* p[0..out): the tidied part, without its last '/' */
+	const char *in = p;
+	while (*in) {
+		while (*in == '/')
+			in++;
+		const char *end = strchr(in, '/');
+		size_t n = end ? (size_t)(end - in) : strlen(in);
+		if (n == 0 || (n == 1 && in[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
+			while (out > p && *--out != '/')
+				;
+		} else {
+			*out++ = '/';
+			memmove(out, in, n);
+			out += n;
+		}
+		in += n;
+	}
+	if (out == p)
+		*out++ = '/';
+	*out = '\0';
+}
+
 #define FLAME_WIDTH 1200	/* pixels */
 #define FLAME_XPAD 10
 #define FLAME_FRAMEH 16		/* one frame's height */
@@ -721,9 +752,11 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 			fprintf(out, " and %zu more", p->nprograms - i);
 	} else if (prog) {
 		/* The name the program was run by, made absolute by the
-		 * runtime ("/tmp/w/../prog"): its file's own name, where it
-		 * is here to ask. */
-		char *tidy = strstr(prog, "/./") || strstr(prog, "/../") ? realpath(prog, NULL) : NULL;
+		 * runtime ("/tmp/w/../prog"), tidied as text: a symbolic
+		 * link's name stays the name (it was run by the link). */
+		char *tidy = strdup(prog);
+		if (tidy != NULL)
+			tidy_path(tidy);
 		fputs(" of ", out);
 		put_xml(out, tidy ? tidy : prog, SIZE_MAX);
 		free(tidy);

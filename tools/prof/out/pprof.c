@@ -384,8 +384,8 @@ static void encode(const struct prof_profile *p, const struct prof_opts *o, stru
 		pb_sub(m, 5, &sub);
 	}
 
-	/* time_nanos = 9 (the run's start, to the second the files' write
-	 * times have), duration_nanos = 10 (its wall-clock span), period_type
+	/* time_nanos = 9 (the run's start: to the nanosecond with SPAN or
+	 * INTERVAL, else to the second the files' write times have), duration_nanos = 10 (its wall-clock span), period_type
 	 * = 11, period = 12. */
 	const struct prof_facts *fa = &p->facts;
 	if (fa->cov && fa->cov->ntimes > 0)
