@@ -121,6 +121,7 @@
 #include <sys/resource.h>
 #include <sys/select.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/timerfd.h>
 #include <sys/uio.h>
@@ -145,7 +146,7 @@
 #define PAGE 4096u
 #define RACE_RETRIES 1
 #define LOOK_HZ 250u		/* the sampler looks at the threads at most this often */
-#define LIST_EVERY 8u		/* list /proc/self/task every 8th round (and the first) */
+#define LIST_EVERY 8u		/* count the threads every 8th look, list them if the table lacks one */
 #define RING 4096u		/* threads announced by pthread_create, not yet listed */
 #define BLOCKED_KEPT 8u		/* a thread's last blocked samples found, for time_pick's charges */
 
@@ -1619,12 +1620,18 @@ static void announce(pid_t tid)
 }
 
 /* One look: sample every thread (the rounds it stands for: seen) and note
- * those gone.  Every LIST_EVERY looks the list is /proc/self/task (getdents64:
- * a cost that grows with the threads, most of a round's with hundreds, and
- * half of one with eight at 1 kHz); in between, the threads known and
- * those our pthread_create announced (a thread made otherwise, by a raw
- * clone, is found at the next listing), and a thread whose CPU clock is
- * refused (EINVAL: no such thread of this process) has ended. */
+ * those gone.  The threads are the ones known and those our pthread_create
+ * announced; a thread whose CPU clock is refused (EINVAL: no such thread of
+ * this process) has ended.  A thread made otherwise (a raw clone, the C
+ * library's pthread_create called past ours) is found by listing
+ * /proc/self/task (getdents64: a cost that grows with the threads, a fifth
+ * of the sampler's CPU with 64 blocked threads at 100 Hz, and half of a
+ * look with eight at 1 kHz).  It is listed at the first look; every
+ * LIST_EVERY looks the threads are counted (task_count: one fstat) before
+ * the known ones are read, and listed only when the count is not the
+ * table's live threads and ours.  Counting first makes a thread that ended
+ * since and one unknown that started since differ from the table, not
+ * cancel out: the end is found in the same look. */
 struct listed {		/* a round's listing: seen()'s arguments */
 	pid_t self;
 	uint64_t r, since_ns, now_ns;
@@ -1658,13 +1665,37 @@ static int task_dir_again(void)
 	return task_fd >= 0;
 }
 
+/* The process's threads now, from the link count of /proc/self/task (the
+ * kernel gives it as 2 plus the threads: proc_task_getattr in
+ * fs/proc/base.c), one fstat(2) against a listing's getdents64 and a
+ * dcache lookup per thread; -1 when it cannot be had. */
+static long task_count(void)
+{
+	struct stat st;
+	if (task_fd < 0 || fstat(task_fd, &st) < 0 || st.st_nlink < 3)
+		return -1;
+	return (long)st.st_nlink - 2;
+}
+
+/* Threads of ours that the count has and the table does not: this sampler,
+ * and control.c's thread while it lives (its CPU clock answers; after a
+ * fork its tid is the parent's). */
+static unsigned ours_alive(void)
+{
+	pid_t c = __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE);
+	return 1u + (c > 0 && thread_cpu_ns(c) != UINT64_MAX);
+}
+
 static void round_all(uint64_t since_ns, uint64_t now_ns)
 {
 	char buf[16384] __attribute__((aligned(8)));
 	pid_t self = mon_gettid();
 	uint64_t r = looks + 1;
 	unsigned head = __atomic_load_n(&ring_head, __ATOMIC_ACQUIRE);
-	int list = r % LIST_EVERY == 1 || head - ring_tail > RING;
+	int list = r == 1 || head - ring_tail > RING;
+	long counted = -1;	/* the process's threads, when a listing may be spared */
+	if (!list && r % LIST_EVERY == 1 && (counted = task_count()) < 0)
+		list = 1;
 	if (list) {
 		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0 && !task_dir_again())
 			return;
@@ -1704,6 +1735,16 @@ static void round_all(uint64_t since_ns, uint64_t now_ns)
 			thread_ended(t);
 			nalive -= nalive > 0;
 		}
+	}
+	if (counted >= 0 && (unsigned long)counted != nalive + ours_alive()) {
+		/* A thread the table does not have (a raw clone's, one made
+		 * before libmon's pthread_create was in place, one the full
+		 * table could not take): list.  Threads seen above are not
+		 * sampled again (seen: once a round). */
+		struct listed l = { self, r, since_ns, now_ns };
+		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) == 0 || task_dir_again())
+			mon_task_each(task_fd, buf, sizeof buf, listed_one, &l);
+		ring_tail = head;
 	}
 }
 
