@@ -148,6 +148,7 @@
 #define LOOK_HZ 250u		/* the sampler looks at the threads at most this often */
 #define LIST_EVERY 8u		/* count the threads every 8th look, list them if the table lacks one */
 #define RING 4096u		/* threads announced by pthread_create, not yet listed */
+#define NAME_EVERY_NS 1000000000u	/* a running thread's name read again after this */
 #define BLOCKED_KEPT 8u		/* a thread's last blocked samples found, for time_pick's charges */
 
 struct wthread {
@@ -157,6 +158,7 @@ struct wthread {
 	int ended;
 	int keep;		/* compact(): copied into the new table */
 	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
+	uint64_t name_ns;	/* when a running thread's name was last read (CLOCK_MONOTONIC) */
 	uint64_t sched_cpu, sched_wait;	/* schedstat at the last read of it */
 	uint64_t sched_runs;	/* schedstat's third field then: times put on a CPU */
 	uint64_t sched_ns;	/* when (CLOCK_MONOTONIC), 0: never */
@@ -1352,10 +1354,17 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 		t->again = 0;
 		t->block_wait = UINT64_MAX;
 		if (sr.running) {
-			if (t->out.name[0] == '\0') {
+			/* A blocked thread's name comes with each read of its
+			 * stat; a running one's is read again at most once a
+			 * second (NAME_EVERY_NS): a worker that names itself
+			 * after it starts (pthread_setname_np(3)) and never
+			 * blocks is shown by the name it took. */
+			uint64_t now = mono_ns();
+			if (t->out.name[0] == '\0' || now - t->name_ns >= NAME_EVERY_NS) {
 				char letter;
 				uint64_t st;
 				read_stat(t, 0, &letter, &st);
+				t->name_ns = now;
 			}
 			t->last_state = split_running(t, prev_r, ss, sh);
 			return sample_count(t, t->last_state, MONOUT_NO_SYSCALL,
