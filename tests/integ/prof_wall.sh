@@ -40,7 +40,7 @@ cp mon.out wall.mon
 
 timeout 60 "$PROF" --sample=wall ./truth >wall.txt 2>wall.err
 missing=
-for f in "[futex queue_lock, held by tid $holder]" "[read pipe]" "[clock_nanosleep]"; do
+for f in "[futex queue_lock, held by tid $holder (holder)]" "[read pipe]" "[clock_nanosleep]"; do
 	grep -qF "$f" wall.txt || missing="$missing '$f'"
 done
 if [ -z "$missing" ] && grep -q '^ %Time Wallsecs' wall.txt; then ok wall_reasons

@@ -29,7 +29,7 @@
 #                          and counted on a CPU, time_pick, has none)
 #   wall_truth_prof        prof --sample=wall --format=folded (profsample's views) shows
 #                          the mutex thread's samples under start_mutex ending in
-#                          [futex queue_lock, held by tid HOLDER]
+#                          [futex queue_lock, held by tid HOLDER (NAME)]
 #   wall_truth_prof_reasons  ... the condition thread's under start_cond ending in
 #                          [futex condvar ready_cond], main's in [join tid WORKER]
 # Mutations: the R split taken as always running (split_running) fails
@@ -168,14 +168,15 @@ for c in wall_truth_record wall_truth_share wall_truth_offcpu wall_truth_stacks 
 done
 holder=$(awk '$1 == "holder" { print $2 }' "$T/truth.out")
 "$B/bin/prof" --sample=wall --format=folded -m "$T/truth.mon" "$T/truth" >"$T/folded" 2>"$T/folded.err"
-n=$(awk -v h="[futex queue_lock, held by tid $holder]" \
-	'index($0, "start_mutex;") && index($0, h) { n += $NF } END { print n + 0 }' "$T/folded")
+n=$(awk -v h="[futex queue_lock, held by tid $holder" \
+	'index($0, "start_mutex;") && (index($0, h "]") || index($0, h " (")) { n += $NF } END { print n + 0 }' "$T/folded")
 if [ "$n" -ge 250 ]; then ok wall_truth_prof
 else not_ok wall_truth_prof "$n samples of start_mutex on queue_lock held by $holder: $(grep start_mutex "$T/folded" | head -n 2)"; fi
 # The condition wait and the joins as their own reasons in prof's stacks.
 cv=$(awk 'index($0, "start_cond;") && index($0, "[futex condvar ready_cond]") { n += $NF } END { print n + 0 }' "$T/folded")
 jn=$(awk 'FNR == NR { if ($1 == "thread") w["[join tid " $4 "]"] = 1; next }
-	{ l = $0; sub(/ [0-9.]+$/, "", l); n = split(l, f, ";"); if (index(l, ";main;") && (f[n] in w)) s += $NF }
+	{ l = $0; sub(/ [0-9.]+$/, "", l); n = split(l, f, ";"); sub(/ \([^)]*\)\]$/, "]", f[n])
+	  if (index(l, ";main;") && (f[n] in w)) s += $NF }
 	END { print s + 0 }' "$T/truth.out" "$T/folded")
 if [ "$cv" -ge 250 ] && [ "$jn" -ge 50 ]; then ok wall_truth_prof_reasons
 else wall_san_not_ok wall_truth_prof_reasons "$cv samples of start_cond in [futex condvar ready_cond], $jn of main in [join tid WORKER]: $(grep -E 'start_cond|join' "$T/folded" | head -n 3)" \

@@ -8,6 +8,7 @@
  * holder's thread id (gettid(2)) on standard output.
  */
 #define _GNU_SOURCE
+#define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
@@ -54,6 +55,7 @@ __attribute__((noinline)) static void waiter_sleep(void)
 static void *holder(void *p)
 {
 	(void)p;
+	pthread_setname_np(pthread_self(), "holder");	/* prof names it in the lock's wait */
 	pthread_mutex_lock(&queue_lock);
 	printf("%d\n", (int)gettid());
 	fflush(stdout);

@@ -323,7 +323,7 @@ static void wall_text(void **state)
 	assert_non_null(strstr(t, " %Time Wallsecs  Cumsecs  #Calls   msec/call   %Incl InclSecs  Name"));
 	/* 150 samples at 100 Hz of 412: 36.4 %, 1.50 s */
 	assert_non_null(strstr(line_of(t, "[read pipe]"), "  36.4     1.50"));
-	assert_non_null(strstr(line_of(t, "[futex queue_lock, held by tid 101]"), "  24.3     1.00"));
+	assert_non_null(strstr(line_of(t, "[futex queue_lock, held by tid 101 (reader)]"), "  24.3     1.00"));
 	assert_non_null(strstr(t, "[futex lock_table+0x8]"));
 	assert_non_null(strstr(t, "[clock_nanosleep]"));
 	/* A client's socket and a server's, each by the service's port. */
@@ -384,7 +384,7 @@ static void wall_exports(void **state)
 	struct run r;
 	char *t = build_render(&r, 1, "folded", PROF_EV_WALL, 0);
 	assert_non_null(strstr(t, "wall_thread_start;wall_worker;wall_lock_wait;"
-				  "[futex queue_lock, held by tid 101] 100\n"));
+				  "[futex queue_lock, held by tid 101 (reader)] 100\n"));
 	assert_non_null(strstr(t, "wall_thread_start;wall_worker;wall_spin 60\n"));
 	assert_non_null(strstr(t, "wall_thread_start;wall_worker;wall_spin;[runnable] 15\n"));
 	free(t);

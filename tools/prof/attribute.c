@@ -767,7 +767,87 @@ static uint64_t condvar_back(const struct prof_attr *a, const struct prof_data *
 
 /* The leaf frame's name of a wall sample: what its thread waited for
  * (profile.h), into buf; "" for a running thread. */
+/* One file's thread names by tid: its WALL threads' first, then its CPU
+ * facts' (the first row of a tid in file order, as the thread views take
+ * it), sorted by tid for bsearch.  Built once a file: a server's file has
+ * thousands of threads and tens of thousands of wall samples. */
+struct tid_name {
+	uint64_t tid;
+	size_t order;		/* the row's place: wall threads first */
+	const char *name;
+};
+
+static int cmp_tid_name(const void *x, const void *y)
+{
+	const struct tid_name *a = x, *b = y;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return a->order < b->order ? -1 : a->order > b->order;
+}
+
+/* The index of d's names in *out (*n entries; NULL with none); -1 ENOMEM. */
+static int tid_names(const struct prof_data *d, struct tid_name **out, size_t *n)
+{
+	size_t k = 0, cap = d->nwall_threads + d->nthreads;
+	*out = NULL;
+	*n = 0;
+	if (cap == 0)
+		return 0;
+	struct tid_name *v = malloc(cap * sizeof *v);
+	if (!v)
+		return -1;
+	for (size_t t = 0; t < d->nwall_threads; t++, k++)
+		v[k] = (struct tid_name){ d->wall_threads[t].tid, k, d->wall_threads[t].name };
+	for (size_t t = 0; t < d->nthreads; t++, k++)
+		v[k] = (struct tid_name){ d->threads[t].tid, k, d->threads[t].name };
+	/* Nameless rows out (a tid's name is its first named row's). */
+	size_t m = 0;
+	for (size_t i = 0; i < k; i++)
+		if (v[i].name[0])
+			v[m++] = v[i];
+	k = m;
+	qsort(v, k, sizeof *v, cmp_tid_name);
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+/* tid's name in the index (its first row's), or NULL. */
+static const char *tid_name_of(const struct tid_name *v, size_t n, uint64_t tid)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {	/* the first entry with this tid */
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo].tid == tid ? v[lo].name : NULL;
+}
+
+/* " (NAME)" for a thread named in a wait reason, in out (cap bytes): the
+ * characters that would split a frame in the stack formats (';') or end
+ * the reason (']') and control characters as '_'; "" without a name. */
+static void holder_name(const struct tid_name *v, size_t n, uint64_t tid, char *out, size_t cap)
+{
+	const char *nm = tid_name_of(v, n, tid);
+	out[0] = '\0';
+	if (!nm || !nm[0] || cap < 4)
+		return;
+	size_t at = 0;
+	out[at++] = ' ';
+	out[at++] = '(';
+	for (size_t i = 0; i < 15 && nm[i] && at + 2 < cap; i++) {
+		unsigned char c = (unsigned char)nm[i];
+		out[at++] = c < 0x20 || c == 0x7f || c == ';' || c == ']' || c == '[' ? '_' : (char)c;
+	}
+	out[at++] = ')';
+	out[at] = '\0';
+}
+
 static void wait_reason(const struct prof_attr *a, const struct prof_data *d, const size_t *img,
+			const struct tid_name *names, size_t nnames,
 			const struct prof_wall_sample *s, char *buf, size_t len)
 {
 	const char *sc = s->syscall == MONOUT_NO_SYSCALL ? NULL
@@ -806,7 +886,9 @@ static void wait_reason(const struct prof_attr *a, const struct prof_data *d, co
 	const struct prof_wait *w = s->wait < d->nwaits ? &d->waits[s->wait] : NULL;
 	if (w && w->kind == MONOUT_WAIT_FUTEX && (w->flags & MONOUT_WAIT_JOIN) &&
 	    (w->flags & MONOUT_WAIT_OWNER)) {
-		snprintf(buf, len, "[join tid %llu]", (unsigned long long)w->owner);
+		char nm[24];
+		holder_name(names, nnames, w->owner, nm, sizeof nm);
+		snprintf(buf, len, "[join tid %llu%s]", (unsigned long long)w->owner, nm);
 		return;
 	}
 	uint64_t back = UINT64_MAX;
@@ -818,10 +900,12 @@ static void wait_reason(const struct prof_attr *a, const struct prof_data *d, co
 	}
 	if (w && w->kind == MONOUT_WAIT_FUTEX) {
 		futex_words(a, d, img, w, 0, what, sizeof what);
-		char owner[48] = "";
-		if (w->flags & MONOUT_WAIT_OWNER)
-			snprintf(owner, sizeof owner, ", held by tid %llu",
-				 (unsigned long long)w->owner);
+		char owner[72] = "", nm[24];
+		if (w->flags & MONOUT_WAIT_OWNER) {
+			holder_name(names, nnames, w->owner, nm, sizeof nm);
+			snprintf(owner, sizeof owner, ", held by tid %llu%s",
+				 (unsigned long long)w->owner, nm);
+		}
 		snprintf(buf, len, "[futex %s%s]", what, owner);
 		return;
 	}
@@ -873,7 +957,8 @@ static int tstate_of(uint32_t s)
 }
 
 /* A new wall row; NULL without memory. */
-static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data *d, double count,
+static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data *d,
+				     const struct tid_name *names, size_t nnames, double count,
 				     uint64_t tid, int state, size_t reason)
 {
 	if (reserve((void **)&a->walls, &a->walls_cap, a->nwalls + 1, sizeof *a->walls))
@@ -887,15 +972,9 @@ static struct prof_wallrow *new_wall(struct prof_attr *a, const struct prof_data
 	w->state = state;
 	w->reason = reason;
 	w->program = a->program_no;
-	for (size_t t = 0; t < d->nwall_threads; t++)
-		if (d->wall_threads[t].tid == tid) {
-			memcpy(w->thread, d->wall_threads[t].name, sizeof w->thread);
-			break;
-		}
-	for (size_t t = 0; !w->thread[0] && t < d->nthreads; t++)
-		if (d->threads[t].tid == tid)
-			memcpy(w->thread, d->threads[t].name, sizeof w->thread);
-	w->thread[sizeof w->thread - 1] = '\0';
+	const char *nm = tid_name_of(names, nnames, tid);
+	if (nm)
+		snprintf(w->thread, sizeof w->thread, "%s", nm);
 	return w;
 }
 
@@ -984,14 +1063,20 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		return -1;
 	memcpy(a->wthreads + a->nwthreads, d->wall_threads, d->nwall_threads * sizeof *a->wthreads);
 	a->nwthreads += d->nwall_threads;
+	struct tid_name *names;
+	size_t nnames;
+	if (tid_names(d, &names, &nnames) < 0)
+		return -1;
 	int any_shared;
 	unsigned char *shared = objects_shared(d, &any_shared);
-	if (!shared)
+	if (!shared) {
+		free(names);
 		return -1;
+	}
 	for (size_t i = 0; i < d->nwall_samples; i++) {
 		const struct prof_wall_sample *s = &d->wall_samples[i];
 		char name[512];
-		wait_reason(a, d, img, s, name, sizeof name);
+		wait_reason(a, d, img, names, nnames, s, name, sizeof name);
 		size_t reason = SIZE_MAX;
 		if (name[0] && (reason = reason_id(a, name)) == SIZE_MAX)
 			goto fail;
@@ -1007,7 +1092,8 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 					size_t k = a->wplace[j].stack;
 					if (a->wplace[j].n == 0)
 						continue;
-					struct prof_wallrow *w = new_wall(a, d, (double)a->wplace[j].n,
+					struct prof_wallrow *w = new_wall(a, d, names, nnames,
+									  (double)a->wplace[j].n,
 									  s->tid, state, reason);
 					if (!w)
 						goto fail;
@@ -1026,7 +1112,8 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 		if (reserve((void **)&a->frames, &a->frames_cap, a->nframes + s->depth,
 			    sizeof *a->frames))
 			goto fail;
-		struct prof_wallrow *w = new_wall(a, d, (double)s->count, s->tid, state, reason);
+		struct prof_wallrow *w = new_wall(a, d, names, nnames, (double)s->count, s->tid,
+						  state, reason);
 		if (!w)
 			goto fail;
 		w->flags = s->flags;
@@ -1052,13 +1139,16 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 			continue;
 		size_t reason = reason_id(a, "[state not read]");
 		if (reason == SIZE_MAX ||
-		    !new_wall(a, d, (double)wt->unreadable, wt->tid, PROF_TS_UNKNOWN, reason))
+		    !new_wall(a, d, names, nnames, (double)wt->unreadable, wt->tid,
+			      PROF_TS_UNKNOWN, reason))
 			goto fail;
 	}
 	free(shared);
+	free(names);
 	return 0;
 fail:
 	free(shared);
+	free(names);
 	return -1;
 }
 

@@ -53,7 +53,7 @@
  * Wall-clock samples (mon.out WALL records) are stack samples like the
  * CPU's, with the thread's state (prof_sample.state) and, above the PC
  * where the thread stood, a leaf frame naming what it waited for, a
- * function of kind PROF_FN_WAIT: "[futex queue_lock, held by tid 4242]",
+ * function of kind PROF_FN_WAIT: "[futex queue_lock, held by tid 4242 (worker)]",
  * "[read pipe]", "[epoll_wait]", "[runnable]", "[uninterruptible]".
  *
  * Call stacks (mon.out STACKS records).  Each distinct sampled stack of a
