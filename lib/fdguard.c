@@ -4,9 +4,15 @@
  *
  * The perf clock needs one descriptor per thread.  They are kept out of
  * the program's way: moved at once (F_DUPFD_CLOEXEC) to the top quarter of
- * the RLIMIT_NOFILE range (mon_fd_floor), close-on-exec, and when no number
- * is free up there the thread gets the CPU-time timer clock instead, which
- * needs none (clock.c).  From the program's side, ours do not exist:
+ * the RLIMIT_NOFILE range, but never above FD_SETSIZE (1024): numbers the
+ * program's select(2) can take stay free below it, and the kernel's
+ * descriptor table, which grows to cover the highest number open and which
+ * every fork(2) copies, stays small (mon_fd_floor: 768 under the usual
+ * limit of 1024, 1024 under any limit above 1365; at 15 000 under a limit of
+ * 20 000, the table was 16 384 entries, 32 us a fork here, and under a
+ * container's 1 048 576 it would be a million); close-on-exec; and when no
+ * number is free up there the thread gets the CPU-time timer clock
+ * instead, which needs none (clock.c).  From the program's side, ours do not exist:
  * close(2) of one fails with EBADF and leaves it open (a daemon that
  * closes every descriptor above 2 keeps its profile), close_range(2) and
  * closefrom(3) close everything else in their range, dup2(2)/dup3(2) onto
@@ -33,6 +39,7 @@
 #include <stdint.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -136,7 +143,8 @@ MON_NO_TSAN int mon_fd_floor(void)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
 	    rl.rlim_cur < lim)
 		lim = rl.rlim_cur;
-	return (int)(lim - lim / 4);
+	rlim_t floor = lim - lim / 4;
+	return (int)(floor > FD_SETSIZE ? FD_SETSIZE : floor);
 }
 
 MON_NO_TSAN int mon_fd_raise(int fd)

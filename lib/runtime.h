@@ -295,7 +295,8 @@ MON_HIDDEN void mon_sig_add_hidden(sigset_t *mask);
 /* ---- fdguard.c: the program's view of its descriptors ------------------ */
 
 #define MON_FD_MAX (1 << 20)	/* our descriptors are below this */
-/* The lowest number for ours: the top quarter of RLIMIT_NOFILE's range. */
+/* The lowest number for ours: the top quarter of RLIMIT_NOFILE's range, or
+ * FD_SETSIZE (1024) where that is lower (fdguard.c says why). */
 MON_HIDDEN int mon_fd_floor(void);
 /* Move fd to a free number >= mon_fd_floor(), close-on-exec; the old
  * number is closed.  Returns the new number, or -1/errno (EMFILE: no room

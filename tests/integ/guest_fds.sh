@@ -109,3 +109,49 @@ if awk -v c="${cover:-0}" 'BEGIN { exit !(c >= 0.9) }'; then
 else
 	not_ok guest_fds_raw_close_range_wall_rounds "rounds + missed cover ${cover:-none} of the run"
 fi
+
+# Where ours sit under a high limit (issue 25): at FD_SETSIZE (1024) and up,
+# not in the limit's top quarter, so that the kernel's descriptor table,
+# which covers the highest number open and which every fork copies, stays
+# small (at 15 000 under a limit of 20 000 it was 16 384 entries, 32 us a
+# fork; under a container's 1 048 576 it would be a million), and nothing of
+# ours takes a number select(2) could use.  `sleep 3` under monrun --wall
+# (the perf clock's descriptor, the sampler's task directory, timer and kept
+# /proc files) with RLIMIT_NOFILE 20 000 (or the hard limit, if lower but at
+# least 4096): every descriptor it has and the same unprofiled command has
+# not is in [1024, 2048), and FDSize (/proc/PID/status) is at most 2048 or
+# the unprofiled one's.  Mutation: mon_fd_floor as the top quarter alone:
+# descriptors at 15 000, FDSize 16 384.
+hard=$(ulimit -Hn)
+lim=20000
+[ "$hard" != unlimited ] && [ "$hard" -lt $lim ] && lim=$hard
+# fds_of PID: "FDSize N" and the descriptors, once PID's main thread sleeps
+# in clock_nanosleep (its set-up done: libmon's start runs before main)
+fds_of() {
+	for i in $(seq 100); do
+		case $(cut -d" " -f1 "/proc/$1/syscall" 2>/dev/null) in 230 | 115 | 35) break ;; esac
+		sleep 0.1
+	done
+	sleep 0.3
+	awk '$1 == "FDSize:" { print "FDSize", $2 }' "/proc/$1/status"
+	ls "/proc/$1/fd"
+}
+if [ "$lim" -lt 4096 ]; then
+	ok "guest_fds_table_small # skip RLIMIT_NOFILE's hard limit is $hard"
+else
+	sh -c "ulimit -n $lim && exec sleep 3" & p=$!
+	fds_of $p >"$T/fd.plain"; wait $p
+	sh -c "ulimit -n $lim && exec \"\$0\" --wall -o \"$T/fdtab.mon\" sleep 3" "$MONRUN" & p=$!
+	fds_of $p >"$T/fd.mon"; wait $p
+	pz=$(awk '$1 == "FDSize" { print $2 }' "$T/fd.plain")
+	mz=$(awk '$1 == "FDSize" { print $2 }' "$T/fd.mon")
+	ours=$(awk 'FNR == NR { had[$1] = 1; next } $1 != "FDSize" && !($1 in had) { print $1 }' \
+	    "$T/fd.plain" "$T/fd.mon" | sort -n | tr '\n' ' ')
+	bad=$(for fd in $ours; do [ "$fd" -ge 1024 ] && [ "$fd" -lt 2048 ] || echo "$fd"; done)
+	if [ -n "$ours" ] && [ -z "$bad" ] && [ -n "$mz" ] &&
+	    { [ "$mz" -le 2048 ] || [ "$mz" -le "${pz:-0}" ]; }; then
+		ok "guest_fds_table_small # ours: $ours FDSize $mz (unprofiled $pz)"
+	else
+		not_ok guest_fds_table_small "limit $lim: ours '$ours' (outside [1024, 2048): '$bad'), FDSize $mz, unprofiled $pz"
+	fi
+fi

@@ -110,9 +110,11 @@ else
 fi
 
 # No socket of ours among the program's numbers: every socket the process
-# holds is above the floor (a quarter of RLIMIT_NOFILE from the top).
+# holds is above the floor (a quarter of RLIMIT_NOFILE from the top, at
+# most FD_SETSIZE, 1024: lib/fdguard.c mon_fd_floor).
 lim=$(awk '$1 == "Max" && $3 == "files" { print $5 }' "/proc/$PID/limits")
 floor=$((lim - lim / 4))
+[ "$floor" -gt 1024 ] && floor=1024
 low=$(for fd in /proc/"$PID"/fd/*; do
 	n=${fd##*/}
 	[ "$n" -lt "$floor" ] && readlink "$fd" | grep -q '^socket:' && echo "$n"
