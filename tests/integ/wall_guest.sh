@@ -15,12 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
-build_wall_dump
-$CC -O2 -g -o "$T/eintr" "$ROOT/tests/progs/wall_eintr.c" -lpthread
-timeout 120 "$B/bin/monrun" --wall=1000 -o "$T/eintr.mon" "$T/eintr" >"$T/out" 2>"$T/err"
-rc=$?
-cat "$T/out" "$T/err"
-wall_dump "$T/eintr.mon" "$T/eintr" >"$T/wall.txt" 2>&1
+wall_run eintr 1000 120
 head -n 1 "$T/wall.txt"
 miss=$(awk '$1 == "wall" { if ($2 != 1 || $4 != 1000) print "no WALL record at 1000 Hz" }
 	$1 == "sample" && $6 != "running" && $6 != "runnable" { n[$8] += $2 }
@@ -29,13 +24,13 @@ miss=$(awk '$1 == "wall" { if ($2 != 1 || $4 != 1000) print "no WALL record at 1
 		for (i in k) if (!(n[k[i]] > 0)) printf " no samples in %s", k[i]
 	}' "$T/wall.txt")
 if [ $rc -eq 0 ] && [ -z "$miss" ]; then ok wall_guest_sampled; else not_ok wall_guest_sampled "exit $rc$miss"; fi
-calls=$(awk '$1 == "total" { print $3 }' "$T/out")
-eintr=$(awk '$1 == "total" { print $5 }' "$T/out")
-early=$(awk '$1 == "total" { print $7 }' "$T/out")
-other=$(awk '$1 == "total" { print $9 }' "$T/out")
+calls=$(awk '$1 == "total" { print $3 }' "$T/eintr.out")
+eintr=$(awk '$1 == "total" { print $5 }' "$T/eintr.out")
+early=$(awk '$1 == "total" { print $7 }' "$T/eintr.out")
+other=$(awk '$1 == "total" { print $9 }' "$T/eintr.out")
 if [ "${calls:-0}" -ge 10000 ] && [ "$eintr" = 0 ]; then ok wall_guest_no_eintr
 else not_ok wall_guest_no_eintr "calls ${calls:-none}, EINTR $eintr"; fi
 if [ "${calls:-0}" -ge 10000 ] && [ "$early" = 0 ] && [ "$other" = 0 ]; then ok wall_guest_no_early
 else not_ok wall_guest_no_early "calls ${calls:-none}, early $early, unexpected $other"; fi
 timeout 120 "$T/eintr" >"$T/plain" 2>&1
-if cmp -s "$T/out" "$T/plain"; then ok wall_guest_same; else not_ok wall_guest_same "$(diff "$T/plain" "$T/out" | head -n 4)"; fi
+if cmp -s "$T/eintr.out" "$T/plain"; then ok wall_guest_same; else not_ok wall_guest_same "$(diff "$T/plain" "$T/eintr.out" | head -n 4)"; fi

@@ -19,14 +19,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
-build_wall_dump
-$CC -O2 -g -o "$T/wu" "$ROOT/tests/progs/wall_unannounced.c" -ldl -lpthread
-
-timeout 60 "$B/bin/monrun" --wall=100 -o "$T/wu.mon" "$T/wu" >"$T/out" 2>"$T/err"
-rc=$?
-cat "$T/out" "$T/err"
-wall_dump "$T/wu.mon" "$T/wu" >"$T/wall.txt" 2>&1
-u=$(awk '$1 == "unannounced" { print $2 }' "$T/out")
+wall_run unannounced 100 60
+u=$(awk '$1 == "unannounced" { print $2 }' "$T/unannounced.out")
 set -- $(awk -v u="$u" '$1 == "thread" && $2 == u { e = $6; k = $8 }
 	$1 == "sample" && $4 == u { n += $2; if ($8 == "clock_nanosleep") s += $2 }
 	END { print e + 0, k + 0, n + 0, s + 0 }' "$T/wall.txt")
@@ -42,9 +36,9 @@ if ! command -v strace >/dev/null 2>&1 || ! strace -f -qq -o /dev/null true 2>/d
 	ok "wall_listings_spared # skip strace is not installed or cannot trace here"
 else
 	timeout 120 strace -f -qq -e trace=getdents64 -o "$T/st.txt" \
-	    "$B/bin/monrun" --wall=100 -o "$T/st.mon" "$T/wu" >"$T/st.out" 2>"$T/st.err"
+	    "$B/bin/monrun" --wall=100 -o "$T/st.mon" "$T/unannounced" >"$T/st.out" 2>"$T/st.err"
 	rc=$?
-	wall_dump "$T/st.mon" "$T/wu" >"$T/st.wall" 2>&1
+	wall_dump "$T/st.mon" "$T/unannounced" >"$T/st.wall" 2>&1
 	sampler=$(awk '$1 == "thread" && $4 == "monprof-wall" { print $2 }' "$T/st.wall")
 	rounds=$(awk '$1 == "wall" { print $6 }' "$T/st.wall")
 	lists=$(awk -v s="$sampler" '$1 == s && /getdents64/ && / = 0$/ { n++ } END { print n + 0 }' "$T/st.txt")

@@ -8,7 +8,7 @@
  *
  * main starts one thread and joins it.  The thread spins on the CPU for
  * 300 ms under the name it was given (the program's), names itself
- * "renamed" (pthread_setname_np(3)) and spins MS milliseconds more (1500).
+ * "late_name" (pthread_setname_np(3)) and spins MS milliseconds more (1500).
  * Prints "renamed TID"; exit 0.
  */
 #define _GNU_SOURCE
@@ -38,7 +38,7 @@ static void *worker(void *arg)
 	(void)arg;
 	tid = gettid();
 	spin(300);
-	pthread_setname_np(pthread_self(), "renamed");
+	pthread_setname_np(pthread_self(), "late_name");
 	spin(spin_ms);
 	return NULL;
 }
