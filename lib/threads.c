@@ -54,6 +54,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <threads.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,7 @@ uint64_t mon_threads_fd_id(int fd)
 
 struct start {
 	void *(*fn)(void *);
+	int (*c11)(void *);	/* a thrd_create(3) start routine instead of fn, or NULL */
 	void *arg;
 	int vblocked;		/* the creator's view of the tick signal's blocking */
 };
@@ -462,7 +464,9 @@ static void *thread_start(void *p)
 		mon_unlock();
 	}
 	errno = saved_errno;
-	return st.fn(st.arg);
+	/* A C11 thread's int result as the C library keeps it: thrd_join
+	 * reads it back as (int)(uintptr_t) of the pthread result. */
+	return st.c11 ? (void *)(uintptr_t)st.c11(st.arg) : st.fn(st.arg);
 }
 
 /* The hand-over between a creating thread and a new one when `behind`.
@@ -557,13 +561,46 @@ MON_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 	struct start *st = mon_alloc(sizeof *st);
 	if (st == NULL)
 		return real_pthread_create(thread, attr, start_routine, arg);
-	st->fn = start_routine;
-	st->arg = arg;
-	st->vblocked = mon_sig_vblocked();
+	*st = (struct start){ start_routine, NULL, arg, mon_sig_vblocked() };
 	int rc = real_pthread_create(thread, attr, thread_start, st);
 	if (rc != 0)
 		mon_free(st);
 	return rc;
+}
+
+/* thrd_create — the C library's (C11 <threads.h>), with the new thread's
+ * profiling clock armed before func runs, as pthread_create above: glibc
+ * makes a C11 thread with its internal pthread_create, which no
+ * interposed one sees, so its CPU went unsampled.  The thread is made with
+ * the default attributes, as glibc's thrd_create makes it (ISO C 7.26.5.1;
+ * glibc nptl/thrd_create.c).  Same arguments and results as thrd_create(3):
+ * thrd_success, thrd_nomem (ENOMEM), thrd_timedout, thrd_busy, else
+ * thrd_error (EAGAIN: no resources).  Where libmon cannot wrap the start
+ * (no memory of its own; a sanitizer's pthread_create first: `behind`) the
+ * C library's thrd_create is called, unprofiled as before. */
+MON_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
+{
+	static int (*real_thrd_create)(thrd_t *, thrd_start_t, void *);
+	if (real_thrd_create == NULL)
+		real_thrd_create = (int (*)(thrd_t *, thrd_start_t, void *))
+			mon_libc_next("thrd_create");
+	if (real_pthread_create == NULL)
+		real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *,
+					       void *(*)(void *), void *))mon_libc_next("pthread_create");
+	struct start *st = NULL;
+	if (real_pthread_create == NULL || behind || (st = mon_alloc(sizeof *st)) == NULL)
+		return real_thrd_create != NULL ? real_thrd_create(thr, func, arg) : thrd_error;
+	*st = (struct start){ NULL, func, arg, mon_sig_vblocked() };
+	int rc = real_pthread_create((pthread_t *)thr, NULL, thread_start, st);
+	if (rc != 0)
+		mon_free(st);
+	switch (rc) {
+	case 0: return thrd_success;
+	case ENOMEM: return thrd_nomem;
+	case ETIMEDOUT: return thrd_timedout;
+	case EBUSY: return thrd_busy;
+	default: return thrd_error;
+	}
 }
 
 /* ---- fork -------------------------------------------------------------- */

@@ -1755,8 +1755,10 @@ static void wall_warn(const struct prof_attr *a)
 	if (a->wall_running_unplaced > 0)
 		prof_warn("wall-no-stack", "%.0f wall-clock %s of running threads %s no "
 			  "call stack: the CPU clock recorded none for their threads (they ran too "
-			  "little for a CPU sample, or stacks were off: MONPROF_STACK_DEPTH=0), shown "
-			  "as [running]", a->wall_running_unplaced,
+			  "little for a CPU sample; no CPU clock was armed in them or could reach "
+			  "them: a thread the C library starts itself blocks every signal; or "
+			  "stacks were off: MONPROF_STACK_DEPTH=0), shown as [running]",
+			  a->wall_running_unplaced,
 			  prof_pl(a->wall_running_unplaced, "sample", "samples"),
 			  prof_pl(a->wall_running_unplaced, "has", "have"));
 }
@@ -1785,18 +1787,26 @@ void attr_finish(struct prof_attr *a)
 	double walls = 0;
 	for (size_t i = 0; i < a->nwalls; i++)
 		walls += a->walls[i].count;
+	/* Why no sample: too little CPU, unless the facts say the program
+	 * used more than a couple of ticks' worth (then no thread that used
+	 * it was sampled: the coverage warning names them). */
+	char why[160] = "the program used less CPU than one clock tick, or profiling was off";
+	if (a->cov != NULL && a->cov->nfacts) {
+		double used = a->cov->cpu_user_s - a->cov->cpu_before_s;
+		if (used >= 2.0 / (a->rate_hz > 0 ? a->rate_hz : 100))
+			snprintf(why, sizeof why, "the program used %.3f s of user CPU, but not in "
+				 "a thread a clock sampled, or not while profiling was on", used);
+	}
 	if (a->total_ticks == 0 && !taken && walls > 0)
 		/* A program that waited all along (a shell waiting for its
 		 * child): its time is in the wall-clock samples. */
-		prof_warn("no-samples", "no CPU samples: the CPU histograms are empty (the "
-			  "program used less CPU than one clock tick, or profiling was off); its "
+		prof_warn("no-samples", "no CPU samples: the CPU histograms are empty (%s); its "
 			  "%.0f wall-clock %s are shown with --sample=wall and --sample=offcpu%s",
-			  walls, prof_pl(walls, "sample", "samples"),
+			  why, walls, prof_pl(walls, "sample", "samples"),
 			  a->cells_used ? "; call counts are shown" : "");
 	else if (a->total_ticks == 0 && !taken)
 		prof_warn("no-samples", "no samples: the histograms are empty, so the report "
-			  "has no time (the program used less CPU than one clock tick, or "
-			  "profiling was off)%s", a->cells_used ? "; call counts are shown" : "");
+			  "has no time (%s)%s", why, a->cells_used ? "; call counts are shown" : "");
 	uint64_t seen = a->samples ? a->samples : (uint64_t)a->total_ticks;
 	if (a->saturated)
 		prof_warn("saturated", "%llu %s (%.1f %% of %llu) %s not counted: "

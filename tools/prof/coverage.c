@@ -339,8 +339,22 @@ int coverage_warn(const struct prof_attr *a)
 			if (n > 5)
 				ADD(" and %zu more", n - 5);
 		}
-		if (c->nthreads && cpu - listed >= COVER_PERIODS / rate && cpu - listed > 0.1 * cpu)
+		if (c->nthreads && cpu - listed >= COVER_PERIODS / rate && cpu - listed > 0.1 * cpu) {
 			ADD("; %.3f s of CPU in threads that ended unseen", cpu - listed);
+			/* Not started by libmon's pthread_create or thrd_create:
+			 * no per-thread clock was armed in them.  glibc's own
+			 * (timer_create's SIGEV_THREAD callbacks, aio_*, mq_notify)
+			 * also block every signal, so that no signal clock can
+			 * sample them, the itimer's included (its tick goes to
+			 * another thread). */
+			ADD(" (a thread the C library starts itself, for a SIGEV_THREAD timer's "
+			    "callback, POSIX AIO or mq_notify, blocks every signal, so no CPU "
+			    "clock samples it: monrun --wall counts its time as running%s)",
+			    strncmp(a->clock, "itimer", 6) != 0
+				    ? "; a thread made by a raw clone gets no per-thread clock: "
+				      "monrun -c itimer samples it"
+				    : "");
+		}
 #undef ADD
 		prof_warn("coverage", "%s", msg);
 		free(v);
