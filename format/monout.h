@@ -371,6 +371,11 @@
 #define MONOUT_FACT_CLOCKS_FULL 0x40	/* more threads alive at once than the
 					 * per-thread clocks' table holds (4096):
 					 * threads started then had no clock */
+#define MONOUT_FACT_PROFILING_OFF 0x80	/* profiling was off for part of the file's
+					 * span (moncontrol(0), monctl off, a dormant
+					 * start): cpu_before_usec holds the process
+					 * CPU meanwhile too; the threads' CPU (THREADS)
+					 * does not leave it out */
 
 /* THREADS flags. */
 #define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */
@@ -501,7 +506,9 @@ struct monout_facts {
 	uint32_t flags;		/* MONOUT_FACT_* */
 	uint32_t threads_unlisted;	/* threads the table could not list */
 	uint32_t check_usec;	/* CPU of the rate check (not sampled) */
-	uint64_t cpu_before_usec;	/* process CPU before profiling started */
+	uint64_t cpu_before_usec;	/* process CPU not sampled by design: before
+					 * profiling started, and while it was off
+					 * (MONOUT_FACT_PROFILING_OFF) */
 };
 
 /* INTERVAL (14, minor 6): this file holds one interval of a series

@@ -1204,6 +1204,7 @@ static int start_whole(void)
 		finished = 0;
 		paused = 1;
 		dormant = 1;
+		mon_facts_profiling(0);
 		return 0;
 	}
 	stacks_on();
@@ -1368,6 +1369,7 @@ MON_EXPORT int moncontrol(int mode)
 		__atomic_store_n(&mon_counting, 1, __ATOMIC_RELEASE);
 		mon_wall_pause(0);
 		paused = 0;
+		mon_facts_profiling(1);
 		base.on_since = 1;
 	} else if (!mode && !paused) {
 		__atomic_store_n(&mon_counting, 0, __ATOMIC_RELEASE);
@@ -1379,6 +1381,7 @@ MON_EXPORT int moncontrol(int mode)
 			mon_stacks_stop();
 		mon_wall_pause(1);
 		paused = 1;
+		mon_facts_profiling(0);
 	}
 	pthread_mutex_unlock(&lock);
 	errno = saved_errno;

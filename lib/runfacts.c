@@ -81,6 +81,15 @@ static unsigned base_ended_unlisted;	/* ended_unlisted at the last interval's cu
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
 static uint64_t before_usec;		/* process CPU used before that */
+/* Profiling off (moncontrol(0), monctl off, a dormant start): the process
+ * CPU used meanwhile, which no clock sampled, is written with the CPU
+ * before the start (FACTS cpu_before_usec) so that prof judges coverage
+ * over the CPU of the time profiling was on (mon_facts_profiling). */
+static uint64_t off_usec[2];		/* process user, system CPU while off, the spells ended */
+static uint64_t off_since_usec[2];	/* process CPU when the current spell began */
+static int off_now;			/* in a spell off */
+static uint64_t off_cut_usec[2];	/* off CPU at the last interval cut */
+static int off_ever, off_in_window;	/* off at some time: in the run, since the last cut */
 static long clk_tck = 100;
 
 static __thread struct {
@@ -98,6 +107,48 @@ static uint64_t now_ns(clockid_t c)
 }
 
 static uint64_t tv_usec(struct timeval tv);
+
+/* The process's user and system CPU now, microseconds. */
+static void process_cpu_usec(uint64_t v[2])
+{
+	struct rusage ru;
+	v[0] = v[1] = 0;
+	if (getrusage(RUSAGE_SELF, &ru) == 0) {
+		v[0] = tv_usec(ru.ru_utime);
+		v[1] = tv_usec(ru.ru_stime);
+	}
+}
+
+void mon_facts_profiling(int on)
+{
+	uint64_t c[2];
+	process_cpu_usec(c);
+	if (!on && !off_now) {
+		off_since_usec[0] = c[0];
+		off_since_usec[1] = c[1];
+		off_now = off_ever = off_in_window = 1;
+	} else if (on && off_now) {
+		for (int i = 0; i < 2; i++)
+			off_usec[i] += c[i] > off_since_usec[i] ? c[i] - off_since_usec[i] : 0;
+		off_now = 0;
+	}
+}
+
+/* The process CPU of every spell off so far, the current one to now, less
+ * cut (the last cut's, or zeros): user CPU alone under a clock that
+ * samples user time only (flags: MONOUT_FACT_USER_ONLY), whose system time
+ * prof already counts as not sampled. */
+static uint64_t off_cpu_usec(uint32_t flags, const uint64_t cut[2], uint64_t out[2])
+{
+	uint64_t c[2] = { 0, 0 };
+	if (off_now)
+		process_cpu_usec(c);
+	for (int i = 0; i < 2; i++)
+		out[i] = off_usec[i] + (off_now && c[i] > off_since_usec[i] ? c[i] - off_since_usec[i] : 0);
+	uint64_t u = out[0] > cut[0] ? out[0] - cut[0] : 0;
+	uint64_t s = out[1] > cut[1] ? out[1] - cut[1] : 0;
+	return (flags & MONOUT_FACT_USER_ONLY) ? u : u + s;
+}
 
 int mon_facts_init(void)
 {
@@ -380,6 +431,11 @@ void mon_facts_reset(void)
 	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	before_usec = 0;	/* the child's CPU counts from the fork */
+	/* and its spells off: one goes on if the parent's did */
+	off_usec[0] = off_usec[1] = off_cut_usec[0] = off_cut_usec[1] = 0;
+	off_ever = off_in_window = off_now;
+	if (off_now)
+		process_cpu_usec(off_since_usec);
 	if (base != NULL && base_hi) {	/* (an unfollowed child of a series before its first cut: untouched) */
 		mon_zero_pages(base, base_hi * sizeof *base);
 		base_hi = 0;
@@ -597,10 +653,18 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	f.elapsed_usec = now > win->since_ns ? (now - win->since_ns) / 1000u : 0;
 	if (put_span(w, real - (mono - now), f.elapsed_usec) < 0)
 		return -1;
-	f.cpu_before_usec = win->first ? before_usec : 0;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
+	uint64_t off[2];
+	f.cpu_before_usec = (win->first ? before_usec : 0) + off_cpu_usec(f.flags, off_cut_usec, off);
 	if (!win->first)
 		f.check_usec = 0;	/* the rate check ran in the first interval */
+	if (off_in_window || off_now)
+		f.flags |= MONOUT_FACT_PROFILING_OFF;
+	if (win->advance) {
+		off_cut_usec[0] = off[0];
+		off_cut_usec[1] = off[1];
+		off_in_window = off_now;
+	}
 	if (table == NULL)
 		return monout_put_facts(w, &f);
 	unsigned ended = __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);
@@ -679,8 +743,12 @@ int mon_facts_put(struct monout_writer *w)
 	f.elapsed_usec = start_ns && now > start_ns ? (now - start_ns) / 1000u : 0;
 	if (put_span(w, real, f.elapsed_usec) < 0)
 		return -1;
-	f.cpu_before_usec = before_usec;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
+	static const uint64_t none[2];
+	uint64_t off[2];
+	f.cpu_before_usec = before_usec + off_cpu_usec(f.flags, none, off);
+	if (off_ever)
+		f.flags |= MONOUT_FACT_PROFILING_OFF;
 	if (table == NULL)
 		return monout_put_facts(w, &f);
 	f.threads_unlisted = sample_all() + __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);

@@ -15,6 +15,11 @@
 /* Map the thread table and note the start of elapsed time (first call
  * only).  0, or -1/ENOMEM. */
 MON_HIDDEN int mon_facts_init(void);
+/* Profiling is switched on (1) or off (0: moncontrol(0), monctl off, a
+ * dormant start): the process CPU while off is counted with the CPU before
+ * the start (FACTS cpu_before_usec) and the file flagged
+ * MONOUT_FACT_PROFILING_OFF.  Called under monitor.c's lock. */
+MON_HIDDEN void mon_facts_profiling(int on);
 /* A tick of weight samples in the calling thread.  Async-signal-safe. */
 MON_HIDDEN void mon_facts_tick(uint64_t weight);
 /* The calling thread is ending: record its CPU (getrusage RUSAGE_THREAD). */

@@ -202,10 +202,14 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 	}
 	double cpu = seen_cpu(c);
 	fprintf(e, "CPU: %.3f s user + %.3f s system, %.3f s of it not sampled by design (start-up, "
-		"rate check); "
-		"samples stand for %.3f s = %.0f %% of the %s CPU since profiling started\n", c->cpu_user_s,
-		c->cpu_sys_s, c->cpu_before_s, c->sampled_s, cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
-		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system");
+		"rate check%s); "
+		"samples stand for %.3f s = %.0f %% of the %s CPU %s\n", c->cpu_user_s,
+		c->cpu_sys_s, c->cpu_before_s,
+		(c->flags & MONOUT_FACT_PROFILING_OFF) ? ", profiling off" : "",
+		c->sampled_s, cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
+		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system",
+		(c->flags & MONOUT_FACT_PROFILING_OFF) ? "while profiling was on"
+						       : "since profiling started");
 	if (c->flags & MONOUT_FACT_USER_ONLY)
 		fprintf(e, "system time: not sampled (the perf clock counts user time only)\n");
 	else if (c->flags & MONOUT_FACT_SYSTEM)
@@ -313,7 +317,10 @@ int coverage_warn(const struct prof_attr *a)
 		/* The threads that missed the most CPU. */
 		struct prof_thread *v = NULL;
 		size_t n = 0;
-		if (c->nthreads && (v = malloc(c->nthreads * sizeof *v)) != NULL) {
+		/* With profiling off for a while, a thread's CPU (THREADS)
+		 * holds that time too: no thread can be judged. */
+		int judge = !(c->flags & MONOUT_FACT_PROFILING_OFF);
+		if (judge && c->nthreads && (v = malloc(c->nthreads * sizeof *v)) != NULL) {
 			for (size_t i = 0; i < c->nthreads; i++) {
 				const struct prof_thread *t = &c->threads[i];
 				double tc = thread_cpu(t), s = thread_sampled(t);
@@ -339,7 +346,8 @@ int coverage_warn(const struct prof_attr *a)
 			if (n > 5)
 				ADD(" and %zu more", n - 5);
 		}
-		if (c->nthreads && cpu - listed >= COVER_PERIODS / rate && cpu - listed > 0.1 * cpu) {
+		if (judge && c->nthreads && cpu - listed >= COVER_PERIODS / rate &&
+		    cpu - listed > 0.1 * cpu) {
 			ADD("; %.3f s of CPU in threads that ended unseen", cpu - listed);
 			/* Not started by libmon's pthread_create or thrd_create:
 			 * no per-thread clock was armed in them.  glibc's own
