@@ -1355,16 +1355,21 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 		t->block_wait = UINT64_MAX;
 		if (sr.running) {
 			/* A blocked thread's name comes with each read of its
-			 * stat; a running one's is read again at most once a
-			 * second (NAME_EVERY_NS): a worker that names itself
-			 * after it starts (pthread_setname_np(3)) and never
-			 * blocks is shown by the name it took. */
+			 * stat; a running one's is read again at its first full
+			 * read after its first sight (which is often before it
+			 * names itself: pthread_setname_np(3) as it starts),
+			 * then at most once a second (NAME_EVERY_NS): a worker
+			 * that names itself and never blocks is shown by the
+			 * name it took. */
 			uint64_t now = mono_ns();
-			if (t->out.name[0] == '\0' || now - t->name_ns >= NAME_EVERY_NS) {
+			int named = t->out.name[0] != '\0';
+			if (!named || t->name_ns == 0 || now - t->name_ns >= NAME_EVERY_NS) {
 				char letter;
 				uint64_t st;
 				read_stat(t, 0, &letter, &st);
-				t->name_ns = now;
+				/* The first name read is that first one: the
+				 * next full read reads it again. */
+				t->name_ns = named ? now : 0;
 			}
 			t->last_state = split_running(t, prev_r, ss, sh);
 			return sample_count(t, t->last_state, MONOUT_NO_SYSCALL,

@@ -767,9 +767,12 @@ static uint64_t condvar_back(const struct prof_attr *a, const struct prof_data *
 
 /* The leaf frame's name of a wall sample: what its thread waited for
  * (profile.h), into buf; "" for a running thread. */
-/* One file's thread names by tid: its WALL threads' first, then its CPU
- * facts' (the first row of a tid in file order, as the thread views take
- * it), sorted by tid for bsearch.  Built once a file: a server's file has
+/* One file's thread names by tid: its CPU facts' (THREADS) first, read by
+ * each thread as it ended or at the write, so the name it ended with; then
+ * its WALL threads', which the sampler reads as it finds a thread blocked
+ * and a running one at most once a second (a thread that names itself as
+ * it starts and runs less than that may keep the name it had); the first
+ * row of a tid in file order; sorted by tid for bsearch.  Built once a file: a server's file has
  * thousands of threads and tens of thousands of wall samples. */
 struct tid_name {
 	uint64_t tid;
@@ -796,10 +799,10 @@ static int tid_names(const struct prof_data *d, struct tid_name **out, size_t *n
 	struct tid_name *v = malloc(cap * sizeof *v);
 	if (!v)
 		return -1;
-	for (size_t t = 0; t < d->nwall_threads; t++, k++)
-		v[k] = (struct tid_name){ d->wall_threads[t].tid, k, d->wall_threads[t].name };
 	for (size_t t = 0; t < d->nthreads; t++, k++)
 		v[k] = (struct tid_name){ d->threads[t].tid, k, d->threads[t].name };
+	for (size_t t = 0; t < d->nwall_threads; t++, k++)
+		v[k] = (struct tid_name){ d->wall_threads[t].tid, k, d->wall_threads[t].name };
 	/* Nameless rows out (a tid's name is its first named row's). */
 	size_t m = 0;
 	for (size_t i = 0; i < k; i++)
