@@ -100,6 +100,7 @@
 
 #define RING 65536u		/* interval files remembered for rotation */
 #define GROW_CHECK_NS 100000000ull	/* while sampling: the stack table's check */
+#define ALONE_CHECK_NS 1000000000ull	/* at least this often: are ours the only threads left? */
 #define CMD_MAX 64
 
 static struct {
@@ -855,10 +856,17 @@ static void *control_main(void *arg)
 		}
 		if (sampling && (wait_ms < 0 || wait_ms > (int64_t)(GROW_CHECK_NS / 1000000u)))
 			wait_ms = (int64_t)(GROW_CHECK_NS / 1000000u);
+		if (wait_ms < 0 || wait_ms > (int64_t)(ALONE_CHECK_NS / 1000000u))
+			wait_ms = (int64_t)(ALONE_CHECK_NS / 1000000u);
 		struct pollfd p = { sock_fd, POLLIN, 0 };
 		int k = poll(&p, sock_fd >= 0 ? 1 : 0, (int)wait_ms);
 		if (k > 0 && (p.revents & POLLIN))
 			serve();
+		/* The program's threads all ended (its main thread by
+		 * pthread_exit): the C library would end the process now, but
+		 * ours are in its count of threads (util.c). */
+		if (mon_only_runtime_left())
+			mon_exit_for_program();
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (sampling && now >= next_grow) {
 			mon_stacks_grow();

@@ -386,6 +386,20 @@ MON_HIDDEN int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *
  * 80 entries a call); entries whose names are not thread ids ("." and
  * "..") are skipped.  Returns 0, or -1 with errno from getdents64 (EBADF,
  * EINVAL: buf too small for an entry).  Async-signal-safe. */
+/* 1 when the program's threads have all ended and only the runtime's own
+ * (the wall sampler, the control thread: mon_runtime_tid, mon_control_tid)
+ * and the ended main thread (a zombie leader: it called pthread_exit(3))
+ * are left.  The C library ends the process with exit(0) when its last
+ * thread ends (nptl's thread count, which ours are in), so such a program
+ * would never end: the runtime's threads check this and end it as the C
+ * library would (mon_exit_for_program).  Reads /proc/self/task and
+ * /proc/self/stat (a descriptor for each read, closed at once); 0 when
+ * they cannot be read. */
+MON_HIDDEN int mon_only_runtime_left(void);
+/* exit(0) in the calling runtime thread, as the C library's last thread
+ * would call it; once (0 for a second caller: another of ours is ending
+ * the process). */
+MON_HIDDEN int mon_exit_for_program(void);
 MON_HIDDEN int mon_task_each(int fd, char *buf, size_t len, void (*fn)(pid_t tid, void *arg),
 			     void *arg);
 

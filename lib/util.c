@@ -4,12 +4,15 @@
  * file of libmon).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/futex.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +99,56 @@ int mon_task_each(int fd, char *buf, size_t len, void (*fn)(pid_t tid, void *arg
 		}
 	}
 	return n < 0 ? -1 : 0;
+}
+
+/* mon_task_each's callback for mon_only_runtime_left: a thread that is
+ * neither the leader nor one of the runtime's. */
+static void not_ours(pid_t tid, void *arg)
+{
+	int *other = arg;
+	if (tid != getpid() && tid != __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE) &&
+	    tid != __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE))
+		*other = 1;
+}
+
+int mon_only_runtime_left(void)
+{
+	struct stat st;
+	/* Cheap first: the link count of /proc/self/task is 2 plus the
+	 * threads (fs/proc/base.c proc_task_getattr); the leader and two of
+	 * ours at most. */
+	if (syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) != 0 || st.st_nlink > 5)
+		return 0;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/task",
+			      O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	char buf[1024] __attribute__((aligned(8)));
+	int other = 0;
+	int rc = mon_task_each(fd, buf, sizeof buf, not_ours, &other);
+	syscall(SYS_close, fd);
+	if (rc < 0 || other)
+		return 0;
+	/* The leader's state, after the name's closing parenthesis (proc(5)):
+	 * Z once the main thread has ended (pthread_exit) with others alive. */
+	fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	long n = syscall(SYS_read, fd, buf, sizeof buf - 1);
+	syscall(SYS_close, fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' && p[2] == 'Z';
+}
+
+int mon_exit_for_program(void)
+{
+	static int once;
+	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		return 0;	/* another of ours is doing it */
+	exit(0);
 }
 
 int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void *arg)

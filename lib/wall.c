@@ -285,6 +285,8 @@ static struct {
 } cut_base;
 static int running;
 static int task_fd = -1;
+static dev_t task_dev;		/* what task_fd was opened on: a number the program */
+static ino_t task_ino;		/* took over (raw close, open) is not counted from */
 static int timer_fd = -1;	/* the rounds' periodic timer (timerfd), or -1: futex sleeps */
 static uint64_t timer_period;	/* its interval, ns */
 static unsigned fds_kept, fds_budget;
@@ -1662,13 +1664,32 @@ static void listed_one(pid_t tid, void *arg)
 		seen(t, l->r, l->since_ns, l->now_ns, 0, UINT64_MAX);
 }
 
+/* Note what the task directory's descriptor is (task_count checks it). */
+static void task_dir_noted(void)
+{
+	struct stat st;
+	task_dev = 0;
+	task_ino = 0;
+	if (task_fd >= 0 && syscall(SYS_fstat, task_fd, &st) == 0) {
+		task_dev = st.st_dev;
+		task_ino = st.st_ino;
+	}
+}
+
 /* The task directory's descriptor failed: if the program took it over (the
  * raw close_range system call; maybe its own file on the number now), forget
  * it as read_task does and open the directory again.  1 when there is a new
  * one to list. */
+static int task_dir_still(void)
+{
+	struct stat st;
+	return task_fd >= 0 && syscall(SYS_fstat, task_fd, &st) == 0 && st.st_dev == task_dev &&
+	       st.st_ino == task_ino && still_proc(task_fd);
+}
+
 static int task_dir_again(void)
 {
-	if (task_fd >= 0 && still_proc(task_fd))
+	if (task_dir_still())
 		return 0;	/* ours still: another failure */
 	if (task_fd >= 0) {
 		mon_fd_drop(task_fd);
@@ -1676,6 +1697,7 @@ static int task_dir_again(void)
 	}
 	int kept;
 	task_fd = open_proc("/proc/self/task", 1, &kept);
+	task_dir_noted();
 	return task_fd >= 0;
 }
 
@@ -1686,9 +1708,12 @@ static int task_dir_again(void)
 static long task_count(void)
 {
 	struct stat st;
-	if (task_fd < 0 || fstat(task_fd, &st) < 0 || st.st_nlink < 3)
+	if (task_fd < 0 || syscall(SYS_fstat, task_fd, &st) < 0)
 		return -1;
-	return (long)st.st_nlink - 2;
+	if ((st.st_dev != task_dev || st.st_ino != task_ino) &&
+	    (!task_dir_again() || syscall(SYS_fstat, task_fd, &st) < 0))
+		return -1;	/* the number is the program's now: ours opened again */
+	return st.st_nlink < 3 ? -1 : (long)st.st_nlink - 2;
 }
 
 /* Threads of ours that the count has and the table does not: this sampler,
@@ -1699,6 +1724,8 @@ static unsigned ours_alive(void)
 	pid_t c = __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE);
 	return 1u + (c > 0 && thread_cpu_ns(c) != UINT64_MAX);
 }
+
+static int program_gone;	/* the program's threads have all ended (round_all) */
 
 static void round_all(uint64_t since_ns, uint64_t now_ns)
 {
@@ -1711,7 +1738,8 @@ static void round_all(uint64_t since_ns, uint64_t now_ns)
 	if (!list && r % LIST_EVERY == 1 && (counted = task_count()) < 0)
 		list = 1;
 	if (list) {
-		if (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0 && !task_dir_again())
+		if ((!task_dir_still() && !task_dir_again()) ||
+		    (syscall(SYS_lseek, task_fd, 0L, SEEK_SET) < 0 && !task_dir_again()))
 			return;
 		struct listed l = { self, r, since_ns, now_ns };
 		if (mon_task_each(task_fd, buf, sizeof buf, listed_one, &l) < 0 && task_dir_again() &&
@@ -1750,6 +1778,8 @@ static void round_all(uint64_t since_ns, uint64_t now_ns)
 			nalive -= nalive > 0;
 		}
 	}
+	if (counted >= 0 && counted <= 3 && nalive <= 1 && mon_only_runtime_left())
+		program_gone = 1;	/* sampler_main ends the process, between looks */
 	if (counted >= 0 && (unsigned long)counted != nalive + ours_alive()) {
 		/* A thread the table does not have (a raw clone's, one made
 		 * before libmon's pthread_create was in place, one the full
@@ -2073,6 +2103,14 @@ static void *sampler_main(void *arg)
 		if (__atomic_load_n(&compact_asked, __ATOMIC_ACQUIRE))
 			compact();
 		__atomic_store_n(&look_busy, 0, __ATOMIC_RELEASE);
+		if (program_gone) {
+			/* Only ours are left, and the ended main thread: as
+			 * the C library's last thread would, end the process
+			 * (its atexit handlers, our profile written). */
+			own_cpu();
+			mon_exit_for_program();
+			program_gone = 0;
+		}
 		prev = now;
 		first = 0;
 		if (++looks % 16 == 1)
@@ -2187,6 +2225,7 @@ static int launch(void)
 		int budget_save = (int)fds_budget;
 		fds_budget = fds_kept + 1;
 		task_fd = open_proc("/proc/self/task", 1, &kept);
+		task_dir_noted();
 		fds_budget = (unsigned)budget_save;
 		if (task_fd < 0)
 			return -1;
