@@ -27,7 +27,8 @@
  *   posix_spawnp     __posix_spawn on the first PATH entry that holds an
  *                    executable file of that name
  *   pthread_create   glibc's __pthread_create, linked in by the reference to
- *                    thrd_create(3) below (thrd_create.o calls it)
+ *                    mq_notify(3) below (mq_notify.o calls it; not
+ *                    thrd_create, which libmon defines: threads.c)
  *   dlopen           glibc's __dlopen if the static link holds it (it does
  *                    not unless something else of libc.a asked for it);
  *                    else none: dlopen then fails (documented, monitor.3)
@@ -41,6 +42,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <mqueue.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
@@ -48,7 +50,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <threads.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -64,7 +65,7 @@ extern void *__dlopen(const char *, int) __attribute__((weak));
 /* Referenced only so that a static link holds the members that define the
  * weak names above (see the top of this file). */
 __attribute__((used)) static void *const pull_members[] = {
-	(void *)thrd_create,
+	(void *)mq_notify,
 	(void *)system,
 };
 
