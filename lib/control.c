@@ -878,9 +878,13 @@ static void *control_main(void *arg)
 		if (cfg.interval_s && !ended && st == 1 &&
 		    (due || __atomic_exchange_n(&cut_asked, 0, __ATOMIC_ACQ_REL))) {
 			write_last(MONOUT_WHY_INTERVAL, 0, 0, 0);
+		} else if (cfg.interval_s && !ended && st == 2 && due && !mon_interval_idle()) {
+			/* Off since part of this interval: its samples from before
+			 * are written (skipping it lost them, a reviewer found). */
+			write_last(MONOUT_WHY_INTERVAL, 0, 0, 0);
 		} else if (cfg.interval_s && !ended && st == 2 && due && cut_lock() == 0) {
-			/* Off (moncontrol(0) by the program, or dormant): no file
-			 * for a time nothing was sampled in. */
+			/* Off (moncontrol(0) by the program, or dormant) since the
+			 * last file: no file for a time nothing was sampled in. */
 			mon_interval_skip();
 			start_mono = now;
 			start_real = clock_ns(CLOCK_REALTIME);

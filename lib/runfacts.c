@@ -719,6 +719,11 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 
 void mon_facts_window_advance(void)
 {
+	uint64_t off[2];
+	off_cpu_usec(0, off_cut_usec, off);	/* an interval skipped: its time off is not the next one's */
+	off_cut_usec[0] = off[0];
+	off_cut_usec[1] = off[1];
+	off_in_window = off_now;
 	if (table == NULL || base == NULL)
 		return;
 	sample_all();

@@ -396,8 +396,10 @@ MON_HIDDEN int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *
  * /proc/self/stat (a descriptor for each read, closed at once); 0 when
  * they cannot be read. */
 MON_HIDDEN int mon_only_runtime_left(void);
-/* exit(0) in the calling runtime thread, as the C library's last thread
- * would call it; once (0 for a second caller: another of ours is ending
+/* exit(0) as the C library's last thread would call it, on a new thread
+ * with the default attributes and no signal blocked (the atexit handlers
+ * and destructors run there, not on our small, signal-blocking stacks);
+ * once: 1 when started, 0 for a second caller (another of ours is ending
  * the process). */
 MON_HIDDEN int mon_exit_for_program(void);
 MON_HIDDEN int mon_task_each(int fd, char *buf, size_t len, void (*fn)(pid_t tid, void *arg),

@@ -603,6 +603,39 @@ MON_EXPORT int thrd_create(thrd_t *thr, thrd_start_t func, void *arg)
 	}
 }
 
+/* The thread that ends the process: the program's atexit handlers and
+ * destructors run on it, with the C library's default stack (ours are
+ * small) and no signal blocked (ours block every one), as on a thread of
+ * the program's. */
+static void *exit_thread(void *arg)
+{
+	(void)arg;
+	exit(0);
+}
+
+int mon_exit_for_program(void)
+{
+	static int once;
+	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+		return 0;	/* another of ours is doing it */
+	if (real_pthread_create == NULL)
+		real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *,
+					       void *(*)(void *), void *))mon_libc_next("pthread_create");
+	pthread_attr_t attr;
+	sigset_t none;
+	sigemptyset(&none);
+	pthread_t t;
+	if (real_pthread_create != NULL && pthread_attr_init(&attr) == 0) {
+		pthread_attr_setsigmask_np(&attr, &none);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		int rc = real_pthread_create(&t, &attr, exit_thread, NULL);
+		pthread_attr_destroy(&attr);
+		if (rc == 0)
+			return 1;
+	}
+	exit(0);	/* no thread to be had: here, rather than never */
+}
+
 /* ---- fork -------------------------------------------------------------- */
 
 static void before_fork(void)

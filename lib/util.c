@@ -9,6 +9,7 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -141,14 +142,6 @@ int mon_only_runtime_left(void)
 	buf[n] = '\0';
 	char *p = strrchr(buf, ')');
 	return p != NULL && p[1] == ' ' && p[2] == 'Z';
-}
-
-int mon_exit_for_program(void)
-{
-	static int once;
-	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
-		return 0;	/* another of ours is doing it */
-	exit(0);
 }
 
 int mon_fd_each_line(int fd, int (*fn)(char *line, size_t len, void *arg), void *arg)

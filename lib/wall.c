@@ -2061,8 +2061,11 @@ static void *sampler_main(void *arg)
 			}
 			struct timespec s1 = { 1, 0 };
 			syscall(SYS_futex, &pause_word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 1, &s1, NULL, 0);
-			if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE))
+			if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE)) {
+				if (mon_only_runtime_left())
+					mon_exit_for_program();	/* as below, paused */
 				continue;
+			}
 			/* Resumed: the next round is the first instant start + k / rate
 			 * from now; the rounds of the pause are neither due nor missed. */
 			uint64_t now = mono_ns();
@@ -2118,6 +2121,8 @@ static void *sampler_main(void *arg)
 		next += period;
 	}
 	own_cpu();
+	/* Gone: the tid may be a program thread's soon (mon_only_runtime_left). */
+	__atomic_store_n(&mon_runtime_tid, 0, __ATOMIC_RELEASE);
 	return NULL;
 }
 

@@ -13,7 +13,12 @@
 #                            output as unprofiled ("worker done", "atexit
 #                            ran"), and a profile with samples in
 #                            worker_spin
-# Mutation: mon_only_runtime_left answering 0: every mode but plain is
+# The handler uses 1 MiB of stack: exit(0) called on the runtime's own
+# thread (256 KiB) crashed it (a reviewer's finding); it is called on a new
+# thread of the C library's default size, no signal blocked.
+# Mutations: mon_exit_for_program calling exit(0) in the calling thread:
+# segmentation fault (139) under --wall and --control; mon_only_runtime_left
+# answering 0: every mode but plain is
 # killed at the limit (SIGTERM does not end it: exit 137 from timeout -k).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"

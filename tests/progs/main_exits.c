@@ -6,7 +6,7 @@
  *
  *   main_exits [MS]
  *
- * main registers an atexit handler (prints "atexit ran"), starts a thread
+ * main registers an atexit handler (1 MiB of stack; prints "atexit ran"), starts a thread
  * that spins MS milliseconds (default 300) in worker_spin and prints
  * "worker done", then calls pthread_exit.  Exit status 0.
  */
@@ -20,7 +20,12 @@ static volatile unsigned long sink;
 
 static void said(void)
 {
-	printf("atexit ran\n");
+	/* 1 MiB of stack, as a program's handler may use: a thread of the
+	 * C library's default size holds it, the runtime's 256 KiB ones not. */
+	volatile char big[1 << 20];
+	for (size_t i = 0; i < sizeof big; i += 4096)
+		big[i] = (char)i;
+	printf("atexit ran%s\n", big[4096] == 0 ? "" : "");
 }
 
 __attribute__((noinline)) static void worker_spin(void)

@@ -9,13 +9,16 @@
  *
  * The timer fires once after 10 ms; its callback spins CPU_S (default 0.3)
  * CPU-seconds of its thread's own CPU clock in sigev_spin and posts a
- * semaphore, which main waits for (using no CPU).  Prints "spun S"; exit 0.
+ * semaphore, which main waits for (using no CPU), then main waits (at most
+ * 2 s) for that thread to be gone from /proc/self/task, so that it has
+ * ended before the profile is written.  Prints "spun S"; exit 0.
  */
 #include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static double cpu_s = 0.3, spun;
@@ -58,6 +61,16 @@ int main(int argc, char **argv)
 		return 2;
 	while (sem_wait(&done) != 0)
 		;
+	/* The callback's thread ends after it returns: wait until only main
+	 * and the timer's helper thread are left (the link count of
+	 * /proc/self/task is 2 plus the threads). */
+	for (int i = 0; i < 200; i++) {
+		struct stat st;
+		if (stat("/proc/self/task", &st) != 0 || st.st_nlink <= 2 + 2)
+			break;
+		struct timespec ts = { 0, 10000000 };
+		nanosleep(&ts, NULL);
+	}
 	printf("spun %.3f\n", spun);
 	return 0;
 }

@@ -375,8 +375,11 @@ int coverage_warn(const struct prof_attr *a)
 	double all = c->cpu_user_s + c->cpu_sys_s - c->cpu_before_s;
 	double ticks_sys = a->samples * (c->tick_cost_ns / 1e9);
 	double sys = c->sys_unsampled_s - (ticks_sys < c->sys_unsampled_s ? ticks_sys : 0);
-	/* Start-up (exec, dynamic linking: mostly page faults) is left out too. */
-	sys -= c->cpu_before_s < sys ? c->cpu_before_s : sys;
+	/* Start-up (exec, dynamic linking: mostly page faults) is left out too;
+	 * not where CPU before also holds the time profiling was off (mostly
+	 * user CPU, which would hide the system time). */
+	if (!(c->flags & MONOUT_FACT_PROFILING_OFF))
+		sys -= c->cpu_before_s < sys ? c->cpu_before_s : sys;
 	if ((c->flags & MONOUT_FACT_USER_ONLY) && all > 0 && sys >= COVER_SYS * all &&
 	    sys >= COVER_PERIODS / rate) {
 		prof_warn("system-unsampled", "system CPU time (%.3f s, %.0f %% of the CPU) was not "
