@@ -452,6 +452,9 @@ MON_HIDDEN int mon_owner_take(pid_t *word);
  * never armed by the CPU clocks (threads.c), never listed as one of the
  * program's threads (runfacts.c).  Set by that thread itself. */
 MON_HIDDEN extern pid_t mon_runtime_tid;
+/* 1 while the thread mon_runtime_tid names runs (wall.c): after it ends,
+ * its tid may be a program thread's (mon_only_runtime_left). */
+MON_HIDDEN extern int mon_runtime_live;
 /* The runtime's control thread (control.c: interval profiles, monctl's
  * socket), 0 when there is none: treated as mon_runtime_tid is. */
 MON_HIDDEN extern pid_t mon_control_tid;

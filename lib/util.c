@@ -27,6 +27,7 @@ int mon_fail(int e)
 }
 
 pid_t mon_runtime_tid;
+int mon_runtime_live;
 pid_t mon_control_tid;
 
 pid_t mon_gettid(void)
@@ -107,7 +108,9 @@ int mon_task_each(int fd, char *buf, size_t len, void (*fn)(pid_t tid, void *arg
 static void not_ours(pid_t tid, void *arg)
 {
 	int *other = arg;
-	if (tid != getpid() && tid != __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE) &&
+	if (tid != getpid() &&
+	    (!__atomic_load_n(&mon_runtime_live, __ATOMIC_ACQUIRE) ||
+	     tid != __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE)) &&
 	    tid != __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE))
 		*other = 1;
 }

@@ -159,6 +159,7 @@ struct wthread {
 	int keep;		/* compact(): copied into the new table */
 	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
 	uint64_t name_ns;	/* when a running thread's name was last read (CLOCK_MONOTONIC) */
+	uint64_t announced_ns;	/* when our pthread_create announced it, 0: not announced */
 	uint64_t sched_cpu, sched_wait;	/* schedstat at the last read of it */
 	uint64_t sched_runs;	/* schedstat's third field then: times put on a CPU */
 	uint64_t sched_ns;	/* when (CLOCK_MONOTONIC), 0: never */
@@ -1751,11 +1752,21 @@ static void round_all(uint64_t since_ns, uint64_t now_ns)
 			pid_t tid = __atomic_load_n(&ring[ring_tail % RING], __ATOMIC_ACQUIRE);
 			if (tid <= 0 || tid == self || thread_cpu_ns(tid) == UINT64_MAX)
 				continue;
-			struct wthread *t = thread_find(tid, 1);
-			if (t != NULL)
-				seen(t, r, since_ns, now_ns,
-				     __atomic_load_n(&ring_ns[ring_tail % RING], __ATOMIC_RELAXED),
-				     UINT64_MAX);
+			uint64_t born = __atomic_load_n(&ring_ns[ring_tail % RING], __ATOMIC_RELAXED);
+			struct wthread *t = thread_find(tid, 0);
+			if (t != NULL && t->announced_ns && t->announced_ns < born) {
+				/* Announced before: that thread has ended (a tid is
+				 * not reused while its thread lives), and this is a
+				 * new one with its tid, not more of the old one's row. */
+				thread_ended(t);
+				nalive -= nalive > 0;
+			}
+			t = thread_find(tid, 1);
+			if (t != NULL) {
+				if (!t->announced_ns)
+					t->announced_ns = born;
+				seen(t, r, since_ns, now_ns, born, UINT64_MAX);
+			}
 		}
 	}
 	unsigned k = __atomic_load_n(&tab->nthreads, __ATOMIC_ACQUIRE);
@@ -2029,6 +2040,7 @@ static void *sampler_main(void *arg)
 {
 	(void)arg;
 	__atomic_store_n(&mon_runtime_tid, mon_gettid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&mon_runtime_live, 1, __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "monprof-wall", 0, 0, 0);
 	find_tid_offset();
 	/* Looks at the threads LOOK_HZ times a second at most, each for
@@ -2121,8 +2133,9 @@ static void *sampler_main(void *arg)
 		next += period;
 	}
 	own_cpu();
-	/* Gone: the tid may be a program thread's soon (mon_only_runtime_left). */
-	__atomic_store_n(&mon_runtime_tid, 0, __ATOMIC_RELEASE);
+	/* Gone: the tid may be a program thread's soon (mon_only_runtime_left;
+	 * the writer still names it in the sampler's own row). */
+	__atomic_store_n(&mon_runtime_live, 0, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -2395,6 +2408,7 @@ void mon_wall_fork_child(int go)
 	running = 0;
 	sampler_joinable = 0;	/* the parent's thread is not here */
 	__atomic_store_n(&mon_runtime_tid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&mon_runtime_live, 0, __ATOMIC_RELEASE);
 	if (tab != NULL) {
 		for (unsigned i = 0; i < tab->nthreads; i++) {
 			struct wthread *t = &tab->threads[i];
