@@ -376,6 +376,11 @@
 					 * start): cpu_before_usec holds the process
 					 * CPU meanwhile too; the threads' CPU (THREADS)
 					 * does not leave it out */
+#define MONOUT_FACT_CLOCK_CUT 0x100	/* the itimer clock stopped: its SIGPROF,
+					 * given to a waiting thread while a thread
+					 * that blocks every signal used the CPU,
+					 * ended a system call with EINTR; the CPU
+					 * after it is in unsampled_ticks */
 
 /* THREADS flags. */
 #define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */

@@ -54,6 +54,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "memread.h"
 #include "mon.h"
 #include "monout.h"
 #include "runtime.h"
@@ -78,6 +79,9 @@ static int rate_lowered;
  * starts from 0. */
 static unsigned rate_checks;
 static int clock_taken;		/* the program took the itimer clock's SIGPROF */
+/* The process (pid) whose itimer clock stopped because its tick ended a
+ * waiting system call with EINTR (itimer_cut); 0: none. */
+static pid_t itimer_cut_pid;
 static int sigq_short;		/* timers refused for the pending-signal quota (threads.c) */
 static int clocks_full;		/* threads left without a clock: no slot (threads.c) */
 
@@ -177,6 +181,60 @@ void mon_clock_deliver_to(void (*tick)(const void *context, uintptr_t pc, uint64
 
 /* The tick handler: the tick's weight and PC, handed on with the signal
  * context.  Async-signal-safe; keeps errno. */
+/* The process's CPU time in ns, 0 if unreadable; from a handler, as
+ * thread_cpu_ns. */
+__attribute__((no_sanitize("address"))) static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (mon_arch_syscall2(SYS_clock_gettime, CLOCK_PROCESS_CPUTIME_ID, (long)&ts) < 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t unsampled_from_ns;
+static int unsampled_open;
+
+/* The itimer clock's SIGPROF is the process's (setitimer(2): ITIMER_PROF
+ * counts the CPU time of all its threads).  The kernel gives it to the
+ * thread whose CPU time expired the timer, unless that thread blocks it:
+ * then to any thread that does not (kernel/signal.c complete_signal), a
+ * thread waiting in nanosleep, poll or epoll_wait among them, whose call
+ * the handler then ends with EINTR.  Only threads that block every signal
+ * for real make it happen: libmon's blocks are virtual (sigguard.c), but
+ * the threads the C library starts itself (SIGEV_THREAD timers and
+ * mq_notify callbacks, POSIX AIO) and raw clones are not its.  No handler
+ * can undo the EINTR, so at the first such tick the clock stops for the
+ * rest of the process's life: the program's own ITIMER_PROF back, the CPU
+ * time from here counted as lost (mon_clock_unsampled), the file's facts
+ * flagged (MONOUT_FACT_CLOCK_CUT) so that prof names the cause and the
+ * per-thread clocks.  Returns 1 if this tick ended such a call.
+ * Async-signal-safe. */
+static int itimer_cut(const void *ucv)
+{
+	if (mon_arch_context_result(ucv) != -EINTR)
+		return 0;
+	struct mon_memreader r;
+	mon_memread_other(&r);
+	uintptr_t pc = mon_arch_context_pc(ucv), before;
+	if (pc < 8 || !mon_memread_word(&r, pc - 8, &before) || !mon_arch_after_syscall(before))
+		return 0;
+	pid_t self = (pid_t)mon_arch_syscall2(SYS_getpid, 0, 0);
+	pid_t none = 0;
+	if (__atomic_compare_exchange_n(&itimer_cut_pid, &none, self, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_RELAXED)) {
+		mon_itimer_stop();
+		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
+		__atomic_store_n(&unsampled_open, 1, __ATOMIC_RELEASE);
+	}
+	return 1;
+}
+
+int mon_itimer_was_cut(void)
+{
+	pid_t cut = __atomic_load_n(&itimer_cut_pid, __ATOMIC_ACQUIRE);
+	return cut != 0 && cut == getpid();
+}
+
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
@@ -186,8 +244,13 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 		errno = saved_errno;
 		return;
 	}
-	if (sig == SIGPROF && si != NULL && si->si_code == SI_KERNEL)
+	if (sig == SIGPROF && si != NULL && si->si_code == SI_KERNEL) {
+		if (itimer_cut(ucv)) {	/* not this thread's CPU: no sample */
+			errno = saved_errno;
+			return;
+		}
 		weight = itimer_weight();	/* ITIMER_PROF's own tick */
+	}
 	else if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
 		weight += (unsigned)si->si_overrun;
 	void (*tick)(const void *, uintptr_t, uint64_t) = __atomic_load_n(&deliver, __ATOMIC_ACQUIRE);
@@ -298,17 +361,10 @@ static int kernel_is_ours(int sig, const siginfo_t *si)
 	return si->si_code == SI_KERNEL;
 }
 
-/* The itimer clock's unsampled CPU time (mon_clock_unsampled). */
-static uint64_t unsampled_ticks, unsampled_from_ns;
-static int unsampled_open;
+/* The itimer clock's unsampled CPU time (mon_clock_unsampled); its open
+ * stretch (unsampled_from_ns, unsampled_open) is declared above. */
+static uint64_t unsampled_ticks;
 
-static uint64_t process_cpu_ns(void)
-{
-	struct timespec ts;
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) < 0)
-		return 0;
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t unsampled_open_ticks(void)
 {
@@ -339,6 +395,14 @@ void mon_clock_unsampled_reset(void)
 	clocks_full = 0;
 	check_usec = 0;		/* a fork child: the parent's rate check is not its CPU */
 	__atomic_store_n(&unsampled_ticks, 0, __ATOMIC_RELAXED);
+	pid_t cut = __atomic_load_n(&itimer_cut_pid, __ATOMIC_ACQUIRE);
+	if (cut != 0 && cut != getpid()) {
+		/* A fork child of a process whose itimer clock stopped
+		 * (itimer_cut): the child's clock is its own, restarted by
+		 * threads.c with the C library's threads left behind. */
+		__atomic_store_n(&itimer_cut_pid, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&unsampled_open, 0, __ATOMIC_RELEASE);
+	}
 	if (unsampled_open)
 		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
 }
@@ -355,8 +419,10 @@ static void itimer_yield(int sig)
 		mon_itimer_stop();
 		mon_clock_uninstall(MON_CLOCK_ITIMER);
 		__atomic_store_n(&mon_clock_active, MON_CLOCK_NONE, __ATOMIC_RELAXED);
-		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
-		__atomic_store_n(&unsampled_open, 1, __ATOMIC_RELEASE);
+		if (!__atomic_load_n(&unsampled_open, __ATOMIC_ACQUIRE)) {	/* else cut before */
+			__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
+			__atomic_store_n(&unsampled_open, 1, __ATOMIC_RELEASE);
+		}
 		clock_taken = 1;
 	}
 	mon_unlock();
@@ -703,6 +769,8 @@ void mon_clock_facts(uint32_t *asked, uint32_t *set, uint32_t *cost_ns, uint32_t
 		*flags |= MONOUT_FACT_RATE_LOWERED;
 	if (clock_taken)
 		*flags |= MONOUT_FACT_CLOCK_TAKEN;
+	if (mon_itimer_was_cut())
+		*flags |= MONOUT_FACT_CLOCK_CUT;
 	if (sigq_short)
 		*flags |= MONOUT_FACT_SIGQ_SHORT;
 	if (clocks_full)

@@ -149,6 +149,10 @@ MON_HIDDEN void mon_clock_note_clocks_full(void);
 /* The process-wide ITIMER_PROF clock (the last fallback). */
 MON_HIDDEN int mon_itimer_start(void);
 MON_HIDDEN void mon_itimer_stop(void);
+/* The itimer clock stopped in this process because its tick ended a
+ * program's waiting system call with EINTR (clock.c itimer_cut): 1, else 0.
+ * A fork child starts clear. */
+MON_HIDDEN int mon_itimer_was_cut(void);
 /* In a new thread, first thing: its CPU time counts for the itimer clock's
  * weighting from 0.  Async-signal-safe. */
 MON_HIDDEN void mon_itimer_thread_started(void);

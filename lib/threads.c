@@ -262,6 +262,8 @@ static void arm_all(void)
 
 static int itimer_start(void)
 {
+	if (mon_itimer_was_cut())
+		return mon_fail(EBUSY);	/* its tick ended a program's call: never again */
 	if (mon_clock_install(MON_CLOCK_ITIMER) < 0)
 		return -1;
 	if (mon_itimer_start() < 0) {

@@ -1775,6 +1775,15 @@ void attr_finish(struct prof_attr *a)
 			  "clock stopped there, so the profile holds only the time before it and "
 			  "the CPU after it is counted as lost; profile this program with the perf "
 			  "or the thread clock (monrun -c perf, monrun -c thread, MONPROF_CLOCK)");
+	if (a->cov != NULL && (a->cov->flags & MONOUT_FACT_CLOCK_CUT))
+		prof_warn("clock-cut", "the itimer clock stopped early: a thread that blocks every "
+			  "signal (one the C library starts itself for a SIGEV_THREAD timer, "
+			  "mq_notify or POSIX AIO, or a raw clone) used the CPU, and the kernel gave "
+			  "the process's SIGPROF to a waiting thread instead, ending its system call "
+			  "with EINTR (once: the clock stopped there, so the profile holds only the "
+			  "time before it and the CPU after it is counted as lost); profile this "
+			  "program with the perf or the thread clock, which sample each thread on "
+			  "its own (monrun -c perf, monrun -c thread, MONPROF_CLOCK)");
 	if (a->cov != NULL && (a->cov->flags & MONOUT_FACT_SIGQ_SHORT))
 		prof_warn("sigpending", "the thread clock's timers would have taken more than a "
 			  "quarter of the program's pending-signal quota (RLIMIT_SIGPENDING, "
@@ -1826,10 +1835,12 @@ void attr_finish(struct prof_attr *a)
 			  (unsigned long long)a->dropped, prof_pl(a->dropped, "sample", "samples"),
 			  pct((double)a->dropped, (double)seen), (unsigned long long)seen,
 			  prof_pl(a->dropped, "was", "were"), prof_pl(a->dropped, "its", "their"));
-	if (a->lost && taken)
-		prof_warn("lost", "%llu %s lost: periods of CPU after the program took "
-			  "SIGPROF, when no clock ran (see above)", (unsigned long long)a->lost,
-			  prof_pl(a->lost, "sample was", "samples were"));
+	int cut = a->cov != NULL && (a->cov->flags & MONOUT_FACT_CLOCK_CUT);
+	if (a->lost && (taken || cut))
+		prof_warn("lost", "%llu %s lost: periods of CPU after %s, when no clock ran "
+			  "(see above)", (unsigned long long)a->lost,
+			  prof_pl(a->lost, "sample was", "samples were"),
+			  taken ? "the program took SIGPROF" : "the itimer clock stopped");
 	else if (a->lost)
 		prof_warn("lost", "%llu %s (%.1f %% of %llu) %s lost while the "
 			  "histogram was being changed or could not be written",

@@ -87,6 +87,21 @@ static inline uintptr_t mon_arch_context_lr(const void *uc)
 	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.regs[30];
 }
 
+/* The interrupted thread returns from a system call that a signal ended
+ * with EINTR: x0 holds -EINTR and the instruction before the PC is
+ * SVC #0 (d4000001; before holds the 8 bytes that end at the PC, read by
+ * the caller); arch/arm64/kernel/signal.c handle_signal.
+ * Async-signal-safe. */
+static inline long mon_arch_context_result(const void *uc)
+{
+	return (long)((const ucontext_t *)uc)->uc_mcontext.regs[0];
+}
+
+static inline int mon_arch_after_syscall(uint64_t before)
+{
+	return (uint32_t)(before >> 32) == 0xd4000001u;
+}
+
 /* A ucontext_t that starts a walk at pc, sp and fp, the link register not
  * known (0: a frame whose return address is still in it ends the walk);
  * *uc zeroed by the caller. */

@@ -68,6 +68,23 @@ static inline uintptr_t mon_arch_context_fp(const void *uc)
 	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RBP];
 }
 
+/* The interrupted thread returns from a system call that a signal ended
+ * with EINTR: its result register (rax) holds -EINTR, and the instruction
+ * that ends at the PC is SYSCALL (0f 05; before holds the 8 bytes that end
+ * at the PC, read by the caller).  The kernel leaves -EINTR there for a call
+ * it does not restart for a handler (nanosleep, poll, epoll_wait, a call
+ * without SA_RESTART: signal(7), "Interruption of system calls");
+ * arch/x86/kernel/signal.c handle_signal.  Async-signal-safe. */
+static inline long mon_arch_context_result(const void *uc)
+{
+	return (long)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RAX];
+}
+
+static inline int mon_arch_after_syscall(uint64_t before)
+{
+	return (before >> 48) == 0x050fu;
+}
+
 /* x86-64 has no link register: a call pushes the return address (the
  * walk's lr is never known, mon_arch_context_lr and MON_ARCH_UC_LR are
  * unused). */

@@ -1,0 +1,90 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# The itimer clock never keeps ending a waiting thread's system calls with
+# EINTR (a new user's finding: 157 nanosleep calls in a loop ended early,
+# and sleep(2) was cut short).  ITIMER_PROF's SIGPROF is the process's; when
+# the thread whose CPU expired it blocks every signal for real — a thread
+# the C library starts itself, here a SIGEV_THREAD timer's callback — the
+# kernel gives it to another thread, main in nanosleep, whose call the
+# handler ends with EINTR.  No handler can undo that, so at the first such
+# tick the clock stops (lib/clock.c itimer_cut), and prof says why and names
+# the per-thread clocks.  tests/progs/itimer_stolen.c: the callback spins
+# 0.4 CPU-s while main sleeps in 2 ms nanosleep calls, counting EINTR; then a
+# fork child spins 0.2 CPU-s in child_spin.
+#   itimer_stolen_plain      unprofiled: 0 EINTR, 0 early (the program is sound)
+#   itimer_stolen_eintr      under monrun -f -c itimer: at most 1 EINTR (the one
+#                            tick that showed it; 44 of 768 calls without the
+#                            stop), 0 early, output and exit as unprofiled
+#   itimer_stolen_said       the parent's profile flags it (facts flag 0x100):
+#                            prof's clock-cut warning names EINTR and the perf
+#                            and thread clocks, and the lost samples are said
+#                            to be the CPU after the clock stopped; the test
+#                            fails if no tick was ever given to main (it would
+#                            prove nothing)
+#   itimer_stolen_child      the fork child has no thread of the C library's:
+#                            its clock runs again, no clock-cut warning, no
+#                            samples lost, and at least 20 samples, half of
+#                            them or more under child_spin (inclusive)
+# Mutations: itimer_cut returning 0 gives 44 EINTR (itimer_stolen_eintr,
+# itimer_stolen_said fail); not clearing the stop in a fork child
+# (mon_clock_unsampled_reset) counts all the child's CPU as lost as well
+# (itimer_stolen_child).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+mkdir -p "$T/run" "$T/d"
+cd "$T/run" || exit 1
+build_plain stolen itimer_stolen.c -pthread || { not_ok itimer_stolen_build; exit 0; }
+timeout 60 "$T/stolen" >"$T/plain.out" 2>&1
+prc=$?
+if [ $prc = 0 ] && grep -qx 'eintr 0 early 0 of [0-9]*' "$T/plain.out"; then
+	ok itimer_stolen_plain
+else
+	not_ok itimer_stolen_plain "exit $prc: $(head -n 1 "$T/plain.out")"
+fi
+PROFDIR="$T/d" timeout 60 "$MONRUN" -f -c itimer "$T/stolen" >"$T/run.out" 2>"$T/run.err"
+rc=$?
+cat "$T/run.err"
+set -- $(awk '$1 == "eintr" { print $2, $4; exit }' "$T/run.out")
+if [ $rc = 0 ] && [ "${1:-9}" -le 1 ] && [ "${2:-9}" = 0 ] && grep -qx 'child 0.2' "$T/run.out"; then
+	ok "itimer_stolen_eintr # $(head -n 1 "$T/run.out")"
+else
+	not_ok itimer_stolen_eintr "exit $rc: $(tr '\n' ' ' <"$T/run.out")"
+fi
+# The parent's file and the child's: the one whose flat profile holds
+# child_spin's samples is the child's.
+parent= child=
+for f in "$T"/d/*; do
+	[ -f "$f" ] || continue
+	"$PROF" -m "$f" "$T/stolen" >"$f.txt" 2>"$f.err"
+	if grep -q 'clock-cut\|the itimer clock stopped early' "$f.err"; then
+		parent=$f
+	else
+		child=$f
+	fi
+done
+if [ -n "$parent" ] &&
+    grep -q 'the itimer clock stopped early:.*ending its system call with EINTR.*monrun -c perf, monrun -c thread' "$parent.err" &&
+    grep -q 'samples were lost: periods of CPU after the itimer clock stopped' "$parent.err"; then
+	ok itimer_stolen_said
+else
+	not_ok itimer_stolen_said "no file with the warning among $(ls "$T/d" | tr '\n' ' ')"
+	cat "$T"/d/*.err
+fi
+if [ -n "$child" ]; then
+	"$PROF" -m "$child" --format=csv "$T/stolen" >"$child.csv" 2>/dev/null
+	# ticks (self) summed, and child_spin's inclusive seconds over the
+	# seconds a tick stands for (seconds / ticks of any row with ticks)
+	set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "ticks") k = i
+			if ($i == "seconds") sec = i; if ($i == "inclusive_seconds") m = i } next }
+		{ n += $k; if ($k > 0) per = $sec / $k; if ($1 == "child_spin") s = $m }
+		END { printf "%d %d\n", n, (per > 0 ? s / per + 0.5 : 0) }' "$child.csv")
+fi
+if [ -n "$child" ] && [ "${1:-0}" -ge 20 ] && [ $((${2:-0} * 2)) -ge "${1:-0}" ] &&
+    ! grep -q 'lost' "$child.err"; then
+	ok "itimer_stolen_child # $2 of $1 samples under child_spin"
+else
+	not_ok itimer_stolen_child "child file '$child': ${2:-?} of ${1:-?} samples under child_spin"
+	[ -n "$child" ] && head -n 5 "$child.err" "$child.txt"
+fi
