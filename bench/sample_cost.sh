@@ -15,6 +15,13 @@
 #   stacks C   monrun -c C: with the call stack walked (the default)
 #   perf       perf record -e cpu-clock, flat and --call-graph dwarf (perf's
 #              own CPU and the target's, both under wait4)
+#   ring       the perf clock's event without a signal: the kernel writes each
+#              sample (IP, thread, user registers, STACK bytes of the user
+#              stack, default 8192) into a ring buffer that a thread of the
+#              program drains (issue 25 item 3: would such a clock be
+#              cheaper?); ringip: IP and thread only.  The price a sample is
+#              the kernel's and the drain's; unwinding the copy is not in it
+#              (compare the walk column).
 # The price of one more signal, from the medians over the rounds: CPU at
 # RATE less CPU at LOW, over the signals more (the bare runs' counts: the
 # same kernel clock at the same rate delivers as many to monrun; perf's its
@@ -47,6 +54,10 @@ for r in $(seq "$ROUNDS"); do
 			echo "flat_${c}_$q $(MONPROF_STACK_DEPTH=0 cpu "$MONRUN" -c "$c" -r "$q" -o "$W/f.mon" "$W/work" none "$ITER") 0" >>"$W/rows"
 			echo "stacks_${c}_$q $(cpu "$MONRUN" -c "$c" -r "$q" -o "$W/s.mon" "$W/work" none "$ITER") 0" >>"$W/rows"
 		done
+		for c in ring ringip; do
+			v=$(cpu "$W/work" "$c" "$ITER" "$q" "${STACK:-8192}")
+			echo "bare_${c}_$q $v $(awk '$1 == "signals" { print $2 }' "$W/last.out")" >>"$W/rows"
+		done
 		for g in flat dwarf; do
 			if [ $g = flat ]; then set --; else set -- --call-graph dwarf; fi
 			v=$(cpu perf record -q -F "$q" -e cpu-clock "$@" -o "$W/p.data" -- "$W/work" none "$ITER")
@@ -76,6 +87,15 @@ END {
 		printf "  %-11s %9d %9.1f %10.1f %9.1f %9.1f %11.1f%% %13.1f\n", k, n["bare_" k "_" R], 1e6 * kern,
 			1e6 * (flat - kern), 1e6 * (st - flat), 1e6 * st, 100 * (c["stacks_" k "_" R] - p) / p,
 			1000 * (c["stacks_" k "_" L] - p - n["bare_" k "_" L] * st)
+	}
+	split("ring ringip", rl, " ")
+	for (i = 1; i <= 2; i++) {
+		k = rl[i]; ds = n["bare_" k "_" R] - n["bare_" k "_" L]
+		if (ds < 1) { printf "  %-11s (no more samples at %d Hz, or perf events refused)\n", k, R; continue }
+		kern = (c["bare_" k "_" R] - c["bare_" k "_" L]) / ds
+		printf "  %-11s %9d %9.1f %10s %9s %9s %11.1f%% %13s   (%s)\n", k, n["bare_" k "_" R], 1e6 * kern, "", "", "",
+			100 * (c["bare_" k "_" R] - p) / p, "",
+			k == "ring" ? "kernel writes IP, registers and the stack copy; a thread drains" : "kernel writes IP and thread; a thread drains"
 	}
 	split("flat dwarf", gl, " ")
 	for (i = 1; i <= 2; i++) {
