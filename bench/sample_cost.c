@@ -125,14 +125,22 @@ static void *ring_main(void *arg)
 	return NULL;
 }
 
+/* The perf clock's event: this thread's user CPU time, a sample every ns. */
+static void cpu_clock_attr(struct perf_event_attr *a, long ns)
+{
+	memset(a, 0, sizeof *a);
+	a->size = sizeof *a;
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_period = (uint64_t)ns;
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+}
+
 static int arm_ring(long ns, int stack, unsigned stack_bytes)
 {
 	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_period = (uint64_t)ns;
+	cpu_clock_attr(&a, ns);
 	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
 	if (stack) {
 		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
@@ -142,8 +150,6 @@ static int arm_ring(long ns, int stack, unsigned stack_bytes)
 		a.sample_regs_user = ((1ull << 24) - 1) & ~(0xfull << 12);
 		a.sample_stack_user = stack_bytes;
 	}
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
 	a.watermark = 1;
 	ring_size = (size_t)RING_PAGES * (size_t)sysconf(_SC_PAGESIZE);
 	a.wakeup_watermark = (uint32_t)(ring_size / 2);
@@ -178,13 +184,7 @@ static int arm(const char *mode, long rate, unsigned stack_bytes)
 		return arm_ring(ns, strcmp(mode, "ring") == 0, stack_bytes);
 	if (strcmp(mode, "perf") == 0) {
 		struct perf_event_attr a;
-		memset(&a, 0, sizeof a);
-		a.size = sizeof a;
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_CPU_CLOCK;
-		a.sample_period = (uint64_t)ns;
-		a.exclude_kernel = 1;
-		a.exclude_hv = 1;
+		cpu_clock_attr(&a, ns);
 		a.wakeup_events = 1;
 		int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)

@@ -27,6 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sigev_once.h"
+
 static double cpu_s = 0.4, child_s = 0.2;
 static sem_t done;
 static volatile unsigned long sink;
@@ -67,15 +69,7 @@ int main(int argc, char **argv)
 	if (argc > 2)
 		child_s = atof(argv[2]);
 	sem_init(&done, 0, 0);
-	struct sigevent se;
-	memset(&se, 0, sizeof se);
-	se.sigev_notify = SIGEV_THREAD;
-	se.sigev_notify_function = stolen_spin;
-	timer_t id;
-	if (timer_create(CLOCK_MONOTONIC, &se, &id) != 0)
-		return 2;
-	struct itimerspec its = { { 0, 0 }, { 0, 10000000 } };
-	if (timer_settime(id, 0, &its, NULL) != 0)
+	if (sigev_once(stolen_spin, 10000000) != 0)
 		return 2;
 	unsigned calls = 0, eintr = 0, early = 0;
 	while (sem_trywait(&done) != 0) {

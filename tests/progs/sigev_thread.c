@@ -21,6 +21,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "sigev_once.h"
+
 static double cpu_s = 0.3, spun;
 static sem_t done;
 static volatile unsigned long sink;
@@ -49,15 +51,7 @@ int main(int argc, char **argv)
 	if (argc > 1)
 		cpu_s = atof(argv[1]);
 	sem_init(&done, 0, 0);
-	struct sigevent se;
-	memset(&se, 0, sizeof se);
-	se.sigev_notify = SIGEV_THREAD;
-	se.sigev_notify_function = sigev_spin;
-	timer_t id;
-	if (timer_create(CLOCK_MONOTONIC, &se, &id) != 0)
-		return 2;
-	struct itimerspec its = { { 0, 0 }, { 0, 10000000 } };
-	if (timer_settime(id, 0, &its, NULL) != 0)
+	if (sigev_once(sigev_spin, 10000000) != 0)
 		return 2;
 	while (sem_wait(&done) != 0)
 		;
