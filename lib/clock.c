@@ -229,6 +229,14 @@ static int itimer_cut(const void *ucv)
 	return 1;
 }
 
+int mon_clock_runtime_signal(void)
+{
+	return __atomic_load_n(&mon_clock_active, __ATOMIC_RELAXED) == MON_CLOCK_ITIMER &&
+			       !mon_itimer_was_cut()
+		       ? SIGPROF
+		       : 0;
+}
+
 int mon_itimer_was_cut(void)
 {
 	pid_t cut = __atomic_load_n(&itimer_cut_pid, __ATOMIC_ACQUIRE);
@@ -239,6 +247,12 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	uint64_t weight = 1;
+	if (mon_sig_in_runtime_thread()) {
+		/* The itimer clock's tick raised by the runtime's own CPU time
+		 * (wall.c, control.c): the profiler's cost, not the program's. */
+		errno = saved_errno;
+		return;
+	}
 	if (__atomic_load_n(&calibrating, __ATOMIC_RELAXED)) {
 		__atomic_add_fetch(&calib_ticks, 1, __ATOMIC_RELAXED);
 		errno = saved_errno;

@@ -858,8 +858,12 @@ static void *control_main(void *arg)
 			wait_ms = (int64_t)(GROW_CHECK_NS / 1000000u);
 		if (wait_ms < 0 || wait_ms > (int64_t)(ALONE_CHECK_NS / 1000000u))
 			wait_ms = (int64_t)(ALONE_CHECK_NS / 1000000u);
+		/* Before the wait and after it: under the itimer clock our CPU's
+		 * ticks are ours to take (sigguard.c mon_sig_runtime_thread). */
+		mon_sig_runtime_thread(mon_clock_runtime_signal());
 		struct pollfd p = { sock_fd, POLLIN, 0 };
 		int k = poll(&p, sock_fd >= 0 ? 1 : 0, (int)wait_ms);
+		mon_sig_runtime_thread(mon_clock_runtime_signal());
 		if (k > 0 && (p.revents & POLLIN))
 			serve();
 		/* The program's threads all ended (its main thread by

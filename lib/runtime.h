@@ -153,6 +153,9 @@ MON_HIDDEN void mon_itimer_stop(void);
  * program's waiting system call with EINTR (clock.c itimer_cut): 1, else 0.
  * A fork child starts clear. */
 MON_HIDDEN int mon_itimer_was_cut(void);
+/* The signal the runtime's own threads take for real (mon_sig_runtime_thread):
+ * SIGPROF while the itimer clock runs in this process, else 0. */
+MON_HIDDEN int mon_clock_runtime_signal(void);
 /* In a new thread, first thing: its CPU time counts for the itimer clock's
  * weighting from 0.  Async-signal-safe. */
 MON_HIDDEN void mon_itimer_thread_started(void);
@@ -295,6 +298,20 @@ MON_HIDDEN void mon_sig_fork_child(void);
 MON_HIDDEN void mon_sig_none_pending(int none);
 /* Add the tick signals in use to mask (for a handler of libmon's own). */
 MON_HIDDEN void mon_sig_add_hidden(sigset_t *mask);
+/* Called by each of the runtime's own threads (wall.c's sampler, control.c's
+ * control thread), which block every signal, whenever they wake: marks the
+ * calling thread as the runtime's and lets signal let_in (1.._NSIG-1; 0:
+ * none) in for real, blocking every other.  let_in is the itimer clock's
+ * SIGPROF while that clock runs (mon_clock_runtime_signal): its ticks are
+ * the process's, and one raised by our thread's CPU time that our thread
+ * blocked went to a program's thread, ending a wait of its with EINTR.
+ * One rt_sigprocmask(2) when let_in changes, none otherwise.  A signal of
+ * the program's that reaches such a thread is sent on to the process
+ * (dispatch).  Not async-signal-safe. */
+MON_HIDDEN void mon_sig_runtime_thread(int let_in);
+/* 1 in a thread that called mon_sig_runtime_thread, else 0.
+ * Async-signal-safe. */
+MON_HIDDEN int mon_sig_in_runtime_thread(void);
 
 /* ---- fdguard.c: the program's view of its descriptors ------------------ */
 

@@ -106,6 +106,9 @@ static int none_pending;		/* no tick of ours can be pending (mon_sig_none_pendin
 
 /* Per thread: the program asked the tick signal blocked. */
 static __thread int vblocked __attribute__((tls_model("initial-exec")));
+/* Per thread: 0 a program's thread; else one of the runtime's own
+ * (mon_sig_runtime_thread), 1 + the signal it lets in (0: none). */
+static __thread int runtime_thread __attribute__((tls_model("initial-exec")));
 
 MON_NO_TSAN static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
@@ -377,6 +380,26 @@ MON_NO_TSAN static void forward(int sig, siginfo_t *si, void *ucv)
 		raw_sigprocmask(SIG_SETMASK, &now, NULL);
 }
 
+/* A signal of the program's in one of the runtime's threads, which let it
+ * in for the itimer clock: not run there (the program never sees our
+ * threads), but blocked in this thread until its next wake-up and sent again
+ * to the process, whose own threads take it.  Sent as it came where the
+ * kernel allows (a negative si_code, sigqueue(3)'s, through
+ * rt_sigqueueinfo(2)), else by kill(2): same signal, sender our pid. */
+MON_NO_TSAN static void send_on(int sig, const siginfo_t *si)
+{
+	sigset_t one;
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	raw_sigprocmask(SIG_BLOCK, &one, NULL);
+	runtime_thread = 1;	/* its next wake-up lets the clock's signal in again */
+	pid_t pid = (pid_t)syscall(SYS_getpid);
+	if (si != NULL && si->si_code < 0 && si->si_code != SI_TKILL &&
+	    syscall(SYS_rt_sigqueueinfo, pid, sig, si) == 0)
+		return;
+	syscall(SYS_kill, pid, sig);
+}
+
 MON_NO_TSAN static void dispatch(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
@@ -384,10 +407,31 @@ MON_NO_TSAN static void dispatch(int sig, siginfo_t *si, void *ucv)
 	if (sig > 0 && sig < NSIGS) {
 		if (o->is_ours != NULL && o->is_ours(sig, si))
 			o->tick(sig, si, ucv);
+		else if (runtime_thread)
+			send_on(sig, si);
 		else
 			forward(sig, si, ucv);
 	}
 	errno = saved_errno;
+}
+
+MON_NO_TSAN void mon_sig_runtime_thread(int let_in)
+{
+	if (let_in < 0 || let_in >= NSIGS)
+		let_in = 0;
+	if (runtime_thread == 1 + let_in)
+		return;
+	sigset_t m;
+	sigfillset(&m);
+	if (let_in)
+		sigdelset(&m, let_in);
+	raw_sigprocmask(SIG_SETMASK, &m, NULL);
+	runtime_thread = 1 + let_in;
+}
+
+MON_NO_TSAN int mon_sig_in_runtime_thread(void)
+{
+	return runtime_thread != 0;
 }
 
 /* ---- owning a signal ---------------------------------------------------- */

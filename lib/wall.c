@@ -2061,6 +2061,9 @@ static void *sampler_main(void *arg)
 	timer_period = period;	/* a start after a stop may ask another rate */
 	int armed = round_timer_arm(next) == 0;
 	for (;;) {
+		/* Awake: under the itimer clock our CPU's ticks are ours to take
+		 * (sigguard.c mon_sig_runtime_thread). */
+		mon_sig_runtime_thread(mon_clock_runtime_signal());
 		if (__atomic_load_n(&stop_word, __ATOMIC_ACQUIRE))
 			break;
 		if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE)) {

@@ -25,8 +25,31 @@
 #                            its clock runs again, no clock-cut warning, no
 #                            samples lost, and at least 20 samples, half of
 #                            them or more under child_spin (inclusive)
+# The runtime's own threads block every signal, and under the itimer clock
+# their CPU raises ticks too (tests/progs/itimer_sleepers.c: 64 threads and
+# main sleeping in 20 ms nanosleep calls for 3 s under -c itimer
+# --wall=1000, the sampler the only thread using CPU):
+#   itimer_runtime_no_eintr  0 EINTR, 0 early, and the clock never stopped (no
+#                            clock-cut warning): the sampler lets SIGPROF in
+#                            while the itimer clock runs and takes its own
+#                            ticks (sigguard.c mon_sig_runtime_thread)
+#   itimer_runtime_unsampled no function of the sampler's (sampler_main,
+#                            round_all, full_read, read_task) in the profile:
+#                            those ticks are the profiler's cost
+#                            (lib/clock.c on_tick)
+#   itimer_runtime_cost_apart prof leaves the sampler's CPU (WALL's, the
+#                            profiler's cost) out of the program's: -s says
+#                            "the wall-clock sampler's S s left out", and no
+#                            warning calls it CPU "in threads that ended
+#                            unseen" (the sampler is not in THREADS: before,
+#                            0.165 s of it was said to be a C library
+#                            thread's) (tools/prof/coverage.c)
 # Mutations: itimer_cut returning 0 gives 44 EINTR (itimer_stolen_eintr,
-# itimer_stolen_said fail); not clearing the stop in a fork child
+# itimer_stolen_said fail); mon_clock_runtime_signal returning 0 gives 1
+# EINTR and the clock-cut warning (3 runs of 3; itimer_runtime_no_eintr);
+# on_tick without its runtime-thread check put 2 samples in sampler_main
+# (itimer_runtime_unsampled); coverage_add without the subtraction names
+# the sampler's CPU as ended unseen (itimer_runtime_cost_apart); not clearing the stop in a fork child
 # (mon_clock_unsampled_reset) counts all the child's CPU as lost as well
 # (itimer_stolen_child).
 . "$(dirname "$0")/lib.sh"
@@ -87,4 +110,28 @@ if [ -n "$child" ] && [ "${1:-0}" -ge 20 ] && [ $((${2:-0} * 2)) -ge "${1:-0}" ]
 else
 	not_ok itimer_stolen_child "child file '$child': ${2:-?} of ${1:-?} samples under child_spin"
 	[ -n "$child" ] && head -n 5 "$child.err" "$child.txt"
+fi
+
+build_plain sleepers itimer_sleepers.c -pthread || { not_ok itimer_sleepers_build; exit 0; }
+timeout 60 "$MONRUN" -c itimer --wall=1000 -o "$T/sl.mon" "$T/sleepers" 64 3 >"$T/sl.out" 2>"$T/sl.err"
+rc=$?
+cat "$T/sl.err"
+"$PROF" -m "$T/sl.mon" "$T/sleepers" >"$T/sl.txt" 2>"$T/sl.prof.err"
+if [ $rc = 0 ] && grep -qx 'eintr 0 early 0 of [0-9]*' "$T/sl.out" &&
+    ! grep -q 'the itimer clock stopped early' "$T/sl.prof.err"; then
+	ok "itimer_runtime_no_eintr # $(cat "$T/sl.out")"
+else
+	not_ok itimer_runtime_no_eintr "exit $rc: $(cat "$T/sl.out"); $(grep -c 'stopped early' "$T/sl.prof.err") clock-cut warnings"
+fi
+if [ $rc = 0 ] && [ -s "$T/sl.txt" ] && ! grep -Eq ' (sampler_main|round_all|full_read|read_task)$' "$T/sl.txt"; then
+	ok itimer_runtime_unsampled
+else
+	not_ok itimer_runtime_unsampled "$(grep -E ' (sampler_main|round_all|full_read|read_task)$' "$T/sl.txt" | head -n 3 | tr '\n' ';')"
+fi
+"$PROF" -m "$T/sl.mon" -s "$T/sleepers" >"$T/sl.s" 2>&1
+if [ $rc = 0 ] && grep -q "^CPU: .*(the wall-clock sampler's [0-9.]* s left out: the profiler's cost)" "$T/sl.s" &&
+    ! grep -q 'ended unseen' "$T/sl.s"; then
+	ok itimer_runtime_cost_apart
+else
+	not_ok itimer_runtime_cost_apart "$(grep -E '^CPU:|ended unseen' "$T/sl.s" | head -n 2 | tr '\n' ';')"
 fi

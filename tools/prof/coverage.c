@@ -95,10 +95,20 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 		c->spanned = 1;
 	}
 	c->cpu_before_s += r->cpu_before_s;
-	c->cpu_user_s += r->user_s;
-	c->cpu_sys_s += r->sys_s;
+	/* The process's CPU holds the wall sampler's thread's, which is the
+	 * profiler's cost (summary.c says it), not the program's: left out,
+	 * or it was judged as the program's unsampled system time, or (the
+	 * sampler is not in THREADS) as threads that ended unseen. */
+	double user = r->user_s, sys = r->sys_s;
+	if (d->have_wall) {
+		user -= d->wall.user_s;
+		sys -= d->wall.sys_s;
+		c->runtime_s += d->wall.user_s + d->wall.sys_s;
+	}
+	c->cpu_user_s += user > 0 ? user : 0;
+	c->cpu_sys_s += sys > 0 ? sys : 0;
 	if (r->fact_flags & MONOUT_FACT_USER_ONLY)
-		c->sys_unsampled_s += r->sys_s;
+		c->sys_unsampled_s += sys > 0 ? sys : 0;
 	c->sampled_s += (double)r->samples / rate;
 	c->threads_unlisted += r->threads_unlisted;
 	c->anon_samples += r->anon_samples;
@@ -201,10 +211,14 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		return;
 	}
 	double cpu = seen_cpu(c);
-	fprintf(e, "CPU: %.3f s user + %.3f s system, %.3f s of it not sampled by design (start-up, "
+	char own[96] = "";
+	if (c->runtime_s > 0)
+		snprintf(own, sizeof own, " (the wall-clock sampler's %.3f s left out: the profiler's "
+			 "cost)", c->runtime_s);
+	fprintf(e, "CPU: %.3f s user + %.3f s system%s, %.3f s of it not sampled by design (start-up, "
 		"rate check%s); "
 		"samples stand for %.3f s = %.0f %% of the %s CPU %s\n", c->cpu_user_s,
-		c->cpu_sys_s, c->cpu_before_s,
+		c->cpu_sys_s, own, c->cpu_before_s,
 		(c->flags & MONOUT_FACT_PROFILING_OFF) ? ", profiling off" : "",
 		c->sampled_s, cpu > 0 ? 100.0 * c->sampled_s / cpu : 0.0,
 		(c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system",

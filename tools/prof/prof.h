@@ -698,7 +698,8 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 
 struct prof_cov {
 	size_t nfiles, nfacts;	/* files, files with run facts */
-	double cpu_user_s, cpu_sys_s;	/* CPU of the runs */
+	double cpu_user_s, cpu_sys_s;	/* CPU of the runs, the runtime's own thread left out */
+	double runtime_s;	/* CPU of the wall-clock sampler's thread (WALL's user + system) */
 	double sampled_s;	/* samples / rate, summed over files */
 	double sys_unsampled_s;	/* system CPU of runs whose clock counted user only */
 	/* Wall-clock time of the run: each file's start and end
