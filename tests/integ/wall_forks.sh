@@ -32,7 +32,7 @@ if [ $rc -eq 0 ] && [ "$n" -eq 121 ] && grep -q '^children 120$' "$T/out"; then
 else
 	not_ok wall_forks_run "exit $rc, $n files: $(head -c 300 "$T/err")"
 fi
-timeout 120 "$B/bin/prof" --threads --sample=wall "$D" >"$T/wall.txt" 2>"$T/prof.err"
+timeout 120 "$B/bin/prof" --threads=all --sample=wall "$D" >"$T/wall.txt" 2>"$T/prof.err"
 prc=$?
 ctl=$(grep -c 'monprof-ctl' "$T/wall.txt")
 waits=$(grep -c 'mon_control_tid' "$T/wall.txt")

@@ -3,7 +3,7 @@
  * main.c — prof(1): the command line, the order of work, the exit status.
  *
  *   prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... [--format=FORMAT]
- *        [--graph] [--callers=NAME] [--callees=NAME] [--threads]
+ *        [--graph] [--callers=NAME] [--callees=NAME] [--threads[=N|all]]
  *        [--base=FILE|DIR]... [--lines] [--annotate=FUNCTION]
  *        [--sample=cpu|wall|offcpu] [--merge] [--program=NAME] [--from=TIME|#N]
  *        [--to=TIME|#N] [--base-from=TIME|#N] [--base-to=TIME|#N] [--timeline]
@@ -49,7 +49,7 @@
 static const char usage_line[] =
 	"usage: prof [-ChsVz] [-a|c|n|t] [-o|x] [-g|l] [-m mdata]... "
 	"[--format=text|json|csv|graph|folded|pprof|callgrind|flame] [--graph] "
-	"[--callers=NAME|--callees=NAME] [--threads] [--base=FILE|DIR]... [--lines] "
+	"[--callers=NAME|--callees=NAME] [--threads[=N|all]] [--base=FILE|DIR]... [--lines] "
 	"[--annotate=FUNCTION] [--sample=cpu|wall|offcpu] [--no-demangle] [--merge] "
 	"[--program=NAME] [--from=TIME|#N] [--to=TIME|#N] [--base-from=TIME|#N] [--base-to=TIME|#N] "
 	"[--timeline] [--output=FILE] [prog] "
@@ -722,7 +722,7 @@ int main(int argc, char **argv)
 		{ "graph", no_argument, NULL, 'G' },
 		{ "callers", required_argument, NULL, 'P' },
 		{ "callees", required_argument, NULL, 'Q' },
-		{ "threads", no_argument, NULL, 'T' },
+		{ "threads", optional_argument, NULL, 'T' },
 		{ "sample", required_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -776,7 +776,24 @@ int main(int argc, char **argv)
 		case 'G': o.renderer = prof_renderer_find("graph"); break;
 		case 'P': o.callers = optarg; o.callees = NULL; break;
 		case 'Q': o.callees = optarg; o.callers = NULL; break;
-		case 'T': o.threads = 1; break;
+		case 'T': {
+			o.threads = 1;
+			o.threads_max = PROF_THREADS_SHOWN;
+			if (optarg == NULL)
+				break;
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+			if (strcmp(optarg, "all") == 0) {
+				o.threads_max = 0;
+			} else if (end != optarg && *end == '\0' && v >= 1 && v <= 1000000) {
+				o.threads_max = v;
+			} else {
+				fprintf(stderr, "prof: --threads=%s: not a number of threads (1 to "
+					"1000000) or all\n", optarg);
+				usage();
+			}
+			break;
+		}
 		case 'S':
 			if ((o.event = prof_event_find(optarg)) < 0) {
 				fprintf(stderr, "prof: --sample=%s: not a sample type (%s, %s or %s)\n",
@@ -863,8 +880,9 @@ int main(int argc, char **argv)
 			      "  --graph      the call graph (--format=graph), from the call stacks\n"
 			      "  --callers=NAME  the call graph of NAME and what calls it\n"
 			      "  --callees=NAME  the call graph of NAME and what it calls\n"
-			      "  --threads    a report per thread (flat, json, csv; folded: the thread\n"
-			      "               as the root frame), from the call stacks\n"
+			      "  --threads[=N|all]  a report per thread (flat, json, csv; folded: the\n"
+			      "               thread as the root frame), from the call stacks; the\n"
+			      "               text shows the N (default 32) with the most samples first\n"
 			      "  --sample=cpu|wall|offcpu  what every view and export shows: CPU time\n"
 			      "               (default), wall-clock time of every thread, or off-CPU\n"
 			      "               time (wall-clock samples of threads not running: waiting\n"

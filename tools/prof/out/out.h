@@ -20,6 +20,10 @@ enum prof_sort { PROF_SORT_TIME, PROF_SORT_CALLS, PROF_SORT_ADDR, PROF_SORT_NAME
 
 struct prof_renderer;
 
+/* --threads without a number: the text shows this many threads, the ones
+ * with the most samples. */
+#define PROF_THREADS_SHOWN 32
+
 struct prof_opts {
 	int sort;		/* enum prof_sort */
 	int addr_radix;		/* 0, 8 (-o) or 16 (-x) */
@@ -28,6 +32,8 @@ struct prof_opts {
 	int summary;		/* -s */
 	int demangle;		/* -C (the default); --no-demangle clears it */
 	int threads;		/* --threads: a report per thread (stacks) */
+	size_t threads_max;	/* --threads=N: the text shows the N threads with the most
+				 * samples (0: every one, --threads=all) */
 	int event;		/* --sample: enum prof_event (0: CPU, the default); every
 				 * renderer shows this event's samples and seconds */
 	const char *callers;	/* --callers=NAME: the call graph of NAME's callers */

@@ -141,6 +141,25 @@ static int text_table(const struct prof_profile *p, const struct prof_opts *o, F
 	return 0;
 }
 
+struct thread_total {
+	size_t index;	/* in p->threads */
+	double n;	/* the event's samples */
+	int any;	/* any sample of the event's (a wall state counts) */
+};
+
+/* The most samples first; equal ones in the threads' order. */
+static int by_samples(const void *x, const void *y)
+{
+	const struct thread_total *a = x, *b = y;
+	if (a->n != b->n)
+		return a->n > b->n ? -1 : 1;
+	return a->index < b->index ? -1 : a->index > b->index;
+}
+
+static int thread_report(const struct prof_profile *p, const struct prof_opts *o,
+			 struct prof_opts *t, const struct prof_event_type *ev, size_t i, double n,
+			 size_t nth, FILE *out);
+
 int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FILE *out)
 {
 	const struct prof_event_type *ev = prof_event_of(p, o);
@@ -148,30 +167,63 @@ int prof_render_text(const struct prof_profile *p, const struct prof_opts *o, FI
 		return text_table(p, o, out);
 	struct prof_opts t = *o;
 	t.only_thread = 1;
-	for (size_t i = 0, shown = 0; i < p->nthreads; i++) {
-		char label[64];
-		double n = 0;
-		int any = 0;
-		for (size_t k = 0; k < p->nsamples; k++)
-			if (p->samples[k].stack && p->samples[k].thread == i) {
-				n += p->samples[k].value[ev->count];
-				any |= p->samples[k].value[ev->count] > 0 ||
-				       p->samples[k].state != PROF_TS_NONE;
-			}
-		if (!any)	/* a thread with none of the event's samples */
+	/* Each thread's samples of the event, in one pass; the threads with
+	 * any, the most first (a server's thousands of threads: its busiest
+	 * at the top, the rest counted, not printed). */
+	struct thread_total *tt = calloc(p->nthreads ? p->nthreads : 1, sizeof *tt);
+	if (tt == NULL)
+		return -1;
+	for (size_t i = 0; i < p->nthreads; i++)
+		tt[i].index = i;
+	for (size_t k = 0; k < p->nsamples; k++) {
+		const struct prof_sample *s = &p->samples[k];
+		if (!s->stack || s->thread >= p->nthreads)
 			continue;
-		fprintf(out, "%sThread %s: %.0f %s", shown++ ? "\n" : "",
-			prof_thread_label(p, i, label, sizeof label), n,
-			prof_pl(n >= 0.5 && n < 1.5 ? 1 : 2, "sample", "samples"));
-		/* Wall-clock: against the samples due over its lifetime. */
-		if (p->threads[i].wall_listed && ev->wall)
-			fprintf(out, " of %llu due", (unsigned long long)p->threads[i].wall_expected);
-		fputc('\n', out);
-		if (prof_thread_states(p, o, i, out) < 0)
-			return -1;
-		t.thread = i;
-		if (text_table(p, &t, out) < 0)
-			return -1;
+		tt[s->thread].n += s->value[ev->count];
+		tt[s->thread].any |= s->value[ev->count] > 0 ||
+				     (ev->wall && s->state != PROF_TS_NONE);
 	}
-	return 0;
+	size_t nany = 0;
+	double all = 0;
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (tt[i].any) {	/* a thread with none of the event's samples: left out */
+			all += tt[i].n;
+			tt[nany++] = tt[i];
+		}
+	qsort(tt, nany, sizeof *tt, by_samples);
+	size_t shown = o->threads_max && o->threads_max < nany ? o->threads_max : nany;
+	int rc = 0;
+	for (size_t j = 0; j < shown && rc == 0; j++)
+		rc = thread_report(p, o, &t, ev, tt[j].index, tt[j].n, j, out);
+	if (rc == 0 && shown < nany) {
+		double rest = 0;
+		for (size_t j = shown; j < nany; j++)
+			rest += tt[j].n;
+		fprintf(out, "\n%zu more %s with %.0f %s (%.1f %%) not shown: prof --threads=all "
+			"shows every one, --threads=N the N with the most\n", nany - shown,
+			prof_pl(nany - shown, "thread", "threads"), rest,
+			prof_pl(rest >= 0.5 && rest < 1.5 ? 1 : 2, "sample", "samples"),
+			all > 0 ? 100.0 * rest / all : 0.0);
+	}
+	free(tt);
+	return rc;
+}
+
+/* One thread's heading, states and flat profile (prof_render_text). */
+static int thread_report(const struct prof_profile *p, const struct prof_opts *o,
+			 struct prof_opts *t, const struct prof_event_type *ev, size_t i, double n,
+			 size_t nth, FILE *out)
+{
+	char label[64];
+	fprintf(out, "%sThread %s: %.0f %s", nth ? "\n" : "",
+		prof_thread_label(p, i, label, sizeof label), n,
+		prof_pl(n >= 0.5 && n < 1.5 ? 1 : 2, "sample", "samples"));
+	/* Wall-clock: against the samples due over its lifetime. */
+	if (p->threads[i].wall_listed && ev->wall)
+		fprintf(out, " of %llu due", (unsigned long long)p->threads[i].wall_expected);
+	fputc('\n', out);
+	if (prof_thread_states(p, o, i, out) < 0)
+		return -1;
+	t->thread = i;
+	return text_table(p, t, out);
 }
