@@ -22,7 +22,9 @@
 #                    the pipe wait's frame is drawn (flame reading CPU: red)
 #   wall_pprof       go tool pprof -sample_index=wall and =off-cpu read the
 #                    profile, Type: wall by default (only CPU's sample types
-#                    written, or default_sample_type fixed at cpu: red)
+#                    written, or default_sample_type fixed at cpu: red), and
+#                    the lock's frame keeps its holder's name (a system_name
+#                    equal to the name: pprof's demangling cut "(holder)")
 #   wall_callgrind   callgrind_annotate reads one event per sample type,
 #                    the asked ones first (events line fixed: red)
 #   wall_missing     --sample=wall of a run without wall sampling is an
@@ -77,7 +79,7 @@ if command -v go >/dev/null; then
 	timeout 120 go tool pprof -top wall.pb.gz >top.txt 2>&1
 	timeout 120 go tool pprof -sample_index=off-cpu -top wall.pb.gz >off.txt 2>&1
 	if grep -q '^Type: wall$' top.txt && grep -qF '[read pipe]' top.txt &&
-	   grep -q '^Type: off-cpu$' off.txt && grep -qF '[futex queue_lock' off.txt; then
+	   grep -q '^Type: off-cpu$' off.txt && grep -qF "[futex queue_lock, held by tid $holder (holder)]" off.txt; then
 		ok wall_pprof
 	else not_ok wall_pprof "$(grep -m1 Type top.txt) $(grep -m1 Type off.txt)"; fi
 else ok "wall_pprof # skip no go (golang-go)"; fi

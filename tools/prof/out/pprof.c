@@ -30,7 +30,8 @@
  *                 its functions cover (link-time addresses, as the model's);
  *                 has_functions set, as prof named every location;
  *   location      only those the samples name: address and lines (function, line; line 0: not known);
- *   function      those the locations name: printed name, the symbol's own spelling as system_name;
+ *   function      those the locations name: printed name, the symbol's own spelling as system_name
+ *                 (none for prof's own frames, the wait reasons: see below);
  *                 no file name yet (the model has no source files);
  *                 each stack sample has the labels thread_id (number),
  *                 thread_name (the THREADS record's, when it names one)
@@ -378,7 +379,13 @@ static void encode(const struct prof_profile *p, const struct prof_opts *o, stru
 			continue;
 		pb_uint(&sub, 1, i + 1);
 		pb_uint(&sub, 2, st_intern(t, fn->name));
-		pb_uint(&sub, 3, st_intern(t, fn->system_name ? fn->system_name : fn->name));
+		/* A frame of prof's own ("[futex queue_lock, held by tid 42
+		 * (holder)]", "[runnable]") has no symbol: no system_name, or
+		 * pprof's demangling, which takes a name with brackets for C++,
+		 * cuts its parenthesised words off the name (it leaves a
+		 * function alone whose name and system_name differ). */
+		pb_uint(&sub, 3, fn->name[0] == '[' ? 0
+			      : st_intern(t, fn->system_name ? fn->system_name : fn->name));
 		if (fn->filename)	/* filename 4: where --lines read DWARF */
 			pb_uint(&sub, 4, st_intern(t, fn->filename));
 		pb_sub(m, 5, &sub);
