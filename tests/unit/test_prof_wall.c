@@ -107,6 +107,10 @@ static void write_profile(int with_wall)
 	assert_int_equal(monout_stacks_close(&w), 0);
 	if (with_wall) {
 		struct monout_wall_head h = { 100, 64, 2000000, 200, 4, 3000, 7000, 0, 0, 0, EM_X86_64 };
+		if (with_wall == 2) {	/* a sampler of 6 % of one CPU: wall-cost */
+			h.user_usec = 40000;
+			h.sys_usec = 80000;
+		}
 		assert_int_equal(monout_wall_open(&w, &h), 0);
 		struct monout_wall_thread t0 = { 100, 200, 200, 0, 0, 2000000, 0, "main" };
 		struct monout_wall_thread t1 = { 101, 250, 207, 5, 0, 2000000, 0, "reader" };
@@ -462,8 +466,9 @@ static void wall_warnings(void **state)
 	build(&r, 1);
 	size_t n;
 	const struct prof_warning *w = prof_warnings(&n);
-	int missed = 0, shortw = 0, unread = 0;
+	int missed = 0, shortw = 0, unread = 0, cost = 0;
 	for (size_t i = 0; i < n; i++) {
+		cost |= strcmp(w[i].code, "wall-cost") == 0;
 		missed |= strcmp(w[i].code, "wall-missed") == 0 && strstr(w[i].text, "4 of 204");
 		shortw |= strcmp(w[i].code, "wall-short") == 0 &&
 			  strstr(w[i].text, "reader-101 212 of 250") != NULL;
@@ -472,6 +477,7 @@ static void wall_warnings(void **state)
 	assert_true(missed);
 	assert_true(shortw);
 	assert_true(unread);
+	assert_false(cost);	/* 0.010 s in 2 s: 0.5 % of one CPU */
 	char *buf = NULL;
 	size_t len;
 	FILE *f = open_memstream(&buf, &len);
@@ -486,6 +492,24 @@ static void wall_warnings(void **state)
 	assert_non_null(strstr(buf, "columns: %Time share of all samples; Wallsecs wall-clock "
 				    "seconds sampled there"));
 	free(buf);
+	done(&r);
+}
+
+/* A sampler that used 6 % of one CPU (0.120 s in 2 s): prof says so, with
+ * the remedy.  Mutation: no wall-cost warning in wall_warn. */
+static void wall_cost_said(void **state)
+{
+	(void)state;
+	struct run r;
+	build(&r, 2);
+	size_t n;
+	const struct prof_warning *w = prof_warnings(&n);
+	int cost = 0;
+	for (size_t i = 0; i < n; i++)
+		cost |= strcmp(w[i].code, "wall-cost") == 0 &&
+			strstr(w[i].text, "used 6 % of one CPU (0.120 s in 2.00 s") &&
+			strstr(w[i].text, "monrun --wall=HZ");
+	assert_true(cost);
 	done(&r);
 }
 
@@ -518,6 +542,7 @@ int main(void)
 		cmocka_unit_test(wall_threads),
 		cmocka_unit_test(wall_exports),
 		cmocka_unit_test(wall_warnings),
+		cmocka_unit_test(wall_cost_said),
 		cmocka_unit_test(no_wall),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
