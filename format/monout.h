@@ -315,6 +315,8 @@
 #define MONOUT_WALL_F_SAMPLES_FULL 0x2	/* the sample table was full: lost */
 #define MONOUT_WALL_F_NO_SCHEDSTAT 0x4	/* no schedstat: R samples were all taken as running */
 #define MONOUT_WALL_F_PAUSED 0x8	/* sampling was paused (moncontrol(0)) for part of the run */
+#define MONOUT_WALL_F_NOT_DUMPABLE 0x10	/* the process was not dumpable: threads' system calls,
+					 * waits and stacks could not be read, only their states */
 
 /* WALL THREAD flags. */
 #define MONOUT_WALL_THREAD_STARTED 0x1	/* started after the sampler did */

@@ -1333,6 +1333,44 @@ static int time_pick(struct wthread *t, const struct share *sh, int found_r, int
 	return 0;
 }
 
+/* Set once a thread's system call could not be read because the process
+ * is not dumpable (MONOUT_WALL_F_NOT_DUMPABLE). */
+static int not_dumpable;
+
+/* full_read of a thread whose system call file cannot be opened: a process
+ * that is not dumpable (it changed its user or group IDs, which makes the
+ * kernel clear the flag, or it called prctl(PR_SET_DUMPABLE, 0)) has its
+ * /proc/PID files owned by root, and "syscall" is readable by its owner
+ * only (proc(5); fs/proc/base.c task_dump_owner); without CAP_DAC_OVERRIDE
+ * the open fails with EACCES.  "stat" is readable by all: the state from
+ * it, the thread on a CPU or waiting as its letter says, with no system
+ * call, wait or stack (the user SP and PC come from "syscall").  Returns as
+ * full_read. */
+static long state_only_read(struct wthread *t, int prev_r, const struct sched *ss,
+			    const struct share *sh)
+{
+	__atomic_store_n(&not_dumpable, 1, __ATOMIC_RELAXED);
+	char letter;
+	uint64_t st;
+	if (!read_stat(t, 1, &letter, &st))
+		return errno == ENOENT || errno == ESRCH ? -2 : -1;
+	t->again = 0;
+	t->block_wait = UINT64_MAX;
+	if (letter == 'R') {
+		t->last_state = split_running(t, prev_r, ss, sh);
+		return sample_count(t, t->last_state, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL,
+				    0, 0);
+	}
+	t->last_state = state_of(letter);
+	t->block_wait = ss->ok && ss->runs != UINT64_MAX ? ss->wait : UINT64_MAX;
+	t->block_runs = ss->runs;
+	uint32_t ix = sample_count(t, t->last_state, MONOUT_NO_SYSCALL, MONOUT_NO_WAIT, 0, 0, NULL,
+				   0, 0);
+	if (ix)
+		t->blocked[t->blocked_at++ % BLOCKED_KEPT] = ix;
+	return ix;
+}
+
 /* A full read of thread t (*ss: its schedstat now, *sh: its share of the
  * round, for an R thread's split): the sample it finds, made in the table
  * and not counted (count_units counts).  Returns its index + 1, 0 if the
@@ -1350,6 +1388,8 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 		ssize_t got = read_task(t, "syscall", &t->fd_sys, 1, buf, sizeof buf);
 		if (got == 0)
 			return -2;	/* nothing to say: the thread is exiting */
+		if (got < 0 && (errno == EACCES || errno == EPERM))
+			return state_only_read(t, prev_r, ss, sh);
 		if (got < 0)
 			return errno == ENOENT || errno == ESRCH ? -2 : -1;
 		if (!parse_syscall(buf, &sr))
@@ -2622,7 +2662,8 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	h.lost = lost;
 	h.flags = (h.threads_unlisted ? MONOUT_WALL_F_THREADS_FULL : 0) |
 		  (h.lost ? MONOUT_WALL_F_SAMPLES_FULL : 0) |
-		  (have_schedstat ? 0 : MONOUT_WALL_F_NO_SCHEDSTAT);
+		  (have_schedstat ? 0 : MONOUT_WALL_F_NO_SCHEDSTAT) |
+		  (__atomic_load_n(&not_dumpable, __ATOMIC_RELAXED) ? MONOUT_WALL_F_NOT_DUMPABLE : 0);
 	if (cutting) {
 		h.elapsed_usec = since_cut(elapsed, &cut_base.end_us, advance);
 		h.rounds = since_cut(h.rounds, &cut_base.rounds, advance);

@@ -1681,6 +1681,15 @@ static void wall_warn(const struct prof_attr *a)
 			  "cost grows with the threads that ran between its looks and with the "
 			  "rate; lower the rate (monrun --wall=HZ, MONPROF_WALL=HZ)",
 			  100.0 * own / a->wall_elapsed_s, own, a->wall_elapsed_s);
+	if (a->wall_flags & MONOUT_WALL_F_NOT_DUMPABLE)
+		prof_warn("wall-not-dumpable", "the process was not dumpable (it changed its user "
+			  "or group ID, which clears the flag, or called prctl(PR_SET_DUMPABLE, 0)): "
+			  "its threads' /proc files are then root's, and the system call, wait "
+			  "and stack of threads the sampler had not opened before could not be "
+			  "read, only their state: their waits are shown as [blocked], with no "
+			  "stack; run the program as the user it becomes (not as root dropping to "
+			  "it), or have it call prctl(PR_SET_DUMPABLE, 1) after the change, as "
+			  "nginx does");
 	/* Threads whose samples (read or not) fall short of those due by more
 	 * than a round's rounding: name the worst three. */
 	size_t nshort = 0, worst[3] = { SIZE_MAX, SIZE_MAX, SIZE_MAX };
