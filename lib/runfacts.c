@@ -15,7 +15,8 @@
  * add the first time it takes a tick (in the signal handler: async-signal-
  * safe, no lock), when it ends (thread-specific-data destructor, through
  * threads.c), or when the writer finds it alive in /proc/self/task.  Its CPU
- * is filled when it ends (getrusage(RUSAGE_THREAD), as getrusage(2)) and, for
+ * is filled when it ends (its CPU clock split as getrusage(RUSAGE_THREAD)
+ * splits it: own_cpu_usec) and, for
  * threads still alive, at each write: the thread's CPU clock (clock_gettime
  * of its CPU-time clock id, nanoseconds, user + system) split in the ratio
  * of /proc/self/task/TID/stat's utime and stime (proc(5)).  Everything the
@@ -390,17 +391,39 @@ static uint64_t tv_usec(struct timeval tv)
 	return (uint64_t)tv.tv_sec * 1000000u + (uint64_t)tv.tv_usec;
 }
 
+/* The calling thread's CPU so far into *user and *sys, microseconds: the
+ * precise total of its CPU clock (CLOCK_THREAD_CPUTIME_ID, the scheduler's
+ * runtime) split in the ratio of getrusage(RUSAGE_THREAD)'s user and system
+ * times, which the kernel samples at its tick: a thread that ran less than
+ * a tick (4 ms at 250 Hz) had 0 s in both, and its CPU was counted as a
+ * thread's that ended unseen.  -1 if neither could be read. */
+static int own_cpu_usec(uint64_t *user, uint64_t *sys)
+{
+	struct rusage ru;
+	int have_ru = getrusage(RUSAGE_THREAD, &ru) == 0;
+	uint64_t ut = have_ru ? tv_usec(ru.ru_utime) : 0, st = have_ru ? tv_usec(ru.ru_stime) : 0;
+	uint64_t total = now_ns(CLOCK_THREAD_CPUTIME_ID) / 1000u;
+	if (total == 0) {
+		if (!have_ru)
+			return -1;
+		total = ut + st;
+	}
+	*sys = ut + st ? (uint64_t)((unsigned __int128)total * st / (ut + st)) : 0;
+	*user = total - *sys;
+	return 0;
+}
+
 void mon_facts_thread_end(pid_t tid)
 {
 	int saved_errno = errno;
 	struct monout_thread *t = mine_as(tid);
-	struct rusage ru;
-	if (t != NULL && getrusage(RUSAGE_THREAD, &ru) == 0) {
+	uint64_t user, sys;
+	if (t != NULL && own_cpu_usec(&user, &sys) == 0) {
 		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
 		prctl(PR_GET_NAME, name, 0, 0, 0);
 		memcpy(t->name, name, sizeof name);
-		t->user_usec = tv_usec(ru.ru_utime);
-		t->sys_usec = tv_usec(ru.ru_stime);
+		t->user_usec = user;
+		t->sys_usec = sys;
 		__atomic_store_n(&t->flags, MONOUT_THREAD_ENDED | MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
 	} else if (t == NULL && __atomic_load_n(&table, __ATOMIC_RELAXED) != NULL) {
 		unsigned k = __atomic_fetch_add(&ended_unlisted, 1, __ATOMIC_RELAXED);
@@ -577,7 +600,7 @@ static unsigned sample_all(void)
 	pass_no++;
 	mon_task_each(fd, buf, sizeof buf, sample_one, &pass);
 	close(fd);
-	/* The writing thread itself: getrusage is exact for it.  Not the
+	/* The writing thread itself, as a thread at its end.  Not the
 	 * runtime's own threads (their CPU is the profiler's cost, in WALL
 	 * and INTERVAL). */
 	pid_t me = pass.me;
@@ -585,10 +608,10 @@ static unsigned sample_all(void)
 	    me == __atomic_load_n(&mon_control_tid, __ATOMIC_RELAXED))
 		return pass.unlisted;
 	struct monout_thread *t = mine();
-	struct rusage ru;
-	if (t != NULL && getrusage(RUSAGE_THREAD, &ru) == 0) {
-		t->user_usec = tv_usec(ru.ru_utime);
-		t->sys_usec = tv_usec(ru.ru_stime);
+	uint64_t user, sys;
+	if (t != NULL && own_cpu_usec(&user, &sys) == 0) {
+		t->user_usec = user;
+		t->sys_usec = sys;
 	}
 	return pass.unlisted;
 }

@@ -26,6 +26,8 @@
 #define COVER_MIN 0.90	/* below this share of the CPU, warn */
 #define COVER_PERIODS 10.0	/* and only if this many sample periods are missing */
 #define COVER_SYS 0.25	/* system time not sampled: warn from this share of the CPU */
+#define SHORT_PERIODS 2.0	/* a thread of less CPU than this many periods is short */
+#define SHORT_THREADS_MIN 10	/* short threads are named as a cause from this many */
 
 /* A thread's CPU while profiling that its clock could see: start-up (before
  * the clock ran) left out, and system time when the clock counted user time
@@ -344,10 +346,21 @@ int coverage_warn(const struct prof_attr *a)
 			}
 			qsort(v, n, sizeof *v, by_missing);
 		}
-		double listed = 0;
+		double listed = 0, short_cpu = 0, short_sampled = 0;
+		size_t nshort = 0;
 		for (size_t i = 0; i < c->nthreads; i++)
-			if (c->threads[i].cpu_known)
-				listed += thread_cpu(&c->threads[i]);
+			if (c->threads[i].cpu_known) {
+				double tc = thread_cpu(&c->threads[i]);
+				listed += tc;
+				/* A thread of less than two periods of CPU: its
+				 * clock's count starts at the thread's start, and
+				 * it mostly ends before a period is reached. */
+				if (judge && tc > 0 && tc < SHORT_PERIODS / rate) {
+					nshort++;
+					short_cpu += tc;
+					short_sampled += thread_sampled(&c->threads[i]);
+				}
+			}
 		if (n) {
 			ADD("; threads with CPU but few samples:");
 			for (size_t i = 0; i < n && i < 5; i++) {
@@ -360,6 +373,18 @@ int coverage_warn(const struct prof_attr *a)
 			if (n > 5)
 				ADD(" and %zu more", n - 5);
 		}
+		if (nshort >= SHORT_THREADS_MIN && short_cpu - short_sampled >= COVER_PERIODS / rate &&
+		    short_cpu - short_sampled >= 0.25 * missing)
+			ADD("; %zu threads used less than %.0f sample periods of CPU each (%.3f s in all, "
+			    "%.3f s of it sampled): each thread's clock counts from the thread's start, "
+			    "and most such threads end before their count reaches a period; raise the "
+			    "rate (monrun -r HZ, MONPROF_RATE) so that a period is well below such a "
+			    "thread's CPU%s", nshort, SHORT_PERIODS, short_cpu, short_sampled,
+			    strncmp(a->clock, "thread", 6) == 0
+				    ? " (the thread clock fires at the kernel's tick, 4 ms at 250 Hz, "
+				      "whatever the rate: the perf clock, monrun -c perf, samples short "
+				      "threads)"
+				    : "");
 		if (judge && c->nthreads && cpu - listed >= COVER_PERIODS / rate &&
 		    cpu - listed > 0.1 * cpu) {
 			ADD("; %.3f s of CPU in threads that ended unseen", cpu - listed);
