@@ -1333,6 +1333,29 @@ static int time_pick(struct wthread *t, const struct share *sh, int found_r, int
 	return 0;
 }
 
+/* A thread in restart_syscall(2): a timed call (nanosleep, poll,
+ * epoll_wait, futex with a timeout) that a stop (SIGSTOP, SIGTSTP, a
+ * tracer) or a handler interrupted, resumed by the kernel from its restart
+ * block, whose number and arguments /proc's "syscall" no longer shows.  The
+ * PC is that call's (the kernel rewinds to its instruction), so the thread's
+ * last blocked sample, if it has one, names the call and its wait: into *nr
+ * and *wid, 1; else 0 (prof shows [restart_syscall]). */
+static int resumed_call(const struct wthread *t, long *nr, uint32_t *wid)
+{
+	if (t->blocked_at == 0)
+		return 0;
+	uint32_t ix = t->blocked[(t->blocked_at - 1) % BLOCKED_KEPT];
+	if (ix == 0 || ix > tab->nsamples)
+		return 0;
+	const struct wsample *s = &tab->samples[ix - 1];
+	if (s->serial != t->serial || s->syscall == MONOUT_NO_SYSCALL ||
+	    s->syscall == (uint32_t)SYS_restart_syscall)
+		return 0;
+	*nr = (long)s->syscall;
+	*wid = s->wait;
+	return 1;
+}
+
 /* Set once a thread's system call could not be read because the process
  * is not dumpable (MONOUT_WALL_F_NOT_DUMPABLE). */
 static int not_dumpable;
@@ -1423,7 +1446,9 @@ static long full_read(struct wthread *t, uint64_t cpu, const struct sched *ss,
 		read_stat(t, 1, &letter, &st);
 		struct wwait v;
 		uint32_t wid = MONOUT_NO_WAIT;
-		if (sr.nr >= 0 && describe_wait(sr.nr, sr.args, &v))
+		if (sr.nr == SYS_restart_syscall && resumed_call(t, &sr.nr, &wid))
+			;	/* the call a stop interrupted, resumed: as it was */
+		else if (sr.nr >= 0 && describe_wait(sr.nr, sr.args, &v))
 			wid = wait_id(&v);
 		uint32_t set = mon_objhist_set_now();	/* the objects the walk's PCs are in */
 		unsigned fl = 0, n = walk_blocked((uintptr_t)sr.sp, (uintptr_t)sr.pc, pcs, depth_max,
