@@ -222,7 +222,10 @@ static int itimer_cut(const void *ucv)
 	pid_t none = 0;
 	if (__atomic_compare_exchange_n(&itimer_cut_pid, &none, self, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_RELAXED)) {
-		mon_itimer_stop();
+		/* The program's ITIMER_PROF back, as mon_itimer_stop, by the
+		 * system call itself (a sanitizer's setitimer interceptor is no
+		 * handler's business). */
+		syscall(SYS_setitimer, ITIMER_PROF, &saved_itimer, NULL);
 		__atomic_store_n(&unsampled_from_ns, process_cpu_ns(), __ATOMIC_RELAXED);
 		__atomic_store_n(&unsampled_open, 1, __ATOMIC_RELEASE);
 	}
