@@ -213,6 +213,18 @@ static int itimer_cut(const void *ucv)
 {
 	if (mon_arch_context_result(ucv) != -EINTR)
 		return 0;
+	/* Raised by this thread's own CPU (a period or more of it not yet
+	 * charged): a tick held back by a mask of this thread's — a handler of
+	 * the program's whose sa_mask blocks SIGPROF, or one installed with
+	 * SA_ONSTACK, in which libmon blocks the ticks (sigguard.c) — reaches
+	 * it at that handler's sigreturn, in the call the handler ended, as
+	 * the program meant it to end: not a stolen tick.  (A thread whose
+	 * record is stale, gen, is judged by the context alone.) */
+	uint64_t period = __atomic_load_n(&itimer_period_ns, __ATOMIC_RELAXED);
+	uint64_t now = thread_cpu_ns();
+	if (itimer_thread.gen == __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED) &&
+	    now >= itimer_thread.charged_ns && now - itimer_thread.charged_ns >= period)
+		return 0;
 	struct mon_memreader r;
 	mon_memread_other(&r);
 	uintptr_t pc = mon_arch_context_pc(ucv), before;

@@ -646,7 +646,12 @@ static void serve(void)
 	while (got < CMD_MAX && memchr(cmd, '\n', got) == NULL) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		struct pollfd p = { fd, POLLIN, 0 };
-		if (now >= until || poll(&p, 1, (int)((until - now) / 1000000u) + 1) <= 0)
+		if (now >= until)
+			break;
+		int ready = poll(&p, 1, (int)((until - now) / 1000000u) + 1);
+		if (ready < 0 && errno == EINTR)
+			continue;	/* a tick of the itimer clock (mon_sig_runtime_thread) */
+		if (ready <= 0)
 			break;
 		ssize_t k = recv(fd, cmd + got, CMD_MAX - got, MSG_DONTWAIT);
 		if (k <= 0)

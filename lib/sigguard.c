@@ -107,7 +107,8 @@ static int none_pending;		/* no tick of ours can be pending (mon_sig_none_pendin
 /* Per thread: the program asked the tick signal blocked. */
 static __thread int vblocked __attribute__((tls_model("initial-exec")));
 /* Per thread: 0 a program's thread; else one of the runtime's own
- * (mon_sig_runtime_thread), 1 + the signal it lets in (0: none). */
+ * (mon_sig_runtime_thread), 1 + the signal it lets in (0: none), or -1:
+ * its mask to be set again at its next wake-up (send_on blocked one). */
 static __thread int runtime_thread __attribute__((tls_model("initial-exec")));
 
 MON_NO_TSAN static int raw_sigprocmask(int how, const sigset_t *set, sigset_t *old)
@@ -382,17 +383,22 @@ MON_NO_TSAN static void forward(int sig, siginfo_t *si, void *ucv)
 
 /* A signal of the program's in one of the runtime's threads, which let it
  * in for the itimer clock: not run there (the program never sees our
- * threads), but blocked in this thread until its next wake-up and sent again
- * to the process, whose own threads take it.  Sent as it came where the
- * kernel allows (a negative si_code, sigqueue(3)'s, through
- * rt_sigqueueinfo(2)), else by kill(2): same signal, sender our pid. */
-MON_NO_TSAN static void send_on(int sig, const siginfo_t *si)
+ * threads), but blocked in this thread (in the mask its sigreturn restores,
+ * uc_sigmask, too) until its next wake-up, and sent again to the process,
+ * whose own threads take it.  Sent as it came where the kernel allows (a
+ * negative si_code, sigqueue(3)'s, through rt_sigqueueinfo(2)), else by
+ * kill(2): same signal, sender our pid (a thread-directed one becomes the
+ * process's).  Not let in again while one is pending for the process
+ * (mon_sig_runtime_thread): no thread of the program's may take it now. */
+MON_NO_TSAN static void send_on(int sig, const siginfo_t *si, void *ucv)
 {
 	sigset_t one;
 	sigemptyset(&one);
 	sigaddset(&one, sig);
 	raw_sigprocmask(SIG_BLOCK, &one, NULL);
-	runtime_thread = 1;	/* its next wake-up lets the clock's signal in again */
+	if (ucv != NULL)
+		sigaddset(&((ucontext_t *)ucv)->uc_sigmask, sig);
+	runtime_thread = -1;	/* its next wake-up sets its mask again */
 	pid_t pid = (pid_t)syscall(SYS_getpid);
 	if (si != NULL && si->si_code < 0 && si->si_code != SI_TKILL &&
 	    syscall(SYS_rt_sigqueueinfo, pid, sig, si) == 0)
@@ -408,7 +414,7 @@ MON_NO_TSAN static void dispatch(int sig, siginfo_t *si, void *ucv)
 		if (o->is_ours != NULL && o->is_ours(sig, si))
 			o->tick(sig, si, ucv);
 		else if (runtime_thread)
-			send_on(sig, si);
+			send_on(sig, si, ucv);
 		else
 			forward(sig, si, ucv);
 	}
@@ -421,8 +427,17 @@ MON_NO_TSAN void mon_sig_runtime_thread(int let_in)
 		let_in = 0;
 	if (runtime_thread == 1 + let_in)
 		return;
-	sigset_t m;
+	sigset_t m, pending;
 	sigfillset(&m);
+	/* One the program sent that send_on passed on and no thread of its
+	 * took yet: left for them (taken and sent again at each wake-up, it
+	 * would merge with a tick and be lost).  Looked at again next time. */
+	if (let_in && runtime_thread == -1 &&
+	    syscall(SYS_rt_sigpending, &pending, (size_t)(_NSIG / 8)) == 0 &&
+	    sigismember(&pending, let_in) == 1) {
+		raw_sigprocmask(SIG_SETMASK, &m, NULL);
+		return;
+	}
 	if (let_in)
 		sigdelset(&m, let_in);
 	raw_sigprocmask(SIG_SETMASK, &m, NULL);

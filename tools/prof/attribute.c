@@ -1801,14 +1801,16 @@ void attr_finish(struct prof_attr *a)
 			  "the CPU after it is counted as lost; profile this program with the perf "
 			  "or the thread clock (monrun -c perf, monrun -c thread, MONPROF_CLOCK)");
 	if (a->cov != NULL && (a->cov->flags & MONOUT_FACT_CLOCK_CUT))
-		prof_warn("clock-cut", "the itimer clock stopped early: a thread that blocks every "
-			  "signal (one the C library starts itself for a SIGEV_THREAD timer, "
-			  "mq_notify or POSIX AIO, or a raw clone) used the CPU, and the kernel gave "
-			  "the process's SIGPROF to a waiting thread instead, ending its system call "
-			  "with EINTR (once: the clock stopped there, so the profile holds only the "
-			  "time before it and the CPU after it is counted as lost); profile this "
-			  "program with the perf or the thread clock, which sample each thread on "
-			  "its own (monrun -c perf, monrun -c thread, MONPROF_CLOCK)");
+		prof_warn("clock-cut", "the itimer clock stopped early: a thread that blocked "
+			  "SIGPROF used the CPU (one the C library starts itself for a SIGEV_THREAD "
+			  "timer, mq_notify or POSIX AIO, which blocks every signal; a raw clone's; "
+			  "or one in a signal handler of the program's installed with SA_ONSTACK, "
+			  "in which libmon holds its ticks to spare the alternate stack), and the "
+			  "kernel gave the process's SIGPROF to a waiting thread instead, ending its "
+			  "system call with EINTR (once: the clock stopped there, so the profile "
+			  "holds only the time before it and the CPU after it is counted as lost); "
+			  "profile this program with the perf or the thread clock, which sample "
+			  "each thread on its own (monrun -c perf, monrun -c thread, MONPROF_CLOCK)");
 	if (a->cov != NULL && (a->cov->flags & MONOUT_FACT_SIGQ_SHORT))
 		prof_warn("sigpending", "the thread clock's timers would have taken more than a "
 			  "quarter of the program's pending-signal quota (RLIMIT_SIGPENDING, "
