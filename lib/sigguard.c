@@ -390,7 +390,8 @@ MON_NO_TSAN static void forward(int sig, siginfo_t *si, void *ucv)
  * kill(2): same signal, sender our pid (a thread-directed one becomes the
  * process's).  Not let in again while one is pending for the process
  * (mon_sig_runtime_thread): no thread of the program's may take it now. */
-MON_NO_TSAN static void send_on(int sig, const siginfo_t *si, void *ucv)
+__attribute__((noinline, no_sanitize("address"))) MON_NO_TSAN static void
+send_on(int sig, const siginfo_t *si, void *ucv)
 {
 	sigset_t one;
 	sigemptyset(&one);

@@ -12,9 +12,12 @@
 # 0.4 CPU-s while main sleeps in 2 ms nanosleep calls, counting EINTR; then a
 # fork child spins 0.2 CPU-s in child_spin.
 #   itimer_stolen_plain      unprofiled: 0 EINTR, 0 early (the program is sound)
-#   itimer_stolen_eintr      under monrun -f -c itimer: at most 1 EINTR (the one
-#                            tick that showed it; 44 of 768 calls without the
-#                            stop), 0 early, output and exit as unprofiled
+#   itimer_stolen_eintr      under monrun -f -c itimer: at most 2 EINTR (the tick
+#                            that showed it, and one before it if main had a
+#                            period of its own CPU not yet charged, which
+#                            itimer_cut takes for a held tick of its own: 2
+#                            under ASan; 44 of 768 calls without the stop), 0
+#                            early, output and exit as unprofiled
 #   itimer_stolen_said       the parent's profile flags it (facts flag 0x100):
 #                            prof's clock-cut warning names EINTR and the perf
 #                            and thread clocks, and the lost samples are said
@@ -78,7 +81,7 @@ PROFDIR="$T/d" timeout 60 "$MONRUN" -f -c itimer "$T/stolen" >"$T/run.out" 2>"$T
 rc=$?
 cat "$T/run.err"
 set -- $(awk '$1 == "eintr" { print $2, $4; exit }' "$T/run.out")
-if [ $rc = 0 ] && [ "${1:-9}" -le 1 ] && [ "${2:-9}" = 0 ] && grep -qx 'child 0.2' "$T/run.out"; then
+if [ $rc = 0 ] && [ "${1:-9}" -le 2 ] && [ "${2:-9}" = 0 ] && grep -qx 'child 0.2' "$T/run.out"; then
 	ok "itimer_stolen_eintr # $(head -n 1 "$T/run.out")"
 else
 	not_ok itimer_stolen_eintr "exit $rc: $(tr '\n' ' ' <"$T/run.out")"
