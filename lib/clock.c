@@ -179,8 +179,6 @@ void mon_clock_deliver_to(void (*tick)(const void *context, uintptr_t pc, uint64
 	__atomic_store_n(&deliver, tick, __ATOMIC_RELEASE);
 }
 
-/* The tick handler: the tick's weight and PC, handed on with the signal
- * context.  Async-signal-safe; keeps errno. */
 /* The process's CPU time in ns, 0 if unreadable; from a handler, as
  * thread_cpu_ns. */
 __attribute__((no_sanitize("address"))) static uint64_t process_cpu_ns(void)
@@ -260,6 +258,8 @@ int mon_itimer_was_cut(void)
 	return cut != 0 && cut == getpid();
 }
 
+/* The tick handler: the tick's weight and PC, handed on with the signal
+ * context.  Async-signal-safe; keeps errno. */
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;

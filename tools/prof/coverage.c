@@ -100,8 +100,8 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 	/* The process's CPU holds the wall sampler's thread's, which is the
 	 * profiler's cost (summary.c says it), not the program's: left out,
 	 * or it was judged as the program's unsampled system time, or (the
-	 * sampler is not in THREADS) as threads that ended unseen. */
-	/* The totals, then split as the process's: the kernel splits each
+	 * sampler is not in THREADS) as threads that ended unseen.  The
+	 * totals, then split as the process's: the kernel splits each
 	 * thread's CPU into user and system at its tick, so the sampler's
 	 * split is its own estimate (0.174 s user + 0.000 s system for a
 	 * thread of system calls), and field by field one side went below 0
