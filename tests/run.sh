@@ -8,7 +8,9 @@
 #    lines (one per check) or, if it prints none, counts once by its exit status
 #    (0 pass, 77 skip, anything else fail).
 # Each script's line ends with its wall time ("in S s"), so a slow one is
-# found in CI's output.
+# found in CI's output.  The FAIL lines are said again just above the
+# closing line, where the tail of a long log (all a CI report may keep)
+# still shows them.
 # Every program and script has a time limit, TEST_TIMEOUT seconds (default
 # 900, above the hang guards of unwind.sh (600 s); the slowest script takes
 # about 30 s on 2 loaded cores): one that
@@ -32,6 +34,8 @@ env --default-signal true 2>/dev/null && DFL="env --default-signal"
 pass=0 fail=0 skip=0
 log=$B/tests/log
 mkdir -p "$log"
+failed=$log/failed.txt
+: >"$failed"
 for t in "$B"/tests/unit/*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")
@@ -46,15 +50,15 @@ for t in "$B"/tests/unit/*; do
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
 	p=$(grep -c '^ok ' "$out")
 	f=$(grep -c '^not ok ' "$out")
-	grep '^not ok ' "$out" | sed "s|^not ok [0-9]* - |FAIL unit/$n: |"
+	grep '^not ok ' "$out" | sed "s|^not ok [0-9]* - |FAIL unit/$n: |" | tee -a "$failed"
 	# No plan, fewer results than planned (a crash), or a failing exit
 	# with no failed case: the program fails once more.
 	if [ $to = 1 ]; then
 		f=$((f + 1))
-		echo "FAIL unit/$n: timed out after $LIMIT s (TEST_TIMEOUT), $((p + f - 1)) of ${plan:-?} results, see $out"
+		echo "FAIL unit/$n: timed out after $LIMIT s (TEST_TIMEOUT), $((p + f - 1)) of ${plan:-?} results, see $out" | tee -a "$failed"
 	elif [ -z "$plan" ] || [ $((p + f)) -lt "$plan" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
 		f=$((f + 1))
-		echo "FAIL unit/$n (exit $rc, $((p + f - 1)) of ${plan:-?} results, see $out)"
+		echo "FAIL unit/$n (exit $rc, $((p + f - 1)) of ${plan:-?} results, see $out)" | tee -a "$failed"
 	fi
 	echo "unit/$n: $p passed, $f failed in $dt s"
 	pass=$((pass + p)); fail=$((fail + f))
@@ -82,11 +86,16 @@ for t in tests/integ/*.sh; do
 	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 	fi
-	grep '^not ok ' "$out" | sed "s|^|FAIL integ/$n: |"
+	grep '^not ok ' "$out" | sed "s|^|FAIL integ/$n: |" | tee -a "$failed"
+	[ "$f" -gt 0 ] && ! grep -q '^not ok ' "$out" && echo "FAIL integ/$n: exit $rc, see $out" | tee -a "$failed"
 	[ "$f" -gt 0 ] && { echo "---- $out"; tail -n 30 "$out"; echo "----"; }
 	echo "integ/$n: $p passed, $f failed in $dt s"
 	pass=$((pass + p)); fail=$((fail + f))
 done
+if [ -s "$failed" ]; then
+	echo "failed, once more:"
+	cut -c 1-400 "$failed"
+fi
 if [ $skip -gt 0 ]; then
 	echo "$pass passed, $fail failed, $skip skipped"
 else

@@ -56,8 +56,8 @@ jit_share cov_objects_jit_perfmap map jit_loop
 "$MONRUN" -o "$T/v.out" "$T/vdso" >"$T/v.txt"
 if prof_csv "$T/v.out" "$T/v.csv" "$T/vdso"; then
 	bare=$(ticks "$T/v.csv" '[vdso]')
-	named=$(awk -F, '$3 == "[vdso]" && $2 == "function" && $8 > 0 { n++ } END { print n + 0 }' "$T/v.csv")
-	vt=$(awk -F, '$3 == "[vdso]" { s += $8 } END { print s + 0 }' "$T/v.csv")
+	named=$(csv_awk -F, '$3 == "[vdso]" && $2 == "function" && $8 > 0 { n++ } END { print n + 0 }' "$T/v.csv")
+	vt=$(csv_awk -F, '$3 == "[vdso]" { s += $8 } END { print s + 0 }' "$T/v.csv")
 	if [ "$bare" = 0 ] && [ "$named" -ge 1 ] && awk -v v="$vt" 'BEGIN { exit !(v > 0) }'; then
 		ok cov_objects_vdso_named
 	else

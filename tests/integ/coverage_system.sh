@@ -34,7 +34,7 @@ system_share() {
 	# each time, a system call too, 5-13 % of the samples here), or without
 	# stacks the rows of kernel_heavy and read.  In seconds as the
 	# profile gives them, then in samples (the rows' ticks per second).
-	kt=$(awk -F, 'NR > 1 && $6 > 0 && tps == 0 { tps = $8 / $6 }
+	kt=$(csv_awk -F, 'NR > 1 && $6 > 0 && tps == 0 { tps = $8 / $6 }
 		NR > 1 && ($1 == "kernel_heavy" || $1 == "read" || $1 ~ /^__read/ || $1 ~ /^__libc_read/) { s += $8 }
 		NR > 1 && $1 == "kernel_heavy" && $14 != "" { incl = $14 }
 		END { k = incl * tps; print (k > s ? k : s) + 0 }' "$T/$2.csv")
@@ -47,14 +47,21 @@ system_share() {
 	# fires at the kernel's tick, and a thread preempted in the system call
 	# takes it later, in user code); the perf clock, which does not count
 	# system time, gives 0.02-0.06.
-	why=$(awk -v k="$kt" -v n="$n" -v p="$p" 'BEGIN {
+	# A loaded machine is the run's own mark: kernel_heavy preempted
+	# (involuntary switches) at least once for every 4 samples due on the
+	# kernel side.  There the floor is a quarter of the CPU share: with
+	# three busy loops on 2 cores, 96-118 preemptions for 235-250 samples
+	# due, the thread clock gave 0.25-0.41; on a busy CI run once 0.18.
+	# Still far above the 0.02-0.06 of a clock that leaves system time out.
+	pre=$(truth "$T/$2.txt" kernel_preempted)
+	why=$(awk -v k="$kt" -v n="$n" -v p="$p" -v pre="${pre:-0}" 'BEGIN {
 		if (n <= 0) { print "no samples"; exit }
-		s = k / n
-		if (s < p / 2 || s > p + 0.15)
-			printf "share %.4f of %d samples, CPU share %.4f: outside [%.4f, %.4f]", s, n, p, p / 2, p + 0.15
+		s = k / n; lo = (4 * pre >= p * n) ? p / 4 : p / 2
+		if (s < lo || s > p + 0.15)
+			printf "share %.4f of %d samples, CPU share %.4f, %d preemptions in the kernel side: outside [%.4f, %.4f]", s, n, p, pre, lo, p + 0.15
 	}')
 	if [ -z "$why" ]; then ok "$1"; else not_ok "$1" "$why"; fi
-	echo "# $1: $kt of $n samples on the kernel side, CPU share $p"
+	echo "# $1: $kt of $n samples on the kernel side, CPU share $p, ${pre:-0} preemptions there"
 }
 system_share cov_system_thread thread
 system_share cov_system_itimer itimer

@@ -84,7 +84,7 @@ for c in perf thread itimer; do
 		[ $how = asm ] && continue
 		# child_spin against everything else in the child's file.
 		kc=$(ticks "$T/f$how.$c.child.csv" child_spin)
-		kall=$(awk -F, 'NR > 1 { s += $8 } END { printf "%d", s + 0.5 }' "$T/f$how.$c.child.csv")
+		kall=$(csv_awk -F, 'NR > 1 { s += $8 } END { printf "%d", s + 0.5 }' "$T/f$how.$c.child.csv")
 		# The truth: child_spin's share of the child's CPU; the child's
 		# own probe gives the samples its periods are worth.
 		cs=$(truth "$T/f$how.$c" child_spin) ct=$(truth "$T/f$how.$c" child_cpu)

@@ -20,7 +20,9 @@
 #                             itself, every signal blocked) spins 0.3 CPU-s;
 #                             no clock can sample it, and prof says so: the
 #                             no-samples warning gives the CPU the program
-#                             used (not "less CPU than one clock tick"), the
+#                             used (not "less CPU than one clock tick"; if
+#                             main took a tick, the coverage warning a share
+#                             under 10 %), the
 #                             coverage warning says such a thread blocks
 #                             every signal and names monrun --wall
 # Mutations: libmon without thrd_create (libmon.map) leaves the threads
@@ -49,7 +51,7 @@ for c in default thread; do
 	fi
 	"$PROF" -m mon.out --format=csv "$T/c11" >"$T/$c.csv" 2>"$T/$c.prof.err"
 	# name,kind,...,ticks in the 8th field (prof's CSV header names them)
-	set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ticks") k = i; next }
+	set -- $(csv_awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ticks") k = i; next }
 		{ n += $k; if ($1 == "c11_spin") s += $k }
 		END { printf "%d %d\n", n, s }' "$T/$c.csv")
 	if [ "$1" -ge 20 ] && [ $(($2 * 2)) -ge "$1" ]; then
@@ -66,9 +68,12 @@ timeout 60 "$MONRUN" "$T/sigev" >"$T/sigev.out" 2>&1
 rc=$?
 "$PROF" -m mon.out "$T/sigev" >/dev/null 2>"$T/sigev.err"
 cat "$T/sigev.err"
-if [ $rc = 0 ] && grep -q 'no samples:.*the program used [0-9.]* s of user CPU, but not in a thread a clock sampled' "$T/sigev.err" &&
+# Under ASan main's start (registering globals) may take a tick: then the
+# coverage warning's share stands for the no-samples one.
+if [ $rc = 0 ] && { grep -q 'no samples:.*the program used [0-9.]* s of user CPU, but not in a thread a clock sampled' "$T/sigev.err" ||
+    grep -q 'the samples cover [0-9] % of the CPU the program used' "$T/sigev.err"; } &&
     grep -q 'ended unseen (a thread the C library starts itself.*blocks every signal.*monrun --wall' "$T/sigev.err"; then
 	ok monrun_sigev_said
 else
-	not_ok monrun_sigev_said "exit $rc"
+	not_ok monrun_sigev_said "exit $rc: $(head -c 400 "$T/sigev.err")"
 fi

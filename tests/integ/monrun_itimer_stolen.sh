@@ -110,7 +110,7 @@ if [ -n "$child" ]; then
 	"$PROF" -m "$child" --format=csv "$T/stolen" >"$child.csv" 2>/dev/null
 	# ticks (self) summed, and child_spin's inclusive seconds over the
 	# seconds a tick stands for (seconds / ticks of any row with ticks)
-	set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "ticks") k = i
+	set -- $(csv_awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "ticks") k = i
 			if ($i == "seconds") sec = i; if ($i == "inclusive_seconds") m = i } next }
 		{ n += $k; if ($k > 0) per = $sec / $k; if ($1 == "child_spin") s = $m }
 		END { printf "%d %d\n", n, (per > 0 ? s / per + 0.5 : 0) }' "$child.csv")
@@ -151,7 +151,7 @@ timeout 60 "$MONRUN" -c itimer -o "$T/oe.mon" "$T/owneintr" >"$T/oe.out" 2>"$T/o
 rc=$?
 cat "$T/oe.err"
 "$PROF" -m "$T/oe.mon" --format=csv "$T/owneintr" >"$T/oe.csv" 2>"$T/oe.prof.err"
-set -- $(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "ticks") k = i
+set -- $(csv_awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if ($i == "ticks") k = i
 		if ($i == "seconds") sec = i; if ($i == "inclusive_seconds") m = i } next }
 	{ n += $k; if ($k > 0) per = $sec / $k; if ($1 == "own_main_spin") s = $m }
 	END { printf "%d %d\n", n, (per > 0 ? s / per + 0.5 : 0) }' "$T/oe.csv")

@@ -41,7 +41,7 @@ for m in plain wall control both; do
 	rc=$?
 	cat "$T/$m.err"
 	n=$("$PROF" -m mon.out --format=csv "$T/main_exits" 2>/dev/null |
-	    awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ticks") k = i; next }
+	    csv_awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ticks") k = i; next }
 		$1 == "worker_spin" { n += $k } END { print n + 0 }')
 	if [ $rc = 0 ] && [ $prc = 0 ] && cmp -s "$T/plain.out" "$T/$m.out" && [ "$n" -gt 0 ]; then
 		ok "monrun_main_exits_$m # $n samples in worker_spin"

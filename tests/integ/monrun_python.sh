@@ -51,7 +51,7 @@ case $obj in
 $(head -n 8 "$T/py.csv")" ;;
 esac
 # Most samples are in the interpreter (python3 or libpython), named or not.
-if awk -F, 'NR > 1 { t += $8; if ($3 ~ /python3/) p += $8 }
+if csv_awk -F, 'NR > 1 { t += $8; if ($3 ~ /python3/) p += $8 }
     END { exit !(t > 0 && p >= 0.7 * t) }' "$T/py.csv"; then
 	ok monrun_python_interpreter_holds_time
 else

@@ -37,7 +37,7 @@ else
 	hdr='inclusive cost.*NOT KNOWN'
 	calls_ok='/^calls=/ { c++; getline; if ($0 != "0") bad++ } END { exit !(c >= 3 && !bad) }'
 fi
-tot=$(awk -F, 'NR > 1 { s += $8 } END { printf "%.0f", s }' p.csv)
+tot=$(csv_awk -F, 'NR > 1 { s += $8 } END { printf "%.0f", s }' p.csv)
 if [ $rc -eq 0 ] && only_warnings cg.err && [ "$(head -n 1 cg.out)" = "# callgrind format" ] &&
    grep -q '^events: Samples CPU_ns$' cg.out && grep -q "$hdr" cg.out &&
    awk -v tot="$tot" "$calls_ok" cg.out
@@ -59,7 +59,7 @@ rc=$?
 # PROGRAM TOTALS: the samples of all rows (CSV ticks, rounded per row) and
 # their CPU (CSV seconds, 6 decimals: within 1 us a row).
 tot=$(sed -n 's/^\([0-9,]*\) ([0-9.]*%) \([0-9,]*\) ([0-9.]*%) *PROGRAM TOTALS$/\1 \2/p' a.out | tr -d ,)
-want=$(awk -F, 'NR > 1 { s += int($8 + 0.5); ns += $6 * 1e9; n++ } END { printf "%d %.0f %d", s, ns, n }' p.csv)
+want=$(csv_awk -F, 'NR > 1 { s += int($8 + 0.5); ns += $6 * 1e9; n++ } END { printf "%d %.0f %d", s, ns, n }' p.csv)
 if awk -v g="$tot" -v w="$want" 'BEGIN { split(g, a); split(w, b); d = a[2] - b[2]; if (d < 0) d = -d
    exit !(g != "" && a[1] == b[1] && d <= 1000 * b[3]) }'
 then ok callgrind_annotate_totals
@@ -74,7 +74,7 @@ else agree_not_ok callgrind_annotate_totals "annotate '$tot', prof '$want'"; fi
 # (300), and both are right in their own units.
 # Rows: "S (P%) NS (P%)  ???:NAME [OBJECT]" (callgrind_annotate adds up
 # functions of one name in two objects, and so does this).
-bad=$(awk -v tot="${tot% *}" '
+bad=$(csv_awk -v tot="${tot% *}" '
 	NR == FNR { if (FNR > 1) { s[$1] += int($8 + 0.5); ns[$1] += $6 * 1e9 }; next }
 	/\?\?\?:/ && !/^ *\./ { line = $0; gsub(/,/, "", line); gsub(/\( +/, "(", line); split(line, f, " ")
 		name = f[5]; sub(/^\?\?\?:/, "", name); seen[name] = 1
@@ -110,7 +110,7 @@ else not_ok callgrind_annotate_calls "$(grep -E '[<>*] ' t.out | head -n 12 | tr
 # light's own (main calls them all) but the part no stack explains.
 if [ "$EXPORT_MODE" = stacks ]; then
 	callgrind_annotate --inclusive=yes --threshold=100 cg.out >i.out 2>i.err
-	bad=$(awk '
+	bad=$(csv_awk '
 		NR == FNR { if (FNR > 1) { ns[$1] += $14 * 1e9; k[$1]++ }; next }
 		/\?\?\?:/ && !/^ *\./ { line = $0; gsub(/,/, "", line); gsub(/\( +/, "(", line); split(line, f, " ")
 			name = f[5]; sub(/^\?\?\?:/, "", name); if (!(name in ns)) next; seen[name] = 1

@@ -15,7 +15,7 @@ build_prog coarse prof_coarse.c || { not_ok build_coarse; exit 1; }
 etext=$(nm_addr coarse etext)
 
 ./coarse 64 50000000 >/dev/null && "$PROF" -x --format=csv coarse >c.csv 2>c.err
-bad=$(awk -F, -v e="$etext" 'function hx(s,  v, i) { v = 0; s = tolower(substr(s, 3))
+bad=$(csv_awk -F, -v e="$etext" 'function hx(s,  v, i) { v = 0; s = tolower(substr(s, 3))
 		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v }
 	NR > 1 && ((($2 == "object" || $2 == "unknown") && $5 >= 1) || ($4 != "" && hx($4) >= e)) { print }' c.csv)

@@ -21,12 +21,12 @@ build_prog mw prof_work.c -pg || { not_ok diff_build; exit 1; }
 "$PROF" --format=csv -m base.out ./mw >base.csv 2>/dev/null
 "$PROF" --format=csv --base=base.out ./mw >d.csv 2>d.err
 rc=$?
-# (commas inside quoted names made ';', for awk -F, below: csv_plain)
+# (commas inside quoted names made ';', for csv_awk -F, below: csv_plain)
 for f in this.csv base.csv d.csv; do csv_plain "$f" >"$f.p" && mv "$f.p" "$f"; done
 
 # Every function with samples in either CSV is a row; its numbers are the
 # CSVs' (6 decimals each: within 2e-6), the rows in order of |points|.
-bad=$(awk -F, '
+bad=$(csv_awk -F, '
 	FILENAME == "this.csv" && FNR > 1 { p[$1] = $5; s[$1] = $6; if ($8 + 0 > 0) want[$1] = 1; next }
 	FILENAME == "base.csv" && FNR > 1 { bp[$1] = $5; bs[$1] = $6; if ($8 + 0 > 0) want[$1] = 1; next }
 	FILENAME == "d.csv" && FNR == 1 { if ($0 != "name,kind,object,percent,base_percent,delta_percent,seconds,base_seconds,delta_seconds") print "header: " $0; next }
@@ -41,7 +41,7 @@ bad=$(awk -F, '
 	}
 	END { for (n in want) if (!(n in got)) printf "%s missing; ", n }' this.csv base.csv d.csv)
 first=$(sed -n 2p d.csv | cut -d, -f1)
-light=$(awk -F, '$1 == "light" { print $4 "," $6 }' d.csv)
+light=$(csv_awk -F, '$1 == "light" { print $4 "," $6 }' d.csv)
 if [ $rc -eq 0 ] && only_warnings d.err && [ -z "$bad" ] && [ "$first" = heavy ] &&
    [ "${light%%,*}" = "0.000000" ] && [ "${light#*,}" != "${light#*,-}" ]
 then ok diff_csv_agrees
@@ -49,7 +49,7 @@ else agree_not_ok diff_csv_agrees "exit $rc; $bad; first $first; light $light; $
 
 # JSON: each row carries delta_percent and delta_seconds, equal to the CSV's.
 "$PROF" --format=json --base=base.out ./mw >d.json 2>/dev/null
-bad=$(awk -F, 'NR == FNR { if (FNR > 1) { dp[$1] = $6; ds[$1] = $9 }; next }
+bad=$(csv_awk -F, 'NR == FNR { if (FNR > 1) { dp[$1] = $6; ds[$1] = $9 }; next }
 	/^\{"name":/ { line = $0; n = line; sub(/^\{"name":"/, "", n); sub(/".*/, "", n)
 		if (!match(line, /"delta_percent":[-0-9.e+]*/)) { printf "%s: no delta_percent; ", n; next }
 		x = substr(line, RSTART + 16, RLENGTH - 16)

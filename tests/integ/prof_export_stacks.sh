@@ -21,7 +21,7 @@ stacks_inputs || { not_ok stacks_inputs; exit 1; }
 "$PROF" -m s.mon --format=folded >folded.txt 2>/dev/null
 # name -> inclusive samples (inclusive seconds times the rate, from a row's
 # ticks over its seconds), for every row.
-awk -F, 'NR > 1 && $6 > 0 && !r { r = $8 / $6 } NR > 1 { n[$1] = $14 } END { for (k in n) printf "%s %.3f\n", k, n[k] * r }' \
+csv_awk -F, 'NR > 1 && $6 > 0 && !r { r = $8 / $6 } NR > 1 { n[$1] = $14 } END { for (k in n) printf "%s %.3f\n", k, n[k] * r }' \
 	flat.csv >incl.txt
 [ "$(wc -l <incl.txt)" -ge 7 ] || { not_ok export_stacks_csv "$(cat flat.csv)"; exit 1; }
 

@@ -84,8 +84,8 @@ sed '/<g id="callers"/,$d' f.svg |
 	grep -o '<title>[^<]*</title><rect x="[0-9.]*" y="[0-9]*" width="[0-9.]*"' |
 	sed 's/<title>\(.*\) (\([0-9,.]*\) samples, \([0-9.]*\)%)<\/title><rect x="\([0-9.]*\)" y="\([0-9]*\)" width="\([0-9.]*\)"/\1|\2|\3|\4|\5|\6/' |
 	tr -d , >frames.txt
-bad=$(awk -F'|' -v mode="$EXPORT_MODE" '
-	NR == FNR { split($0, c, ","); if (FNR > 1 && c[6] > 0 && !r) r = c[8] / c[6]
+bad=$(csv_awk -F'|' -v mode="$EXPORT_MODE" '
+	NR == FNR { split(csv_awk_plain($0), c, ","); if (FNR > 1 && c[6] > 0 && !r) r = c[8] / c[6]
 		if (FNR > 1 && c[8] + 0 > 0) { t[c[1]] += c[8]; p[c[1]] = c[5]; tot += c[8] }
 		if (FNR > 1 && c[14] != "") inc[c[1]] += c[14]
 		next }
@@ -122,7 +122,7 @@ on_main() {	# a frame of $1 standing on a frame of main
 		exit 1 }' frames.txt
 }
 nf=$(wc -l <frames.txt)
-nrows=$(awk -F, 'NR > 1 && $8 + 0 > 0' p.csv | wc -l)
+nrows=$(csv_awk -F, 'NR > 1 && $8 + 0 > 0' p.csv | wc -l)
 if [ "$EXPORT_MODE" = flat ]; then
 	[ "$nf" -eq $((nrows + 1)) ] || bad="$bad $nf frames for $nrows rows;"
 else
@@ -336,7 +336,7 @@ else not_ok flame_chromium_click_picture "pixels '$got', hidden '$(fill hidden)'
 # theirs in the callees' view painted.
 chrome --dump-dom "file://$T/f.svg#search=%5Eh" >search.txt
 m=$(sed -n 's/.*<text id="matched"[^>]*>Matched: \([0-9.]*\)%<.*/\1/p' search.txt)
-want=$(awk -F, 'NR > 1 { t += $8 } $1 == "heavy" || $1 == "hidden" { s += $8 } END { printf "%.2f", 100 * s / t }' p.csv)
+want=$(csv_awk -F, 'NR > 1 { t += $8 } $1 == "heavy" || $1 == "hidden" { s += $8 } END { printf "%.2f", 100 * s / t }' p.csv)
 n=$(grep -c 'fill="rgb(230,0,230)"' search.txt)
 nh=$(grep -c '^h' frames.txt)
 awk -v m="$m" -v w="$want" 'BEGIN { d = m - w; exit !(m != "" && d <= 0.011 && d >= -0.011) }' &&

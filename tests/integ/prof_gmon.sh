@@ -77,7 +77,7 @@ below=$(nm -n gw | awk -v a="$(nm gw | awk '$3 == "hidden" { print $1 }')" \
 "$PROF" -l --format=csv gw >profl.csv
 tb=$(csv_field prof.csv "$below" 8) tbl=$(csv_field profl.csv "$below" 8)
 hx=$(printf '%#x' "$(nm_addr gw hidden)")
-th_l=$(awk -F, -v a="$hx" '$4 == a && $2 == "unwind" { print $8 }' profl.csv)
+th_l=$(csv_awk -F, -v a="$hx" '$4 == a && $2 == "unwind" { print $8 }' profl.csv)
 if [ -n "$(csv_field profl.csv hidden 1)" ]; then
 	not_ok gmon_l_drops_locals "hidden still listed with -l"
 elif [ "${tb:-0}" != "${tbl:-0}" ] && [ "${tb:-0.000}" != "${tbl:-0.000}" ]; then

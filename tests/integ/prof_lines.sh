@@ -43,7 +43,7 @@ rc=$?
 # no DWARF, keeps its symbol's name); chain's loop lines (the for and its
 # body) hold at least 90 % of heavy + hidden + light, no line of those
 # three more than 10 %; totals agree.
-bad=$(awk -F, -v loop="$loop" -v fl="$for" '
+bad=$(csv_awk -F, -v loop="$loop" -v fl="$for" '
 	FILENAME == "flat.csv" { if (FNR > 1) { tf += $8; if ($1 ~ /^(heavy|hidden|light)$/) w += $8 }; next }
 	FNR > 1 { tl += $8
 		if ($3 == "./mw" && ($8 > 0 || $9 > 0) && $1 !~ /^prof_work\.c:[0-9]+ [A-Za-z_]+$/) printf "row %s; ", $1

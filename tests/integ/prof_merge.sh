@@ -251,7 +251,7 @@ grep -q '^elapsed: 12.000 s (wall clock, from the first process.s start to the l
 	ok span_summary || not_ok span_summary "$(grep elapsed sp.err)"
 "$PROF" --format=csv --base=c2 c1 >bd.csv 2>bd.err; rc=$?
 # Mutation caught: --base reading its argument as one file.
-[ $rc -eq 0 ] && [ "$(awk -F, '$1 == "work" { print $7 "," $8 }' bd.csv)" = "0.070000,0.060000" ] &&
+[ $rc -eq 0 ] && [ "$(csv_awk -F, '$1 == "work" { print $7 "," $8 }' bd.csv)" = "0.070000,0.060000" ] &&
 	ok base_dir || not_ok base_dir "exit $rc: $(grep '^work,' bd.csv) $(head -c 200 bd.err)"
 "$PROF" --format=csv --base=c2/p2.mon --base=c2/p3.mon c1 >bf.csv 2>/dev/null
 cmp -s bf.csv bd.csv && ok base_files || not_ok base_files "$(grep '^work,' bf.csv)"
@@ -288,7 +288,7 @@ else
 	not_ok window_edge "$(grep '^work,' we1.csv we2.csv | tr '\n' ' ')"
 fi
 "$PROF" --format=csv --base=c1 --base=c2 --base-to=990.5 --from=1000.5 c1 c2 >bw.csv 2>bw.err
-[ "$(awk -F, '$1 == "work" { print $7 "," $8 }' bw.csv)" = "0.060000,0.070000" ] &&
+[ "$(csv_awk -F, '$1 == "work" { print $7 "," $8 }' bw.csv)" = "0.060000,0.070000" ] &&
 	ok window_base || not_ok window_base "$(grep '^work,' bw.csv) $(head -c 200 bw.err)"
 one_line_error window_empty 1 "^prof: no profile read lies in the window of --from/--to \(3 files\)$" \
 	"$PROF" --from=5000 c1 c2

@@ -130,7 +130,7 @@ ROBJ="$T/pwr_s:$(hex $BIAS):$(hex $TLO):$(hex $((BIAS + rM + 0x400))):1:$(build_
 	-h "$(hex $((BIAS + rS))):$(hex $((BIAS + rS + 4))):0x8000:1" -b 0:11
 "$PROF" -m g.mon --format=csv >g.csv
 if [ "$(csv_field g.csv heavy 8)" = 9.000 ] &&
-   awk -F, -v a="$(printf '%#x' "$rS")" -v sz="$(nm_size pwr hidden)" \
+   csv_awk -F, -v a="$(printf '%#x' "$rS")" -v sz="$(nm_size pwr hidden)" \
 	'$8 == "11.000" && $2 == "unwind" && $4 == a && $11 >= sz && $11 < sz + 32 { f = 1 }
 	 END { exit !f }' g.csv; then
 	ok stripped_dynsym_fallback

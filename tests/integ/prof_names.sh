@@ -69,7 +69,7 @@ if $CC -O1 -o rn "$ROOT/tests/progs/prof_rust_names.c"; then
 		$(at $BIAS "$(rs '_ZN3std2rt10lang_start28_$u7b$$u7b$closure$u7d$$u7d$17he283e3dede2f7e7dE')" 24) \
 		$(at $BIAS "$(rs _ZN2ns2fnEi)" 25) || not_ok craft_rn
 	"$PROF" -m rn.mon --format=csv rn >rn.csv 2>rn.err
-	awk -F, '$1 == "hot::hot::spin" { s += $8 } $1 ~ /^_[RZ]/ { bad = 1 }
+	csv_awk -F, '$1 == "hot::hot::spin" { s += $8 } $1 ~ /^_[RZ]/ { bad = 1 }
 		END { exit !(s == 44 && !bad) }' rn.csv && ok rust_names_demangled ||
 		not_ok rust_names_demangled "$(cat rn.csv rn.err)"
 	[ "$(csv_field rn.csv 'core::ptr::drop_in_place::<std::env::Args>' 8)" = 22.000 ] &&
@@ -130,7 +130,7 @@ else
 fi
 
 # Versioned names: "vfun", twice, the versions in the version column / JSON.
-if awk -F, '$1 == "vfun" && $8 == "13.000" && $12 == "V_1" { a = 1 }
+if csv_awk -F, '$1 == "vfun" && $8 == "13.000" && $12 == "V_1" { a = 1 }
 	    $1 == "vfun" && $8 == "14.000" && $12 == "V_2" { b = 1 }
 	    $1 ~ /@/ && $1 !~ /@plt$/ { bad = 1 }
 	    END { exit !(a && b && !bad) }' n.csv; then ok versioned_names_plain

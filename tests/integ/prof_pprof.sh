@@ -149,7 +149,7 @@ else
 	# (its time is in heavy, hidden and light).
 	bad=
 	for f in heavy hidden light main; do
-		want=$(awk -F, -v n=$f '$1 == n { printf "%.3f %.0f %d", $8, $6 * 1e9, $9 }' p.csv)
+		want=$(csv_awk -F, -v n=$f '$1 == n { printf "%.3f %.0f %d", $8, $6 * 1e9, $9 }' p.csv)
 		got=$(awk -v n=$f '$1 == "leaf" && $2 == n && $6 == 0 { k++; s += $3; c += $4; n1 += $5 }
 			END { if (k) print s, c, n1, k }' p.flat)
 		awk -v w="$want" -v g="$got" 'BEGIN {
@@ -164,7 +164,7 @@ else
 	# samples is the CSV's percent (6 decimals), and the total is JSON's.
 	tot=$(json_num total_seconds)
 	# (Rows of the same name, in two objects, add up on both sides.)
-	bad=$(awk -v tot="$tot" 'NR == FNR { if ($1 == "leaf") { c[$2] += $4; s += $4 }; next }
+	bad=$(csv_awk -v tot="$tot" 'NR == FNR { if ($1 == "leaf") { c[$2] += $4; s += $4 }; next }
 		FNR > 1 && ($1 in c) { pc[$1] += $5 }
 		END { for (n in pc) { d = 100 * c[n] / s - pc[n]; if (d < 0) d = -d
 				if (d > 1e-4) printf "%s %s%% vs %s%%; ", n, 100 * c[n] / s, pc[n] }
@@ -228,7 +228,7 @@ export HOME="$T" GOCACHE="$T/gocache" GOPATH="$T/go" PPROF_TMPDIR="$T"
 top() { go tool pprof -top -nodecount=1000 -nodefraction=0 "$@" p.pb.gz 2>>g.err; }
 # Rows of -top: FLAT FLAT% SUM% CUM CUM% NAME.
 cmp_top() {	# $1 file of -top, $2 CSV column, $3 scale of the CSV value, $4 tolerance, $5 flat|cum
-	awk -F, -v col="$2" -v sc="$3" -v tol="$4" -v which="$5" '
+	csv_awk -F, -v col="$2" -v sc="$3" -v tol="$4" -v which="$5" '
 	NR == FNR { if (FNR > 1) w[$1] += $col * sc; next }
 	$NF in w && NF == 6 { v = (which == "cum" ? $4 : $1); sub(/ns$/, "", v); seen[$NF] = 1
 		d = v - w[$NF]; if (d < 0) d = -d; if (d > tol) printf "%s %s vs %s; ", $NF, v, w[$NF] }

@@ -92,7 +92,7 @@ done
 # (A delta of a sum made in another order may print as -0.000000.)
 # (csv_plain: under ASan a row of libasan's is named with a comma, and
 # its columns were read one off: "1 rows not zero", 1 run in 20.)
-nz=$(csv_plain base.csv | awk -F, 'NR > 1 && ($6 + 0 != 0 || $9 + 0 != 0)' | wc -l)
+nz=$(csv_plain base.csv | csv_awk -F, 'NR > 1 && ($6 + 0 != 0 || $9 + 0 != 0)' | wc -l)
 [ -s base.csv ] && [ "$nz" -eq 0 ] || { same=0 why="$why [--base: $nz rows not zero]"; }
 if command -v go >/dev/null 2>&1; then
 	gp() { HOME=$T GOCACHE=$T/gocache GOFLAGS=-mod=mod timeout 120 go tool pprof -top \

@@ -27,7 +27,7 @@ lines_of() {	# PROG OUT: --lines CSV of one sample every 2 bytes of outer, "name
 		-h "$(hex $((BIAS + lo))):$(hex $((BIAS + lo + sz))):0x10000:100" \
 		$(i=0; while [ $i -lt $((sz / 2)) ]; do echo "-b $i:1"; i=$((i + 1)); done) || return 1
 	"$PROF" -m "$1.mon" --lines --format=csv "$1" 2>"$1.err" |
-		awk -F, 'NR > 1 && $8 > 0 { print $1, $8 }' | sort >"$2"
+		csv_awk -F, 'NR > 1 && $8 > 0 { print $1, $8 }' | sort >"$2"
 }
 lines_of plain plain.txt || not_ok craft_plain
 lines_of split split.txt || not_ok craft_split

@@ -23,8 +23,8 @@ check() {
 "$PROF" -m s.mon --format=csv >flat.csv 2>flat.err || not_ok csv_run "exit $?"
 # Inclusive time: the last two columns; rec recursed 3 deep in 40 samples:
 # 40 samples, not 120; main holds everything under it once.
-incl() { awk -F, -v n="$1" '$1 == n { print $14; exit }' flat.csv; }
-selfs() { awk -F, -v n="$1" '$1 == n { print $6; exit }' flat.csv; }
+incl() { csv_awk -F, -v n="$1" '$1 == n { print $14; exit }' flat.csv; }
+selfs() { csv_awk -F, -v n="$1" '$1 == n { print $6; exit }' flat.csv; }
 head -1 flat.csv | grep -q ',inclusive_percent,inclusive_seconds$' >why 2>&1
 check csv_inclusive_columns test $? -eq 0
 echo "rec $(incl rec) main $(incl main) hard $(incl hard) _start $(incl _start)" >why
@@ -110,7 +110,7 @@ grep -c '' tfolded.txt >why
 check threads_folded_root test "$(grep -c '^worker-101;' tfolded.txt) $(grep -c '^main-100;' tfolded.txt)" = "2 8"
 "$PROF" -m s.mon --format=csv --threads >tflat.csv 2>/dev/null
 # (thread is the 15th column: 12, then the 2 inclusive ones)
-tcol() { awk -F, -v t="$2" -v n="$1" '$1 == n && $15 == t { print $6 }' tflat.csv; }
+tcol() { csv_awk -F, -v t="$2" -v n="$1" '$1 == n && $15 == t { print $6 }' tflat.csv; }
 echo "work in main-100: $(tcol work main-100); worker in worker-101: $(tcol worker worker-101)" >why
 check threads_csv test "$(tcol work main-100) $(tcol worker worker-101) $(tcol work worker-101)" = \
 	"1.012000 0.030000 "
@@ -156,7 +156,7 @@ check no_stacks_no_warning test ! -s plain.err
 	-b 2:4 -b 3:8 -T 100:main -K 64:4:0 -k 8:100:0:0x4010d4,0x401020,0x401008 || not_ok craft_split
 "$PROF" -m split.mon --format=csv ./stacks >split.csv 2>/dev/null
 "$PROF" -m split.mon --format=json ./stacks >split.json 2>/dev/null
-got=$(awk -F, '$1 == "work" || $1 == "easy" || $1 == "hard" { printf "%s %s ", $1, $8 } NR > 1 { s += $8 }
+got=$(csv_awk -F, '$1 == "work" || $1 == "easy" || $1 == "hard" { printf "%s %s ", $1, $8 } NR > 1 { s += $8 }
 	END { printf "sum %.3f", s }' split.csv)
 echo "$got; json $(grep -o '"total_ticks":[0-9.]*' split.json)" >why
 check split_bin_counted_once test "$got" = "work 8.000 easy 3.000 hard 1.000 sum 12.000"

@@ -46,7 +46,7 @@ crafted s.mon "$T/pf_s" "$ID" || { not_ok craft_s; exit 1; }
 # size (plus alignment padding shorter than 32 bytes), one sample each.
 bad=
 while read -r s e; do
-	row=$(awk -F, -v a="$(hex "$s")" '$4 == a' s.csv)
+	row=$(csv_awk -F, -v a="$(hex "$s")" '$4 == a' s.csv)
 	sz=$(echo "$row" | cut -d, -f11)
 	kind=$(echo "$row" | cut -d, -f2)
 	if [ "$kind" != unwind ] || [ "$(echo "$row" | cut -d, -f8)" != 1.000 ] ||
@@ -56,7 +56,7 @@ while read -r s e; do
 done <fdes
 [ -z "$bad" ] && ok unwind_row_per_fde || not_ok unwind_row_per_fde "$bad"
 # No row spans two FDE starts.
-awk -F, 'function hx(s,  v, i) { v = 0; s = tolower(substr(s, 3))
+csv_awk -F, 'function hx(s,  v, i) { v = 0; s = tolower(substr(s, 3))
 		for (i = 1; i <= length(s); i++) v = v * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
 		return v }
 	 NR == FNR { st[n++] = $1; next }
@@ -85,7 +85,7 @@ f7=$(nm_addr pf f7)
 # the functions of prof_funcs.c are rows "prof_funcs.c:N name", f7's among
 # them (crt1.o's _start has no DWARF and keeps its name).
 "$PROF" -m l.mon --lines --format=csv >ll.csv 2>ll.err
-awk -F, 'NR > 1 && $1 ~ /^(f[0-7]|g_entry|main)$/ { bad = 1 }
+csv_awk -F, 'NR > 1 && $1 ~ /^(f[0-7]|g_entry|main)$/ { bad = 1 }
 	NR > 1 && $1 ~ /^prof_funcs\.c:[0-9]+ f7$/ { f7 = 1 } END { exit bad || !f7 }' ll.csv &&
 	[ ! -s ll.err ] && ok debuglink_names_and_lines || not_ok debuglink_names_and_lines "$(cat ll.err ll.csv)"
 mkdir -p .debug && mv pf.debug .debug/
@@ -165,11 +165,11 @@ fi
 # the functions (f7 does the most work, 8/36), not one row for the text.
 "$B/bin/monrun" -o r.mon ./pf_s 4000000 >/dev/null 2>r.run
 "$PROF" -m r.mon --format=csv >r.csv 2>r.err
-n=$(awk -F, '$2 == "unwind" && $3 == "'"$T"'/pf_s" && $8 > 0' r.csv | wc -l)
-top=$(awk -F, '$3 == "'"$T"'/pf_s" { print $4 "," $2; exit }' r.csv)
-tot=$(awk -F, 'NR > 1 { t += $8 } END { printf "%d", t }' r.csv)
-t7=$(awk -F, -v a="$(hex "$f7")" '$4 == a { print $8 }' r.csv)
-max=$(awk -F, 'NR > 1 && $8 > m { m = $8 } END { print m + 0 }' r.csv)
+n=$(csv_awk -F, '$2 == "unwind" && $3 == "'"$T"'/pf_s" && $8 > 0' r.csv | wc -l)
+top=$(csv_awk -F, '$3 == "'"$T"'/pf_s" { print $4 "," $2; exit }' r.csv)
+tot=$(csv_awk -F, 'NR > 1 { t += $8 } END { printf "%d", t }' r.csv)
+t7=$(csv_awk -F, -v a="$(hex "$f7")" '$4 == a { print $8 }' r.csv)
+max=$(csv_awk -F, 'NR > 1 && $8 > m { m = $8 } END { print m + 0 }' r.csv)
 if [ "$n" -ge 6 ] && [ "$top" = "$(hex "$f7"),unwind" ] || { [ "$n" -ge 6 ] &&
    binom_ok "${t7:-0}" "$tot" "$(awk 'BEGIN { print 8 / 36 }')" &&
    awk -v m="$max" -v t="$tot" 'BEGIN { exit !(m < 0.5 * t) }'; }; then

@@ -11,8 +11,12 @@
  * "user_side S".  A profile charges system time to the code that made the
  * system call (the C library's read, called from kernel_heavy), as profil(2)
  * and ITIMER_PROF do: read + kernel_heavy hold kernel_side's share.
+ * Also prints "kernel_preempted N": kernel_heavy's involuntary context
+ * switches (getrusage(2) RUSAGE_THREAD ru_nivcsw), a loaded machine's mark.
  */
+#define _GNU_SOURCE	/* RUSAGE_THREAD */
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "monrun_common.h"
@@ -43,8 +47,12 @@ DEFINE_SPIN(user_heavy)
 int main(int argc, char **argv)
 {
 	double s = mr_seconds(argc > 1 ? argv[1] : NULL, 0.25);
+	struct rusage r0, r1;
+	getrusage(RUSAGE_THREAD, &r0);
 	double k = kernel_heavy(s);
+	getrusage(RUSAGE_THREAD, &r1);
 	double u = user_heavy(mr_seconds(argc > 2 ? argv[2] : NULL, s));
-	printf("kernel_side %.6f\nuser_side %.6f\n", k, u);
+	printf("kernel_side %.6f\nuser_side %.6f\nkernel_preempted %ld\n", k, u,
+	       r1.ru_nivcsw - r0.ru_nivcsw);
 	return 0;
 }
