@@ -120,6 +120,10 @@ static __thread struct {
 	unsigned gen;
 	uint64_t charged_ns;	/* thread CPU time charged up to */
 } itimer_thread __attribute__((tls_model("initial-exec")));
+/* The program's threads now: the first (main, or a fork child's only one)
+ * and those libmon's thread creation started, less those ended.  A raw
+ * clone's and those the C library starts itself are not counted. */
+static int program_threads = 1;
 
 /* The calling thread's CPU time in ns, 0 if unreadable.  On the itimer
  * tick's path, so its own system call: clock_gettime(3) went through
@@ -144,6 +148,12 @@ __attribute__((no_sanitize("thread"))) void mon_itimer_thread_started(void)
 	/* A new thread's CPU clock starts at 0, all of it after the clock. */
 	itimer_thread.gen = __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED);
 	itimer_thread.charged_ns = 0;
+	__atomic_add_fetch(&program_threads, 1, __ATOMIC_RELAXED);
+}
+
+void mon_itimer_thread_ended(void)
+{
+	__atomic_sub_fetch(&program_threads, 1, __ATOMIC_RELAXED);
 }
 
 /* Weight of a SIGPROF of the itimer clock in the thread that took it: the
@@ -218,12 +228,19 @@ __attribute__((noinline, no_sanitize("address"))) static int itimer_cut(const vo
 	 * the program's whose sa_mask blocks SIGPROF, or one installed with
 	 * SA_ONSTACK, in which libmon blocks the ticks (sigguard.c) — reaches
 	 * it at that handler's sigreturn, in the call the handler ended, as
-	 * the program meant it to end: not a stolen tick.  (A thread whose
-	 * record is stale, gen, is judged by the context alone.) */
+	 * the program meant it to end: not a stolen tick.  Only where no other
+	 * thread of the program's could have taken it (complete_signal gives a
+	 * blocked thread's tick to any that wants it): with others, the CPU not
+	 * yet charged may be a sleeper's whole life's (48 ms of 150 wake-ups
+	 * under ASan, itimer_sleepers.c), and the tick one that an exiting
+	 * thread raised (the C library blocks every signal in a thread's last
+	 * steps).  (A thread whose record is stale, gen, is judged by the
+	 * context alone.) */
 	uint64_t period = __atomic_load_n(&itimer_period_ns, __ATOMIC_RELAXED);
 	uint64_t now = thread_cpu_ns();
 	if (itimer_thread.gen == __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED) &&
-	    now >= itimer_thread.charged_ns && now - itimer_thread.charged_ns >= period)
+	    now >= itimer_thread.charged_ns && now - itimer_thread.charged_ns >= period &&
+	    __atomic_load_n(&program_threads, __ATOMIC_RELAXED) <= 1)
 		return 0;
 	struct mon_memreader r;
 	mon_memread_other(&r);
@@ -422,6 +439,7 @@ void mon_clock_unsampled_end(void)
 
 void mon_clock_unsampled_reset(void)
 {
+	__atomic_store_n(&program_threads, 1, __ATOMIC_RELAXED);	/* the forking thread */
 	sigq_short = 0;		/* a fork child: its own clocks' facts */
 	clocks_full = 0;
 	check_usec = 0;		/* a fork child: the parent's rate check is not its CPU */

@@ -267,6 +267,14 @@ static unsigned rate, depth_max;
 static int have_schedstat = 1;
 static int ever_started;
 static int fork_go_due;		/* a fork child's sampler is to start (mon_wall_fork_go) */
+/* A stop of the whole process (stopped_for): the sampler's reference (its
+ * run-queue wait, its CPU and the process's at ref_ns), and the stop the current
+ * look found, [stop_lo_us, stop_hi_us] microseconds after start_ns (lo >
+ * hi: none). */
+static uint64_t stop_ref_ns, stop_ref_wait, stop_ref_own, stop_ref_cpu;
+static uint64_t stop_lo_us = 1, stop_hi_us;
+static uint64_t stop_len_ns;		/* its length */
+static unsigned online_cpus = 1;
 
 static pthread_t sampler;
 static int sampler_joinable;
@@ -1531,13 +1539,30 @@ static uint64_t count_units(struct wthread *t, uint32_t ix, int found_r, int pre
  * sampler looks once every look_rounds rounds, and more when it was
  * late).  A thread that has not run since its last full read was where
  * that read found it for the whole time: it gets them all.  One that ran
- * gets them split as its time since the last look was (count_units). */
-static int sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu)
+ * gets them split as its time since the last look was (count_units).
+ * stopped: of those, the rounds of a stop of the whole process
+ * (stopped_for): [stopped] where its last sample was, and the time of the
+ * stop out of what schedstat's split spans. */
+static int sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu, uint64_t stopped)
 {
 	if (cpu == UINT64_MAX)
 		cpu = thread_cpu_ns(t->tid);
 	if (cpu == UINT64_MAX)
 		return 0;	/* gone */
+	if (stopped > 0 && t->last) {
+		const struct wsample *e = &tab->samples[t->last - 1];
+		if (sample_count(t, MONOUT_WALL_STOPPED, e->syscall, e->wait, e->flags, e->set,
+				 &tab->pool[e->pc_at], e->depth, stopped) != 0)
+			__atomic_add_fetch(&t->out.taken, stopped, __ATOMIC_RELAXED);
+		weight -= stopped;
+		uint64_t now = mono_ns();
+		if (t->sched_ns)
+			t->sched_ns = t->sched_ns + stop_len_ns < now ? t->sched_ns + stop_len_ns : now;
+		if (t->obs_ns)
+			t->obs_ns = t->obs_ns + stop_len_ns < now ? t->obs_ns + stop_len_ns : now;
+		if (weight == 0)
+			return 1;
+	}
 	if (cpu == t->cpu_ns && t->last) {
 		if (t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE) {
 			/* Seen R, has not run since: waiting for a CPU. */
@@ -1643,6 +1668,7 @@ static void thread_ended(struct wthread *t)
 }
 
 static uint64_t due_between(uint64_t lo, uint64_t hi);
+static uint64_t stopped_rounds(uint64_t lo, uint64_t hi, uint64_t w);
 
 /* A thread listed (or announced at born_ns, else 0) in round r. */
 static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_ns,
@@ -1682,7 +1708,7 @@ static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_
 			 __ATOMIC_RELAXED);
 	__atomic_store_n(&t->before_unreadable,
 			 __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	if (!sample_thread(t, w, cpu)) {
+	if (!sample_thread(t, w, cpu, fresh ? 0 : stopped_rounds(lo, hi, w))) {
 		/* Listed, gone before its clock was read: it ended after the
 		 * last look that found it, and this look's rounds are not its. */
 		t->seen_ns = was_ns;
@@ -2101,6 +2127,101 @@ static void round_timer_kick(void)
 		syscall(SYS_timerfd_settime, fd, 0, &now, NULL);
 }
 
+/* ---- a stop of the whole process ----------------------------------------- */
+
+/* A stop of the whole process (SIGSTOP, a terminal's ^Z, SIGTTIN) stops the
+ * sampler too: its next look comes late, when the process is continued,
+ * and without this the rounds of the stop were charged as the look found
+ * each thread (a thread seen running, not run since, was runnable for
+ * the whole stop, and the late rounds raised the busy-machine warning).
+ * Late because the machine was busy, the sampler waited in a run queue
+ * (its schedstat wait grew by about the delay); late because the process
+ * was stopped, it did not, and no thread of the process ran meanwhile
+ * (the process's CPU grew by no more than its CPUs give the time it was
+ * not stopped).  A paused virtual machine looks the same, and is counted
+ * the same (nothing of the process ran); a stolen CPU alone is told apart
+ * by the threads that ran on the others, and by the bound: at least
+ * STOP_MIN_NS not explained.  The reference is taken at most every
+ * STOP_REF_NS (two system calls and a file read), so a stop's first part
+ * may count as the sampler's wait: shorter, never longer. */
+#define STOP_MIN_NS 100000000u	/* 100 ms */
+#define STOP_REF_NS 50000000u	/* 50 ms */
+#define STOP_SLACK_NS 5000000u	/* 5 ms of the process's CPU */
+
+static uint64_t process_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The sampler's own CPU time and run-queue wait (schedstat's first two
+ * fields, ns) in *cpu and *wait: 1, or 0 when unreadable (no schedstat). */
+static int own_sched(uint64_t *cpu, uint64_t *wait)
+{
+	static struct wthread self_w;	/* only its tid is read (task_path) */
+	char buf[128];
+	int fd = -1;
+	self_w.tid = mon_gettid();
+	if (!have_schedstat || read_task(&self_w, "schedstat", &fd, 0, buf, sizeof buf) <= 0)
+		return 0;
+	const char *p = buf;
+	int64_t c, w;
+	if (!decnum(&p, &c) || !decnum(&p, &w) || c < 0 || w < 0)
+		return 0;
+	*cpu = (uint64_t)c;
+	*wait = (uint64_t)w;
+	return 1;
+}
+
+static void stop_ref_take(uint64_t now)
+{
+	uint64_t o, w;
+	stop_ref_ns = 0;
+	if (!own_sched(&o, &w) || (stop_ref_cpu = process_cpu_ns()) == 0)
+		return;
+	stop_ref_own = o;
+	stop_ref_wait = w;
+	stop_ref_ns = now;
+}
+
+/* The look due at due runs at now, late.  How long the process was
+ * stopped before it (ns), 0 if it was not (or not known); the reference
+ * taken anew.  The delay less what the sampler spent on a CPU (a look of
+ * many threads may overrun its period) or waiting for one since the
+ * reference. */
+static uint64_t stopped_for(uint64_t now, uint64_t due)
+{
+	uint64_t o, w, c, ref = stop_ref_ns;
+	uint64_t ref_own = stop_ref_own, ref_wait = stop_ref_wait, ref_cpu = stop_ref_cpu;
+	if (ref == 0 || now <= ref || !own_sched(&o, &w) || (c = process_cpu_ns()) == 0) {
+		stop_ref_take(now);
+		return 0;
+	}
+	stop_ref_ns = now;
+	stop_ref_own = o;
+	stop_ref_wait = w;
+	stop_ref_cpu = c;
+	uint64_t late = now - due;
+	uint64_t busy = (w > ref_wait ? w - ref_wait : 0) + (o > ref_own ? o - ref_own : 0);
+	uint64_t u = late > busy ? late - busy : 0;
+	uint64_t span = now - ref, awake = span > u ? span - u : 0;
+	uint64_t ran = c > ref_cpu ? c - ref_cpu : 0;
+	if (u < STOP_MIN_NS || ran > awake * online_cpus + STOP_SLACK_NS)
+		return 0;
+	return u;
+}
+
+/* Of thread t's w rounds in [lo, hi] (microseconds after start_ns), those
+ * of the stop this look found. */
+static uint64_t stopped_rounds(uint64_t lo, uint64_t hi, uint64_t w)
+{
+	uint64_t a = lo > stop_lo_us ? lo : stop_lo_us, b = hi < stop_hi_us ? hi : stop_hi_us;
+	uint64_t n = a <= b ? due_between(a, b) : 0;
+	return n < w ? n : w;
+}
+
 static void *sampler_main(void *arg)
 {
 	(void)arg;
@@ -2116,6 +2237,9 @@ static void *sampler_main(void *arg)
 	 * where it was for every round, and one that ran has its rounds split
 	 * as its time was (count_units). */
 	look_rounds = (rate + LOOK_HZ - 1) / LOOK_HZ;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	online_cpus = ncpu > 0 ? (unsigned)ncpu : 1;
+	stop_ref_ns = 0;
 	uint64_t period = 1000000000u / rate * look_rounds;
 	uint64_t next = mono_ns(), prev = next;
 	int first = 1;		/* the first look (or the first after a pause): one round */
@@ -2168,10 +2292,24 @@ static void *sampler_main(void *arg)
 			continue;
 		}
 		uint64_t late = 0, w = first ? 1 : look_rounds;
+		stop_lo_us = 1;
+		stop_hi_us = 0;
+		stop_len_ns = 0;
 		if (now - next >= period) {
 			late = (now - next) / period;	/* looks */
-			__atomic_add_fetch(&missed, late * look_rounds, __ATOMIC_RELAXED);
+			uint64_t stop = now - next >= STOP_MIN_NS ? stopped_for(now, next) : 0, gone = 0;
+			if (stop) {
+				/* Its rounds are [stopped] (seen), not missed. */
+				stop_lo_us = (now - stop - start_ns) / 1000;
+				stop_hi_us = (now - start_ns) / 1000;
+				stop_len_ns = stop;
+				gone = due_between(stop_lo_us, stop_hi_us);
+			}
+			gone = gone < late * look_rounds ? gone : late * look_rounds;
+			__atomic_add_fetch(&missed, late * look_rounds - gone, __ATOMIC_RELAXED);
 			next += late * period;
+		} else if (now - stop_ref_ns >= STOP_REF_NS) {
+			stop_ref_take(now);
 		}
 		look_due_ns = next;
 		/* The look's instant and rounds count from its start: a file

@@ -54,6 +54,18 @@
 #                            10 EINTR as unprofiled, no clock-cut warning, and
 #                            at least 20 samples, half of them or more under
 #                            own_main_spin (the clock ran on)
+# But only a thread alone to take it can be given its own held tick: with
+# other threads of the program's, a waiter's CPU not yet charged may be a
+# whole life's of short wake-ups (48 ms under ASan, itimer_sleepers.c, whose
+# sleeper then lost a call to a tick an ending thread raised: the C library
+# blocks every signal in a thread's last steps):
+#   itimer_stolen_counted    tests/progs/itimer_waiter_cpu.c: a waiter with
+#                            30 ms of its own CPU uncharged sleeps while a
+#                            thread of the program's that blocks every
+#                            signal spins: 1 EINTR, the clock-cut warning,
+#                            and no tick in clock_nanosleep
+# Mutation: itimer_cut without its thread count: 2 EINTR (3 runs of 4) and
+# 30 ticks of the waiter's CPU charged to clock_nanosleep (4 of 4).
 # Mutations: itimer_cut returning 0 gives 44 EINTR (itimer_stolen_eintr,
 # itimer_stolen_said fail); mon_clock_runtime_signal returning 0 gives 1
 # EINTR and the clock-cut warning (3 runs of 3; itimer_runtime_no_eintr);
@@ -160,4 +172,17 @@ if [ $rc = 0 ] && grep -qx 'eintr 10' "$T/oe.out" && ! grep -q 'the itimer clock
 	ok "itimer_own_eintr # ${2:-0} of ${1:-0} samples under own_main_spin"
 else
 	not_ok itimer_own_eintr "exit $rc: $(cat "$T/oe.out"); ${2:-?} of ${1:-?} samples under own_main_spin; $(grep -c 'stopped early' "$T/oe.prof.err") clock-cut warnings"
+fi
+
+build_plain waitercpu itimer_waiter_cpu.c -pthread || { not_ok itimer_stolen_counted_build; exit 0; }
+timeout 60 "$MONRUN" -c itimer -o "$T/wc.mon" "$T/waitercpu" >"$T/wc.out" 2>"$T/wc.err"
+rc=$?
+cat "$T/wc.err"
+"$PROF" -m "$T/wc.mon" --format=csv "$T/waitercpu" >"$T/wc.csv" 2>"$T/wc.prof.err"
+ns=$(csv_field "$T/wc.csv" clock_nanosleep 8)
+if [ $rc = 0 ] && grep -qx 'eintr 1' "$T/wc.out" && grep -q 'the itimer clock stopped early' "$T/wc.prof.err" &&
+    awk -v t="${ns:-0}" 'BEGIN { exit !(t + 0 == 0) }'; then
+	ok itimer_stolen_counted
+else
+	not_ok itimer_stolen_counted "exit $rc: $(cat "$T/wc.out"); ${ns:-0} ticks in clock_nanosleep; $(grep -c 'stopped early' "$T/wc.prof.err") clock-cut warnings"
 fi

@@ -1037,7 +1037,8 @@ static int place_wall(struct prof_attr *a, size_t s0, uint64_t tid, uint64_t n, 
 /* The WALL record of one file over the rows.  Samples with a stack: its
  * frames as a CPU stack's.  A running or runnable thread's samples (no
  * stack: the runtime cannot read a running thread's registers without
- * stopping it) go to the thread's CPU-clock stacks of this file,
+ * stopping it), and a stopped one's that was running when the process was
+ * stopped (lib/wall.c stopped_for), go to the thread's CPU-clock stacks of this file,
  * a->stacks[s0 ..), in proportion to their samples; with none, to a bare
  * "[running]" frame.  Rounds in which a thread's state could not be read
  * become samples of "[state not read]", so that they are seen.  0 or -1
@@ -1085,7 +1086,8 @@ static int add_wall(struct prof_attr *a, const struct prof_data *d, const size_t
 			goto fail;
 		int state = tstate_of(s->state);
 		if (s->depth == 0 &&
-		    (s->state == MONOUT_WALL_RUNNING || s->state == MONOUT_WALL_RUNNABLE)) {
+		    (s->state == MONOUT_WALL_RUNNING || s->state == MONOUT_WALL_RUNNABLE ||
+		     s->state == MONOUT_WALL_STOPPED)) {
 			size_t m = 0;
 			int placed = place_wall(a, s0, s->tid, s->count, &m);
 			if (placed < 0)
