@@ -48,6 +48,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -120,10 +121,6 @@ static __thread struct {
 	unsigned gen;
 	uint64_t charged_ns;	/* thread CPU time charged up to */
 } itimer_thread __attribute__((tls_model("initial-exec")));
-/* The program's threads now: the first (main, or a fork child's only one)
- * and those libmon's thread creation started, less those ended.  A raw
- * clone's and those the C library starts itself are not counted. */
-static int program_threads = 1;
 
 /* The calling thread's CPU time in ns, 0 if unreadable.  On the itimer
  * tick's path, so its own system call: clock_gettime(3) went through
@@ -148,12 +145,6 @@ __attribute__((no_sanitize("thread"))) void mon_itimer_thread_started(void)
 	/* A new thread's CPU clock starts at 0, all of it after the clock. */
 	itimer_thread.gen = __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED);
 	itimer_thread.charged_ns = 0;
-	__atomic_add_fetch(&program_threads, 1, __ATOMIC_RELAXED);
-}
-
-void mon_itimer_thread_ended(void)
-{
-	__atomic_sub_fetch(&program_threads, 1, __ATOMIC_RELAXED);
 }
 
 /* Weight of a SIGPROF of the itimer clock in the thread that took it: the
@@ -219,6 +210,25 @@ static int unsampled_open;
  * Async-signal-safe.  Not inlined, nor instrumented by AddressSanitizer: its
  * reader would widen on_tick's frame on every clock's path (stack_use.sh
  * stack_use_altstack_*: 1432 bytes under ASan, bound 1024). */
+/* 1 if the calling thread is the process's only one but the runtime's own
+ * (wall.c's sampler, control.c's thread, which take their ticks for real
+ * and raise none that another thread gets).  The threads of
+ * /proc/self/task, whose link count is 2 plus the threads
+ * (fs/proc/base.c proc_task_getattr): one stat, no descriptor, every
+ * thread counted (the C library's own, raw clones, those ending).  0 when
+ * unknown.  Async-signal-safe; out of line, for the rare call only (its
+ * struct stat would widen itimer_cut's frame on every tick). */
+__attribute__((noinline)) static int alone_in_process(void)
+{
+	struct stat st;
+	if (syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/task", &st, 0) != 0 || st.st_nlink < 3)
+		return 0;
+	unsigned long ours = (__atomic_load_n(&mon_runtime_live, __ATOMIC_ACQUIRE) &&
+			      __atomic_load_n(&mon_runtime_tid, __ATOMIC_ACQUIRE) > 0) +
+			     (__atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE) > 0);
+	return (unsigned long)st.st_nlink - 2 <= 1 + ours;
+}
+
 __attribute__((noinline, no_sanitize("address"))) static int itimer_cut(const void *ucv)
 {
 	if (mon_arch_context_result(ucv) != -EINTR)
@@ -229,18 +239,17 @@ __attribute__((noinline, no_sanitize("address"))) static int itimer_cut(const vo
 	 * SA_ONSTACK, in which libmon blocks the ticks (sigguard.c) — reaches
 	 * it at that handler's sigreturn, in the call the handler ended, as
 	 * the program meant it to end: not a stolen tick.  Only where no other
-	 * thread of the program's could have taken it (complete_signal gives a
-	 * blocked thread's tick to any that wants it): with others, the CPU not
-	 * yet charged may be a sleeper's whole life's (48 ms of 150 wake-ups
-	 * under ASan, itimer_sleepers.c), and the tick one that an exiting
-	 * thread raised (the C library blocks every signal in a thread's last
-	 * steps).  (A thread whose record is stale, gen, is judged by the
-	 * context alone.) */
+	 * thread of the program's could have raised it (alone_in_process):
+	 * with others, the CPU not yet charged may be a sleeper's whole life's
+	 * (48 ms of 150 wake-ups under ASan, itimer_sleepers.c), and the tick
+	 * one that an ending thread raised (the C library blocks every signal
+	 * in a thread's last steps) or a thread of the C library's own.  (A
+	 * thread whose record is stale, gen, is judged by the context alone.) */
 	uint64_t period = __atomic_load_n(&itimer_period_ns, __ATOMIC_RELAXED);
 	uint64_t now = thread_cpu_ns();
 	if (itimer_thread.gen == __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED) &&
 	    now >= itimer_thread.charged_ns && now - itimer_thread.charged_ns >= period &&
-	    __atomic_load_n(&program_threads, __ATOMIC_RELAXED) <= 1)
+	    alone_in_process())
 		return 0;
 	struct mon_memreader r;
 	mon_memread_other(&r);
@@ -439,7 +448,6 @@ void mon_clock_unsampled_end(void)
 
 void mon_clock_unsampled_reset(void)
 {
-	__atomic_store_n(&program_threads, 1, __ATOMIC_RELAXED);	/* the forking thread */
 	sigq_short = 0;		/* a fork child: its own clocks' facts */
 	clocks_full = 0;
 	check_usec = 0;		/* a fork child: the parent's rate check is not its CPU */

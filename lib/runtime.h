@@ -157,11 +157,8 @@ MON_HIDDEN int mon_itimer_was_cut(void);
  * SIGPROF while the itimer clock runs in this process, else 0. */
 MON_HIDDEN int mon_clock_runtime_signal(void);
 /* In a new thread, first thing: its CPU time counts for the itimer clock's
- * weighting from 0, and the thread in the count of the program's threads
- * (itimer_cut).  _ended: the thread ends (its thread-specific data's
- * destructor), out of that count.  Async-signal-safe. */
+ * weighting from 0.  Async-signal-safe. */
 MON_HIDDEN void mon_itimer_thread_started(void);
-MON_HIDDEN void mon_itimer_thread_ended(void);
 
 /* ---- threads.c --------------------------------------------------------- */
 

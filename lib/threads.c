@@ -432,8 +432,6 @@ static void thread_exit(void *unused)
 	pid_t self = ours && own_tid ? own_tid : mon_gettid();	/* the facts and the table */
 	mon_facts_thread_end(self);
 	mon_fatal_thread_end();
-	if (ours)
-		mon_itimer_thread_ended();
 	if (ours) {
 		mon_lock();
 		struct slot *s = find(self);

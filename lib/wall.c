@@ -274,6 +274,8 @@ static int fork_go_due;		/* a fork child's sampler is to start (mon_wall_fork_go
 static uint64_t stop_ref_ns, stop_ref_wait, stop_ref_own, stop_ref_cpu;
 static uint64_t stop_lo_us = 1, stop_hi_us;
 static uint64_t stop_len_ns;		/* its length */
+static int stop_pending;		/* found on the way into a pause: for the next look */
+static uint64_t look_end_ns;		/* when the last look ended (the sampler's sleep began) */
 static unsigned online_cpus = 1;
 
 static pthread_t sampler;
@@ -2186,11 +2188,15 @@ static void stop_ref_take(uint64_t now)
 	stop_ref_ns = now;
 }
 
-/* The look due at due runs at now, late.  How long the process was
- * stopped before it (ns), 0 if it was not (or not known); the reference
- * taken anew.  The delay less what the sampler spent on a CPU (a look of
- * many threads may overrun its period) or waiting for one since the
- * reference. */
+/* The sampler, asleep from the end of its last look and due to wake at
+ * due (the later of the two), runs at now.  How long the process was
+ * stopped meanwhile (ns), 0 if it was not (or not known); the reference
+ * taken anew.  The delay less what the sampler spent on a CPU or waiting
+ * for one since the reference (which may be before that look: less, never
+ * more).  A delay within a look is not judged: a look blocks in the kernel
+ * at times (its memory reads wait for the address space's lock while the
+ * program forks a large process, 110-170 ms a fork), and that time is in
+ * neither figure. */
 static uint64_t stopped_for(uint64_t now, uint64_t due)
 {
 	uint64_t o, w, c, ref = stop_ref_ns;
@@ -2211,6 +2217,16 @@ static uint64_t stopped_for(uint64_t now, uint64_t due)
 	if (u < STOP_MIN_NS || ran > awake * online_cpus + STOP_SLACK_NS)
 		return 0;
 	return u;
+}
+
+/* The stop the next look charges: the stop ns long that ended at now;
+ * stop 0: none. */
+static void stop_window(uint64_t now, uint64_t stop)
+{
+	stop_pending = stop != 0;
+	stop_lo_us = stop ? (now - stop - start_ns) / 1000 : 1;
+	stop_hi_us = stop ? (now - start_ns) / 1000 : 0;
+	stop_len_ns = stop;
 }
 
 /* Of thread t's w rounds in [lo, hi] (microseconds after start_ns), those
@@ -2243,8 +2259,11 @@ static void *sampler_main(void *arg)
 	uint64_t period = 1000000000u / rate * look_rounds;
 	uint64_t next = mono_ns(), prev = next;
 	int first = 1;		/* the first look (or the first after a pause): one round */
+	int paused_seen = 0;	/* the pause under way was looked at (stopped_for) */
 	if (start_ns == 0)
 		start_ns = next;
+	look_end_ns = 0;
+	stop_pending = 0;
 	if (timer_fd < 0)
 		round_timer_open(period);
 	timer_period = period;	/* a start after a stop may ask another rate */
@@ -2263,6 +2282,15 @@ static void *sampler_main(void *arg)
 				round_timer_kick();
 				armed = 0;
 			}
+			if (!paused_seen) {
+				/* A stop that ended just before the pause (monctl off
+				 * sent while stopped): for the look after it. */
+				paused_seen = 1;
+				uint64_t now = mono_ns(), from = next > look_end_ns ? next : look_end_ns;
+				uint64_t stop = now > from && now - from >= STOP_MIN_NS ? stopped_for(now, from) : 0;
+				if (stop)
+					stop_window(now, stop);
+			}
 			struct timespec s1 = { 1, 0 };
 			syscall(SYS_futex, &pause_word, FUTEX_WAIT | FUTEX_PRIVATE_FLAG, 1, &s1, NULL, 0);
 			if (__atomic_load_n(&pause_word, __ATOMIC_ACQUIRE)) {
@@ -2276,6 +2304,7 @@ static void *sampler_main(void *arg)
 			next = start_ns + (now - start_ns + period - 1) / period * period;
 			prev = now;
 			first = 1;
+			paused_seen = 0;
 			armed = round_timer_arm(next) == 0;
 			continue;
 		}
@@ -2292,21 +2321,20 @@ static void *sampler_main(void *arg)
 			continue;
 		}
 		uint64_t late = 0, w = first ? 1 : look_rounds;
-		stop_lo_us = 1;
-		stop_hi_us = 0;
-		stop_len_ns = 0;
+		if (!stop_pending)
+			stop_window(0, 0);
 		if (now - next >= period) {
 			late = (now - next) / period;	/* looks */
-			uint64_t stop = now - next >= STOP_MIN_NS ? stopped_for(now, next) : 0, gone = 0;
+			uint64_t from = next > look_end_ns ? next : look_end_ns, gone = 0;
+			uint64_t stop = now > from && now - from >= STOP_MIN_NS ? stopped_for(now, from) : 0;
 			if (stop) {
-				/* Its rounds are [stopped] (seen), not missed. */
-				stop_lo_us = (now - stop - start_ns) / 1000;
-				stop_hi_us = (now - start_ns) / 1000;
-				stop_len_ns = stop;
+				/* Its rounds are [stopped] (seen): taken, not missed. */
+				stop_window(now, stop);
 				gone = due_between(stop_lo_us, stop_hi_us);
 			}
 			gone = gone < late * look_rounds ? gone : late * look_rounds;
 			__atomic_add_fetch(&missed, late * look_rounds - gone, __ATOMIC_RELAXED);
+			w += gone;
 			next += late * period;
 		} else if (now - stop_ref_ns >= STOP_REF_NS) {
 			stop_ref_take(now);
@@ -2334,9 +2362,11 @@ static void *sampler_main(void *arg)
 		}
 		prev = now;
 		first = 0;
+		stop_pending = 0;	/* the window is this look's */
 		if (++looks % 16 == 1)
 			own_cpu();	/* for a write while it runs; exact at the end */
 		next += period;
+		look_end_ns = mono_ns();
 	}
 	own_cpu();
 	/* Gone: the tid may be a program thread's soon (mon_only_runtime_left;
