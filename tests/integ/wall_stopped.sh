@@ -25,8 +25,18 @@
 #                        -CONT (as measured here) plus 0.05 s; main running
 #                        at most 3 s less 1.5 s plus 0.3 s; no late-rounds
 #                        warning
-# Mutation: stopped_for returning 0: stopped 0 s, main running 2.92 s, and
-# the late-rounds warning.
+#   wall_stopped_off     the same program stopped 1 s, with monctl off sent
+#                        while it is stopped and on 0.5 s after the
+#                        continue: each thread stopped 1 s (within
+#                        [0.75, measured + 0.05]), whichever of the pause
+#                        and the sampler's late look comes first (a
+#                        reviewer's finding: the pause first, in 4 runs of
+#                        6, the stop was main's running time)
+# Mutations: stopped_for returning 0: stopped 0 s, main running 2.92 s, and
+# the late-rounds warning; without the look at the pause's start, 0 s
+# stopped in wall_stopped_off when the pause comes first, which the
+# scheduler decides (the reviewer's runs: 4 of 6; here, idle: 0 of 4, so
+# that mutation is caught only now and then).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -96,4 +106,37 @@ if [ $rc = 0 ] && [ -n "$pid" ] && [ -z "$why" ] && ! grep -q 'ran late' "$T/g.p
 else
 	not_ok wall_stopped_group "exit $rc, pid '$pid': $why ($got); $(grep -c 'ran late' "$T/g.perr") late-rounds warnings"
 	head -n 4 "$T/g.perr"
+fi
+
+# The stop, with monctl off while stopped and on 0.5 s after the continue.
+timeout 60 "$MONRUN" --wall=100 --control -o "$T/o.mon" "$T/gstop" 4 >"$T/o.out" 2>"$T/o.err" &
+run=$!
+pid=
+for i in $(seq 50); do
+	pid=$(pgrep -n -x gstop) && break
+	sleep 0.1
+done
+sleep 1
+t0=$(date +%s%N)
+if [ -n "$pid" ]; then
+	kill -STOP "$pid"
+	("$MONCTL" "$pid" off >/dev/null 2>&1 &)
+	sleep 1
+	kill -CONT "$pid"
+fi
+t1=$(date +%s%N)
+sleep 0.5
+[ -n "$pid" ] && "$MONCTL" "$pid" on >/dev/null 2>&1
+wait $run
+rc=$?
+"$PROF" -m "$T/o.mon" --sample=wall --threads=all "$T/gstop" >"$T/o.txt" 2>"$T/o.perr"
+got=$(awk '$1 == "wall-clock" { st = 0; for (i = 4; i <= NF; i++) if ($i == "stopped") st = $(i + 1); printf "%s ", st }' "$T/o.txt")
+why=$(echo "$got" | awk -v s="$(( (t1 - t0) / 1000000 ))" '{ hi = s / 1000 + 0.05
+	if (NF != 2) { printf "%d threads", NF; exit }
+	for (i = 1; i <= 2; i++) if ($i < 0.75 || $i > hi) printf "stopped %s s outside [0.75, %.2f]; ", $i, hi }')
+if [ $rc = 0 ] && [ -n "$pid" ] && [ -z "$why" ]; then
+	ok "wall_stopped_off # stopped per thread: $got"
+else
+	not_ok wall_stopped_off "exit $rc, pid '$pid': $why ($got)"
+	head -n 4 "$T/o.err" "$T/o.perr"
 fi
