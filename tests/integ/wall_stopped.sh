@@ -42,21 +42,64 @@
 . "$(dirname "$0")/monrun_lib.inc"
 
 cd "$T" || exit 1
+
+# stop_run NAME MON BEFORE LEN OFF PROG ARGS...: PROG (process name NAME)
+# under monrun --wall=100 writing MON, stopped BEFORE s after it started for
+# LEN s; OFF 1: with --control, monctl off sent while it is stopped and on
+# 0.5 s after the continue.  Sets rc, pid and stop_ms (from kill -STOP to
+# kill -CONT, as measured here); MON.err holds monrun's stderr.
+stop_run() {
+	_name=$1 _mon=$2 _before=$3 _len=$4 _off=$5
+	shift 5
+	_ctl=
+	[ "$_off" = 1 ] && _ctl=--control
+	timeout 60 "$MONRUN" --wall=100 $_ctl -o "$_mon" "$@" >"$_mon.out" 2>"$_mon.err" &
+	_run=$!
+	pid=
+	for i in $(seq 50); do
+		pid=$(pgrep -n -x "$_name") && break
+		sleep 0.1
+	done
+	sleep "$_before"
+	_t0=$(date +%s%N)
+	if [ -n "$pid" ]; then
+		kill -STOP "$pid"
+		[ "$_off" = 1 ] && ("$MONCTL" "$pid" off >/dev/null 2>&1 &)
+		sleep "$_len"
+		kill -CONT "$pid"
+	fi
+	stop_ms=$((($(date +%s%N) - _t0) / 1000000))
+	if [ "$_off" = 1 ]; then
+		sleep 0.5
+		[ -n "$pid" ] && "$MONCTL" "$pid" on >/dev/null 2>&1
+	fi
+	wait $_run
+	rc=$?
+	cat "$_mon.err"
+}
+
+# "  wall-clock 6.01 s: running 2.01 s (33.4 %), blocked ..., stopped 2.00 s (33.3 %)":
+# "RUNNING STOPPED" seconds, a line a thread.
+states() {
+	awk '$1 == "wall-clock" { r = 0; st = 0
+		for (i = 4; i <= NF; i++) { if ($i == "running") r = $(i + 1); if ($i == "stopped") st = $(i + 1) }
+		printf "%s %s\n", r, st }' "$1"
+}
+
+# Why the two threads' stopped seconds are not within [LO, stop_ms + 0.05]
+# (and, RUN given, main's running not at most RUN): empty if they are.
+stopped_why() {
+	states "$1" | awk -v s="$stop_ms" -v lo="$2" -v most="${3:-}" '
+		{ n++; run[n] = $1; st[n] = $2 }
+		END { hi = s / 1000 + 0.05
+			if (n != 2) { printf "%d threads", n; exit }
+			for (i = 1; i <= 2; i++) if (st[i] < lo || st[i] > hi) printf "stopped %s s outside [%s, %.2f]; ", st[i], lo, hi
+			m = run[1] > run[2] ? run[1] : run[2]
+			if (most != "" && m > most) printf "running %s s above %s; ", m, most }'
+}
+
 cp "$(command -v sleep)" "$T/stopsleep" || { not_ok wall_stopped_build; exit 0; }
-timeout 60 "$MONRUN" --wall=100 -o "$T/s.mon" "$T/stopsleep" 3 >"$T/s.out" 2>"$T/s.err" &
-run=$!
-pid=
-for i in $(seq 50); do
-	pid=$(pgrep -n -x stopsleep) && break
-	sleep 0.1
-done
-sleep 1
-[ -n "$pid" ] && kill -STOP "$pid"
-sleep 1
-[ -n "$pid" ] && kill -CONT "$pid"
-wait $run
-rc=$?
-cat "$T/s.err"
+stop_run stopsleep "$T/s.mon" 1 1 0 "$T/stopsleep" 3
 "$PROF" -m "$T/s.mon" --sample=wall "$T/stopsleep" >"$T/w.txt" 2>"$T/w.err"
 restart=$(awk '$NF == "[restart_syscall]" { print $2 }' "$T/w.txt")
 sleepy=$(awk '$NF == "[clock_nanosleep]" { print $1 }' "$T/w.txt")
@@ -70,37 +113,10 @@ else
 fi
 
 build_plain gstop wall_group_stop.c -pthread || { not_ok wall_stopped_group_build; exit 0; }
-timeout 60 "$MONRUN" --wall=100 -o "$T/g.mon" "$T/gstop" 3 >"$T/g.out" 2>"$T/g.err" &
-run=$!
-pid=
-for i in $(seq 50); do
-	pid=$(pgrep -n -x gstop) && break
-	sleep 0.1
-done
-sleep 1
-t0=$(date +%s%N)
-[ -n "$pid" ] && kill -STOP "$pid"
-sleep 1.5
-[ -n "$pid" ] && kill -CONT "$pid"
-t1=$(date +%s%N)
-wait $run
-rc=$?
-cat "$T/g.err"
+stop_run gstop "$T/g.mon" 1 1.5 0 "$T/gstop" 3
 "$PROF" -m "$T/g.mon" --sample=wall --threads=all "$T/gstop" >"$T/g.txt" 2>"$T/g.perr"
-# "  wall-clock 6.01 s: running 2.01 s (33.4 %), blocked ..., stopped 2.00 s (33.3 %)"
-states() {
-	awk '$1 == "wall-clock" { r = 0; st = 0
-		for (i = 4; i <= NF; i++) { if ($i == "running") r = $(i + 1); if ($i == "stopped") st = $(i + 1) }
-		printf "%s %s\n", r, st }' "$T/g.txt"
-}
-got=$(states | tr '\n' ' ')
-why=$(states | awk -v s="$(( (t1 - t0) / 1000000 ))" '
-	{ n++; run[n] = $1; st[n] = $2 }
-	END { hi = s / 1000 + 0.05
-		if (n != 2) { printf "%d threads", n; exit }
-		for (i = 1; i <= 2; i++) if (st[i] < 1.25 || st[i] > hi) printf "stopped %s s outside [1.25, %.2f]; ", st[i], hi
-		m = run[1] > run[2] ? run[1] : run[2]
-		if (m > 1.8) printf "running %s s above 1.8; ", m }')
+got=$(states "$T/g.txt" | tr '\n' ' ')
+why=$(stopped_why "$T/g.txt" 1.25 1.8)
 if [ $rc = 0 ] && [ -n "$pid" ] && [ -z "$why" ] && ! grep -q 'ran late' "$T/g.perr"; then
 	ok "wall_stopped_group # running, stopped per thread: $got"
 else
@@ -109,34 +125,13 @@ else
 fi
 
 # The stop, with monctl off while stopped and on 0.5 s after the continue.
-timeout 60 "$MONRUN" --wall=100 --control -o "$T/o.mon" "$T/gstop" 4 >"$T/o.out" 2>"$T/o.err" &
-run=$!
-pid=
-for i in $(seq 50); do
-	pid=$(pgrep -n -x gstop) && break
-	sleep 0.1
-done
-sleep 1
-t0=$(date +%s%N)
-if [ -n "$pid" ]; then
-	kill -STOP "$pid"
-	("$MONCTL" "$pid" off >/dev/null 2>&1 &)
-	sleep 1
-	kill -CONT "$pid"
-fi
-t1=$(date +%s%N)
-sleep 0.5
-[ -n "$pid" ] && "$MONCTL" "$pid" on >/dev/null 2>&1
-wait $run
-rc=$?
+stop_run gstop "$T/o.mon" 1 1 1 "$T/gstop" 4
 "$PROF" -m "$T/o.mon" --sample=wall --threads=all "$T/gstop" >"$T/o.txt" 2>"$T/o.perr"
-got=$(awk '$1 == "wall-clock" { st = 0; for (i = 4; i <= NF; i++) if ($i == "stopped") st = $(i + 1); printf "%s ", st }' "$T/o.txt")
-why=$(echo "$got" | awk -v s="$(( (t1 - t0) / 1000000 ))" '{ hi = s / 1000 + 0.05
-	if (NF != 2) { printf "%d threads", NF; exit }
-	for (i = 1; i <= 2; i++) if ($i < 0.75 || $i > hi) printf "stopped %s s outside [0.75, %.2f]; ", $i, hi }')
+got=$(states "$T/o.txt" | tr '\n' ' ')
+why=$(stopped_why "$T/o.txt" 0.75)
 if [ $rc = 0 ] && [ -n "$pid" ] && [ -z "$why" ]; then
-	ok "wall_stopped_off # stopped per thread: $got"
+	ok "wall_stopped_off # running, stopped per thread: $got"
 else
 	not_ok wall_stopped_off "exit $rc, pid '$pid': $why ($got)"
-	head -n 4 "$T/o.err" "$T/o.perr"
+	head -n 4 "$T/o.perr"
 fi

@@ -30,26 +30,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "monrun_common.h"
 #include "sigev_once.h"
 
-static volatile unsigned long sink;
 static int done;	/* futex word: 1 ends the helper */
 
-static double thread_cpu(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-__attribute__((noinline)) static void spin(double s)
-{
-	double t0 = thread_cpu();
-	do {
-		for (int i = 0; i < 20000; i++)
-			sink += (unsigned long)i * 2654435761u;
-	} while (thread_cpu() - t0 < s);
-}
+DEFINE_SPIN(spin)
+DEFINE_SPIN(raiser_spin)
 
 /* Block (1) or let in (0) every signal for real. */
 static void block_all(int on)
@@ -68,12 +55,6 @@ static void *helper(void *arg)
 	while (__atomic_load_n(&done, __ATOMIC_ACQUIRE) == 0)
 		syscall(SYS_futex, &done, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 	return NULL;
-}
-
-__attribute__((noinline)) static void raiser_spin(double s)
-{
-	spin(s);
-	__asm__ volatile("" ::: "memory");	/* not a tail call */
 }
 
 static void raiser(union sigval v)
