@@ -23,8 +23,8 @@
 #   wall_stopped_group   each thread stopped between 1.5 s less 0.25 s and
 #                        the time from the test's kill -STOP to its kill
 #                        -CONT (as measured here) plus 0.05 s; main running
-#                        at most 3 s less 1.5 s plus 0.3 s; no late-rounds
-#                        warning
+#                        at most 3 s less 1.5 s plus 0.3 s; under 20 % of
+#                        the rounds late (the stop's were half of them)
 #   wall_stopped_off     the same program stopped 1 s, with monctl off sent
 #                        while it is stopped and on 0.5 s after the
 #                        continue: each thread stopped 1 s (within
@@ -117,10 +117,13 @@ stop_run gstop "$T/g.mon" 1 1.5 0 "$T/gstop" 3
 "$PROF" -m "$T/g.mon" --sample=wall --threads=all "$T/gstop" >"$T/g.txt" 2>"$T/g.perr"
 got=$(states "$T/g.txt" | tr '\n' ' ')
 why=$(stopped_why "$T/g.txt" 1.25 1.8)
-if [ $rc = 0 ] && [ -n "$pid" ] && [ -z "$why" ] && ! grep -q 'ran late' "$T/g.perr"; then
-	ok "wall_stopped_group # running, stopped per thread: $got"
+# Late rounds: the stop's half of them without stopped_for (150 of 302); a
+# busy machine's own, a few.
+late=$(sed -n 's/.* wall-clock sampling rounds (\([0-9.]*\) %) ran late.*/\1/p' "$T/g.perr")
+if [ $rc = 0 ] && [ -n "$pid" ] && [ -z "$why" ] && awk -v l="${late:-0}" 'BEGIN { exit !(l < 20) }'; then
+	ok "wall_stopped_group # running, stopped per thread: $got; ${late:-0} % of the rounds late"
 else
-	not_ok wall_stopped_group "exit $rc, pid '$pid': $why ($got); $(grep -c 'ran late' "$T/g.perr") late-rounds warnings"
+	not_ok wall_stopped_group "exit $rc, pid '$pid': $why ($got); ${late:-0} % of the rounds late"
 	head -n 4 "$T/g.perr"
 fi
 
