@@ -193,23 +193,6 @@ __attribute__((no_sanitize("address"))) static uint64_t process_cpu_ns(void)
 static uint64_t unsampled_from_ns;
 static int unsampled_open;
 
-/* The itimer clock's SIGPROF is the process's (setitimer(2): ITIMER_PROF
- * counts the CPU time of all its threads).  The kernel gives it to the
- * thread whose CPU time expired the timer, unless that thread blocks it:
- * then to any thread that does not (kernel/signal.c complete_signal), a
- * thread waiting in nanosleep, poll or epoll_wait among them, whose call
- * the handler then ends with EINTR.  Only threads that block every signal
- * for real make it happen: libmon's blocks are virtual (sigguard.c), but
- * the threads the C library starts itself (SIGEV_THREAD timers and
- * mq_notify callbacks, POSIX AIO) and raw clones are not its.  No handler
- * can undo the EINTR, so at the first such tick the clock stops for the
- * rest of the process's life: the program's own ITIMER_PROF back, the CPU
- * time from here counted as lost (mon_clock_unsampled), the file's facts
- * flagged (MONOUT_FACT_CLOCK_CUT) so that prof names the cause and the
- * per-thread clocks.  Returns 1 if this tick ended such a call.
- * Async-signal-safe.  Not inlined, nor instrumented by AddressSanitizer: its
- * reader would widen on_tick's frame on every clock's path (stack_use.sh
- * stack_use_altstack_*: 1432 bytes under ASan, bound 1024). */
 /* 1 if the calling thread is the process's only one but the runtime's own
  * (wall.c's sampler, control.c's thread, which take their ticks for real
  * and raise none that another thread gets).  The threads of
@@ -229,6 +212,23 @@ __attribute__((noinline)) static int alone_in_process(void)
 	return (unsigned long)st.st_nlink - 2 <= 1 + ours;
 }
 
+/* The itimer clock's SIGPROF is the process's (setitimer(2): ITIMER_PROF
+ * counts the CPU time of all its threads).  The kernel gives it to the
+ * thread whose CPU time expired the timer, unless that thread blocks it:
+ * then to any thread that does not (kernel/signal.c complete_signal), a
+ * thread waiting in nanosleep, poll or epoll_wait among them, whose call
+ * the handler then ends with EINTR.  Only threads that block every signal
+ * for real make it happen: libmon's blocks are virtual (sigguard.c), but
+ * the threads the C library starts itself (SIGEV_THREAD timers and
+ * mq_notify callbacks, POSIX AIO) and raw clones are not its.  No handler
+ * can undo the EINTR, so at the first such tick the clock stops for the
+ * rest of the process's life: the program's own ITIMER_PROF back, the CPU
+ * time from here counted as lost (mon_clock_unsampled), the file's facts
+ * flagged (MONOUT_FACT_CLOCK_CUT) so that prof names the cause and the
+ * per-thread clocks.  Returns 1 if this tick ended such a call.
+ * Async-signal-safe.  Not inlined, nor instrumented by AddressSanitizer: its
+ * reader would widen on_tick's frame on every clock's path (stack_use.sh
+ * stack_use_altstack_*: 1432 bytes under ASan, bound 1024). */
 __attribute__((noinline, no_sanitize("address"))) static int itimer_cut(const void *ucv)
 {
 	if (mon_arch_context_result(ucv) != -EINTR)
