@@ -54,7 +54,11 @@
 #                            handler (ticks held in it) ends its own sleeps:
 #                            10 EINTR as unprofiled, no clock-cut warning, and
 #                            at least 20 samples, half of them or more under
-#                            own_main_spin (the clock ran on)
+#                            own_main_spin (the clock ran on); a second tick
+#                            given into the same EINTR (one noticed while
+#                            on_tick ran for the first) is the same call's
+#                            (itimer_cut's own_eintr record): without that,
+#                            the clock stopped in 2-4 runs of 40
 # But only a thread alone in its process (the runtime's own aside) can be
 # given its own held tick: with other threads, a waiter's CPU not yet
 # charged may be a whole life's of short wake-ups (48 ms under ASan,
