@@ -69,6 +69,32 @@ names callees.txt >why
 check focus_callees test "$(names callees.txt)" = "easy hard main rec work "
 grep -q 'worker\|_start' callees.txt
 check focus_callees_no_callers test $? -ne 0
+# The focus follows the stacks, not the edges: with worker also calling
+# hard (7 samples of hard's own under worker), worker calls a caller of
+# work but never reaches work, so it is not among work's callers; it is
+# among hard's.  Each caller's time is what it spent reaching work: main
+# 1.00 s (hard's 0.90, easy's 0.10), not its 1.08 s in all.
+stacks_inputs s2.mon -k 7:101:0:$_H,0x401160,$_S || not_ok stacks_inputs_s2
+"$PROF" -m s2.mon --callers=work >callers2.txt 2>/dev/null
+names callers2.txt >why
+check focus_callers_by_stacks test "$(names callers2.txt)" = "[truncated] _start easy hard main work "
+"$PROF" -m s2.mon --callers=hard >callers3.txt 2>/dev/null
+names callers3.txt >why
+check focus_callers_hard test "$(names callers3.txt)" = "[truncated] _start hard main worker "
+cat callers2.txt >why
+grep -Eq '^\[[0-9]+\] +85\.[0-9] +0\.00 +1\.00 +main \[[0-9]+\]$' callers2.txt
+check focus_callers_time_reaching test $? -eq 0
+"$PROF" -m s2.mon --callees=worker >callees2.txt 2>/dev/null
+names callees2.txt >why
+check focus_callees_by_stacks test "$(names callees2.txt)" = "hard worker "
+# Without any stack the counted calls alone say who reaches work: main
+# through hard and easy (arcs only, from sc.mon's call counts).
+./craft arcs.mon -o "stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x8000:100 \
+	-b 56:100 -A 0x401065:0x4010d5:1 -A 0x4010a5:0x4010d5:1000 -A 0x401025:0x401055:1 \
+	-A 0x401030:0x401095:1 -A 0x401045:0x401115:1 || not_ok arcs_craft
+"$PROF" -m arcs.mon --callers=work >callers4.txt 2>/dev/null
+names callers4.txt >why
+check focus_callers_arcs_only test "$(names callers4.txt)" = "easy hard main work "
 # (the warnings about the stacks come first: checked below)
 "$PROF" -m s.mon --callers=nosuch >nosuch.out 2>nosuch.err
 echo "exit $? $(tail -1 nosuch.err)" >why

@@ -33,8 +33,13 @@
 #include <sys/gmon.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+
 #include <time.h>
 #include <unistd.h>
+
+/* The C library's and libmon's (mon.h: under monrun libmon's is the one
+ * called); <sys/gmon.h> does not declare it. */
+int moncontrol(int mode);
 
 static volatile uint64_t *words;
 static volatile uint64_t *mine;		/* this process's word */

@@ -31,9 +31,15 @@
  * counted (the edge was only sampled).  A function with no caller is
  * called by "<spontaneous>".
  *
- * --callers=NAME keeps NAME and every function that calls it, directly
- * or not, and only the lines between them; --callees=NAME likewise NAME
- * and everything it calls.
+ * --callers=NAME is the graph of the samples whose stack holds NAME,
+ * limited to NAME and the frames above it (its innermost call): how the
+ * program reached it, each caller's time being the time it spent reaching
+ * NAME.  --callees=NAME likewise NAME and the frames below it (from its
+ * outermost call).  A function that calls NAME's callers, but never on a
+ * stack through NAME, is not among them.  Counted calls (arcs) add NAME's
+ * direct callers (callees) where no sample saw them; without any call
+ * stack in the profile, the arcs alone say who reaches NAME, and the
+ * focus keeps every function reaching it through counted calls.
  */
 #include "out.h"
 
@@ -107,8 +113,9 @@ static int push(struct edge **v, size_t *n, size_t *cap, struct edge e)
 	return 0;
 }
 
-/* Marks in keep every function reaching (up) or reached from (down) f. */
-static void focus(struct fnode *fn, const struct edge *e, size_t ne, size_t f, int up)
+/* Marks in keep every function reaching (up) or reached from (down) f
+ * through the edges e (the counted calls of a profile without stacks). */
+static void focus_arcs(struct fnode *fn, const struct edge *e, size_t ne, size_t f, int up)
 {
 	fn[f].keep = 1;
 	for (int changed = 1; changed;) {
@@ -121,6 +128,26 @@ static void focus(struct fnode *fn, const struct edge *e, size_t ne, size_t f, i
 			}
 		}
 	}
+}
+
+/* The frames [*lo, *hi) of the stack seq[0..n) (leaf first) that the
+ * focus on f keeps: up (callers), from f's innermost frame outward; down
+ * (callees), from the leaf to f's outermost frame.  Returns 0 when the
+ * stack does not hold f. */
+static int focus_frames(const size_t *seq, size_t n, size_t f, int up, size_t *lo, size_t *hi)
+{
+	size_t first = SIZE_MAX, last = 0;
+	for (size_t k = 0; k < n; k++)
+		if (seq[k] == f) {
+			if (first == SIZE_MAX)
+				first = k;
+			last = k;
+		}
+	if (first == SIZE_MAX)
+		return 0;
+	*lo = up ? first : 0;
+	*hi = up ? n : last + 1;
+	return 1;
 }
 
 /* Before a "called" field of width 15: nothing, or one blank when the
@@ -150,9 +177,18 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 	size_t *by_to = NULL;
 	struct edge *e = NULL, *pe = NULL;
 	size_t ne = 0, cap = 0, npe = 0, pcap = 0, *lines = NULL;
-	int rc = -1, vt = prof_event_of(p, o)->time;
+	int rc = -1, vt = prof_event_of(p, o)->time, up = o->callers != NULL, stacks = 0;
+	size_t focus_fn = SIZE_MAX;
 	if (!fn || !seq || !order || !stamp || !ine || !to_start || !from_start)
 		goto out;
+	if (o->callers || o->callees) {
+		focus_fn = prof_function_find(p, o->callers ? o->callers : o->callees);
+		if (focus_fn == SIZE_MAX) {
+			rc = 0;	/* main.c checked the name: nothing to show */
+			goto out;
+		}
+		fn[focus_fn].keep = 1;
+	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
 		if (s->value[PROF_VAL_ARC] > 0 && s->nlocations == 2) {
@@ -184,21 +220,28 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 				seq[n++] = l->lines[j].function;
 			}
 		}
-		fn[seq[0]].self += v;
+		stacks |= n > 1;
 		fn[seq[0]].flatcalls += s->value[PROF_VAL_CALLS];
+		/* The frames shown: all, or those the focus keeps. */
+		size_t lo = 0, hi = n;
+		if (focus_fn != SIZE_MAX && !focus_frames(seq, n, focus_fn, up, &lo, &hi))
+			continue;
+		if (lo == 0)
+			fn[seq[0]].self += v;
 		if (v == 0)
 			continue;
 		/* Inclusive and edges: once per sample each (stamps for the
 		 * functions, sort and merge for the edges). */
 		npe = 0;
 		size_t caller_of_leaf = SIZE_MAX;
-		for (size_t k = 0; k < n; k++) {
+		for (size_t k = lo; k < hi; k++) {
+			fn[seq[k]].keep = 1;
 			if (stamp[seq[k]] != i + 1) {
 				stamp[seq[k]] = i + 1;
 				fn[seq[k]].incl += v;
 			}
-			if (k + 1 < n && seq[k + 1] != seq[k]) {
-				if (caller_of_leaf == SIZE_MAX && seq[k] == seq[0])
+			if (k + 1 < hi && seq[k + 1] != seq[k]) {
+				if (lo == 0 && caller_of_leaf == SIZE_MAX && seq[k] == seq[0])
 					caller_of_leaf = seq[k + 1];
 				if (push(&pe, &npe, &pcap, (struct edge){ seq[k + 1], seq[k], v, 0, 0, 0 }))
 					goto out;
@@ -250,14 +293,14 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		fill[i] = to_start[i];
 	for (size_t i = 0; i < ne; i++)
 		by_to[stamp[e[i].to]++] = i;
-	size_t focus_fn = SIZE_MAX;
-	if (o->callers || o->callees) {
-		focus_fn = prof_function_find(p, o->callers ? o->callers : o->callees);
-		if (focus_fn == SIZE_MAX) {
-			rc = 0;	/* main.c checked the name: nothing to show */
-			goto out;
-		}
-		focus(fn, e, ne, focus_fn, o->callers != NULL);
+	if (focus_fn != SIZE_MAX) {
+		/* NAME's direct callers (callees) by counted calls; every
+		 * function reaching it through them when no stack says more. */
+		for (size_t i = 0; i < ne; i++)
+			if (e[i].has_calls && (up ? e[i].to : e[i].from) == focus_fn)
+				fn[up ? e[i].from : e[i].to].keep = 1;
+		if (!stacks)
+			focus_arcs(fn, e, ne, focus_fn, up);
 	}
 	size_t n = 0;
 	for (size_t i = 0; i < p->nfunctions; i++) {
