@@ -33,7 +33,6 @@
 #include <sys/gmon.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-
 #include <time.h>
 #include <unistd.h>
 

@@ -54,13 +54,16 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
 	struct prof_flat f;
 	if (prof_flat_make(p, o, &f) < 0)
 		return -1;
-	size_t funcs = 0, idle = 0;
+	size_t funcs = 0, idle = 0, unnamed = 0;
 	for (size_t i = 0; i < p->nfunctions; i++) {
-		if (p->functions[i].kind != PROF_FN_FUNC)
-			continue;
-		funcs++;
-		if (f.all[i].samples == 0 && f.all[i].calls == 0)
-			idle++;
+		int k = p->functions[i].kind, busy = f.all[i].samples > 0 || f.all[i].calls > 0;
+		if (k == PROF_FN_FUNC) {
+			funcs++;
+			idle += !busy;
+		} else if (busy && (k == PROF_FN_UNWIND || k == PROF_FN_GAP || k == PROF_FN_OBJECT ||
+				    k == PROF_FN_UNKNOWN)) {
+			unnamed++;	/* a row of the flat profile, but no symbol's */
+		}
 	}
 	prof_flat_free(&f);
 	fputs("summary (System V's prof -s):\n", e);
@@ -75,6 +78,9 @@ int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o,
 	if (idle)
 		fprintf(e, ", %zu had zero time and zero call-counts", idle);
 	fputs("    (functions with time or calls / all)\n", e);
+	if (unnamed)
+		fprintf(e, "%5zu %s of code no symbol names had time or calls ([object]+0x..., "
+			"[object] or [unknown] in the report)\n", unnamed, prof_pl(unnamed, "row", "rows"));
 	if (a->counts_unmatched)
 		fprintf(e, "%5llu %s counted outside any known function\n",
 			(unsigned long long)a->counts_unmatched,
