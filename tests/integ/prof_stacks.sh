@@ -95,6 +95,26 @@ check focus_callees_by_stacks test "$(names callees2.txt)" = "hard worker "
 "$PROF" -m arcs.mon --callers=work >callers4.txt 2>/dev/null
 names callers4.txt >why
 check focus_callers_arcs_only test "$(names callers4.txt)" = "easy hard main work "
+# ... each with its whole time (not only what a stack through NAME holds:
+# none here): work's 100 samples, all the profile's.
+"$PROF" -m arcs.mon --callees=main >callees4.txt 2>/dev/null
+cat callees4.txt >why
+grep -Eq '^\[[0-9]+\] +100\.0 +0\.10 +0\.00 +1001 +work \[[0-9]+\]$' callees4.txt
+check focus_arcs_only_whole_time test $? -eq 0
+# Counted calls go on through functions no stack holds (too quick to be
+# sampled, or tail-called): main calls hard, which calls rec, neither ever
+# sampled; the stacks hold only _start > main > easy > work.  rec is among
+# main's callees; and a function no stack holds (rec) gets the call
+# graph's focus: hard, main and main's callers.
+./craft q.mon -o "stacks:0:0x401000:0x401190:1:$SID" -h 0x401000:0x401190:0x8000:100 \
+	-b 56:100 -A 0x4010a5:0x4010d5:1000 -A 0x401025:0x401055:1 -A 0x401030:0x401095:1 \
+	-A 0x401065:0x401115:1 -T 100:main -k 100:100:0:$_W,$_E,$_M,$_S || not_ok q_craft
+"$PROF" -m q.mon --callees=main >callees5.txt 2>/dev/null
+names callees5.txt >why
+check focus_callees_unsampled test "$(names callees5.txt)" = "easy hard main rec work "
+"$PROF" -m q.mon --callers=rec >callers5.txt 2>/dev/null
+names callers5.txt >why
+check focus_callers_of_unsampled test "$(names callers5.txt)" = "_start hard main rec "
 # (the warnings about the stacks come first: checked below)
 "$PROF" -m s.mon --callers=nosuch >nosuch.out 2>nosuch.err
 echo "exit $? $(tail -1 nosuch.err)" >why

@@ -37,9 +37,12 @@
  * NAME.  --callees=NAME likewise NAME and the frames below it (from its
  * outermost call).  A function that calls NAME's callers, but never on a
  * stack through NAME, is not among them.  Counted calls (arcs) add NAME's
- * direct callers (callees) where no sample saw them; without any call
- * stack in the profile, the arcs alone say who reaches NAME, and the
- * focus keeps every function reaching it through counted calls.
+ * direct callers (callees), and go on where one end is a function no
+ * stack holds (too quick to be sampled, or tail-called: stacks say nothing
+ * of it).  Where no stack holds NAME (a
+ * profile without call stacks, or a function too quick to be sampled),
+ * the focus is the call graph's: NAME and every function reaching it
+ * (reached from it) through the edges, each with its whole time.
  */
 #include "out.h"
 
@@ -70,6 +73,7 @@ struct fnode {
 	int has_calls;
 	size_t index;		/* 1-based entry number, 0: not in the graph */
 	int keep;		/* in the focus */
+	int on_stack;		/* in a sample's call stack (of two frames or more) */
 };
 
 static const struct prof_profile *gp;
@@ -114,20 +118,46 @@ static int push(struct edge **v, size_t *n, size_t *cap, struct edge e)
 }
 
 /* Marks in keep every function reaching (up) or reached from (down) f
- * through the edges e (the counted calls of a profile without stacks). */
-static void focus_arcs(struct fnode *fn, const struct edge *e, size_t ne, size_t f, int up)
+ * through the edges e: all of them (all), or only counted calls (arcs)
+ * out of f, or between two functions of which a stack holds at most one
+ * (where both are on stacks, the stacks through f said who is in). */
+static void focus_edges(struct fnode *fn, const struct edge *e, size_t ne, size_t f, int up,
+			int all)
 {
 	fn[f].keep = 1;
 	for (int changed = 1; changed;) {
 		changed = 0;
 		for (size_t i = 0; i < ne; i++) {
 			size_t a = up ? e[i].to : e[i].from, b = up ? e[i].from : e[i].to;
+			if (!all && (!e[i].has_calls || (a != f && fn[a].on_stack && fn[b].on_stack)))
+				continue;
 			if (fn[a].keep && !fn[b].keep) {
 				fn[b].keep = 1;
 				changed = 1;
 			}
 		}
 	}
+}
+
+/* The functions of sample s's stack, leaf first (inline frames too), into
+ * (*seq)[0..*n), grown as needed.  Returns 0, or -1 without memory. */
+static int frames_of(const struct prof_profile *p, const struct prof_sample *s, size_t **seq,
+		     size_t *cap, size_t *n)
+{
+	*n = 0;
+	for (size_t k = 0; k < s->nlocations; k++) {
+		const struct prof_location *l = &p->locations[s->locations[k]];
+		for (size_t j = 0; j < l->nlines; j++) {
+			if (*n == *cap) {	/* deeper than the functions: grow */
+				size_t *ns = realloc(*seq, (*cap *= 2) * sizeof **seq);
+				if (!ns)
+					return -1;
+				*seq = ns;
+			}
+			(*seq)[(*n)++] = l->lines[j].function;
+		}
+	}
+	return 0;
 }
 
 /* The frames [*lo, *hi) of the stack seq[0..n) (leaf first) that the
@@ -177,7 +207,7 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 	size_t *by_to = NULL;
 	struct edge *e = NULL, *pe = NULL;
 	size_t ne = 0, cap = 0, npe = 0, pcap = 0, *lines = NULL;
-	int rc = -1, vt = prof_event_of(p, o)->time, up = o->callers != NULL, stacks = 0;
+	int rc = -1, vt = prof_event_of(p, o)->time, up = o->callers != NULL, by_stacks = 0;
 	size_t focus_fn = SIZE_MAX;
 	if (!fn || !seq || !order || !stamp || !ine || !to_start || !from_start)
 		goto out;
@@ -188,6 +218,21 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 			goto out;
 		}
 		fn[focus_fn].keep = 1;
+		/* Which functions stacks hold (a stack: two locations or more;
+		 * one location's inline frames are not one), and whether one
+		 * holds NAME: then the focus follows the stacks through it. */
+		for (size_t i = 0; i < p->nsamples; i++) {
+			const struct prof_sample *s = &p->samples[i];
+			size_t n;
+			if ((s->value[PROF_VAL_ARC] > 0 && s->nlocations == 2) || s->nlocations < 2)
+				continue;
+			if (frames_of(p, s, &seq, &seqcap, &n) < 0)
+				goto out;
+			for (size_t k = 0; k < n; k++) {
+				fn[seq[k]].on_stack = 1;
+				by_stacks |= seq[k] == focus_fn;
+			}
+		}
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
@@ -206,25 +251,13 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 			continue;
 		}
 		double v = s->value[vt];
-		/* The functions of the stack, leaf first (inline frames too). */
-		size_t n = 0;
-		for (size_t k = 0; k < s->nlocations; k++) {
-			const struct prof_location *l = &p->locations[s->locations[k]];
-			for (size_t j = 0; j < l->nlines; j++) {
-				if (n == seqcap) {	/* deeper than the functions: grow */
-					size_t *ns = realloc(seq, (seqcap *= 2) * sizeof *seq);
-					if (!ns)
-						goto out;
-					seq = ns;
-				}
-				seq[n++] = l->lines[j].function;
-			}
-		}
-		stacks |= n > 1;
+		size_t n;
+		if (frames_of(p, s, &seq, &seqcap, &n) < 0)
+			goto out;
 		fn[seq[0]].flatcalls += s->value[PROF_VAL_CALLS];
 		/* The frames shown: all, or those the focus keeps. */
 		size_t lo = 0, hi = n;
-		if (focus_fn != SIZE_MAX && !focus_frames(seq, n, focus_fn, up, &lo, &hi))
+		if (by_stacks && !focus_frames(seq, n, focus_fn, up, &lo, &hi))
 			continue;
 		if (lo == 0)
 			fn[seq[0]].self += v;
@@ -235,7 +268,7 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		npe = 0;
 		size_t caller_of_leaf = SIZE_MAX;
 		for (size_t k = lo; k < hi; k++) {
-			fn[seq[k]].keep = 1;
+			fn[seq[k]].keep |= by_stacks;
 			if (stamp[seq[k]] != i + 1) {
 				stamp[seq[k]] = i + 1;
 				fn[seq[k]].incl += v;
@@ -293,15 +326,8 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		fill[i] = to_start[i];
 	for (size_t i = 0; i < ne; i++)
 		by_to[stamp[e[i].to]++] = i;
-	if (focus_fn != SIZE_MAX) {
-		/* NAME's direct callers (callees) by counted calls; every
-		 * function reaching it through them when no stack says more. */
-		for (size_t i = 0; i < ne; i++)
-			if (e[i].has_calls && (up ? e[i].to : e[i].from) == focus_fn)
-				fn[up ? e[i].from : e[i].to].keep = 1;
-		if (!stacks)
-			focus_arcs(fn, e, ne, focus_fn, up);
-	}
+	if (focus_fn != SIZE_MAX)
+		focus_edges(fn, e, ne, focus_fn, up, !by_stacks);
 	size_t n = 0;
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		int in = fn[i].incl > 0 || fn[i].has_calls || ine[i];
