@@ -111,7 +111,12 @@
  *     0 tid u64, 8 user CPU u64, 16 system CPU u64 (microseconds, as the
  *     kernel counted them: at the thread's end, or at the write), 24
  *     samples u64 (ticks taken in that thread), 32 flags u32
- *     (MONOUT_THREAD_*), 36 reserved u32 0, 40 name u8[16] (the thread's
+ *     (MONOUT_THREAD_*), 36 late u32 (of the samples, those that came in
+ *     ticks standing for more than 20 ms of the thread's CPU each: the
+ *     thread clock's timer expired long before the kernel looked at it, so
+ *     that time was charged where the thread was at the late tick; capped at
+ *     2^32 - 1; 0 in files before 2026-12-05, whose field was reserved),
+ *     40 name u8[16] (the thread's
  *     name, NUL-padded).
  *   PCS (8, minor 2): n × {pc u64, count u64}, n = length / 16: samples
  *     counted at PCs in no loaded object (anonymous executable memory: code
@@ -554,6 +559,8 @@ struct monout_thread {
 	uint64_t samples;	/* ticks taken in the thread */
 	uint32_t flags;		/* MONOUT_THREAD_* */
 	char name[MONOUT_THREAD_NAME_LEN];	/* NUL-padded; the reader ends it with NUL */
+	uint64_t late;		/* of samples, those of ticks of more than 20 ms each
+				 * (written capped to 32 bits) */
 };
 
 struct monout_sym {		/* reader: one SYMS entry */

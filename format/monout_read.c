@@ -967,6 +967,7 @@ int monout_parse_opts(const void *buf, size_t len, struct monout *m, unsigned op
 				t->sys_usec = g64(&r, at + 16);
 				t->samples = g64(&r, at + 24);
 				t->flags = g32(&r, at + 32);
+				t->late = g32(&r, at + 36);
 				memcpy(t->name, p + at + 40, MONOUT_THREAD_NAME_LEN);
 				t->name[MONOUT_THREAD_NAME_LEN - 1] = '\0';
 			}

@@ -429,7 +429,8 @@ int monout_put_threads_add(struct monout_writer *w, const struct monout_thread *
 	w_u64(w, t->sys_usec);
 	w_u64(w, __atomic_load_n(&t->samples, __ATOMIC_RELAXED));
 	w_u32(w, t->flags);
-	w_u32(w, 0);
+	uint64_t late = __atomic_load_n(&t->late, __ATOMIC_RELAXED);
+	w_u32(w, late > UINT32_MAX ? UINT32_MAX : (uint32_t)late);
 	w_bytes(w, name, sizeof name);
 	return 0;
 }

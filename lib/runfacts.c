@@ -267,6 +267,7 @@ static struct monout_thread *claim(pid_t tid)
 	}
 	table[i].flags = 0;
 	table[i].samples = 0;
+	table[i].late = 0;
 	__atomic_store_n(&table[i].tid, (uint64_t)tid, __ATOMIC_RELEASE);
 	return &table[i];
 }
@@ -296,6 +297,7 @@ static void release_entry(unsigned i)
 	table[i].flags = 0;
 	memset(table[i].name, 0, sizeof table[i].name);
 	__atomic_store_n(&table[i].samples, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&table[i].late, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&table[i].tid, FREE_TID, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&nfree, 1, __ATOMIC_RELEASE);
 }
@@ -379,11 +381,14 @@ static struct monout_thread *mine(void)
 	return mine_as(0);
 }
 
-void mon_facts_tick(uint64_t weight)
+void mon_facts_tick(uint64_t weight, int late)
 {
 	struct monout_thread *t = mine();
-	if (t != NULL)
-		__atomic_add_fetch(&t->samples, weight, __ATOMIC_RELAXED);
+	if (t == NULL)
+		return;
+	if (late)	/* before samples: a write's late never exceeds its samples */
+		__atomic_add_fetch(&t->late, weight, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->samples, weight, __ATOMIC_RELAXED);
 }
 
 static uint64_t tv_usec(struct timeval tv)
@@ -702,6 +707,7 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	n = n < MON_FACTS_MAX ? n : MON_FACTS_MAX;
 	for (unsigned i = 0; i < n; i++) {
 		struct monout_thread t = table[i];
+		t.late = __atomic_load_n(&table[i].late, __ATOMIC_RELAXED);
 		t.samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
 		if (cut_n)	/* the cut's count; claimed since: its samples are the next file's */
 			t.samples = i < cut_n ? snap[i] : 0;
@@ -730,6 +736,8 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 			base_hi = i + 1 > base_hi ? i + 1 : base_hi;
 		}
 		t.samples -= was.samples < t.samples ? was.samples : t.samples;
+		t.late -= was.late < t.late ? was.late : t.late;
+		t.late = t.late < t.samples ? t.late : t.samples;	/* the cut's samples */
 		t.user_usec -= was.user_usec < t.user_usec ? was.user_usec : t.user_usec;
 		t.sys_usec -= was.sys_usec < t.sys_usec ? was.sys_usec : t.sys_usec;
 		if (monout_put_threads_add(w, &t) < 0)
@@ -756,6 +764,7 @@ void mon_facts_window_advance(void)
 	base_hi = n > base_hi ? n : base_hi;
 	for (unsigned i = 0; i < n; i++) {
 		base[i] = table[i];
+		base[i].late = __atomic_load_n(&table[i].late, __ATOMIC_RELAXED);
 		base[i].samples = __atomic_load_n(&table[i].samples, __ATOMIC_RELAXED);
 		base[i].flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
 		if (base[i].flags & MONOUT_THREAD_ENDED)

@@ -20,8 +20,10 @@ MON_HIDDEN int mon_facts_init(void);
  * the start (FACTS cpu_before_usec) and the file flagged
  * MONOUT_FACT_PROFILING_OFF.  Called under monitor.c's lock. */
 MON_HIDDEN void mon_facts_profiling(int on);
-/* A tick of weight samples in the calling thread.  Async-signal-safe. */
-MON_HIDDEN void mon_facts_tick(uint64_t weight);
+/* A tick of weight samples in the calling thread; late: the tick stands
+ * for more than 20 ms of the thread's CPU (THREADS' late count).
+ * Async-signal-safe. */
+MON_HIDDEN void mon_facts_tick(uint64_t weight, int late);
 /* The calling thread is ending: record its CPU (getrusage RUSAGE_THREAD). */
 MON_HIDDEN void mon_facts_thread_end(pid_t tid);
 /* In a fork child before its clock is armed: an empty table, elapsed time

@@ -76,6 +76,10 @@ static pid_t cached_tid(void)
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+/* A tick standing for more than 1/LATE_TICKS_PER_S s of CPU is late: two
+ * ticks of the slowest kernel (HZ 100), where a timer looked at every
+ * tick stands for one at most. */
+#define LATE_TICKS_PER_S 50u
 #define ADD(x, v) ((void)__atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED))
 
 void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
@@ -101,7 +105,13 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 	if (verdict == MON_SINK_OFF && !outside)
 		goto out;	/* no sink on: not a sample */
 	ADD(stats.samples, weight);
-	mon_facts_tick(weight);
+	/* A tick of the thread clock standing for more than 20 ms of CPU:
+	 * its timer expired long before the kernel looked (at its tick, on the
+	 * thread then running: rarely, on a machine whose CPUs other
+	 * processes keep busy), and all that CPU is charged here. */
+	unsigned rate = LOAD(mon_clock_cfg.rate_hz);
+	mon_facts_tick(weight, LOAD(mon_clock_active) == MON_CLOCK_THREAD && rate &&
+				       weight * LATE_TICKS_PER_S > rate);
 	switch (verdict) {
 	case MON_SINK_TAKEN:
 		if (saturated > weight)

@@ -28,8 +28,8 @@
  * MONOUT_STACK_*), -K sets the record's fixed part (default max depth 64,
  * lost 0, truncated: the counts of the -k stacks flagged truncated).  -T
  * adds a thread (THREADS record) of that name; -U
- * TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME one with its counts (FLAGS as
- * MONOUT_THREAD_*).  -E writes a FACTS record
+ * TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME[:LATE] one with its counts (FLAGS as
+ * MONOUT_THREAD_*; LATE its late samples).  -E writes a FACTS record
  * of that elapsed time (microseconds) and sets RUN's write time (seconds
  * since the Epoch) and pid.  -I writes an INTERVAL record (FLAGS as
  * MONOUT_INTERVAL_*: 4 says CALLS and ARCS are the interval's own).  -W writes a WALL record
@@ -260,7 +260,7 @@ int main(int argc, char **argv)
 			m.nthreads++;
 			break;
 		}
-		case 'U': {	/* TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME */
+		case 'U': {	/* TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME[:LATE] */
 			struct monout_thread *t = &threads[m.nthreads];
 			if (m.nthreads == sizeof threads / sizeof threads[0])
 				return 1;
@@ -269,7 +269,9 @@ int main(int argc, char **argv)
 			t->user_usec = num(&p);
 			t->sys_usec = num(&p);
 			t->flags = (uint32_t)num(&p);
-			snprintf(t->name, sizeof t->name, "%s", p);
+			const char *late = strchr(p, ':');
+			snprintf(t->name, sizeof t->name, "%.*s", (int)(late ? late - p : (long)strlen(p)), p);
+			t->late = late ? strtoull(late + 1, NULL, 0) : 0;
 			m.nthreads++;
 			break;
 		}

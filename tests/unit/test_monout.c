@@ -1002,9 +1002,9 @@ static void coverage_records(void **state)
 	m.have_facts = 1;
 	m.facts = (struct monout_facts){ 1234567, 20000, 4100, 61000, MONOUT_FACT_SYSTEM | MONOUT_FACT_RATE_LOWERED, 2, 15000, 9000 };
 	struct monout_thread th[3] = {
-		{ 11, 100, 200, 300, MONOUT_THREAD_CPU | MONOUT_THREAD_ENDED, "" },
-		{ 0, 1, 1, 1, 0, "dropped" },
-		{ 12, 5, 6, 7, MONOUT_THREAD_CPU, "main" },
+		{ 11, 100, 200, 300, MONOUT_THREAD_CPU | MONOUT_THREAD_ENDED, "", 120 },
+		{ 0, 1, 1, 1, 0, "dropped", 0 },
+		{ 12, 5, 6, 7, MONOUT_THREAD_CPU, "main", (uint64_t)1 << 33 },
 	};
 	memcpy(th[0].name, "worker-15-chars", 16);
 	m.nthreads = 3;
@@ -1050,6 +1050,8 @@ static void coverage_records(void **state)
 	assert_int_equal(r.threads[0].flags, MONOUT_THREAD_CPU | MONOUT_THREAD_ENDED);
 	assert_string_equal(r.threads[0].name, "worker-15-chars");
 	assert_string_equal(r.threads[1].name, "main");
+	assert_int_equal(r.threads[0].late, 120);	/* THREADS offset 36 */
+	assert_int_equal(r.threads[1].late, UINT32_MAX);	/* capped */
 	assert_int_equal(r.npcs, 2);	/* merged and sorted */
 	assert_int_equal(r.pcs[0].selfpc, 0x8000);
 	assert_int_equal(r.pcs[1].count, 3);

@@ -36,6 +36,13 @@
  * the thread's own CPU time). */
 #define SHORT_TICK_S 0.040
 #define SHORT_THREADS_MIN 10	/* short threads are named as a cause from this many */
+/* Late ticks (THREADS' late: ticks of the thread clock standing for more
+ * than 20 ms of a thread's CPU each): warn from this share of the samples.
+ * Measured on 2 CPUs, a thread reading /dev/zero for 0.25 s of CPU, then
+ * spinning for as long, timer at 1 kHz: idle, 62-68 ticks a phase and
+ * 246-252 samples for each 250 (the truth); with two busy loops beside it,
+ * 8-51 ticks a phase, most of them late, and 108-354 samples a phase. */
+#define LATE_SHARE 0.10
 
 /* A thread's CPU while profiling that its clock could see: start-up (before
  * the clock ran) left out, and system time when the clock counted user time
@@ -191,6 +198,7 @@ void coverage_threads_merge(struct prof_cov *c)
 			m->user_s += t->user_s;
 			m->sys_s += t->sys_s;
 			m->samples += t->samples;
+			m->late += t->late;
 			m->before_s += t->before_s;
 			m->cpu_known = m->cpu_known && t->cpu_known;
 			m->ended = t->ended;
@@ -325,6 +333,53 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 			c->threads_unlisted, prof_pl(c->threads_unlisted, "thread", "threads"));
 }
 
+static int by_late(const void *x, const void *y)
+{
+	const struct prof_thread *p = x, *q = y;
+	return p->late < q->late ? 1 : p->late > q->late ? -1 : (p->tid > q->tid) - (p->tid < q->tid);
+}
+
+/* The thread clock's late ticks: each charged more than 20 ms of a
+ * thread's CPU to the one place the thread was at, so the time moved from
+ * where it was spent: the kernel found the thread running at few of its
+ * ticks (busy CPUs), or the thread blocked the signal past libmon (the raw
+ * rt_sigprocmask call).  Returns 1 when it warned. */
+static int late_warn(const struct prof_cov *c)
+{
+	uint64_t late = 0, samples = 0;
+	for (size_t i = 0; i < c->nthreads; i++) {
+		late += c->threads[i].late;
+		samples += c->threads[i].samples;
+	}
+	if (samples == 0 || late < COVER_PERIODS || (double)late < LATE_SHARE * (double)samples)
+		return 0;
+	struct prof_thread *v = malloc(c->nthreads * sizeof *v);
+	char most[400] = "";
+	if (v != NULL) {
+		memcpy(v, c->threads, c->nthreads * sizeof *v);
+		qsort(v, c->nthreads, sizeof *v, by_late);
+		size_t at = 0;
+		for (size_t i = 0; i < c->nthreads && i < 3 && v[i].late > 0 && at < sizeof most; i++)
+			at += (size_t)snprintf(most + at, sizeof most - at, "%s%s (tid %llu, %llu of %llu)",
+					       i ? ", " : "; most in ", v[i].name[0] ? v[i].name : "?",
+					       (unsigned long long)v[i].tid, (unsigned long long)v[i].late,
+					       (unsigned long long)v[i].samples);
+		free(v);
+	}
+	prof_warn("late-ticks", "%.0f %% of the samples (%llu of %llu) came in late ticks, each "
+		  "standing for more than 20 ms of a thread's CPU%s: the thread clock's signal "
+		  "reached the thread long after its timer expired, because the kernel looks at "
+		  "the timer only at its tick on the thread then running (seldom when other work "
+		  "keeps the CPUs busy), or because the thread held the signal back (every signal "
+		  "blocked by the raw rt_sigprocmask call); each such tick charges all that CPU to "
+		  "where the thread was then, so time moves from where it was spent to what ran "
+		  "next; with busy CPUs, the perf clock (monrun -c perf, where "
+		  "kernel.perf_event_paranoid allows it) samples each thread on its own CPU time",
+		  100.0 * (double)late / (double)samples, (unsigned long long)late,
+		  (unsigned long long)samples, most);
+	return 1;
+}
+
 static int by_missing(const void *x, const void *y)
 {
 	const struct prof_thread *p = x, *q = y;
@@ -435,6 +490,7 @@ int coverage_warn(const struct prof_attr *a)
 		free(v);
 		warned = 1;
 	}
+	warned |= late_warn(c);
 	/* The ticks themselves cost system time (signal delivery: 50-90 us a
 	 * tick measured on a VM, 5-9 % of the CPU at 1000 Hz): what the
 	 * runtime measured of it is left out, and the threshold is well above

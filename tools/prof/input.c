@@ -269,6 +269,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			t->user_s = (double)m->threads[i].user_usec / 1e6;
 			t->sys_s = (double)m->threads[i].sys_usec / 1e6;
 			t->samples = m->threads[i].samples;
+			t->late = m->threads[i].late < t->samples ? m->threads[i].late : t->samples;
 			t->rate_hz = m->run.rate_hz;
 			t->cpu_known = (m->threads[i].flags & MONOUT_THREAD_CPU) != 0;
 			t->ended = (m->threads[i].flags & MONOUT_THREAD_ENDED) != 0;
@@ -288,6 +289,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 				if (o->tid != t->tid || o->ended)
 					continue;
 				o->samples += t->samples;
+				o->late += t->late;
 				if (t->cpu_known && (!o->cpu_known || t->user_s + t->sys_s > o->user_s + o->sys_s)) {
 					o->user_s = t->user_s;
 					o->sys_s = t->sys_s;

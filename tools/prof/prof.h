@@ -119,6 +119,8 @@ struct prof_thread {
 	size_t file;		/* coverage.c: the file it came from (1, 2, ...) */
 	double user_s, sys_s;	/* CPU as the kernel counted it */
 	uint64_t samples;
+	uint64_t late;		/* of samples, those of ticks standing for more than 20 ms of
+				 * its CPU each (THREADS' late) */
 	double rate_hz;		/* its file's rate */
 	int cpu_known;
 	double before_s;	/* of its CPU, spent before profiling started */
