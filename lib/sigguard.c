@@ -38,17 +38,26 @@
  *     a tick never needs room on the program's alternate signal stack
  *     (sigaltstack(2): a handler interrupted there gets its signal frame
  *     there too, whatever the tick's own flags say; a fault handler's stack
- *     may be small and nearly full).  Handlers already installed when the
- *     clock starts are patched the same way.  Every other handler runs on
- *     the stack it interrupted and keeps the ticks: CPU spent in it is
- *     sampled in it, its stack walked through the kernel's signal frame
- *     into the interrupted code (issue 21, item 13);
+ *     may be small and nearly full).  Every other handler runs on the
+ *     stack it interrupted and keeps the ticks: CPU spent in it is sampled
+ *     in it, its stack walked through the kernel's signal frame into the
+ *     interrupted code (issue 21, item 13).  So the tick signals are taken
+ *     out of such a handler's sa_mask where the program put them (a full
+ *     set, sigfillset being the common idiom: every tick would wait for the
+ *     handler's return, and its CPU land where it interrupted), hidden
+ *     too: sigaction reports the mask the program set.  Handlers already
+ *     installed when the clock starts are patched either way, and put back
+ *     when it stops;
  *   - when the clock lets the signal go (mon_sig_disown), ticks still
  *     pending anywhere are discarded (SIG_IGN), the program's disposition
  *     goes back to the kernel, and the calling thread's mask is what the
  *     program asked for (exec inherits it).
  *
- * Not covered (the program goes around the C library's functions): raw
+ * Not covered: inside a handler whose mask lost the tick signal, a signal
+ * of the program's own on it (its own SIGPROF, say) is not held as the
+ * mask it set says, and sigprocmask's old mask there does not show the
+ * tick signal blocked.  Nor (the program goes around the C library's
+ * functions): raw
  * rt_sigaction / rt_sigprocmask system calls, the C library's internal
  * calls (siglongjmp restoring a mask saved inside a handler, posix_spawn's
  * child, which has no clock anyway), sigsuspend/pselect/ppoll/epoll_pwait
@@ -100,6 +109,8 @@ struct owned {
 static struct owned own[NSIGS];
 static sigset_t hidden;			/* tick signals added to the program's handlers' masks */
 static sigset_t added[NSIGS];		/* which of them libmon added, per signal */
+static sigset_t removed[NSIGS];		/* tick signals libmon took out of a handler's
+					 * mask, per signal (the program's held them) */
 static int tick_signo;			/* the owned tick signal whose blocking is virtual, or 0 */
 static int guard_spin;			/* serialises changes of the tables above */
 static int none_pending;		/* no tick of ours can be pending (mon_sig_none_pending) */
@@ -246,28 +257,43 @@ MON_NO_TSAN static int apply(int sig, const struct sigaction *a, struct sigactio
 {
 	struct sigaction k = *a;
 	sigemptyset(&added[sig]);
-	if (hides_ticks(a))
-		for (int s = 1; s < NSIGS; s++)
-			if (sigismember(&hidden, s) && !sigismember(&k.sa_mask, s)) {
-				sigaddset(&k.sa_mask, s);
-				sigaddset(&added[sig], s);
-			}
+	sigemptyset(&removed[sig]);
+	for (int s = 1; s < NSIGS; s++) {
+		if (!sigismember(&hidden, s))
+			continue;
+		if (hides_ticks(a) && !sigismember(&k.sa_mask, s)) {
+			sigaddset(&k.sa_mask, s);
+			sigaddset(&added[sig], s);
+		} else if (!hides_ticks(a) && is_handler(a) && sigismember(&k.sa_mask, s)) {
+			/* A handler whose mask holds the tick signal (a full
+			 * set: sigfillset is the common idiom) would hold every
+			 * tick until it returns, and all its CPU would land
+			 * where it interrupted: taken out, kept in the view. */
+			sigdelset(&k.sa_mask, s);
+			sigaddset(&removed[sig], s);
+		}
+	}
 	int rc = route_sigaction(sig, &k, old);	/* fatal.c's view of its signals */
 	struct sigaction ours;
-	if (rc == 0 && stand_in(sig, &ours))
+	if (rc == 0 && stand_in(sig, &ours)) {
+		sigemptyset(&removed[sig]);	/* libmon's handler went in, its mask as is */
 		for (int s = 1; s < NSIGS; s++)
 			if (sigismember(&hidden, s) && sigismember(&ours.sa_mask, s))
 				sigaddset(&added[sig], s);
+	}
 	return rc;
 }
 
 /* What the program sees of the kernel's action for a signal not owned:
- * the mask without what libmon added. */
+ * the mask without what libmon added, with what it took out. */
 MON_NO_TSAN static void unhide(int sig, struct sigaction *a)
 {
-	for (int s = 1; s < NSIGS; s++)
+	for (int s = 1; s < NSIGS; s++) {
 		if (sigismember(&added[sig], s))
 			sigdelset(&a->sa_mask, s);
+		if (sigismember(&removed[sig], s))
+			sigaddset(&a->sa_mask, s);
+	}
 }
 
 /* Add (or remove) tick signal t to (from) the masks of every handler on
@@ -284,7 +310,7 @@ MON_NO_TSAN static void patch_all(int t, int add)
 		struct sigaction cur;
 		if (s == SIGKILL || s == SIGSTOP || own[s].on || s == t)
 			continue;
-		if (!add && !sigismember(&added[s], t))
+		if (!add && !sigismember(&added[s], t) && !sigismember(&removed[s], t))
 			continue;
 		int (*known)(int, struct sigaction *) = __atomic_load_n(&route_known, __ATOMIC_ACQUIRE);
 		if (!add && known != NULL && known(s, &cur)) {
@@ -298,14 +324,25 @@ MON_NO_TSAN static void patch_all(int t, int add)
 		}
 		if (mon_real_sigaction(s, NULL, &cur) < 0 || !is_handler(&cur))
 			continue;
+		struct sigaction ours;
 		if (add && hides_ticks(&cur) && !sigismember(&cur.sa_mask, t)) {
 			sigaddset(&cur.sa_mask, t);
 			if (mon_real_sigaction(s, &cur, NULL) == 0)
 				sigaddset(&added[s], t);
+		} else if (add && !hides_ticks(&cur) && sigismember(&cur.sa_mask, t) &&
+			   !(known != NULL && known(s, &ours))) {
+			/* the program's handler holding ticks: as apply() */
+			sigdelset(&cur.sa_mask, t);
+			if (mon_real_sigaction(s, &cur, NULL) == 0)
+				sigaddset(&removed[s], t);
 		} else if (!add && sigismember(&added[s], t)) {
 			sigdelset(&cur.sa_mask, t);
 			if (mon_real_sigaction(s, &cur, NULL) == 0)
 				sigdelset(&added[s], t);
+		} else if (!add && sigismember(&removed[s], t)) {
+			sigaddset(&cur.sa_mask, t);
+			if (mon_real_sigaction(s, &cur, NULL) == 0)
+				sigdelset(&removed[s], t);
 		}
 	}
 }
@@ -618,17 +655,20 @@ MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, str
 		if (old != NULL)
 			*old = was;
 	} else if (act != NULL) {
-		sigset_t was = added[sig];
+		sigset_t was = added[sig], was_r = removed[sig];
 		struct sigaction ours;
 		int told = stand_in(sig, &ours);	/* old is fatal.c's record */
 		rc = apply(sig, act, old);
 		if (rc == 0 && old != NULL && !told) {
-			sigset_t now = added[sig];
+			sigset_t now = added[sig], now_r = removed[sig];
 			added[sig] = was;
+			removed[sig] = was_r;
 			unhide(sig, old);
 			added[sig] = now;
+			removed[sig] = now_r;
 		} else if (rc < 0) {
 			added[sig] = was;
+			removed[sig] = was_r;
 		}
 	} else {
 		struct sigaction ours;

@@ -2,13 +2,24 @@
 # SPDX-License-Identifier: BSD-2-Clause
 # CPU spent in the program's own signal handlers is sampled in them
 # (lib/sigguard.c adds the tick signals only to the masks of handlers that
-# run on the alternate stack, SA_ONSTACK; issue 21, item 13):
-#   - SIGUSR1 and SIGUSR2 handlers that spin (sent with pthread_kill): each
-#     handler's spin function's share of the samples matches its share of
-#     the CPU (5 sigma binomial bound), and its stacks go through the
-#     kernel's signal frame (__restore_rt) into main;
+# run on the alternate stack, SA_ONSTACK, and takes them out of the others'
+# masks, kept in what sigaction reports; issue 21, item 13):
+#   - SIGUSR1 and SIGUSR2 handlers that spin (sent with pthread_kill),
+#     SIGUSR2's with every signal in its sa_mask (sigfillset, a common
+#     idiom): each handler's spin function's share of the samples matches
+#     its share of the CPU (5 sigma binomial bound), and its stacks go
+#     through the kernel's signal frame (__restore_rt) into main; sigaction
+#     reports SIGUSR2's mask whole (the program exits 1 otherwise);
 #   - a SIGALRM handler that spins while main waits in sigsuspend: the
-#     same, for alrm_spin.
+#     same, for alrm_spin;
+#   - a handler installed with every signal in its mask while no clock ran
+#     (tests/progs/handler_before.c: moncontrol(0), sigaction, moncontrol(1)):
+#     under the perf clock usr1_spin holds at least half the samples its
+#     CPU stands for (its truth is two thirds of the run's); under the
+#     thread and itimer clocks, whose ticks a loaded machine makes few and
+#     heavy (above), at least one of them, where holding the ticks gives it
+#     none; sigaction reports the mask whole while off, on and at the end
+#     (guest_handlers_before_*).
 # With every clock the kernel allows (perf, thread, itimer).  The
 # alternate-stack side is guest_signals.sh's guest_altstack_3000_faults.
 # The bound's number of samples is what the run measured.  The perf clock
@@ -23,8 +34,13 @@
 # number of samples (probe_neff: guest_handlers.c) and the rounds go on
 # until it is $NEFF, where a share of 0 is far outside the bound.
 NEFF=80
-# Mutation caught: the tick signals added to every handler's sa_mask again
-# (hides_ticks() returning is_handler()): every handler's share is 0.
+# Mutations caught: the tick signals added to every handler's sa_mask again
+# (hides_ticks() returning is_handler()): every handler's share is 0; the
+# program's full mask left as it is (apply() not taking them out):
+# usr2_spin's share is 0, its CPU charged to pthread_kill; taken out but
+# not put back in the view (unhide): the program exits 1; a handler already
+# installed left as it is when the clock starts (patch_all): usr1_spin 0
+# samples in handler_before, its CPU charged to pthread_kill.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
@@ -84,4 +100,27 @@ for c in perf thread itimer; do
 	prof_csv mon.out "$T/alrm.$c.csv" "$T/handlers"
 	share "guest_handlers_alarm_sampled_$c" $c "$T/alrm.$c" "$T/alrm.$c.csv" alrm_spin main_spin
 	through "guest_handlers_alarm_stack_$c" alrm_spin
+done
+
+# A handler of a full mask installed while the clock was stopped.
+build_prog before handler_before.c || not_ok guest_handlers_before_build
+for c in perf thread itimer; do
+	rm -f mon.out
+	timeout 60 "$MONRUN" -c $c "$T/before" 30 >"$T/before.$c" 2>&1
+	rc=$?
+	got=$("$PROF" -m mon.out --format=json "$T/before" 2>/dev/null | head -n 1 |
+	      sed -n 's/.*"clock":"\([^"-]*\).*/\1/p')
+	if [ "$got" != "$c" ]; then
+		ok "guest_handlers_before_$c # skip clock $c unavailable here (got '$got')"
+		continue
+	fi
+	prof_csv mon.out "$T/before.$c.csv" "$T/before"
+	k=$(ticks "$T/before.$c.csv" usr1_spin) t=$(truth "$T/before.$c" usr1_spin)
+	rate=$(csv_awk -F, 'NR > 1 && $6 > 0 { print $8 / $6; exit }' "$T/before.$c.csv")
+	f=2; [ $c = perf ] || f=0
+	if [ $rc -eq 0 ] && awk -v k="$k" -v t="$t" -v r="${rate:-0}" -v f=$f 'BEGIN { exit !(t > 0 && r > 0 && k > 0 && (f == 0 || k >= t * r / f)) }'; then
+		ok "guest_handlers_before_$c # usr1_spin $k samples for $t CPU-s at ${rate} Hz"
+	else
+		not_ok "guest_handlers_before_$c" "exit $rc, usr1_spin $k samples for $t CPU-s at ${rate:-?} Hz: $(tr '\n' ' ' <"$T/before.$c")"
+	fi
 done

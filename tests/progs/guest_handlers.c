@@ -5,9 +5,13 @@
  *
  *   guest_handlers usr [N [M]]    installs SIGUSR1 and SIGUSR2 handlers that spin
  *                             (usr1_spin 0.02, usr2_spin 0.02 CPU-s a
- *                             signal), then N times (default 10) spins
- *                             0.01 CPU-s in main_spin and sends itself
- *                             SIGUSR1 and SIGUSR2 (pthread_kill).
+ *                             signal; SIGUSR2's with every signal in its
+ *                             sa_mask, the sigfillset idiom: the
+ *                             profiling clock's signal too), then N times
+ *                             (default 10) spins 0.01 CPU-s in main_spin
+ *                             and sends itself SIGUSR1 and SIGUSR2
+ *                             (pthread_kill).  sigaction must report
+ *                             SIGUSR2's mask as set, before and after.
  *   guest_handlers alarm [N [M]]  a SIGALRM handler that spins (alrm_spin 0.03
  *                             CPU-s) while main waits in pause(); N alarms
  *                             (ITIMER_REAL, 1 ms one-shot each), with 0.01
@@ -57,17 +61,39 @@ static void on_alrm(int sig)
 	handled++;
 }
 
-static void set(int sig, void (*fn)(int))
+static void set(int sig, void (*fn)(int), int full)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = fn;
-	sigemptyset(&sa.sa_mask);
+	if (full)
+		sigfillset(&sa.sa_mask);
+	else
+		sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESTART;
 	if (sigaction(sig, &sa, NULL) != 0) {
 		perror("sigaction");
 		exit(1);
 	}
+}
+
+/* Does sigaction report sig's mask as every signal but SIGKILL and
+ * SIGSTOP (which the kernel drops) and the C library's own, below SIGRTMIN
+ * (which its sigfillset leaves out)?  Exits 1 naming the first missing. */
+static void full_mask_seen(int sig, const char *when)
+{
+	struct sigaction q;
+	if (sigaction(sig, NULL, &q) != 0) {
+		perror("sigaction");
+		exit(1);
+	}
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP && (s < 32 || s >= SIGRTMIN) &&
+		    sigismember(&q.sa_mask, s) != 1) {
+			fprintf(stderr, "guest_handlers: %s, signal %d %s not in the mask "
+				"reported for signal %d\n", when, s, strsignal(s), sig);
+			exit(1);
+		}
 }
 
 int main(int argc, char **argv)
@@ -80,16 +106,18 @@ int main(int argc, char **argv)
 	int i;
 	probe_start();
 	if (strcmp(argv[1], "usr") == 0) {
-		set(SIGUSR1, on_usr1);
-		set(SIGUSR2, on_usr2);
+		set(SIGUSR1, on_usr1, 0);
+		set(SIGUSR2, on_usr2, 1);
+		full_mask_seen(SIGUSR2, "installed");
 		for (i = 0; i < n || (probe_neff() < m && i < 40 * n); i++) {
 			cpu_main += main_spin(0.01);
 			pthread_kill(pthread_self(), SIGUSR1);
 			pthread_kill(pthread_self(), SIGUSR2);
 		}
 		want = 2 * i;
+		full_mask_seen(SIGUSR2, "after the run");
 	} else {
-		set(SIGALRM, on_alrm);
+		set(SIGALRM, on_alrm, 0);
 		for (i = 0; i < n || (probe_neff() < m && i < 40 * n); i++) {
 			cpu_main += main_spin(0.01);
 			struct itimerval it = { { 0, 0 }, { 0, 1000 } };
