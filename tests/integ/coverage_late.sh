@@ -12,7 +12,7 @@
 # blocks every signal by the raw rt_sigprocmask call for half its CPU
 # (held_spin), so that the timer's signal waits for the unblock.
 #   late_counted       under monrun -c thread, the file's late count (mon_dump
-#                      "late N") is at least half of held_spin's periods
+#                      "thread_late TID N") is at least half of held_spin's periods
 #                      (its CPU x the rate) and at most the thread's samples
 #   late_said          prof warns "P % of the samples (L of S) came in late
 #                      ticks", L the file's count, and names the thread
@@ -35,7 +35,7 @@ rc=$?
 cat l.out l.err
 [ $rc = 0 ] || { not_ok late_run "exit $rc"; exit 0; }
 held=$(awk '$1 == "held_spin" { print $2 }' l.out)
-set -- $("$T/mon_dump" l.mon info | awk '/^rate / { r = $2 } /^thread / { for (i = 1; i < NF; i++) { if ($i == "samples") s += $(i + 1); if ($i == "late") l += $(i + 1) } }
+set -- $("$T/mon_dump" l.mon info | awk '$1 == "rate" { r = $2 } $1 == "thread" { s += $9 } $1 == "thread_late" { l += $3 }
 	END { print r + 0, s + 0, l + 0 }')
 rate=${1:-0} samples=${2:-0} late=${3:-0}
 want=$(awk -v h="$held" -v r="$rate" 'BEGIN { printf "%d", h * r / 2 }')

@@ -126,6 +126,11 @@ echo "exit $? $(head -1 nojson.err)" >why
 check focus_not_json test "$(cat why)" = \
 	"exit 2 prof: --callers and --callees focus the call graph: not with --format=json"
 
+"$PROF" -m s.mon --callers=work --threads >nothr.out 2>nothr.err
+echo "exit $? $(head -1 nothr.err)" >why
+check focus_not_threads test "$(cat why)" = \
+	"exit 2 prof: --threads splits the flat profile, the folded stacks and the flame graph by thread: not with --graph, --callers or --callees"
+
 # Folded stacks, exact (flamegraph.pl's input).
 "$PROF" -m s.mon --format=folded >folded.txt 2>/dev/null
 cat >want.txt <<'EOF'

@@ -95,12 +95,14 @@ int main(int argc, char **argv)
 			       (unsigned long long)m.interval.runtime_cpu_usec, m.interval.period_ms,
 			       m.interval.flags, m.interval.removed, m.interval.cut_ticks);
 		for (size_t i = 0; i < m.nthreads; i++)
-			printf("thread %llu %s user_usec %llu sys_usec %llu samples %llu flags %u late %llu\n",
+			printf("thread %llu %s user_usec %llu sys_usec %llu samples %llu flags %u\n"
+			       "thread_late %llu %llu\n",
 			       (unsigned long long)m.threads[i].tid,
 			       m.threads[i].name[0] ? m.threads[i].name : "-",
 			       (unsigned long long)m.threads[i].user_usec,
 			       (unsigned long long)m.threads[i].sys_usec,
 			       (unsigned long long)m.threads[i].samples, m.threads[i].flags,
+			       (unsigned long long)m.threads[i].tid,
 			       (unsigned long long)m.threads[i].late);
 		for (size_t i = 0; i < m.nsyms; i++)
 			printf("sym %u %llx %llu %s\n", m.syms[i].object,

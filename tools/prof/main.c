@@ -914,6 +914,12 @@ int main(int argc, char **argv)
 	}
 	if (o.callers || o.callees)
 		o.renderer = prof_renderer_find("graph");
+	if (o.threads && o.renderer == prof_renderer_find("graph")) {
+		/* (the call graph is the process's: said, not ignored) */
+		fprintf(stderr, "prof: --threads splits the flat profile, the folded stacks and the "
+			"flame graph by thread: not with --graph, --callers or --callees\n");
+		usage();
+	}
 	if (nbase && !prof_diff_supported(o.renderer)) {
 		fprintf(stderr, "prof: --base works with --format=text, json or csv, not %s\n",
 			o.renderer->name);

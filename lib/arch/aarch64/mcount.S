@@ -24,12 +24,14 @@
 	.type _mcount, %function
 	.p2align 2
 _mcount:
+	.cfi_startproc			/* CFA sp, return address x30: an unwinder goes on */
 	adrp x2, mon_counting
 	ldr w2, [x2, :lo12:mon_counting]
 	cbz w2, 1f
 	mov x1, x30			/* selfpc */
 	b mon_count			/* (x0 = frompc) returns to x30 */
 1:	ret
+	.cfi_endproc
 	.size _mcount, .-_mcount
 
 	.section .note.GNU-stack, "", %progbits

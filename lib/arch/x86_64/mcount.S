@@ -19,6 +19,12 @@
  * ARC_CELL bytes, index hash2(frompc, selfpc) & (2^ARC_BITS0 - 1)): one
  * add to its count, locked unless __libc_single_threaded.  Five registers,
  * no call.  Anything else: mon_count.
+ *
+ * Both have call-frame information (.cfi_*: the CFA moves with each push
+ * and pop), so that a sample taken in them is unwound into the counted
+ * function and on: without it the walk took the frame pointer, the
+ * counted function's, and skipped that function, charging mcount's time
+ * to its caller's caller (a new user's qsort comparator under -pg).
  */
 #include "mcount.h"
 
@@ -34,13 +40,19 @@
 	.p2align 4
 mcount:
 _mcount:
+	.cfi_startproc
 	cmpl $0, mon_counting(%rip)
 	je 9f
 	pushq %rdi
+	.cfi_adjust_cfa_offset 8
 	pushq %rsi
+	.cfi_adjust_cfa_offset 8
 	pushq %rdx
+	.cfi_adjust_cfa_offset 8
 	pushq %rcx
+	.cfi_adjust_cfa_offset 8
 	pushq %rax
+	.cfi_adjust_cfa_offset 8
 	movq 40(%rsp), %rsi		/* selfpc: our return address */
 	movq 8(%rbp), %rdi		/* frompc: the function's return address */
 	movq mon_arc_cell0(%rip), %rcx
@@ -71,19 +83,31 @@ _mcount:
 	/* Slow path: mon_count, with every argument register saved. */
 2:	pushq %r8
 	pushq %r9
+	.cfi_adjust_cfa_offset 8
 	pushq %r10
+	.cfi_adjust_cfa_offset 8
 	pushq %r11
+	.cfi_adjust_cfa_offset 8
 	call mon_count
 	popq %r11
+	.cfi_adjust_cfa_offset -8
 	popq %r10
+	.cfi_adjust_cfa_offset -8
 	popq %r9
+	.cfi_adjust_cfa_offset -8
 	popq %r8
+	.cfi_adjust_cfa_offset -8
 3:	popq %rax
 	popq %rcx
+	.cfi_adjust_cfa_offset -8
 	popq %rdx
+	.cfi_adjust_cfa_offset -8
 	popq %rsi
+	.cfi_adjust_cfa_offset -8
 	popq %rdi
+	.cfi_adjust_cfa_offset -8
 9:	ret
+	.cfi_endproc
 	.size mcount, .-mcount
 	.size _mcount, .-_mcount
 
@@ -91,28 +115,48 @@ _mcount:
 	.type __fentry__, @function
 	.p2align 4
 __fentry__:
+	.cfi_startproc
 	pushq %rax
+	.cfi_adjust_cfa_offset 8
 	pushq %rcx
+	.cfi_adjust_cfa_offset 8
 	pushq %rdx
+	.cfi_adjust_cfa_offset 8
 	pushq %rsi
+	.cfi_adjust_cfa_offset 8
 	pushq %rdi
+	.cfi_adjust_cfa_offset 8
 	pushq %r8
+	.cfi_adjust_cfa_offset 8
 	pushq %r9
+	.cfi_adjust_cfa_offset 8
 	pushq %r10
+	.cfi_adjust_cfa_offset 8
 	subq $8, %rsp			/* 16-byte alignment at the call */
+	.cfi_adjust_cfa_offset 8
 	movq 72(%rsp), %rsi		/* selfpc */
 	movq 80(%rsp), %rdi		/* frompc: the caller's return address */
 	call mon_count
 	addq $8, %rsp
+	.cfi_adjust_cfa_offset -8
 	popq %r10
+	.cfi_adjust_cfa_offset -8
 	popq %r9
+	.cfi_adjust_cfa_offset -8
 	popq %r8
+	.cfi_adjust_cfa_offset -8
 	popq %rdi
+	.cfi_adjust_cfa_offset -8
 	popq %rsi
+	.cfi_adjust_cfa_offset -8
 	popq %rdx
+	.cfi_adjust_cfa_offset -8
 	popq %rcx
+	.cfi_adjust_cfa_offset -8
 	popq %rax
+	.cfi_adjust_cfa_offset -8
 	ret
+	.cfi_endproc
 	.size __fentry__, .-__fentry__
 
 	.section .note.GNU-stack, "", @progbits
