@@ -12,7 +12,10 @@
  * object (objects.c's walk of dl_iterate_phdr(3)) PT_GNU_EH_FRAME gives
  * .eh_frame_hdr, whose eh_frame_ptr points at .eh_frame in memory (the
  * LSB's "Exception Frames"); .eh_frame ends at the end of its segment at
- * the latest.  cfi.c runs every FDE's CFA program into rows, kept sorted
+ * the latest.  An object without PT_GNU_EH_FRAME (a static program: gcc
+ * -static links no .eh_frame_hdr here) has its .eh_frame found by its
+ * file's section headers, read once (the section is loaded; only where
+ * it lies is in the file).  cfi.c runs every FDE's CFA program into rows, kept sorted
  * by PC offset from the load bias.  A signal trampoline's row (an FDE
  * with augmentation 'S') gets the offset of the trampoline's code, found
  * by the machine's rule (arch.h).  Between FDEs a row says "no CFI":
@@ -44,11 +47,13 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "arch.h"
 #include "cfi.h"
@@ -168,17 +173,67 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 	return h;
 }
 
-/* Compile the object's .eh_frame into t->rows (none when it cannot be
- * read or memory runs out: the object is then walked no further). */
-static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph, uintptr_t lo,
-		    uintptr_t hi, struct utab *t)
+/* Where the object's .eh_frame lies in memory, from its file's section
+ * headers (path; the program's: /proc/self/exe): *frame its address,
+ * *size its bytes.  For an object without PT_GNU_EH_FRAME.  One descriptor,
+ * close-on-exec, closed before returning.  Returns 0, or -1. */
+static int eh_frame_by_sections(const struct dl_phdr_info *info, const char *path, int main,
+				uint64_t *frame, uint64_t *size)
 {
-	const uint8_t *hdr = (const uint8_t *)(info->dlpi_addr + hdrph->p_vaddr);
-	uint64_t frame, nfde;
-	if (mon_cfi_eh_frame_hdr(hdr, hdrph->p_memsz, (uintptr_t)hdr, object_deref, (void *)info,
-				 &frame, &nfde) < 0 ||
-	    !in_object(info, (uintptr_t)frame, 4))
+	int fd = open(main || path == NULL || path[0] != '/' ? "/proc/self/exe" : path,
+		      O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	int rc = -1;
+	ElfW(Ehdr) eh;
+	ElfW(Shdr) *sh = NULL;
+	char *names = NULL;
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) ||
+	    eh.e_shentsize != sizeof *sh || eh.e_shnum == 0 || eh.e_shnum > 4096 ||
+	    eh.e_shstrndx >= eh.e_shnum)
+		goto out;
+	size_t shbytes = (size_t)eh.e_shnum * sizeof *sh;
+	if ((sh = mon_alloc(shbytes)) == NULL ||
+	    pread(fd, sh, shbytes, (off_t)eh.e_shoff) != (ssize_t)shbytes)
+		goto out;
+	const ElfW(Shdr) *st = &sh[eh.e_shstrndx];
+	if (st->sh_size == 0 || st->sh_size > (1u << 20) || (names = mon_alloc(st->sh_size + 1)) == NULL ||
+	    pread(fd, names, st->sh_size, (off_t)st->sh_offset) != (ssize_t)st->sh_size)
+		goto out;
+	names[st->sh_size] = '\0';
+	for (unsigned i = 0; i < eh.e_shnum; i++)
+		if (sh[i].sh_name < st->sh_size && strcmp(names + sh[i].sh_name, ".eh_frame") == 0 &&
+		    (sh[i].sh_flags & SHF_ALLOC) && sh[i].sh_type == SHT_PROGBITS &&
+		    in_object(info, info->dlpi_addr + sh[i].sh_addr, sh[i].sh_size)) {
+			*frame = info->dlpi_addr + sh[i].sh_addr;
+			*size = sh[i].sh_size;
+			rc = 0;
+			break;
+		}
+out:
+	mon_free(names);
+	mon_free(sh);
+	close(fd);
+	return rc;
+}
+
+/* Compile the object's .eh_frame into t->rows (none when it cannot be
+ * read or memory runs out: the object is then walked no further): found
+ * through .eh_frame_hdr (hdrph), else by the file's section headers. */
+static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph,
+		    const struct mon_object_info *o, uintptr_t lo, uintptr_t hi, struct utab *t)
+{
+	uint64_t frame, nfde = 0, size = 0;
+	if (hdrph != NULL) {
+		const uint8_t *hdr = (const uint8_t *)(info->dlpi_addr + hdrph->p_vaddr);
+		if (mon_cfi_eh_frame_hdr(hdr, hdrph->p_memsz, (uintptr_t)hdr, object_deref,
+					 (void *)info, &frame, &nfde) < 0 ||
+		    !in_object(info, (uintptr_t)frame, 4))
+			return;
+	} else if (o->vdso || eh_frame_by_sections(info, o->path, o->main, &frame, &size) < 0) {
 		return;
+	}
 	/* .eh_frame ends at the end of its segment at the latest (its
 	 * terminator, a zero length, ends it earlier). */
 	uintptr_t limit = 0;
@@ -190,6 +245,8 @@ static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph, ui
 	}
 	if (limit == 0)
 		return;
+	if (size != 0 && frame + size < limit)
+		limit = frame + size;	/* the section's own end */
 	struct rowbuf b = { NULL, 0, 0, info->dlpi_addr, 0 };
 	/* About 5 rows an FDE: size the buffer from the header's FDE count. */
 	if (nfde > 0 && nfde < (1u << 24)) {
@@ -292,8 +349,7 @@ static int each_object(const struct mon_object_info *o, void *arg)
 		t->hdr_vaddr = hv;
 		t->hdr_size = hs;
 		t->hdr_hash = hh;
-		if (hdrph != NULL)
-			compile(info, hdrph, lo, hi, t);
+		compile(info, hdrph, o, lo, hi, t);
 		t->next = tables;
 		tables = t;
 	}

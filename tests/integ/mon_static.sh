@@ -3,7 +3,7 @@
 # Static and static-pie executables (issue 21 item 6; glibc's tst-gmon-static,
 # tst-gmon-static-pie and tst-profile-static): cc -static -pg with libmon.a
 # counts calls and fills the program's histogram, threads are created and
-# counted, profil() works in a static program.  A static program has no
+# counted, call stacks reach _start, profil() works in a static program.  A static program has no
 # dynamic symbol table: libmon reaches the C library's sigaction,
 # pthread_create... through lib/libc_next.c.
 # Time limit: each program is run under timeout 60.
@@ -49,6 +49,17 @@ for kind in static static-pie; do
 		ok "$p: spin's samples in the histogram ($1 of $2)"
 	else
 		not_ok "$p: spin's samples in the histogram" "${1:-?} of ${2:-?}"
+	fi
+	# Call stacks reach _start: a static program has no .eh_frame_hdr
+	# (PT_GNU_EH_FRAME) here; its .eh_frame is found by the file's section
+	# headers (lib/unwind.c).  Without: every stack ended early,
+	# "[truncated];__libc_start_call_main;main;..." (a new user's finding).
+	"$B/bin/prof" -m mon.out --format=folded ./$p >fold.$kind 2>/dev/null
+	set -- $(awk '{ n = $NF; all += n; if ($1 ~ /^_start;/) good += n } END { print all + 0, good + 0 }' fold.$kind)
+	if [ "${1:-0}" -ge 10 ] && [ $((${2:-0} * 100)) -ge $((${1:-0} * 95)) ]; then
+		ok "$p: stacks reach _start ($2 of $1 samples)"
+	else
+		not_ok "$p: stacks reach _start" "${2:-?} of ${1:-?}: $(sort -t' ' -k2 -n fold.$kind | tail -n 2 | tr '\n' '|')"
 	fi
 	# 4 threads: pthread_create is the C library's (libmon's wrapper finds it).
 	rm -f mon.out
