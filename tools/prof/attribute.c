@@ -1938,8 +1938,11 @@ void attr_finish(struct prof_attr *a)
 		}
 		int full = (im->from & (PROF_SYMS_SYMTAB | PROF_SYMS_DEBUG | PROF_SYMS_DEBUGLINK |
 					PROF_SYMS_MINIDEBUG | PROF_SYMS_DEBUGINFOD)) != 0;
-		/* (-l asked for the globals only: its locals' ranges are expected) */
-		if (t == 0 || a->total_ticks == 0 || (full && !a->locals))
+		/* (-l asked for the globals only: its locals' ranges are expected;
+		 * under a thousandth of the samples, the warning is noise: a
+		 * stripped program whose work is in its libraries, said as
+		 * "0.0 %" by a new user's xz) */
+		if (t == 0 || a->total_ticks == 0 || (full && !a->locals) || 1000 * t < a->total_ticks)
 			continue;
 		/* With DEBUGINFOD_URLS set, its servers were asked (libdwfl) and
 		 * gave nothing: say so rather than advise setting it. */

@@ -196,8 +196,8 @@ static void warn_profiles_beside(const char *name, const struct prof_data *d, do
 	if (n == 0)
 		return;
 	prof_warn("profiles-beside", "%s is the profile of process %llu alone: %zu more profile%s "
-		  "of %s written since it started %s beside it (%s%s%s%s%s, from the children "
-		  "monrun -f followed or from intervals), left out; read them all as one "
+		  "of %s written since it started %s beside it (%s%s%s%s%s: its children's profiles, "
+		  "or its intervals'), left out; read them all as one "
 		  "profile with prof %s (its directory) or prof -m FILE...", name,
 		  (unsigned long long)pid, n, n == 1 ? "" : "s", prog, n == 1 ? "is" : "are",
 		  first[0], n > 1 ? ", " : "", n > 1 ? first[1] : "", n > 2 ? ", " : "",
