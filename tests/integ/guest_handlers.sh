@@ -82,8 +82,7 @@ through() {
 for c in perf thread itimer; do
 	rm -f mon.out
 	timeout 60 "$MONRUN" -c $c "$T/handlers" usr 1 >/dev/null 2>&1
-	got=$("$PROF" -m mon.out --format=json "$T/handlers" 2>/dev/null | head -n 1 |
-	      sed -n 's/.*"clock":"\([^"-]*\).*/\1/p')
+	got=$(clock_in mon.out "$T/handlers")
 	if [ "$got" != "$c" ]; then
 		ok "guest_handlers_$c # skip clock $c unavailable here (got '$got')"
 		continue
@@ -108,8 +107,7 @@ for c in perf thread itimer; do
 	rm -f mon.out
 	timeout 60 "$MONRUN" -c $c "$T/before" 30 >"$T/before.$c" 2>&1
 	rc=$?
-	got=$("$PROF" -m mon.out --format=json "$T/before" 2>/dev/null | head -n 1 |
-	      sed -n 's/.*"clock":"\([^"-]*\).*/\1/p')
+	got=$(clock_in mon.out "$T/before")
 	if [ "$got" != "$c" ]; then
 		ok "guest_handlers_before_$c # skip clock $c unavailable here (got '$got')"
 		continue

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cputimer_probe.h"
+#include "full_mask.h"
 #include "monrun_common.h"
 
 DEFINE_SPIN(usr1_spin)
@@ -75,25 +76,6 @@ static void set(int sig, void (*fn)(int), int full)
 		perror("sigaction");
 		exit(1);
 	}
-}
-
-/* Does sigaction report sig's mask as every signal but SIGKILL and
- * SIGSTOP (which the kernel drops) and the C library's own, below SIGRTMIN
- * (which its sigfillset leaves out)?  Exits 1 naming the first missing. */
-static void full_mask_seen(int sig, const char *when)
-{
-	struct sigaction q;
-	if (sigaction(sig, NULL, &q) != 0) {
-		perror("sigaction");
-		exit(1);
-	}
-	for (int s = 1; s < NSIG; s++)
-		if (s != SIGKILL && s != SIGSTOP && (s < 32 || s >= SIGRTMIN) &&
-		    sigismember(&q.sa_mask, s) != 1) {
-			fprintf(stderr, "guest_handlers: %s, signal %d %s not in the mask "
-				"reported for signal %d\n", when, s, strsignal(s), sig);
-			exit(1);
-		}
 }
 
 int main(int argc, char **argv)
