@@ -82,6 +82,7 @@ _mcount:
 	jmp 3f
 	/* Slow path: mon_count, with every argument register saved. */
 2:	pushq %r8
+	.cfi_adjust_cfa_offset 8
 	pushq %r9
 	.cfi_adjust_cfa_offset 8
 	pushq %r10
@@ -98,6 +99,7 @@ _mcount:
 	popq %r8
 	.cfi_adjust_cfa_offset -8
 3:	popq %rax
+	.cfi_adjust_cfa_offset -8
 	popq %rcx
 	.cfi_adjust_cfa_offset -8
 	popq %rdx
