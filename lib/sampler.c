@@ -76,9 +76,10 @@ static pid_t cached_tid(void)
 
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-/* A tick standing for more than 1/LATE_TICKS_PER_S s of CPU is late: two
- * ticks of the slowest kernel (HZ 100), where a timer looked at every
- * tick stands for one at most. */
+/* A tick standing for more than 1/LATE_TICKS_PER_S s of CPU, and more than
+ * one period, is late: two ticks of the slowest kernel (HZ 100), where a
+ * timer looked at every tick stands for one at most.  (Below 50 Hz a
+ * period is longer than that: an on-time tick is one period.) */
 #define LATE_TICKS_PER_S 50u
 #define ADD(x, v) ((void)__atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED))
 
@@ -109,9 +110,8 @@ void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight)
 	 * its timer expired long before the kernel looked (at its tick, on the
 	 * thread then running: rarely, on a machine whose CPUs other
 	 * processes keep busy), and all that CPU is charged here. */
-	unsigned rate = LOAD(mon_clock_cfg.rate_hz);
-	mon_facts_tick(weight, LOAD(mon_clock_active) == MON_CLOCK_THREAD && rate &&
-				       weight * LATE_TICKS_PER_S > rate);
+	mon_facts_tick(weight, LOAD(mon_clock_active) == MON_CLOCK_THREAD &&
+				       mon_tick_late(weight, LOAD(mon_clock_cfg.rate_hz)));
 	switch (verdict) {
 	case MON_SINK_TAKEN:
 		if (saturated > weight)
@@ -206,6 +206,11 @@ void mon_sampler_reset(void)
 	STORE(stats.dropped, 0);
 	STORE(stats.saturated, 0);
 	STORE(stats.lost, 0);
+}
+
+int mon_tick_late(uint64_t weight, unsigned rate_hz)
+{
+	return rate_hz != 0 && weight > 1 && weight * LATE_TICKS_PER_S > rate_hz;
 }
 
 void mon_sampler_stats(struct mon_stats *st)

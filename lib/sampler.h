@@ -62,6 +62,12 @@ struct mon_sink {
  * ucontext_t, weight >= 1.  Async-signal-safe. */
 MON_HIDDEN void mon_sampler_tick(const void *context, uintptr_t pc, uint64_t weight);
 
+/* Is a tick of weight samples (>= 1) at rate_hz (samples per CPU-second)
+ * late: more than one period and more than 20 ms of CPU (1/50 s), where a
+ * timer looked at every kernel tick (HZ 100 at the slowest) stands for one
+ * tick's worth at most?  0 for rate_hz 0.  Async-signal-safe. */
+MON_HIDDEN int mon_tick_late(uint64_t weight, unsigned rate_hz);
+
 /* Put sink in slot (0..MON_SINKS-1), replacing what was there (NULL
  * empties it); published atomically to the handler.  Under mon_lock(). */
 MON_HIDDEN void mon_sampler_set_sink(unsigned slot, const struct mon_sink *sink);

@@ -20,6 +20,7 @@
 #   late_quiet_under   a crafted profile of the thread clock with 20 late of
 #                      500 samples (4 %): no such warning; 300 of 500: the
 #                      warning, with "60 %" and the thread named
+# (Which ticks are late, at any rate: tests/unit/test_sampler.c late_rule.)
 # Mutations: the sampler never counting a tick late (lib/sampler.c):
 # late_counted and late_said fail; the threshold share at 1.0: late_said
 # and late_quiet_under fail.

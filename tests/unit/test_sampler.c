@@ -32,6 +32,26 @@ static struct mon_stats stats(void)
 	return st;
 }
 
+/* ---- 0. which ticks are late ------------------------------------------- */
+
+/* More than 20 ms of CPU and more than one period: at 1 kHz 21 periods and
+ * up; at 40 Hz (25 ms a period) an on-time tick is not late (a reviewer's
+ * find: every tick was, below 50 Hz), two periods are; at 20 kHz a kernel
+ * tick of 10 ms (HZ 100) is 200 periods, on time. */
+static void late_rule(void **state)
+{
+	(void)state;
+	assert_false(mon_tick_late(1, 1000));
+	assert_false(mon_tick_late(20, 1000));
+	assert_true(mon_tick_late(21, 1000));
+	assert_false(mon_tick_late(1, 40));
+	assert_true(mon_tick_late(2, 40));
+	assert_false(mon_tick_late(1, 1));
+	assert_false(mon_tick_late(400, 20000));
+	assert_true(mon_tick_late(401, 20000));
+	assert_false(mon_tick_late(100, 0));
+}
+
 /* ---- 1. the counters follow the sinks' answers ------------------------- */
 
 /* Two fake sinks in the free slots after the real ones; their answers are
@@ -371,6 +391,7 @@ static void stacks_toggle(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(late_rule),
 		cmocka_unit_test(verdicts),
 		cmocka_unit_test(observers),
 		cmocka_unit_test(profil_toggle),
