@@ -660,22 +660,13 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 		}
 		if (pushed)
 			w->flags &= ~(uint32_t)PROF_STACK_TRUNCATED;
-		/* A walk that stopped at a PC of no object the runtime then knew,
-		 * but in an object this file lists: a library's code while dlopen
-		 * ran its constructors (the runtime learns of a library when
-		 * dlopen returns).  Its callers are missing, but it is no JIT. */
-		if ((w->flags & PROF_STACK_JIT) && st->depth > 0 &&
-		    a->rows[a->frames[w->first + st->depth - 1].row].kind != PROF_ROW_UNKNOWN) {
-			w->flags = (w->flags & ~(uint32_t)PROF_STACK_JIT) | PROF_STACK_TRUNCATED;
-			a->stacks_loading += st->count;
-		}
 		leaf[a->frames[w->first].row] += (double)st->count;
 		a->stack_samples += (double)st->count;
 		if (w->flags & PROF_STACK_TRUNCATED)
 			a->stacks_truncated += st->count;
 		if (st->flags & PROF_STACK_DEPTH)
 			a->stacks_depth += st->count;
-		if (w->flags & PROF_STACK_JIT)
+		if (st->flags & PROF_STACK_JIT)
 			a->stacks_jit += st->count;
 	}
 	free(shared);
@@ -1903,15 +1894,16 @@ void attr_finish(struct prof_attr *a)
 				  pct((double)a->stacks_lost, all), all,
 				  prof_pl(a->stacks_lost, "has", "have"),
 				  prof_pl(a->stacks_lost, "its", "their"));
-		uint64_t early = a->stacks_truncated - a->stacks_loading;	/* (said below) */
-		if (early)
+		if (a->stacks_truncated)
 			prof_warn("stacks-truncated", "%llu %s (%.1f %% of the %.0f with a stack) "
 				  "%s a call stack that ends early (the walk met unreadable memory "
 				  "or code without unwind information): %s callers are missing, "
 				  "shown as [truncated] in the call graph and the stack formats",
-				  (unsigned long long)early, prof_pl(early, "sample", "samples"),
-				  pct((double)early, a->stack_samples), a->stack_samples,
-				  prof_pl(early, "has", "have"), prof_pl(early, "its", "their"));
+				  (unsigned long long)a->stacks_truncated,
+				  prof_pl(a->stacks_truncated, "sample", "samples"),
+				  pct((double)a->stacks_truncated, a->stack_samples), a->stack_samples,
+				  prof_pl(a->stacks_truncated, "has", "have"),
+				  prof_pl(a->stacks_truncated, "its", "their"));
 		if (a->stacks_depth)
 			prof_warn("stacks-depth", "%llu %s (%.1f %% of the %.0f with a stack) "
 				  "%s a call stack deeper than the runtime kept "
@@ -1922,17 +1914,6 @@ void attr_finish(struct prof_attr *a)
 				  pct((double)a->stacks_depth, a->stack_samples), a->stack_samples,
 				  prof_pl(a->stacks_depth, "has", "have"),
 				  prof_pl(a->stacks_depth, "its", "their"));
-		if (a->stacks_loading)
-			prof_warn("stacks-loading", "%llu %s (%.1f %% of the %.0f with a stack) "
-				  "%s taken in a library's code while dlopen ran its constructors, "
-				  "before libmon learned of the library: the walk stopped there, so "
-				  "%s callers are missing, shown as [truncated] in the call graph and "
-				  "the stack formats (the samples themselves are the library's)",
-				  (unsigned long long)a->stacks_loading,
-				  prof_pl(a->stacks_loading, "sample", "samples"),
-				  pct((double)a->stacks_loading, a->stack_samples), a->stack_samples,
-				  prof_pl(a->stacks_loading, "was", "were"),
-				  prof_pl(a->stacks_loading, "its", "their"));
 		if (a->stacks_jit)
 			prof_warn("stacks-jit", "%llu %s (%.1f %% of the %.0f with a stack) "
 				  "reached code in no loaded object (code a JIT compiler made): "

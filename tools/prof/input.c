@@ -132,17 +132,6 @@ static char *images_sentence(const struct monout *m, int exec_failed)
 }
 
 /* The SYMS entries of object obj (MONOUT_NO_OBJECT: anonymous code) into o. */
-/* Does runtime address pc lie in the text of an object the file lists
- * (not the vDSO)? */
-static int in_listed_text(const struct monout *m, uint64_t pc)
-{
-	for (size_t i = 0; i < m->nobjects; i++)
-		if (!(m->objects[i].flags & MONOUT_OBJ_VDSO) && pc >= m->objects[i].text_lo &&
-		    pc < m->objects[i].text_hi)
-			return 1;
-	return 0;
-}
-
 static int copy_xsyms(const struct monout *m, uint32_t obj, struct prof_object *o)
 {
 	size_t n = 0;
@@ -322,8 +311,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	for (size_t i = 0; i < m->npcs; i++) {
 		if (i == 0 || m->pcs[i].selfpc - m->pcs[i - 1].selfpc > 4096)
 			nclusters++;
-		if (!in_listed_text(m, m->pcs[i].selfpc))
-			r->anon_samples += m->pcs[i].count;
+		r->anon_samples += m->pcs[i].count;
 	}
 	/* Said when the process's profile is in other files too: an image
 	 * before this one wrote one, or this one exec'd the next.  An image
@@ -393,26 +381,19 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	for (size_t i = 0, c0 = 0; i < m->npcs; i++) {
 		if (i + 1 < m->npcs && m->pcs[i + 1].selfpc - m->pcs[i].selfpc <= 4096)
 			continue;
-		/* PCs c0..i form a cluster: anonymous code, or code of an
-		 * object the runtime did not know yet when it took them (a
-		 * library's constructors, run by dlopen before it returns),
-		 * which the list at the write holds: then that object's
-		 * samples, by address, as its histogram's. */
-		uint64_t lo = m->pcs[c0].selfpc & ~(uint64_t)1, hi = (m->pcs[i].selfpc & ~(uint64_t)1) + 2;
-		if (!in_listed_text(m, lo) || !in_listed_text(m, hi - 1)) {
-			struct prof_object *o = &d->objs[d->nobjs];
-			if (!(o->path = strdup("[anon]")))
-				goto nomem;
-			d->nobjs++;
-			o->no_file = 1;
-			o->text_lo = lo;
-			o->text_hi = hi;
-			if (copy_xsyms(m, MONOUT_NO_OBJECT, o) < 0)
-				goto nomem;
-		}
+		/* PCs c0..i form a cluster. */
+		struct prof_object *o = &d->objs[d->nobjs];
+		if (!(o->path = strdup("[anon]")))
+			goto nomem;
+		d->nobjs++;
+		o->no_file = 1;
+		o->text_lo = m->pcs[c0].selfpc & ~(uint64_t)1;
+		o->text_hi = (m->pcs[i].selfpc & ~(uint64_t)1) + 2;
+		if (copy_xsyms(m, MONOUT_NO_OBJECT, o) < 0)
+			goto nomem;
 		struct prof_hist *h = &d->hists[d->nhists];
-		h->lowpc = lo;
-		h->highpc = hi;
+		h->lowpc = o->text_lo;
+		h->highpc = o->text_hi;
 		h->binmap = PROF_BIN_PROFIL;
 		h->scale = 65536;
 		h->nbins = (size_t)(h->highpc - h->lowpc) / 2;

@@ -635,8 +635,6 @@ struct prof_attr {
 	size_t nframes;
 	double stack_samples;
 	uint64_t stacks_lost, stacks_truncated, stacks_depth, stacks_jit;
-	uint64_t stacks_loading;	/* of the truncated: stopped in a library dlopen was
-					 * initialising (flagged JIT by the runtime) */
 	/* Wall-clock samples of every file (WALL), in file order. */
 	int have_wall;
 	struct prof_wallrow *walls;
