@@ -175,7 +175,10 @@ static uint64_t fnv(const uint8_t *p, size_t n)
 
 /* Where the object's .eh_frame lies in memory, from its file's section
  * headers (path; the program's: /proc/self/exe): *frame its address,
- * *size its bytes.  For an object without PT_GNU_EH_FRAME.  One descriptor,
+ * *size its bytes.  For an object without PT_GNU_EH_FRAME.  The file must
+ * be the one mapped: the section's bytes in it are the bytes in memory (a
+ * program run by naming ld.so has ld.so for /proc/self/exe; a library may
+ * have been replaced or deleted since it was loaded).  One descriptor,
  * close-on-exec, closed before returning.  Returns 0, or -1. */
 static int eh_frame_by_sections(const struct dl_phdr_info *info, const char *path, int main,
 				uint64_t *frame, uint64_t *size)
@@ -205,10 +208,17 @@ static int eh_frame_by_sections(const struct dl_phdr_info *info, const char *pat
 	for (unsigned i = 0; i < eh.e_shnum; i++)
 		if (sh[i].sh_name < st->sh_size && strcmp(names + sh[i].sh_name, ".eh_frame") == 0 &&
 		    (sh[i].sh_flags & SHF_ALLOC) && sh[i].sh_type == SHT_PROGBITS &&
+		    sh[i].sh_size > 0 && sh[i].sh_size <= (64u << 20) &&
 		    in_object(info, info->dlpi_addr + sh[i].sh_addr, sh[i].sh_size)) {
-			*frame = info->dlpi_addr + sh[i].sh_addr;
-			*size = sh[i].sh_size;
-			rc = 0;
+			size_t n = (size_t)sh[i].sh_size;
+			uint8_t *b = mon_alloc(n);
+			if (b != NULL && pread(fd, b, n, (off_t)sh[i].sh_offset) == (ssize_t)n &&
+			    memcmp(b, (const void *)(info->dlpi_addr + sh[i].sh_addr), n) == 0) {
+				*frame = info->dlpi_addr + sh[i].sh_addr;
+				*size = sh[i].sh_size;
+				rc = 0;
+			}
+			mon_free(b);
 			break;
 		}
 out:

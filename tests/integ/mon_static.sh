@@ -68,6 +68,25 @@ for kind in static static-pie; do
 	expect "$p 4 threads: leaf exactly 4N" "$(dump mon.out calls leaf $p)" 80000
 done
 
+# A dynamic program linked without .eh_frame_hdr (ld --no-eh-frame-hdr):
+# its .eh_frame is found the same way, the file checked against memory
+# (under monrun, /proc/self/exe is the program).
+if $CC -O2 -g -fomit-frame-pointer -fno-sanitize=all -Wl,--no-eh-frame-hdr \
+    -I"$ROOT/tests/progs" -o nohdr "$ROOT/tests/progs/mcount_stacks.c" &&
+   ! readelf -lW nohdr | grep -q GNU_EH_FRAME; then
+	rm -f mon.out
+	timeout 60 "$B/bin/monrun" ./nohdr >/dev/null 2>&1
+	"$B/bin/prof" -m mon.out --format=folded ./nohdr >fold.nohdr 2>/dev/null
+	set -- $(awk '{ n = $NF; all += n; if ($1 ~ /^_start;/) good += n } END { print all + 0, good + 0 }' fold.nohdr)
+	if [ "${1:-0}" -ge 10 ] && [ $((${2:-0} * 100)) -ge $((${1:-0} * 95)) ]; then
+		ok "nohdr: stacks reach _start ($2 of $1 samples)"
+	else
+		not_ok "nohdr: stacks reach _start" "${2:-?} of ${1:-?}: $(sort -t' ' -k2 -n fold.nohdr | tail -n 2 | tr '\n' '|')"
+	fi
+else
+	ok "nohdr # skip the linker kept .eh_frame_hdr"
+fi
+
 # profil() in a static program (tst-profile-static).
 if $CC -O1 -g -static -fno-sanitize=all -I"$ROOT/include" -I"$ROOT/tests/progs" -o basic_full \
     "$ROOT/tests/progs/profil_basic.c" "$B/lib/libmon.a" -lm; then
