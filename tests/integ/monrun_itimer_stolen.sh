@@ -160,8 +160,17 @@ else
 	not_ok itimer_runtime_unsampled "$(grep -E ' (sampler_main|round_all|full_read|read_task)$' "$T/sl.txt" | head -n 3 | tr '\n' ';')"
 fi
 "$PROF" -m "$T/sl.mon" -s "$T/sleepers" >"$T/sl.s" 2>&1
+# Under ASan each ending thread runs its sanitizer's teardown after its CPU
+# was counted (0.036 s for the 65 threads once, in CI's ASan stage): up to
+# a millisecond a thread of "ended unseen" is that, not the sampler's.
+unseen=$(sed -n 's/.*; \([0-9.]*\) s of CPU in threads that ended unseen.*/\1/p' "$T/sl.s" | head -n 1)
+unseen_ok=0
+[ -z "$unseen" ] && unseen_ok=1
+case " ${CC:-} " in
+*-fsanitize=address*) awk -v u="${unseen:-0}" 'BEGIN { exit !(u <= 0.065) }' && unseen_ok=1 ;;
+esac
 if [ $rc = 0 ] && grep -q "^CPU: .*(the wall-clock sampler's [0-9.]* s left out: the profiler's cost)" "$T/sl.s" &&
-    ! grep -q 'ended unseen' "$T/sl.s"; then
+    [ $unseen_ok = 1 ]; then
 	ok itimer_runtime_cost_apart
 else
 	not_ok itimer_runtime_cost_apart "$(grep -E '^CPU:|ended unseen' "$T/sl.s" | head -n 2 | tr '\n' ';')"

@@ -16,12 +16,13 @@
  * decoy(), which nothing calls (a walk that took a saved register for a
  * return address would name it).  Prints "rounds N".
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "monrun_common.h"
 
-volatile long sink;
+volatile unsigned long sink;
 
 __attribute__((noinline)) void decoy(void);
 __attribute__((noinline)) void decoy(void)
@@ -33,7 +34,7 @@ typedef long (*callee_fn)(void (*)(void), long);
 #define CALLEE(n)                                                                 \
 	__attribute__((noinline)) static long callee##n(void (*fp)(void), long x) \
 	{                                                                         \
-		sink += x + (long)fp;                                             \
+		sink += (unsigned long)x + (unsigned long)(uintptr_t)fp;          \
 		return x + 1;                                                     \
 	}
 #define CALLER(n)                                                               \
