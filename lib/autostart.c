@@ -19,6 +19,22 @@
  * memory, and every setting is read through mon_env.  A
  * MONPROF_RATE or MONPROF_CLOCK the user had set goes too: monrun passes
  * such a value on to the command, which takes it as its own setting.
+ *
+ * When: as early as a preloaded library can.  ld.so runs the constructors
+ * of objects that do not depend on each other in the reverse of their load
+ * order (glibc elf/dl-init.c, _dl_init over l_initfini), and a preloaded
+ * library is loaded before every library the program needs, so libmon's
+ * constructors run after all of theirs: a library's C++ static
+ * initializers were never profiled (0 of 0.3 s of a test library's
+ * constructor).  But every object linked with the C runtime's crti.o
+ * calls __gmon_start__, when some object defines it, at the start of its
+ * _init, before its own constructors (glibc sysdeps/x86_64/crti.S,
+ * sysdeps/aarch64/crti.S: PREINIT_FUNCTION).  libmon.so defines it (weak:
+ * a cc -pg program's own, from gcrt1.o, comes first in the lookup and
+ * keeps its meaning), so the first library ld.so initializes after the C
+ * library starts monrun's profiling, and every constructor after it is
+ * profiled.  libmon's own constructors then run first, in their order
+ * (runtime.h), each once.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +42,7 @@
 #include <unistd.h>
 
 #include "monrt.h"
+#include "objhist.h"
 
 /* Remove every LD_PRELOAD entry whose file name is libmon.so*, editing the
  * environment's own string in place (it only gets shorter): setenv would
@@ -72,7 +89,7 @@ static const char *const scrubbed[] = {
 };
 #define NSCRUBBED (sizeof scrubbed / sizeof scrubbed[0])
 
-__attribute__((constructor)) static void autostart(void)
+static void autostart(void)
 {
 	const char *autopid = getenv("MONPROF_AUTO");
 	if (autopid == NULL)
@@ -91,5 +108,69 @@ __attribute__((constructor)) static void autostart(void)
 	for (size_t i = 0; i < NSCRUBBED; i++)
 		unsetenv(scrubbed[i]);
 	scrub_preload();
+	errno = saved_errno;
+}
+
+/* libmon's start-up, once: every file's constructor in their order, then
+ * monrun's start. */
+static void start_once(void)
+{
+	MON_ONCE();
+	mon_sigguard_init();	/* the constructor(101)s first, as ld.so runs them */
+	mon_fdguard_init();
+	mon_control_init();
+	mon_exec_init();
+	mon_fatal_init();
+	mon_memread_init();
+	mon_monitor_init();
+	mon_threads_init();
+	mon_unwind_init();
+	autostart();
+}
+
+__attribute__((constructor)) static void autostart_init(void)
+{
+	start_once();
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+void __asan_init(void);
+#endif
+#if defined(__SANITIZE_THREAD__)
+void __tsan_init(void);
+#endif
+
+/*
+ * __gmon_start__: the hook every object's _init calls first when some
+ * object defines it (crti.o's PREINIT_FUNCTION), before that object's
+ * constructors; gcrt1.o's (cc -pg) calls __monstartup.  Here: under
+ * monrun (MONPROF_AUTO in the environment), libmon's start-up and
+ * monrun's profiling begin at the first such call, so that the program's
+ * libraries' constructors, which ld.so runs before a preloaded library's,
+ * are profiled.  Later (monrun's settings are gone from the environment
+ * once it started), and in any program whose whole process is profiled,
+ * the call comes from a library that dlopen is loading, before its
+ * constructors run: the new objects get their histograms and unwind tables
+ * then (mon_objhist_loading), or those constructors' samples would be in
+ * no object.  No arguments, no result; errno is kept.  Weak, so that a
+ * program's own definition (gcrt1.o's) is the one every object calls.
+ * Runs before libmon's own constructors, so under a sanitizer its runtime
+ * is set up first (its initializers may not have run yet either).
+ */
+MON_EXPORT __attribute__((weak)) void __gmon_start__(void);
+MON_EXPORT __attribute__((weak)) void __gmon_start__(void)
+{
+	if (getenv("MONPROF_AUTO") == NULL) {
+		mon_objhist_loading();	/* a dlopen's objects, if profiling */
+		return;
+	}
+#if defined(__SANITIZE_ADDRESS__)
+	__asan_init();
+#endif
+#if defined(__SANITIZE_THREAD__)
+	__tsan_init();
+#endif
+	int saved_errno = errno;
+	start_once();
 	errno = saved_errno;
 }

@@ -1006,8 +1006,9 @@ static void started(void)
 }
 
 /* Before autostart.c's constructor (default priority), which starts profiling. */
-__attribute__((constructor(101))) static void control_init(void)
+__attribute__((constructor(101))) void mon_control_init(void)
 {
+	MON_ONCE();
 	mon_control_calls.configure = configure;
 	mon_control_calls.started = started;
 	mon_control_calls.intervals = intervals;

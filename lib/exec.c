@@ -37,8 +37,9 @@ static fexecve_fn real_fexecve;
 static execveat_fn real_execveat;
 static spawn_fn real_posix_spawn, real_posix_spawnp;
 
-__attribute__((constructor)) static void exec_init(void)
+__attribute__((constructor)) void mon_exec_init(void)
 {
+	MON_ONCE();
 	int saved_errno = errno;
 	real_execve = (execve_fn)mon_libc_next("execve");
 	real_execvpe = (execvpe_fn)mon_libc_next("execvpe");

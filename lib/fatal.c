@@ -106,8 +106,9 @@ static void resolve(void)
 		real_signal = (signal_fn)mon_libc_next("signal");
 }
 
-__attribute__((constructor)) static void fatal_init(void)
+__attribute__((constructor)) void mon_fatal_init(void)
 {
+	MON_ONCE();
 	int saved_errno = errno;
 	resolve();
 	errno = saved_errno;

@@ -178,8 +178,9 @@ MON_NO_TSAN int mon_fd_is_event(int fd, uint64_t id)
  * no such descriptor); anything else as the C library does. */
 static int (*real_close)(int);
 
-MON_NO_TSAN __attribute__((constructor(101))) static void fdguard_init(void)
+MON_NO_TSAN __attribute__((constructor(101))) void mon_fdguard_init(void)
 {
+	MON_ONCE();
 	int saved_errno = errno;
 	real_close = (int (*)(int))mon_libc_next("close");
 	errno = saved_errno;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "memread.h"
+#include "runtime.h"
 #include "objects.h"
 
 #define PAGE 4096u
@@ -237,8 +238,9 @@ static uintptr_t find_main_stack_top(void)
 	return top;
 }
 
-__attribute__((constructor)) static void memread_init(void)
+__attribute__((constructor)) void mon_memread_init(void)
 {
+	MON_ONCE();
 	/* The main thread's descriptor is not on its stack (see self_at). */
 	if (syscall(SYS_gettid) == syscall(SYS_getpid))
 		main_self = (uintptr_t)pthread_self();

@@ -911,11 +911,12 @@ static void fork_child(void)
 }
 
 /* Objects were dlopen'ed while sampling them all: list them for the file
- * now, so that a write from a signal handler knows them too. */
-static void after_dlopen(void)
+ * now, so that a write from a signal handler knows them too.  Early (dlopen
+ * still running): no lock is waited for (write_owner is only tried). */
+static void after_dlopen(int early)
 {
 	pid_t self = mon_gettid(), none = 0;
-	mon_stacks_loaded();
+	mon_stacks_loaded(early);
 	if (__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)) {
 		refresh_objects();
@@ -923,8 +924,9 @@ static void after_dlopen(void)
 	}
 }
 
-__attribute__((constructor)) static void monitor_init(void)
+__attribute__((constructor)) void mon_monitor_init(void)
 {
+	MON_ONCE();
 	mon_hooks.before_exec = before_exec;
 	mon_hooks.fork_reset = fork_reset;
 	mon_hooks.exec_failed = exec_failed;

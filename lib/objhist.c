@@ -259,7 +259,7 @@ static int refresh(void)
 	mon_free(sc.found);
 	sort_by_lowpc(set->h, set->n);
 	__atomic_store_n(&current, set, __ATOMIC_RELEASE);
-	return 0;
+	return 1;
 }
 
 uint32_t mon_objhist_set_now(void)
@@ -283,7 +283,7 @@ int mon_objhist_start(unsigned bytes_per_bin)
 			__atomic_store_n(&anon, anon_sorted ? zalloc(MON_ANON_SLOTS * sizeof *anon)
 							    : NULL, __ATOMIC_RELEASE);
 		}
-		rc = refresh();
+		rc = refresh() < 0 ? -1 : 0;
 		if (rc == 0) {
 			mon_sampler_set_sink(MON_SINK_OBJHIST, &sink);
 			__atomic_store_n(&started, 1, __ATOMIC_RELEASE);
@@ -555,10 +555,24 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 	void *h = real_dlopen(file, mode);
 	if (h != NULL && mon_objhist_running()) {
 		int saved_errno = errno;
+		/* (every time: the objects' own _init may have found the lock
+		 * busy, mon_objhist_loading) */
 		mon_objhist_refresh();
 		if (mon_hooks.after_dlopen)
-			mon_hooks.after_dlopen();
+			mon_hooks.after_dlopen(0);
 		errno = saved_errno;
 	}
 	return h;
+}
+
+void mon_objhist_loading(void)
+{
+	if (!mon_objhist_running() || !mon_trylock())
+		return;
+	int saved_errno = errno;
+	int added = started ? refresh() : 0;
+	mon_unlock();
+	if (added > 0 && mon_hooks.after_dlopen)
+		mon_hooks.after_dlopen(1);
+	errno = saved_errno;
 }

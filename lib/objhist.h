@@ -55,8 +55,21 @@ MON_HIDDEN uint32_t mon_objhist_set_now(void);
  * Returns 0, or -1/errno (ENOMEM, ENOTSUP: no clock).
  */
 MON_HIDDEN int mon_objhist_start(unsigned bytes_per_bin);
-/* Add histograms for objects loaded since (dlopen calls this itself). */
+/* Add histograms for objects loaded since (dlopen calls this itself).
+ * Returns 1 when it added some, 0 when none were new, -1/errno. */
 MON_HIDDEN int mon_objhist_refresh(void);
+/*
+ * Objects are being loaded: called from a library's _init (crti.o's call
+ * of __gmon_start__, autostart.c), before its constructors, while dlopen
+ * (or the C library's own loading of an NSS or iconv module) holds the
+ * loader's lock.  Gives the new objects histograms and unwind tables now,
+ * so that their constructors' samples are theirs (they were "[jit]" code
+ * in no object, stacks ending there), but waits for no lock: another
+ * thread holding the runtime's may be waiting for the loader's (fork's
+ * handlers), and then this does nothing and dlopen's own refresh, when it
+ * returns, does it.  Errno is kept.
+ */
+MON_HIDDEN void mon_objhist_loading(void);
 /* Stop sampling into the object histograms (their counts stay). */
 MON_HIDDEN void mon_objhist_stop(void);
 MON_HIDDEN int mon_objhist_running(void);

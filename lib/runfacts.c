@@ -81,7 +81,14 @@ static unsigned nadopt;			/* slots in use */
 static unsigned base_ended_unlisted;	/* ended_unlisted at the last interval's cut */
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
-static uint64_t before_usec;		/* process CPU used before that */
+/* The process's user and system CPU used before that: start-up, and the
+ * constructors of libraries initialized before libmon's (ld.so runs a
+ * preloaded library's after those of the program's own libraries).  Kept
+ * apart because a clock that counts user time only (the perf clock) must
+ * be judged against the user part alone: with a constructor spending
+ * 0.15 s user and 0.16 s system before the start, the sum left the run's
+ * user CPU at "0 %" sampled. */
+static uint64_t before_usec[2];
 /* Profiling off (moncontrol(0), monctl off, a dormant start): the process
  * CPU used meanwhile, which no clock sampled, is written with the CPU
  * before the start (FACTS cpu_before_usec) so that prof judges coverage
@@ -151,13 +158,18 @@ static uint64_t off_cpu_usec(uint32_t flags, const uint64_t cut[2], uint64_t out
 	return (flags & MONOUT_FACT_USER_ONLY) ? u : u + s;
 }
 
+/* The CPU before the start that the clock could have seen: the user part
+ * alone under a clock of user time only, as off_cpu_usec. */
+static uint64_t before_cpu_usec(uint32_t flags)
+{
+	return before_usec[0] + ((flags & MONOUT_FACT_USER_ONLY) ? 0 : before_usec[1]);
+}
+
 int mon_facts_init(void)
 {
 	if (start_ns == 0) {
-		struct rusage ru;
 		start_ns = now_ns(CLOCK_MONOTONIC);
-		if (getrusage(RUSAGE_SELF, &ru) == 0)
-			before_usec = tv_usec(ru.ru_utime) + tv_usec(ru.ru_stime);
+		process_cpu_usec(before_usec);
 	}
 	long t = sysconf(_SC_CLK_TCK);
 	if (t > 0)
@@ -458,7 +470,7 @@ void mon_facts_reset(void)
 		mon_zero_pages(adopt, ADOPT_SLOTS * sizeof *adopt);
 	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
-	before_usec = 0;	/* the child's CPU counts from the fork */
+	before_usec[0] = before_usec[1] = 0;	/* the child's CPU counts from the fork */
 	/* and its spells off: one goes on if the parent's did */
 	off_usec[0] = off_usec[1] = off_cut_usec[0] = off_cut_usec[1] = 0;
 	off_ever = off_in_window = off_now;
@@ -683,7 +695,7 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 		return -1;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
 	uint64_t off[2];
-	f.cpu_before_usec = (win->first ? before_usec : 0) + off_cpu_usec(f.flags, off_cut_usec, off);
+	f.cpu_before_usec = (win->first ? before_cpu_usec(f.flags) : 0) + off_cpu_usec(f.flags, off_cut_usec, off);
 	if (!win->first)
 		f.check_usec = 0;	/* the rate check ran in the first interval */
 	if (off_in_window || off_now)
@@ -783,7 +795,7 @@ int mon_facts_put(struct monout_writer *w)
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
 	static const uint64_t none[2];
 	uint64_t off[2];
-	f.cpu_before_usec = before_usec + off_cpu_usec(f.flags, none, off);
+	f.cpu_before_usec = before_cpu_usec(f.flags) + off_cpu_usec(f.flags, none, off);
 	if (off_ever)
 		f.flags |= MONOUT_FACT_PROFILING_OFF;
 	if (table == NULL)

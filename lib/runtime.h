@@ -37,6 +37,27 @@
 #define MON_NO_TSAN __attribute__((no_sanitize("thread")))
 #define MON_EXPORT __attribute__((visibility("default")))
 
+/* ---- libmon's constructors ---------------------------------------------
+ * Each file's start-up is a constructor, and also run, in this order, by
+ * autostart.c before it starts monrun's profiling: that may happen before
+ * ld.so runs libmon's constructors, from the first library's _init
+ * (__gmon_start__, autostart.c).  Each runs once (MON_ONCE). */
+#define MON_ONCE()                                                             \
+	do {                                                                   \
+		static int once_;                                              \
+		if (__atomic_exchange_n(&once_, 1, __ATOMIC_ACQ_REL))          \
+			return;                                                \
+	} while (0)
+MON_HIDDEN void mon_sigguard_init(void);
+MON_HIDDEN void mon_fdguard_init(void);
+MON_HIDDEN void mon_control_init(void);
+MON_HIDDEN void mon_exec_init(void);
+MON_HIDDEN void mon_fatal_init(void);
+MON_HIDDEN void mon_memread_init(void);
+MON_HIDDEN void mon_monitor_init(void);
+MON_HIDDEN void mon_threads_init(void);
+MON_HIDDEN void mon_unwind_init(void);
+
 /* ---- profil.c ---------------------------------------------------------- */
 
 /* Bin of pc for a histogram at offset/scale: ((pc - offset) / 2) * scale / 65536,
@@ -209,7 +230,10 @@ struct mon_hooks {
 					 * (monrun without -f): the clock is not armed */
 	void (*fork_parent)(void);	/* in the parent after a fork (also a failed one),
 					 * the lock released */
-	void (*after_dlopen)(void);	/* objects were loaded while sampling them all */
+	/* Objects were loaded while sampling them all: after dlopen (early
+	 * 0), or from a loaded library's _init while dlopen still holds the
+	 * loader's lock (early 1: no lock may be waited for). */
+	void (*after_dlopen)(int early);
 	void (*thread_started)(pid_t tid);	/* in a thread our pthread_create started, first
 						 * thing (wall.c: sample it from the next round);
 						 * async-signal-safe, no lock */
@@ -432,6 +456,9 @@ MON_HIDDEN int mon_task_each(int fd, char *buf, size_t len, void (*fn)(pid_t tid
  * holding its own); never the other way. */
 MON_HIDDEN void mon_lock(void);
 MON_HIDDEN void mon_unlock(void);
+/* The lock if it is free: 1 taken, 0 not (where waiting could deadlock:
+ * holding the loader's lock, in a library's _init during dlopen). */
+MON_HIDDEN int mon_trylock(void);
 /* In a child process made without the C library's fork (threads.c's
  * mon_threads_adopt_process): the lock is free, whoever held it in the
  * parent. */

@@ -166,8 +166,9 @@ MON_NO_TSAN static void resolve(void)
 		real_pthread_sigmask = (sigmask_fn)mon_libc_next("pthread_sigmask");
 }
 
-MON_NO_TSAN __attribute__((constructor(101))) static void sigguard_init(void)
+MON_NO_TSAN __attribute__((constructor(101))) void mon_sigguard_init(void)
 {
+	MON_ONCE();
 	int saved_errno = errno;
 	resolve();
 	sigemptyset(&hidden);

@@ -537,10 +537,10 @@ void mon_stacks_stop(void)
 	mon_unlock();
 }
 
-void mon_stacks_loaded(void)
+void mon_stacks_loaded(int early)
 {
 	if (__atomic_load_n(&recording, __ATOMIC_ACQUIRE) != NULL)
-		mon_unwind_refresh();
+		(void)(early ? mon_unwind_refresh_try() : mon_unwind_refresh());
 }
 
 /* Capacity of every table ticks added to in this run (or interval). */

@@ -108,8 +108,10 @@ MON_HIDDEN unsigned mon_stacks_table_setting(void);
 MON_HIDDEN int mon_stacks_start(void);
 /* Stop recording (the table keeps its counts).  Takes mon_lock(). */
 MON_HIDDEN void mon_stacks_stop(void);
-/* Objects were loaded (dlopen): compile their unwind tables. */
-MON_HIDDEN void mon_stacks_loaded(void);
+/* Objects were loaded (dlopen): compile their unwind tables.  early: from
+ * a loaded library's _init, dlopen still running: only if no other thread
+ * is compiling (mon_unwind_refresh_try). */
+MON_HIDDEN void mon_stacks_loaded(int early);
 /* Empty the table (fork child, before its clocks run; takes no lock). */
 MON_HIDDEN void mon_stacks_reset(void);
 

@@ -723,8 +723,9 @@ int mon_threads_adopt_process(void)
 	return 1;
 }
 
-__attribute__((constructor)) static void threads_init(void)
+__attribute__((constructor)) void mon_threads_init(void)
 {
+	MON_ONCE();
 	int saved_errno = errno;
 	real_pthread_create = (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
 				       void *))mon_libc_next("pthread_create");

@@ -401,16 +401,32 @@ static void fork_child(void)
 	mon_memread_forked();
 }
 
-__attribute__((constructor)) static void unwind_init(void)
+__attribute__((constructor)) void mon_unwind_init(void)
 {
+	MON_ONCE();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
+
+static int refresh_tables(int try);
 
 
 int mon_unwind_refresh(void)
 {
+	return refresh_tables(0);
+}
+
+int mon_unwind_refresh_try(void)
+{
+	return refresh_tables(1);
+}
+
+static int refresh_tables(int try)
+{
 	int saved_errno = errno;
-	pthread_mutex_lock(&refresh_lock);
+	if (!try)
+		pthread_mutex_lock(&refresh_lock);
+	else if (pthread_mutex_trylock(&refresh_lock) != 0)
+		return mon_fail(EBUSY);
 	mon_memread_refresh();
 	struct collect col = { NULL, 0, 0, 0 };
 	mon_objects_each(each_object, &col);
@@ -685,12 +701,32 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 				ra_in_lr = 1;
 				break;
 			}
+			/* A frame pointer of 0 in code without CFI: the outermost
+			 * frame, as the psABI has a program mark it (x86-64 psABI
+			 * 3.4.1, %rbp; AAPCS64 6.2.3, the frame chain's end).  The
+			 * kernel starts a process with every register 0 and ld.so's
+			 * _start and _dl_start_user, which run the libraries'
+			 * constructors, have no CFI and leave it so: those stacks
+			 * are whole, not ended early. */
+			if (fp_known && fp == 0)
+				goto out;
 			/* Else the frame pointer, if it looks like one. */
-			if (!fp_known || fp < sp || (fp & 7) || !RD(fp, &nfp))
-				goto truncated;
-			cfa = fp + MON_ARCH_FP_CFA_OFF;
-			nfp_known = 1;
-			break;
+			uintptr_t saved, code;
+			if (fp_known && fp >= sp && !(fp & 7) && RD(fp, &saved)) {
+				nfp = saved;
+				cfa = fp + MON_ARCH_FP_CFA_OFF;
+				nfp_known = 1;
+				break;
+			}
+			/* Else a caller whose code after the call says its frame
+			 * (read only here: frames walked by their frame pointer
+			 * pay nothing). */
+			int off;
+			if (!exact && RD(pc, &code) && (off = mon_arch_nocfi_cfa_off(code)) != 0) {
+				cfa = sp + (uintptr_t)off;
+				break;
+			}
+			goto truncated;
 		default:
 			goto truncated;
 		}

@@ -66,6 +66,10 @@ MON_HIDDEN unsigned mon_unwind_regs(const struct mon_unwind_regs *regs, struct m
  * through dl_iterate_phdr).  Called when whole-process profiling starts and after dlopen.
  * Returns 0 or -1/errno (ENOMEM). */
 MON_HIDDEN int mon_unwind_refresh(void);
+/* The same, unless another thread is refreshing: then nothing, -1/EBUSY
+ * (from a library's _init while dlopen holds the loader's lock, where
+ * waiting could deadlock; the refresh after dlopen returns does it). */
+MON_HIDDEN int mon_unwind_refresh_try(void);
 
 /* For measurements and tests: the bytes of compiled tables (rows, in mon_alloc memory) kept for
  * objects whose path contains part (NULL: all), and in *ntables (may be NULL) how many such

@@ -208,6 +208,11 @@ void mon_lock(void)
 	pthread_mutex_lock(&lock);
 }
 
+int mon_trylock(void)
+{
+	return pthread_mutex_trylock(&lock) == 0;
+}
+
 void mon_unlock(void)
 {
 	pthread_mutex_unlock(&lock);

@@ -5,7 +5,7 @@
  * so that prof can be tested on histograms whose bins, scale and load
  * addresses are known to the byte.
  *
- *   prof_craft OUT [-r RATE] [-C CLOCK] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX]]...
+ *   prof_craft OUT [-r RATE] [-C CLOCK] [-o PATH:BIAS:LO:HI:FLAGS[:BUILDIDHEX] [-O SET]]...
  *                  [-h LOWPC:HIGHPC:SCALE:NBINS [-b BIN:COUNT]...]...
  *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]... [-P PC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
@@ -22,7 +22,9 @@
  * a bin of the histogram given by the last -h; -A adds an arc (ARCS record), -P
  * samples at a PC in no object (PCS record).  -4 marks the header as
  * holding 4-byte addresses (whatever the values: for the reader's check of
- * impossible files), with the header checksum remade.  -S writes every
+ * impossible files), with the header checksum remade.  -O sets the last
+ * -o object's set (OBJECT: the object set it was first seen loaded in; 0,
+ * the default, loaded when profiling started; the stacks are set 0's).  -S writes every
  * histogram sparse (only its non-zero bins), as whole-process profiles are.
  * -k adds a call stack (STACKS record; PCs leaf first, FLAGS as
  * MONOUT_STACK_*), -K sets the record's fixed part (default max depth 64,
@@ -108,7 +110,7 @@ int main(int argc, char **argv)
 	m.wall_threads = wthreads;
 	m.waits = waits;
 	m.wall_samples = wsamples;
-	while ((c = getopt(argc, argv, "r:C:o:h:b:c:A:P:s:4SK:k:T:U:W:X:Y:w:E:I:")) != -1) {
+	while ((c = getopt(argc, argv, "r:C:o:O:h:b:c:A:P:s:4SK:k:T:U:W:X:Y:w:E:I:")) != -1) {
 		const char *p = optarg;
 		switch (c) {
 		case 'r':
@@ -216,6 +218,11 @@ int main(int argc, char **argv)
 			break;
 		case 'S':
 			sparse = 1;
+			break;
+		case 'O':	/* the last object's set */
+			if (m.nobjects == 0)
+				return 1;
+			objs[m.nobjects - 1].set = (uint32_t)num(&p);
 			break;
 		case 's':	/* the RUN record's sample counters */
 			m.run.samples = num(&p);

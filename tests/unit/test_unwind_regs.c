@@ -7,7 +7,11 @@
  * the frame pointer unknown it still does (CFI); another thread's stack,
  * from the registers that thread published, is walked from here while the
  * thread waits; an unmapped SP ends the walk truncated, never a fault; a
- * NULL register set or reader, or max 0, gives no PC.
+ * NULL register set or reader, or max 0, gives no PC.  Code without CFI:
+ * a frame pointer of 0 there is the outermost frame (ld.so's
+ * _dl_start_user), a whole stack; crti.o's _init (sub $8; call; add $8;
+ * ret) is walked by the code after its call; any other such code with a
+ * frame pointer that is no frame's ends the walk truncated.
  *
  * Links libmon.a, so it reaches the hidden interfaces (unwind.h).
  */
@@ -106,6 +110,65 @@ static void bad_input(void **state)
 	assert_true(flags & MON_STACK_TRUNCATED);
 }
 
+/* Code without CFI (a top-level asm block has none): crti.o's _init as
+ * glibc builds it for x86-64, and a stub of other code. */
+__asm__(".text\n"
+	".globl nocfi_init\n.type nocfi_init,@function\nnocfi_init:\n"
+	"\tsub $8,%rsp\n\tcall *%rax\n"
+	".globl nocfi_init_ret\nnocfi_init_ret:\n"
+	"\tadd $8,%rsp\n\tret\n.size nocfi_init,.-nocfi_init\n"
+	".globl nocfi_other\n.type nocfi_other,@function\nnocfi_other:\n"
+	"\tcall *%rax\n"
+	".globl nocfi_other_ret\nnocfi_other_ret:\n"
+	"\tnop\n\tpop %rbx\n\tret\n.size nocfi_other,.-nocfi_other\n");
+extern char nocfi_init_ret[], nocfi_other_ret[];
+
+__attribute__((noinline)) static void callee(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A walk from callee's first instruction (CFA = SP + 8, the return address
+ * at SP) on a made-up stack whose return address is ret, with fp. */
+static unsigned walk_made(uintptr_t *stack, uintptr_t ret, uintptr_t fp, uintptr_t *pcs,
+			  unsigned *flags)
+{
+	stack[0] = ret;
+	struct mon_unwind_regs r = { 0 };
+	r.pc = (uintptr_t)callee;
+	r.sp = (uintptr_t)stack;
+	r.fp = fp;
+	r.known = MON_REG_FP;
+	struct mon_memreader m;
+	mon_memread_other(&m);
+	*flags = 99;
+	return mon_unwind_regs(&r, &m, pcs, 8, flags);
+}
+
+static void code_without_cfi(void **state)
+{
+	(void)state;
+	uintptr_t stack[8] = { 0 }, pcs[8];
+	unsigned flags;
+	/* crti's _init: its frame is 8 bytes and the return address; the one
+	 * after it is 0, the outermost (fp 1 is no frame's). */
+	stack[1] = 0x5a5a5a5a;
+	stack[2] = 0;
+	unsigned n = walk_made(stack, (uintptr_t)nocfi_init_ret, 1, pcs, &flags);
+	assert_int_equal(n, 2);
+	assert_int_equal(pcs[1], (uintptr_t)nocfi_init_ret - 1);
+	assert_int_equal(flags, 0);
+	/* Other code: no rule, ended early. */
+	n = walk_made(stack, (uintptr_t)nocfi_other_ret, 1, pcs, &flags);
+	assert_int_equal(n, 2);
+	assert_int_equal(flags, MON_STACK_TRUNCATED);
+	/* The same with a frame pointer of 0: the outermost frame, whole. */
+	n = walk_made(stack, (uintptr_t)nocfi_other_ret, 0, pcs, &flags);
+	assert_int_equal(n, 2);
+	assert_int_equal(pcs[1], (uintptr_t)nocfi_other_ret - 1);
+	assert_int_equal(flags, 0);
+}
+
 /* Another thread publishes its registers and waits; this one walks its
  * stack. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -181,6 +244,7 @@ int main(void)
 		cmocka_unit_test(from_own_registers),
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(another_thread),
+		cmocka_unit_test(code_without_cfi),
 	};
 	int rc = run_group_below_main(tests, sizeof tests / sizeof tests[0]);
 	__asm__ volatile("" ::: "memory");	/* keep the call a call, not a tail jump */

@@ -43,6 +43,11 @@
  * 246-252 samples for each 250 (the truth); with two busy loops beside it,
  * 8-51 ticks a phase, most of them late, and 108-354 samples a phase. */
 #define LATE_SHARE 0.10
+/* Start-up (exec, the dynamic linker, what ran before profiling started:
+ * startup_warn): warn from this share of the program's CPU and this much
+ * CPU.  A dynamic program's start-up is 1-3 ms of CPU here. */
+#define STARTUP_SHARE 0.10
+#define STARTUP_MIN_S 0.050
 
 /* A thread's CPU while profiling that its clock could see: start-up (before
  * the clock ran) left out, and system time when the clock counted user time
@@ -112,6 +117,7 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 		c->spanned = 1;
 	}
 	c->cpu_before_s += r->cpu_before_s;
+	c->startup_s += r->startup_s;
 	/* The process's CPU holds the wall sampler's thread's, which is the
 	 * profiler's cost (summary.c says it), not the program's: left out,
 	 * or it was judged as the program's unsampled system time, or (the
@@ -380,6 +386,31 @@ static int late_warn(const struct prof_cov *c)
 	return 1;
 }
 
+/* CPU before profiling started, which no clock sampled and no share
+ * counts.  monrun and cc -pg start at the first library's initialization
+ * (crti.o's call of __gmon_start__: lib/autostart.c), the earliest a
+ * library can; before it run only the dynamic linker and an executable's
+ * .preinit_array (glibc elf/dl-init.c runs that first), unless the program
+ * starts profiling itself (monstartup, monitor, profil), later.  Returns 1
+ * when it warned. */
+static int startup_warn(const struct prof_cov *c, double rate)
+{
+	double all = c->cpu_user_s + ((c->flags & MONOUT_FACT_USER_ONLY) ? 0 : c->cpu_sys_s);
+	if (all <= 0 || c->startup_s < STARTUP_MIN_S || c->startup_s < COVER_PERIODS / rate ||
+	    c->startup_s < STARTUP_SHARE * all)
+		return 0;
+	prof_warn("start-up", "%.3f s of %s CPU (%.0f %% of the program's) ran before profiling "
+		  "started and is in no sample: what ran before it began, which under monrun "
+		  "and cc -pg is the dynamic linker and the program's .preinit_array functions "
+		  "(run before any library is initialized, so before any profiler in the process "
+		  "can start), and where the program starts profiling itself (monstartup, "
+		  "monitor, profil), all it did before that call; to profile that code, start "
+		  "profiling earlier (run the program under monrun, or call monstartup sooner)",
+		  c->startup_s, (c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system",
+		  100.0 * c->startup_s / all);
+	return 1;
+}
+
 static int by_missing(const void *x, const void *y)
 {
 	const struct prof_thread *p = x, *q = y;
@@ -491,6 +522,7 @@ int coverage_warn(const struct prof_attr *a)
 		warned = 1;
 	}
 	warned |= late_warn(c);
+	warned |= startup_warn(c, rate);
 	/* The ticks themselves cost system time (signal delivery: 50-90 us a
 	 * tick measured on a VM, 5-9 % of the CPU at 1000 Hz): what the
 	 * runtime measured of it is left out, and the threshold is well above

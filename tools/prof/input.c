@@ -258,6 +258,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		r->threads_unlisted = m->facts.threads_unlisted;
 		/* Not sampled by design: start-up, and the rate check. */
 		r->cpu_before_s = (double)(m->facts.cpu_before_usec + m->facts.check_usec) / 1e6;
+		if (!(m->facts.flags & MONOUT_FACT_PROFILING_OFF))
+			r->startup_s = (double)m->facts.cpu_before_usec / 1e6;
 	}
 	if (m->nthreads) {
 		d->threads = calloc(m->nthreads, sizeof *d->threads);
@@ -396,6 +398,14 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		h->highpc = o->text_hi;
 		h->binmap = PROF_BIN_PROFIL;
 		h->scale = 65536;
+		/* The cluster's own object, whatever was mapped there when the
+		 * file was written (a library dlopen'ed later at the addresses
+		 * a JIT used, or loading while sampled in its constructors):
+		 * attributed by address, its ticks were charged to that
+		 * library's functions and to "[anon]" both, the run's total
+		 * then more than its samples. */
+		h->has_object = 1;
+		h->object = d->nobjs - 1;
 		h->nbins = (size_t)(h->highpc - h->lowpc) / 2;
 		h->bins = calloc(h->nbins, sizeof *h->bins);
 		if (!h->bins)

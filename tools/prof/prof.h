@@ -159,6 +159,9 @@ struct prof_run {
 	uint32_t threads_unlisted;
 	uint64_t anon_samples;	/* samples in anonymous code (PCS) */
 	double cpu_before_s;	/* process CPU before profiling started */
+	/* Of it, start-up alone (FACTS cpu_before_usec, without the rate
+	 * check); 0 where it also holds time profiling was off. */
+	double startup_s;
 	/* The process replaced its program by exec and its profile is in
 	 * other files too: which images ran and which one this file shows,
 	 * as a sentence; NULL if one image, or if the images before this
@@ -720,6 +723,7 @@ struct prof_cov {
 	int coarse;		/* a file's span is from its write time (whole seconds),
 				 * not an interval's bounds (nanoseconds) */
 	double cpu_before_s;	/* CPU before profiling started (start-up) */
+	double startup_s;	/* of it, start-up alone (prof_run's), summed */
 	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
 	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */
 	uint32_t threads_unlisted;
@@ -736,7 +740,8 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d);
  * achieved rate, the threads. */
 void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e);
 /* The warnings given by default (prof_warn): samples that cover less than
- * 90 % of the CPU ("coverage", naming the threads missing), system time not
+ * 90 % of the CPU ("coverage", naming the threads missing), start-up CPU
+ * that is a tenth of the program's or more ("start-up"), system time not
  * sampled ("system-unsampled"), a rate lowered ("rate-lowered").  Returns
  * 1 if it gave any. */
 int coverage_warn(const struct prof_attr *a);

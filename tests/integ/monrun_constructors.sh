@@ -1,0 +1,180 @@
+#!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
+# CPU spent before main, under monrun:
+#   - a library's constructor (tests/progs/monrun_ctor_lib.c: what a C++
+#     library's static initializers do) runs before a preloaded libmon's
+#     constructors (ld.so initializes a preloaded library after every library
+#     the program needs); libmon starts at the first library's _init
+#     instead (__gmon_start__, lib/autostart.c).  ctor_spin holds its share
+#     of the samples (perf clock: 5-sigma binomial bound on the CPU the
+#     program measured; thread and itimer clocks, whose ticks a loaded
+#     machine makes few and heavy: at least one sample, where before it had
+#     none), and its stacks are whole: they end at ld.so's _dl_start_user,
+#     which has no CFI and whose frame pointer is 0 (lib/unwind.c: the
+#     psABI's outermost frame), and pass through crti.o's _init (no CFI
+#     either: mon_arch_nocfi_cfa_off) when a sample falls in libmon's start;
+#   - a plugin's constructor, run by dlopen before it returns: the plugin
+#     is given its histogram and unwind tables from its _init
+#     (__gmon_start__ again: mon_objhist_loading), so plugin_spin is named
+#     in the plugin with its share of the samples, and its stacks reach
+#     _start through dlopen (they were "[jit]" code in no object);
+#   - the program's own .preinit_array runs before any library is
+#     initialized: its CPU is in no sample, and prof says so by default
+#     ("start-up"), with the seconds (user time only under the perf clock,
+#     which counts user time only: the FACTS record's cpu_before_usec), and
+#     the share of the user CPU the samples stand for stays near 100 %
+#     (with the system time of .preinit_array counted as user time before
+#     profiling, it was 120 % or more).
+# Mutations caught: no __gmon_start__: ctor_spin 0 samples; no
+# mon_objhist_loading: plugin_spin 0 samples, its time in no object; the fp == 0
+# rule gone: every ctor_spin stack "[truncated]"; the user/system split of
+# the CPU before gone: the perf run's share 121 %; startup_warn gone: no
+# warning.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/prof_lib.inc"
+. "$(dirname "$0")/monrun_lib.inc"
+
+mkdir -p "$T/run"
+cd "$T/run" || exit 1
+unset PROFDIR
+if build_so libmonrun_ctor.so monrun_ctor_lib.c &&
+   build_so libmonrun_plugin.so monrun_ctor_lib.c -DCTOR_ENV='"PLUGIN_SECONDS"' \
+	-Dctor_spin=plugin_spin -Dctor_used=plugin_used &&
+   build_plain ctor monrun_ctor.c -L"$T" -Wl,-rpath,"$T" -lmonrun_ctor -ldl; then
+	ok monrun_ctor_build
+else
+	not_ok monrun_ctor_build
+	exit 0
+fi
+
+for c in perf thread itimer; do
+	rm -f mon.out
+	if ! CTOR_SECONDS=0.4 "$MONRUN" -c $c -r 1000 "$T/ctor" 0.4 >"$T/$c.out" 2>"$T/$c.err"; then
+		not_ok monrun_ctor_runs_$c "exit $?: $(head -c 300 "$T/$c.err")"
+		continue
+	fi
+	got=$(clock_in mon.out "$T/ctor")
+	if [ "$got" != "$c" ]; then
+		ok "monrun_ctor_share_$c # skip the $c clock is not available here (ran: ${got:-none})"
+		continue
+	fi
+	prof_csv mon.out "$T/$c.csv" "$T/ctor" || { not_ok monrun_ctor_prof_$c "$(cat "$T/$c.csv.err")"; continue; }
+	k_ctor=$(ticks "$T/$c.csv" ctor_spin)
+	k_main=$(ticks "$T/$c.csv" main_spin)
+	t_ctor=$(truth "$T/$c.out" ctor_spin)
+	t_main=$(truth "$T/$c.out" main_spin)
+	if [ $c = perf ]; then
+		n=$(awk -v a="$k_ctor" -v b="$k_main" 'BEGIN { printf "%d", a + b + 0.5 }')
+		p=$(awk -v a="$t_ctor" -v b="$t_main" 'BEGIN { print (a + b > 0) ? a / (a + b) : 0 }')
+		share_ok monrun_ctor_share_$c "$k_ctor" "$n" "$p"
+	elif awk -v k="${k_ctor:-0}" 'BEGIN { exit !(k >= 1) }'; then
+		ok monrun_ctor_share_$c
+	else
+		not_ok monrun_ctor_share_$c "ctor_spin: 0 samples for ${t_ctor} s of CPU (main_spin ${k_main} for ${t_main} s)"
+	fi
+	"$PROF" -m mon.out --format=folded "$T/ctor" >"$T/$c.folded" 2>/dev/null
+	cut=$(awk '/ctor_spin/ && /^\[truncated\]/ { n += $NF } END { print n + 0 }' "$T/$c.folded")
+	all=$(awk '/ctor_spin/ { n += $NF } END { print n + 0 }' "$T/$c.folded")
+	if [ "$all" -ge 1 ] && [ "$cut" -eq 0 ]; then
+		ok monrun_ctor_stacks_whole_$c
+	else
+		not_ok monrun_ctor_stacks_whole_$c "$cut of $all ctor_spin samples' stacks end early: $(grep ctor_spin "$T/$c.folded" | head -n 2)"
+	fi
+	# Every stack of the run (libmon's own start through crti's _init too).
+	cut=$(awk '/^\[truncated\]/ { n += $NF } END { print n + 0 }' "$T/$c.folded")
+	if [ "$cut" -eq 0 ]; then
+		ok monrun_ctor_no_stack_ends_early_$c
+	else
+		not_ok monrun_ctor_no_stack_ends_early_$c "$(grep '^\[truncated\]' "$T/$c.folded" | head -n 3)"
+	fi
+done
+
+# A plugin's constructor, run inside dlopen.
+rm -f mon.out
+if PLUGIN_SECONDS=0.4 "$MONRUN" -r 1000 "$T/ctor" 0.4 "$T/libmonrun_plugin.so" >"$T/plug.out" 2>"$T/plug.err"; then
+	ok monrun_plugin_runs
+else
+	not_ok monrun_plugin_runs "exit $?: $(head -c 300 "$T/plug.err")"
+fi
+c=$(clock_in mon.out "$T/ctor")
+prof_csv mon.out "$T/plug.csv" "$T/ctor" || not_ok monrun_plugin_prof "$(cat "$T/plug.csv.err")"
+k_plug=$(ticks "$T/plug.csv" plugin_spin)
+k_main=$(ticks "$T/plug.csv" main_spin)
+t_plug=$(truth "$T/plug.out" plugin_spin)
+t_main=$(truth "$T/plug.out" main_spin)
+case $(object_of "$T/plug.csv" plugin_spin) in
+*/libmonrun_plugin.so) ok monrun_plugin_object_named ;;
+*) not_ok monrun_plugin_object_named "plugin_spin: '$(object_of "$T/plug.csv" plugin_spin)' ($k_plug samples); $(grep -i 'jit\|anon' "$T/plug.csv" | head -n 2)" ;;
+esac
+if [ "$c" = perf ]; then
+	n=$(awk -v a="$k_plug" -v b="$k_main" 'BEGIN { printf "%d", a + b + 0.5 }')
+	p=$(awk -v a="$t_plug" -v b="$t_main" 'BEGIN { print (a + b > 0) ? a / (a + b) : 0 }')
+	share_ok monrun_plugin_share "$k_plug" "$n" "$p"
+elif awk -v k="${k_plug:-0}" 'BEGIN { exit !(k >= 1) }'; then
+	ok monrun_plugin_share
+else
+	not_ok monrun_plugin_share "plugin_spin: 0 samples for $t_plug s of CPU ($c clock)"
+fi
+"$PROF" -m mon.out --format=folded "$T/ctor" >"$T/plug.folded" 2>/dev/null
+all=$(awk '/plugin_spin/ { n += $NF } END { print n + 0 }' "$T/plug.folded")
+whole=$(awk '/plugin_spin/ && /^_start;.*;main;.*dlopen/ { n += $NF } END { print n + 0 }' "$T/plug.folded")
+if [ "$all" -ge 1 ] && [ "$whole" -eq "$all" ]; then
+	ok monrun_plugin_stacks_reach_main
+else
+	not_ok monrun_plugin_stacks_reach_main "$whole of $all plugin_spin stacks go from _start through main and dlopen: $(grep plugin_spin "$T/plug.folded" | grep -v '^_start' | head -n 2)"
+fi
+
+# The program's .preinit_array: before any library's _init, so unprofiled.
+rm -f mon.out
+if PREINIT_SECONDS=0.3 "$MONRUN" -c perf -r 1000 "$T/ctor" 0.6 >"$T/pre.out" 2>"$T/pre.err"; then
+	ok monrun_preinit_runs
+else
+	not_ok monrun_preinit_runs "exit $?: $(head -c 300 "$T/pre.err")"
+fi
+"$PROF" -s -m mon.out "$T/ctor" >/dev/null 2>"$T/pre.s"
+t_pre=$(truth "$T/pre.out" preinit_spin)
+secs=$(sed -n 's/^prof: warning: \([0-9.]*\) s of [a-z +]* CPU (\([0-9]*\) % of the program.s) ran before profiling started.*/\1/p' "$T/pre.s")
+if [ -n "$secs" ] && awk -v s="$secs" -v t="$t_pre" 'BEGIN { exit !(s >= 0.9 * t) }'; then
+	ok monrun_preinit_warned
+else
+	not_ok monrun_preinit_warned "preinit_spin used $t_pre s; prof said: $(grep -i 'before profiling' "$T/pre.s" | head -c 400)"
+fi
+if [ "$(clock_in mon.out "$T/ctor")" = perf ]; then
+	share=$(sed -n 's/.*samples stand for [0-9.]* s = \([0-9]*\) % of the user CPU since profiling started.*/\1/p' "$T/pre.s")
+	if [ -n "$share" ] && [ "$share" -ge 80 ] && [ "$share" -le 112 ]; then
+		ok monrun_preinit_user_share
+	else
+		not_ok monrun_preinit_user_share "samples stand for '${share:-?}' % of the user CPU since the start (80-112 wanted): $(grep '^CPU' "$T/pre.s")"
+	fi
+else
+	ok "monrun_preinit_user_share # skip the perf clock is not available here"
+fi
+
+# prof: samples at PCs in no object (a JIT's, or a library's constructor
+# sampled while dlopen loaded it, before the runtime knew it), where the
+# file lists an object loaded later at those addresses: the samples are
+# "[anon]" once, never charged to that object's functions as well (they
+# were: ctor_spin 100 and [anon] 100, the total 300 ticks for 200 samples).
+# Mutation caught: the cluster's histogram without its own object
+# (input.c has_object): total 300.
+if build_prog_static craft prof_craft.c -I"$ROOT/format"; then
+	text() { readelf -SW "$1" | awk '$2 == ".text" { print "0x" $4, "0x" $6 }'; }
+	set -- $(text "$T/ctor") $(text "$T/libmonrun_ctor.so")
+	mlo=$(($1)) mhi=$(($1 + $2)) llo=$(($3)) lhi=$(($3 + $4))
+	lb=$((0x7f0000000000))
+	ms=$(nm "$T/ctor" | awk '$3 == "main_spin" { print "0x" $1 }')
+	cs=$(nm "$T/libmonrun_ctor.so" | awk '$3 == "ctor_spin" { print "0x" $1 }')
+	"$T/craft" anon.mon -o "$T/ctor:0:$mlo:$mhi:1" -o "$T/libmonrun_ctor.so:$lb:$((lb + llo)):$((lb + lhi)):0" -O 1 \
+		-h $mlo:$mhi:0x8000:$(((mhi - mlo) / 4 + 1)) -b $(((ms - mlo) / 4 + 2)):100 \
+		-P $((lb + cs + 8)):100 -k 100:100:2:$((lb + cs + 8)) -E 1000000:1700000000:100 || not_ok anon_craft
+	"$PROF" -m anon.mon --format=csv "$T/ctor" >anon.csv 2>anon.err
+	total=$(awk -F, 'NR > 1 { t += $8 } END { print t + 0 }' anon.csv)
+	if [ "$total" = 200 ] && [ "$(ticks anon.csv '[anon]')" = 100.000 ] &&
+	   [ "$(ticks anon.csv main_spin)" = 100.000 ]; then
+		ok prof_anon_counted_once
+	else
+		not_ok prof_anon_counted_once "total $total ticks for 200 samples: $(tr '\n' ' ' <anon.csv | head -c 400)"
+	fi
+else
+	not_ok anon_craft_build
+fi

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * monrun_ctor.c — CPU spent before main: in a library's constructor
+ * (libmonrun_ctor.so, monrun_ctor_lib.c: CTOR_SECONDS), and in this
+ * program's own .preinit_array, which ld.so runs before any library's
+ * initialization, and so before any profiler can start.
+ *
+ *   monrun_ctor [MAIN_SECONDS [PLUGIN]]
+ *
+ * Environment: CTOR_SECONDS, the library constructor's CPU; PREINIT_SECONDS,
+ * the CPU of preinit_spin (user time) and as much again of preinit_sys
+ * (getppid calls: system time), both in the .preinit_array function.
+ * Burns MAIN_SECONDS (default 0.3) in main_spin, then dlopens PLUGIN if
+ * given (the library built again as a plugin, whose constructor burns
+ * PLUGIN_SECONDS in plugin_spin), then prints "NAME SECONDS" for
+ * main_spin, ctor_spin, preinit_spin, preinit_sys and plugin_spin: the CPU
+ * each used, as its thread's CPU clock measured it.
+ */
+#include <dlfcn.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "monrun_common.h"
+
+double ctor_used(void);
+DEFINE_SPIN(main_spin)
+DEFINE_SPIN(preinit_spin)
+
+static double pre_user, pre_sys;
+
+__attribute__((noinline)) static double preinit_sys(double seconds)
+{
+	double start = mr_thread_cpu(), now;
+	do {
+		for (int i = 0; i < 1000; i++)
+			(void)getppid();
+		now = mr_thread_cpu();
+	} while (now - start < seconds);
+	return now - start;
+}
+
+static void preinit(int argc, char **argv, char **envp)
+{
+	(void)argc;
+	(void)argv;
+	for (char **e = envp; *e != NULL; e++)
+		if (strncmp(*e, "PREINIT_SECONDS=", 16) == 0) {
+			double s = mr_seconds(*e + 16, 0);
+			pre_user = preinit_spin(s);
+			pre_sys = preinit_sys(s);
+		}
+}
+
+__attribute__((section(".preinit_array"), used)) static void (*const preinit_entry)(int, char **,
+										     char **) = preinit;
+
+int main(int argc, char **argv)
+{
+	double m = mr_seconds(argc > 1 ? argv[1] : NULL, 0.3);
+	double used = main_spin(m), plugin = 0;
+	if (argc > 2) {
+		void *h = dlopen(argv[2], RTLD_NOW);
+		double (*plugin_used)(void) = h ? (double (*)(void))dlsym(h, "plugin_used") : NULL;
+		if (plugin_used == NULL) {
+			fprintf(stderr, "monrun_ctor: %s\n", dlerror());
+			return 1;
+		}
+		plugin = plugin_used();
+	}
+	printf("main_spin %.6f\nctor_spin %.6f\npreinit_spin %.6f\npreinit_sys %.6f\n"
+	       "plugin_spin %.6f\n", used, ctor_used(), pre_user, pre_sys, plugin);
+	return 0;
+}
