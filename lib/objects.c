@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
@@ -319,6 +320,21 @@ static int each_one(struct dl_phdr_info *info, size_t size, void *arg)
 	int rc = w->fn(&o, w->arg);
 	mon_free(exe);
 	return rc;
+}
+
+static int adds_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	*(unsigned long long *)arg =
+		size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds ? info->dlpi_adds
+											: 0;
+	return 1;	/* the first object is enough */
+}
+
+unsigned long long mon_objects_loads(void)
+{
+	unsigned long long n = 0;
+	dl_iterate_phdr(adds_of, &n);
+	return n;
 }
 
 int mon_objects_each(int (*fn)(const struct mon_object_info *o, void *arg), void *arg)

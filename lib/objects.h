@@ -31,6 +31,10 @@ struct mon_object_info {
  * dlopen).  Stops at the first nonzero return of fn and returns it; 0 when
  * every object was seen.  Allocates (the program's path), so not
  * async-signal-safe. */
+/* How many objects the loader has loaded so far, counting those unloaded
+ * since (dl_iterate_phdr(3)'s dlpi_adds): it changes when one is loaded.
+ * 0 when the C library does not say.  Looks at one object: cheap. */
+MON_HIDDEN unsigned long long mon_objects_loads(void);
 MON_HIDDEN int mon_objects_each(int (*fn)(const struct mon_object_info *o, void *arg), void *arg);
 
 /* The GNU build ID of a loaded object, read from its PT_NOTE segments in

@@ -211,8 +211,13 @@ static void sort_by_lowpc(struct mon_objhist **h, size_t n)
 /* Scan the loaded objects and publish a snapshot with the new ones.
  * Histograms of objects whose range a new one overlaps leave the lookup
  * (the old object was unloaded) but stay in the full list.  Under lock. */
+/* The loader's count of objects loaded when refresh last scanned them
+ * (mon_objects_loads): mon_objhist_loading scans only when it changed. */
+static unsigned long long loads_seen;
+
 static int refresh(void)
 {
+	__atomic_store_n(&loads_seen, mon_objects_loads(), __ATOMIC_RELAXED);	/* before the scan */
 	struct scan sc = { NULL, 0, 0, 0 };
 	mon_objects_each(add_segments, &sc);
 	if (sc.err && sc.n == 0) {
@@ -567,9 +572,17 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 
 void mon_objhist_loading(void)
 {
-	if (!mon_objhist_running() || !mon_trylock())
+	if (!mon_objhist_running())
 		return;
 	int saved_errno = errno;
+	/* Called from every library's _init: most find nothing new (at
+	 * start-up, all were listed when profiling started). */
+	unsigned long long loads = mon_objects_loads();
+	if ((loads != 0 && loads == __atomic_load_n(&loads_seen, __ATOMIC_RELAXED)) ||
+	    !mon_trylock()) {
+		errno = saved_errno;
+		return;
+	}
 	int added = started ? refresh() : 0;
 	mon_unlock();
 	if (added > 0 && mon_hooks.after_dlopen)

@@ -389,3 +389,22 @@ for c in thread itimer; do
 	try "a64_guest_rtsig_own_signals_only_$c" whole $c 1000 "$T/rtsig"
 	try "a64_guest_handlers_usr_$c" whole $c 1000 "$T/handlers" usr
 done
+
+# ---- before main: a library's constructor ----------------------------------
+# libmon starts at the first library's _init (__gmon_start__, called by
+# aarch64's crti.o through call_weak_fn's tail call), so the constructor of
+# the program's own library is profiled, and its stacks end at ld.so's
+# frames whole, not [truncated] (here whole with or without unwind.c's
+# zero-frame-pointer rule: the x86-64 suite's test of it is
+# monrun_constructors.sh).
+build_so libmonrun_ctor.so monrun_ctor_lib.c || not_ok a64_build_ctor_lib
+build_plain ctor monrun_ctor.c -L"$T" -Wl,-rpath,"$T" -lmonrun_ctor -ldl || not_ok a64_build_ctor
+rm -f mon.out
+CTOR_SECONDS=0.3 whole thread 1000 ./ctor 0.3 >ctor.txt || not_ok a64_ctor_runs
+"$PROF" --format=folded -m mon.out ./ctor >ctor.folded 2>ctor.err
+awk '/ctor_spin/ { all += $NF; if ($0 ~ /^\[(truncated|jit)\]/) cut += $NF }
+END {
+	if (all > 0) printf "ok a64_ctor_sampled (%d samples)\n", all
+	else print "not ok a64_ctor_sampled — ctor_spin has no sample"
+	if (all > 0 && cut == 0) print "ok a64_ctor_stacks_whole"
+	else printf "not ok a64_ctor_stacks_whole — %d of %d end early\n", cut, all }' ctor.folded
