@@ -12,13 +12,17 @@
 
 /* Slice-by-8 tables for the reflected IEEE polynomial 0xEDB88320:
  * crc_table[k][b] is the CRC of byte b followed by k zero bytes.  Filled
- * by a constructor, before main and before any signal handler can write a
+ * by a constructor (and libmon's start-up, which may come first:
+ * monout_crc32_init), before main and before any signal handler can write a
  * profile, so the writer itself stays async-signal-safe (it only reads
  * them).  About 1 GB/s: the 3 MB profile of a SQLite run takes a few ms. */
 static uint32_t crc_table[8][256];
+static int crc_ready;
 
-__attribute__((constructor)) static void crc_init(void)
+__attribute__((constructor)) void monout_crc32_init(void)
 {
+	if (crc_ready)
+		return;
 	for (uint32_t b = 0; b < 256; b++) {
 		uint32_t c = b;
 		for (int k = 0; k < 8; k++)
@@ -29,6 +33,7 @@ __attribute__((constructor)) static void crc_init(void)
 		for (int k = 1; k < 8; k++)
 			crc_table[k][b] = (crc_table[k - 1][b] >> 8) ^
 					  crc_table[0][crc_table[k - 1][b] & 0xff];
+	crc_ready = 1;
 }
 
 uint32_t monout_crc32(uint32_t crc, const void *p, size_t n)

@@ -884,5 +884,10 @@ const char *monout_rec_name(uint32_t type);
 /* crc32.c: CRC-32 (IEEE 802.3, reflected, as zlib's crc32) of p[0..n)
  * continuing from crc (start with 0).  Async-signal-safe. */
 uint32_t monout_crc32(uint32_t crc, const void *p, size_t n);
+/* Fill its tables: a constructor, and called first by libmon's start-up,
+ * which can run before ld.so runs libmon's constructors (lib/autostart.c):
+ * a profile written then had every checksum wrong.  Once; not in a signal
+ * handler. */
+void monout_crc32_init(void);
 
 #endif /* MONOUT_H */

@@ -116,6 +116,7 @@ static void autostart(void)
 static void start_once(void)
 {
 	MON_ONCE();
+	monout_crc32_init();	/* the format's (format/crc32.c) */
 	mon_sigguard_init();	/* the constructor(101)s first, as ld.so runs them */
 	mon_fdguard_init();
 	mon_control_init();

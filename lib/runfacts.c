@@ -158,11 +158,23 @@ static uint64_t off_cpu_usec(uint32_t flags, const uint64_t cut[2], uint64_t out
 	return (flags & MONOUT_FACT_USER_ONLY) ? u : u + s;
 }
 
-/* The CPU before the start that the clock could have seen: the user part
- * alone under a clock of user time only, as off_cpu_usec. */
+/* The process's CPU when exec started this image (follow.c, MONPROF_EXEC):
+ * what the earlier images used, in their own profiles. */
+static uint64_t exec_usec[2];
+
+void mon_facts_exec_cpu(uint64_t user_usec, uint64_t sys_usec)
+{
+	exec_usec[0] = user_usec;
+	exec_usec[1] = sys_usec;
+}
+
+/* The CPU before the start that the clock could have seen: this image's,
+ * the user part alone under a clock of user time only, as off_cpu_usec. */
 static uint64_t before_cpu_usec(uint32_t flags)
 {
-	return before_usec[0] + ((flags & MONOUT_FACT_USER_ONLY) ? 0 : before_usec[1]);
+	uint64_t u = before_usec[0] > exec_usec[0] ? before_usec[0] - exec_usec[0] : 0;
+	uint64_t s = before_usec[1] > exec_usec[1] ? before_usec[1] - exec_usec[1] : 0;
+	return u + ((flags & MONOUT_FACT_USER_ONLY) ? 0 : s);
 }
 
 int mon_facts_init(void)
@@ -471,6 +483,7 @@ void mon_facts_reset(void)
 	__atomic_store_n(&nadopt, 0, __ATOMIC_RELAXED);
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	before_usec[0] = before_usec[1] = 0;	/* the child's CPU counts from the fork */
+	exec_usec[0] = exec_usec[1] = 0;
 	/* and its spells off: one goes on if the parent's did */
 	off_usec[0] = off_usec[1] = off_cut_usec[0] = off_cut_usec[1] = 0;
 	off_ever = off_in_window = off_now;

@@ -20,6 +20,10 @@ MON_HIDDEN int mon_facts_init(void);
  * the start (FACTS cpu_before_usec) and the file flagged
  * MONOUT_FACT_PROFILING_OFF.  Called under monitor.c's lock. */
 MON_HIDDEN void mon_facts_profiling(int on);
+/* This image was started by exec in a process that had used user_usec and
+ * sys_usec of CPU (follow.c): left out of the CPU before profiling
+ * started, which the earlier images' own profiles hold. */
+MON_HIDDEN void mon_facts_exec_cpu(uint64_t user_usec, uint64_t sys_usec);
 /* A tick of weight samples in the calling thread; late: the tick stands
  * for more than 20 ms of the thread's CPU (THREADS' late count).
  * Async-signal-safe. */

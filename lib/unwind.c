@@ -53,6 +53,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "arch.h"
@@ -73,6 +74,7 @@ struct utab {
 	struct mon_cfi_row *rows;
 	uint32_t nrows;
 	size_t bytes;
+	int compiled;		/* rows made (refresh's first pass publishes none) */
 };
 
 struct uobj {
@@ -80,6 +82,8 @@ struct uobj {
 	uintptr_t bias;
 	const struct mon_cfi_row *rows;
 	uint32_t nrows;
+	int interp;		/* the dynamic linker (loaded at AT_BASE) */
+	uintptr_t init;		/* its _init (DT_INIT), runtime address; 0: none */
 };
 
 struct usnap {
@@ -311,17 +315,26 @@ struct collect {
 	struct uobj *obj;
 	size_t n, cap;
 	int nomem;
+	int defer;		/* new objects: listed with no rows, compiled by a second pass */
+	int deferred;		/* some were */
 };
 
 static int each_object(const struct mon_object_info *o, void *arg)
 {
 	struct collect *col = arg;
 	const struct dl_phdr_info *info = o->phdr;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	uintptr_t lo = UINTPTR_MAX, hi = 0, init = 0;
 	const ElfW(Phdr) *hdrph = NULL;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && ph->p_memsz > 0) {
+		if (ph->p_type == PT_DYNAMIC) {
+			/* DT_INIT: an address ld.so leaves unrelocated in place
+			 * (glibc elf/dl-init.c adds l_addr when it calls it). */
+			for (const ElfW(Dyn) *d = (const ElfW(Dyn) *)(info->dlpi_addr + ph->p_vaddr);
+			     d->d_tag != DT_NULL; d++)
+				if (d->d_tag == DT_INIT && d->d_un.d_ptr != 0)
+					init = info->dlpi_addr + d->d_un.d_ptr;
+		} else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && ph->p_memsz > 0) {
 			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
 			if (a < lo)
 				lo = a;
@@ -359,9 +372,16 @@ static int each_object(const struct mon_object_info *o, void *arg)
 		t->hdr_vaddr = hv;
 		t->hdr_size = hs;
 		t->hdr_hash = hh;
-		compile(info, hdrph, o, lo, hi, t);
 		t->next = tables;
 		tables = t;
+	}
+	if (!t->compiled) {
+		if (col->defer) {
+			col->deferred = 1;
+		} else {
+			compile(info, hdrph, o, lo, hi, t);
+			t->compiled = 1;
+		}
 	}
 	if (col->n == col->cap) {
 		size_t cap = col->cap ? col->cap * 2 : 32;
@@ -379,6 +399,8 @@ static int each_object(const struct mon_object_info *o, void *arg)
 	u->bias = info->dlpi_addr;
 	u->rows = t->rows;
 	u->nrows = t->nrows;
+	u->interp = info->dlpi_addr != 0 && info->dlpi_addr == getauxval(AT_BASE);
+	u->init = init >= lo && init < hi ? init : 0;
 	return 0;
 }
 
@@ -420,33 +442,26 @@ int mon_unwind_refresh_try(void)
 	return refresh_tables(1);
 }
 
-static int refresh_tables(int try)
+/* Publish the objects col holds as the walk's snapshot, and free the one
+ * it replaces once no walk holds it.  Under refresh_lock.  0 or -1/ENOMEM. */
+static int publish(struct collect *col)
 {
-	int saved_errno = errno;
-	if (!try)
-		pthread_mutex_lock(&refresh_lock);
-	else if (pthread_mutex_trylock(&refresh_lock) != 0)
-		return mon_fail(EBUSY);
-	mon_memread_refresh();
-	struct collect col = { NULL, 0, 0, 0 };
-	mon_objects_each(each_object, &col);
-	struct usnap *s = col.nomem ? NULL : mon_alloc(sizeof *s + col.n * sizeof(struct uobj));
+	struct usnap *s = col->nomem ? NULL : mon_alloc(sizeof *s + col->n * sizeof(struct uobj));
 	if (s == NULL) {
-		mon_free(col.obj);
-		pthread_mutex_unlock(&refresh_lock);
+		mon_free(col->obj);
 		return mon_fail(ENOMEM);
 	}
 	/* Sorted by text address (insertion sort: tens of objects). */
-	for (size_t i = 0; i < col.n; i++) {
+	for (size_t i = 0; i < col->n; i++) {
 		size_t j = i;
-		while (j > 0 && s->obj[j - 1].lo > col.obj[i].lo) {
+		while (j > 0 && s->obj[j - 1].lo > col->obj[i].lo) {
 			s->obj[j] = s->obj[j - 1];
 			j--;
 		}
-		s->obj[j] = col.obj[i];
+		s->obj[j] = col->obj[i];
 	}
-	s->n = col.n;
-	mon_free(col.obj);
+	s->n = col->n;
+	mon_free(col->obj);
 	struct usnap *old = __atomic_exchange_n(&current, s, __ATOMIC_SEQ_CST);
 	unsigned long e = __atomic_load_n(&epoch, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&epoch, e + 1, __ATOMIC_SEQ_CST);
@@ -467,9 +482,37 @@ static int refresh_tables(int try)
 			retired[nretired++] = old;	/* kept: a walk may still read it */
 		/* else: leaked on purpose, for the same reason. */
 	}
-	pthread_mutex_unlock(&refresh_lock);
-	errno = saved_errno;
 	return 0;
+}
+
+/* Two passes when objects are new: their ranges first, with no rows (a
+ * walk through them goes by frame pointer and mon_arch_nocfi_cfa_off, as
+ * through code without CFI), then their compiled rows.  Compiling takes
+ * milliseconds, and from a library's _init during dlopen (autostart.c) the
+ * samples taken meanwhile have that library's _init on their stack: with
+ * the library unknown they stopped there as "[jit]" code. */
+static int refresh_tables(int try)
+{
+	int saved_errno = errno;
+	if (!try)
+		pthread_mutex_lock(&refresh_lock);
+	else if (pthread_mutex_trylock(&refresh_lock) != 0)
+		return mon_fail(EBUSY);
+	mon_memread_refresh();
+	int rc = 0;
+	for (int defer = 1; defer >= 0 && rc == 0; defer--) {
+		struct collect col = { NULL, 0, 0, 0, defer, 0 };
+		mon_objects_each(each_object, &col);
+		if (defer && !col.deferred) {
+			mon_free(col.obj);	/* nothing new: the second pass publishes */
+			continue;
+		}
+		rc = publish(&col);
+	}
+	pthread_mutex_unlock(&refresh_lock);
+	if (rc == 0)
+		errno = saved_errno;
+	return rc;
 }
 
 size_t mon_unwind_table_bytes(const char *part, unsigned *ntables)
@@ -701,29 +744,34 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 				ra_in_lr = 1;
 				break;
 			}
-			/* A frame pointer of 0 in code without CFI: the outermost
-			 * frame, as the psABI has a program mark it (x86-64 psABI
-			 * 3.4.1, %rbp; AAPCS64 6.2.3, the frame chain's end).  The
-			 * kernel starts a process with every register 0 and ld.so's
-			 * _start and _dl_start_user, which run the libraries'
-			 * constructors, have no CFI and leave it so: those stacks
-			 * are whole, not ended early. */
-			if (fp_known && fp == 0)
+			/* A frame pointer of 0 in the dynamic linker's code without
+			 * CFI: the outermost frame, as the psABI has a program mark
+			 * it (x86-64 psABI 3.4.1, %rbp; AAPCS64 6.2.3, the frame
+			 * chain's end).  The kernel starts a process with every
+			 * register 0 and ld.so's _start and _dl_start_user, which
+			 * run the libraries' constructors, have no CFI and leave it
+			 * so: those stacks are whole, not ended early.  Only there:
+			 * elsewhere code built without CFI and frame pointers may
+			 * hold 0 in the register (a reviewer's XOR accumulator), and
+			 * the stack ended early. */
+			if (o->interp && fp_known && fp == 0)
 				goto out;
-			/* Else the frame pointer, if it looks like one. */
+			/* An object's _init (crti.o: no CFI), through which libmon
+			 * starts (autostart.c): its frame, by the code after the
+			 * call, whatever the frame pointer holds (a pointer into
+			 * the stack, in call_init's frame). */
 			uintptr_t saved, code;
+			int off;
+			if (!exact && o->init && look >= o->init && look - o->init < MON_ARCH_INIT_LEN &&
+			    RD(pc, &code) && (off = mon_arch_nocfi_cfa_off(code)) != 0) {
+				cfa = sp + (uintptr_t)off;
+				break;
+			}
+			/* Else the frame pointer, if it looks like one. */
 			if (fp_known && fp >= sp && !(fp & 7) && RD(fp, &saved)) {
 				nfp = saved;
 				cfa = fp + MON_ARCH_FP_CFA_OFF;
 				nfp_known = 1;
-				break;
-			}
-			/* Else a caller whose code after the call says its frame
-			 * (read only here: frames walked by their frame pointer
-			 * pay nothing). */
-			int off;
-			if (!exact && RD(pc, &code) && (off = mon_arch_nocfi_cfa_off(code)) != 0) {
-				cfa = sp + (uintptr_t)off;
 				break;
 			}
 			goto truncated;

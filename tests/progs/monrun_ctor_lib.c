@@ -7,6 +7,7 @@
  * (monrun_ctor.c) prints the CPU it took.  Built a second time as a plugin
  * the program dlopens: -DCTOR_ENV='"PLUGIN_SECONDS"' -Dctor_spin=plugin_spin
  * -Dctor_used=plugin_used (dlopen runs its constructor before it returns).
+ * CTOR_EXIT=N: the constructor then calls exit(N).
  */
 #include "monrun_common.h"
 
@@ -29,4 +30,8 @@ __attribute__((constructor)) static void ctor(void)
 	const char *s = getenv(CTOR_ENV);
 	if (s != NULL)
 		used = ctor_spin(mr_seconds(s, 0));
+	/* CTOR_EXIT=N: then exit(N), the program's main never runs. */
+	const char *e = getenv("CTOR_EXIT");
+	if (e != NULL && getenv("PLUGIN_SECONDS") == NULL)
+		exit(atoi(e));
 }

@@ -8,10 +8,13 @@
  * from the registers that thread published, is walked from here while the
  * thread waits; an unmapped SP ends the walk truncated, never a fault; a
  * NULL register set or reader, or max 0, gives no PC.  Code without CFI:
- * a frame pointer of 0 there is the outermost frame (ld.so's
- * _dl_start_user), a whole stack; crti.o's _init (sub $8; call; add $8;
- * ret) is walked by the code after its call; any other such code with a
- * frame pointer that is no frame's ends the walk truncated.
+ * a frame pointer of 0 in the dynamic linker's (its _start, where
+ * _dl_start_user runs the constructors) is the outermost frame, a whole
+ * stack, but in other code it is not (a register that code without frame
+ * pointers used for data); an object's _init (crti.o's: sub $8; call; add
+ * $8; ret; at DT_INIT) is walked by the code after its call, before the
+ * frame pointer; the same code elsewhere, or other code without CFI whose
+ * frame pointer is no frame's, ends the walk truncated.
  *
  * Links libmon.a, so it reaches the hidden interfaces (unwind.h).
  */
@@ -21,7 +24,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
+#include <elf.h>
+#include <link.h>
 
 #include <stdio.h>
 
@@ -145,27 +151,75 @@ static unsigned walk_made(uintptr_t *stack, uintptr_t ret, uintptr_t fp, uintptr
 	return mon_unwind_regs(&r, &m, pcs, 8, flags);
 }
 
+/* The return address of the call in this program's own _init (crti.o's,
+ * at DT_INIT): the address of its "add $8,%rsp; ret", or 0. */
+static int first_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+			for (const Elf64_Dyn *d = (const Elf64_Dyn *)(info->dlpi_addr +
+								      info->dlpi_phdr[i].p_vaddr);
+			     d->d_tag != DT_NULL; d++)
+				if (d->d_tag == DT_INIT)
+					*(uintptr_t *)arg = info->dlpi_addr + d->d_un.d_ptr;
+	return 1;
+}
+
+static uintptr_t own_init_ret(void)
+{
+	uintptr_t init = 0;
+	dl_iterate_phdr(first_object, &init);
+	static const unsigned char tail[] = { 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	for (unsigned k = 1; init && k < 32; k++)
+		if (memcmp((const void *)(init + k), tail, sizeof tail) == 0)
+			return init + k;
+	return 0;
+}
+
 static void code_without_cfi(void **state)
 {
 	(void)state;
 	uintptr_t stack[8] = { 0 }, pcs[8];
 	unsigned flags;
-	/* crti's _init: its frame is 8 bytes and the return address; the one
-	 * after it is 0, the outermost (fp 1 is no frame's). */
+	/* This program's _init: its frame is 8 bytes and the return address;
+	 * the one after it is 0, the outermost.  With a frame pointer that is
+	 * no frame's (1), and one that looks like a frame's (into the stack,
+	 * as call_init's is): _init's rule comes first. */
+	uintptr_t init_ret = own_init_ret();
+	assert_true(init_ret != 0);
 	stack[1] = 0x5a5a5a5a;
 	stack[2] = 0;
-	unsigned n = walk_made(stack, (uintptr_t)nocfi_init_ret, 1, pcs, &flags);
+	unsigned n = walk_made(stack, init_ret, 1, pcs, &flags);
 	assert_int_equal(n, 2);
-	assert_int_equal(pcs[1], (uintptr_t)nocfi_init_ret - 1);
+	assert_int_equal(pcs[1], init_ret - 1);
 	assert_int_equal(flags, 0);
-	/* Other code: no rule, ended early. */
+	stack[4] = 0x1234;
+	n = walk_made(stack, init_ret, (uintptr_t)&stack[4], pcs, &flags);
+	assert_int_equal(n, 2);
+	assert_int_equal(flags, 0);
+	/* The same code elsewhere (not an object's DT_INIT): no rule, ended
+	 * early; other code without CFI: ended early. */
+	n = walk_made(stack, (uintptr_t)nocfi_init_ret, 1, pcs, &flags);
+	assert_int_equal(n, 2);
+	assert_int_equal(flags, MON_STACK_TRUNCATED);
 	n = walk_made(stack, (uintptr_t)nocfi_other_ret, 1, pcs, &flags);
 	assert_int_equal(n, 2);
 	assert_int_equal(flags, MON_STACK_TRUNCATED);
-	/* The same with a frame pointer of 0: the outermost frame, whole. */
+	/* The same with a frame pointer of 0: still ended early, not the
+	 * outermost frame (outside the dynamic linker, 0 may be data). */
 	n = walk_made(stack, (uintptr_t)nocfi_other_ret, 0, pcs, &flags);
 	assert_int_equal(n, 2);
-	assert_int_equal(pcs[1], (uintptr_t)nocfi_other_ret - 1);
+	assert_int_equal(flags, MON_STACK_TRUNCATED);
+	/* ld.so's _start: "call _dl_start" is its first 8 bytes (mov
+	 * %rsp,%rdi; call), so _start + 8 is that call's return address, in
+	 * code without CFI; with a frame pointer of 0 the stack is whole. */
+	const Elf64_Ehdr *ld = (const Elf64_Ehdr *)getauxval(AT_BASE);
+	assert_non_null(ld);
+	uintptr_t ret = (uintptr_t)ld + ld->e_entry + 8;
+	n = walk_made(stack, ret, 0, pcs, &flags);
+	assert_int_equal(n, 2);
+	assert_int_equal(pcs[1], ret - 1);
 	assert_int_equal(flags, 0);
 }
 

@@ -179,10 +179,11 @@ MON_HIDDEN int mon_arch_sigreturn_at(uintptr_t start, uintptr_t end);
  * as the caller set them: 1 yes, 0 no.  Reads the text. */
 MON_HIDDEN int mon_arch_in_plt(uintptr_t pc);
 
-/* A caller without CFI whose frame the code at its return address gives
- * (x86-64: crti.o's _init).  aarch64's crti.o _init keeps a frame record
- * (stp x29, x30; mov x29, sp), which the frame pointer walk follows: none
- * here.  Returns 0. */
+/* An object's _init, by the code at a return address in its first
+ * MON_ARCH_INIT_LEN bytes (x86-64: crti.o's).  aarch64's crti.o _init
+ * keeps a frame record (stp x29, x30; mov x29, sp), which the frame
+ * pointer walk follows: none here.  Returns 0. */
+#define MON_ARCH_INIT_LEN 32u
 static inline int mon_arch_nocfi_cfa_off(uint64_t code)
 {
 	(void)code;

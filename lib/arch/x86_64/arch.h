@@ -173,13 +173,15 @@ static inline int mon_arch_in_plt(uintptr_t pc)
 	return 0;
 }
 
-/* A caller without CFI whose frame the code at its return address gives:
- * the 8 bytes there (little-endian) beginning with add $8,%rsp; ret
- * (48 83 c4 08 c3) end a frame of 8 bytes of its own below the return
- * address, so its CFA is SP + 16.  That is crti.o's _init (glibc
- * sysdeps/x86_64/crti.S, crtn.S: sub $8,%rsp; call __gmon_start__; add;
- * ret), which has no CFI and through which libmon starts under monrun
- * (autostart.c).  Returns the CFA's offset from SP, or 0: not known. */
+/* An object's _init, crti.o's and crtn.o's code (glibc
+ * sysdeps/x86_64/crti.S, crtn.S: sub $8,%rsp; call __gmon_start__ if
+ * defined; add $8,%rsp; ret), which has no CFI and through which libmon
+ * starts under monrun (autostart.c).  The walk asks for a return address
+ * within MON_ARCH_INIT_LEN bytes of an object's DT_INIT: the 8 bytes there
+ * (little-endian) beginning with add $8,%rsp; ret (48 83 c4 08 c3) end a
+ * frame of 8 bytes below the return address, so the CFA is SP + 16.
+ * Returns the CFA's offset from SP, or 0: not that code. */
+#define MON_ARCH_INIT_LEN 32u
 static inline int mon_arch_nocfi_cfa_off(uint64_t code)
 {
 	return (code & 0xffffffffffull) == 0xc308c48348ull ? 16 : 0;
