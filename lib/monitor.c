@@ -953,7 +953,7 @@ static void restart(void)
 	if (whole)
 		mon_objhist_reset();
 	if (mon_hooks.counters_reset)
-		mon_hooks.counters_reset();
+		mon_hooks.counters_reset(0);
 	mon_facts_reset();
 	mon_clock_unsampled_reset();
 }

@@ -208,13 +208,14 @@ static void sort_by_lowpc(struct mon_objhist **h, size_t n)
 	}
 }
 
-/* Scan the loaded objects and publish a snapshot with the new ones.
- * Histograms of objects whose range a new one overlaps leave the lookup
- * (the old object was unloaded) but stay in the full list.  Under lock. */
 /* The loader's count of objects loaded when refresh last scanned them
  * (mon_objects_loads): mon_objhist_loading scans only when it changed. */
 static unsigned long long loads_seen;
 
+/* Scan the loaded objects and publish a snapshot with the new ones.
+ * Histograms of objects whose range a new one overlaps leave the lookup
+ * (the old object was unloaded) but stay in the full list.  Under lock.
+ * Returns 1 when it added some, 0 when none were new, -1/errno. */
 static int refresh(void)
 {
 	__atomic_store_n(&loads_seen, mon_objects_loads(), __ATOMIC_RELAXED);	/* before the scan */

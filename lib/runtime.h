@@ -206,8 +206,9 @@ MON_HIDDEN extern pid_t mon_pid;
 
 /* Hooks for the layers above (monitor, file writer); may be NULL. */
 struct mon_hooks {
-	void (*counters_reset)(void);	/* in a fork child, before fork_reset: zero the
-					 * tick counters (sampler.c) */
+	/* Zero the tick counters (sampler.c): in a fork child (forked 1),
+	 * before fork_reset, and for a new run after monitor(0) (0). */
+	void (*counters_reset)(int forked);
 	void (*fork_reset)(void);	/* in a fork child, before its clock is armed:
 					 * zero what the child counts (no lock taken) */
 	void (*before_exec)(const char *path);	/* about to exec path: write what must be written */

@@ -197,8 +197,10 @@ void mon_sampling_release(int user)
 		mon_threads_stop();
 }
 
-void mon_sampler_reset(void)
+void mon_sampler_reset(int forked)
 {
+	if (forked)
+		__atomic_store_n(&inflight, 0, __ATOMIC_SEQ_CST);
 	__atomic_add_fetch(&tid_gen, 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&closed, 0, __ATOMIC_RELAXED);
 	STORE(stats.samples, 0);

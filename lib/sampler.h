@@ -100,8 +100,12 @@ MON_HIDDEN void mon_sampler_stats(struct mon_stats *st);
  * Async-signal-safe; mon_sampler_reset opens it again. */
 MON_HIDDEN void mon_sampler_close(void);
 
-/* Zero the counters (a fork child, before its clock runs); the threads'
- * ids are asked anew. */
-MON_HIDDEN void mon_sampler_reset(void);
+/* Zero the counters (a fork child, before its clock runs; a new run); the
+ * threads' ids are asked anew.  forked: in a fork child, where the handlers
+ * that were running in the parent's other threads at the fork are not:
+ * none is in flight (the child waited up to 5 s for them, in fork(), when
+ * it stopped sampling: monrun --wall without -f, where the wall sampler's
+ * thread was in a sample at the fork). */
+MON_HIDDEN void mon_sampler_reset(int forked);
 
 #endif /* MON_SAMPLER_H */

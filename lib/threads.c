@@ -674,7 +674,7 @@ static void after_fork_child(void)
 	/* The child's counters and histograms start from zero before its
 	 * clock runs, so that what it counts is what its histograms hold. */
 	if (mon_hooks.counters_reset)
-		mon_hooks.counters_reset();
+		mon_hooks.counters_reset(1);
 	mon_clock_unsampled_reset();
 	if (mon_hooks.fork_reset)
 		mon_hooks.fork_reset();
