@@ -33,6 +33,7 @@
 
 #include <cmocka.h>
 
+#include "arch.h"
 #include "unwind.h"
 
 /* Registers of the caller of here(), as a wall-clock sampler would read
@@ -221,6 +222,41 @@ static void code_without_cfi(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(pcs[1], ret - 1);
 	assert_int_equal(flags, 0);
+	/* An _init in no object yet (a library dlopen is loading, with
+	 * libcrypto's extra call in .init): walked on to its caller, here
+	 * ld.so's _start; other code in no object stops the walk as JIT. */
+	unsigned char *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				   -1, 0);
+	assert_true(page != MAP_FAILED);
+	static const unsigned char init_code[] = { 0xe8, 1, 2, 3, 4, 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	memcpy(page + 100, init_code, sizeof init_code);
+	stack[2] = ret;
+	n = walk_made(stack, (uintptr_t)page + 100, 0, pcs, &flags);
+	assert_int_equal(n, 3);
+	assert_int_equal(pcs[1], (uintptr_t)page + 99);
+	assert_int_equal(pcs[2], ret - 1);
+	assert_int_equal(flags, 0);
+	n = walk_made(stack, (uintptr_t)page + 101, 0, pcs, &flags);
+	assert_int_equal(n, 2);
+	assert_int_equal(flags, MON_STACK_JIT);
+	munmap(page, 4096);
+}
+
+/* The code after a call in crti's _init (x86-64 arch.h). */
+static void init_code_rule(void **state)
+{
+	(void)state;
+	static const unsigned char plain[24] = { 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	static const unsigned char calls[24] = { 0xe8, 0, 0, 0, 0, 0xe8, 0, 0, 0, 0,
+						 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	static const unsigned char four[24] = { 0xe8, 0, 0, 0, 0, 0xe8, 0, 0, 0, 0, 0xe8, 0, 0, 0,
+						0, 0xe8, 0, 0, 0, 0, 0x48, 0x83, 0xc4, 0x08 };
+	static const unsigned char other[24] = { 0x48, 0x83, 0xc4, 0x10, 0xc3 };
+	assert_int_equal(mon_arch_nocfi_cfa_off(plain, sizeof plain), 16);
+	assert_int_equal(mon_arch_nocfi_cfa_off(calls, sizeof calls), 16);
+	assert_int_equal(mon_arch_nocfi_cfa_off(four, sizeof four), 0);
+	assert_int_equal(mon_arch_nocfi_cfa_off(other, sizeof other), 0);
+	assert_int_equal(mon_arch_nocfi_cfa_off(plain, 4), 0);
 }
 
 /* Another thread publishes its registers and waits; this one walks its
@@ -299,6 +335,7 @@ int main(void)
 		cmocka_unit_test(bad_input),
 		cmocka_unit_test(another_thread),
 		cmocka_unit_test(code_without_cfi),
+		cmocka_unit_test(init_code_rule),
 	};
 	int rc = run_group_below_main(tests, sizeof tests / sizeof tests[0]);
 	__asm__ volatile("" ::: "memory");	/* keep the call a call, not a tail jump */

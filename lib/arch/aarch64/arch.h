@@ -183,10 +183,12 @@ MON_HIDDEN int mon_arch_in_plt(uintptr_t pc);
  * MON_ARCH_INIT_LEN bytes (x86-64: crti.o's).  aarch64's crti.o _init
  * keeps a frame record (stp x29, x30; mov x29, sp), which the frame
  * pointer walk follows: none here.  Returns 0. */
-#define MON_ARCH_INIT_LEN 32u
-static inline int mon_arch_nocfi_cfa_off(uint64_t code)
+#define MON_ARCH_INIT_LEN 64u
+#define MON_ARCH_INIT_CODE 24u
+static inline int mon_arch_nocfi_cfa_off(const uint8_t *code, size_t n)
 {
 	(void)code;
+	(void)n;
 	return 0;
 }
 

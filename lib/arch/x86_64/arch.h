@@ -176,15 +176,30 @@ static inline int mon_arch_in_plt(uintptr_t pc)
 /* An object's _init, crti.o's and crtn.o's code (glibc
  * sysdeps/x86_64/crti.S, crtn.S: sub $8,%rsp; call __gmon_start__ if
  * defined; add $8,%rsp; ret), which has no CFI and through which libmon
- * starts under monrun (autostart.c).  The walk asks for a return address
- * within MON_ARCH_INIT_LEN bytes of an object's DT_INIT: the 8 bytes there
- * (little-endian) beginning with add $8,%rsp; ret (48 83 c4 08 c3) end a
- * frame of 8 bytes below the return address, so the CFA is SP + 16.
- * Returns the CFA's offset from SP, or 0: not that code. */
-#define MON_ARCH_INIT_LEN 32u
-static inline int mon_arch_nocfi_cfa_off(uint64_t code)
+ * starts under monrun (autostart.c).  Other objects' code in .init comes
+ * between as calls (libcrypto's: call OPENSSL_cpuid_setup).  The walk asks
+ * for a return address within MON_ARCH_INIT_LEN bytes of an object's
+ * DT_INIT, or in no object (a library dlopen is loading): the code there,
+ * n bytes (n >= MON_ARCH_INIT_CODE), being up to three direct calls (e8
+ * rel32) then add $8,%rsp; ret (48 83 c4 08 c3) ends a frame of 8 bytes
+ * below the return address, so the CFA is SP + 16.  Returns the CFA's
+ * offset from SP, or 0: not that code. */
+#define MON_ARCH_INIT_LEN 64u
+#define MON_ARCH_INIT_CODE 24u
+static inline int mon_arch_nocfi_cfa_off(const uint8_t *code, size_t n)
 {
-	return (code & 0xffffffffffull) == 0xc308c48348ull ? 16 : 0;
+	static const uint8_t tail[5] = { 0x48, 0x83, 0xc4, 0x08, 0xc3 };
+	size_t at = 0;
+	for (int calls = 0; calls <= 3 && at + sizeof tail <= n; calls++, at += 5) {
+		size_t k = 0;
+		while (k < sizeof tail && code[at + k] == tail[k])
+			k++;
+		if (k == sizeof tail)
+			return 16;
+		if (code[at] != 0xe8)
+			return 0;
+	}
+	return 0;
 }
 
 /* The signal trampoline, glibc's __restore_rt: mov $15,%rax
