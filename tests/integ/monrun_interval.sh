@@ -109,13 +109,21 @@ why=$(awk '{
 	e = cs - ts; if (e < 0) e = -e
 	if (d > 1 + $11 + pc || e > 1 + $11) printf "seq %d: counted %s but ticks %s (so far %d and %d; cut ticks %d, before %d); ", k, $4, $5, cs, ts, $11, pc
 	pc = $11
+	# The cut moves the stacks to a fresh table, then reads the counters:
+	# a tick between the two has its stack in the next file and its count
+	# in this one (a preempted cut: 4 of 1003 once, made up by the next
+	# file).  So the stacks so far never run ahead of the samples so far
+	# (one in flight aside), and what they lag by at a cut the next file
+	# makes up: at the last file they agree.  Not a bound from the
+	# speed of the machine.
 	ss += $6; sa += $3
-	d = $6 - $3; if (d < 0) d = -d
-	e = ss - sa; if (e < 0) e = -e
-	if (d > 1 || e > 1) printf "seq %d: stacks hold %s samples of %s (so far %d of %d); ", k, $6, $3, ss, sa
+	if (ss - sa > 1) printf "seq %d: stacks hold %s samples of %s, the files so far %d of %d: more stacks than samples; ", k, $6, $3, ss, sa
+	last_ss = ss; last_sa = sa
 	if ($7 != sum) printf "seq %d: running total %s, files add to %d; ", k, $7, sum
 	if ($3 <= 0 && k > 1) printf "seq %d: no samples; ", k
-} END { if (k < 4) printf "only %d files", k }' "$T/rows")
+} END { if (k < 4) printf "only %d files", k
+	e = last_ss - last_sa; if (e < 0) e = -e
+	if (e > 1) printf "all files: stacks hold %d samples of %d; ", last_ss, last_sa }' "$T/rows")
 echo "# seq:counted/binned/cut ticks: $(awk '{ printf "%s:%s/%s/%s ", $2, $4, $5, $11 }' "$T/rows")"
 if [ -z "$why" ]; then ok interval_each_its_own; else not_ok interval_each_its_own "$why"; fi
 
