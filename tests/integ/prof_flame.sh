@@ -339,7 +339,12 @@ m=$(sed -n 's/.*<text id="matched"[^>]*>Matched: \([0-9.]*\)%<.*/\1/p' search.tx
 want=$(csv_awk -F, 'NR > 1 { t += $8 } $1 == "heavy" || $1 == "hidden" { s += $8 } END { printf "%.2f", 100 * s / t }' p.csv)
 n=$(grep -c 'fill="rgb(230,0,230)"' search.txt)
 nh=$(grep -c '^h' frames.txt)
-awk -v m="$m" -v w="$want" 'BEGIN { d = m - w; exit !(m != "" && d <= 0.011 && d >= -0.011) }' &&
+# One sample either way: the histograms and the stacks start and stop
+# recording one after the other, so a tick at either end may be in one
+# and not the other (two proof runs: 78.16 against 77.96 % of ~500).
+tot=$(csv_awk -F, 'NR > 1 { t += $8 } END { printf "%d", t }' p.csv)
+awk -v m="$m" -v w="$want" -v t="$tot" 'BEGIN { d = m - w; if (d < 0) d = -d
+	exit !(m != "" && t > 0 && d <= 100 / t + 0.011) }' &&
 	[ "$nh" -ge 2 ] && [ "$n" -eq "$nh" ] && ok flame_chromium_search ||
 	agree_not_ok flame_chromium_search "matched '$m'%, CSV $want%, $n frames painted of $nh"
 
