@@ -196,31 +196,3 @@ else
 	ok "monrun_preinit_user_share # skip the perf clock is not available here"
 fi
 
-# prof: samples at PCs in no object (a JIT's, or a library's constructor
-# sampled while dlopen loaded it, before the runtime knew it), where the
-# file lists an object loaded later at those addresses: the samples are
-# "[anon]" once, never charged to that object's functions as well (they
-# were: ctor_spin 100 and [anon] 100, the total 300 ticks for 200 samples).
-# Mutation caught: the cluster's histogram without its own object
-# (input.c has_object): total 300.
-if build_prog_static craft prof_craft.c -I"$ROOT/format"; then
-	text() { readelf -SW "$1" | awk '$2 == ".text" { print "0x" $4, "0x" $6 }'; }
-	set -- $(text "$T/ctor") $(text "$T/libmonrun_ctor.so")
-	mlo=$(($1)) mhi=$(($1 + $2)) llo=$(($3)) lhi=$(($3 + $4))
-	lb=$((0x7f0000000000))
-	ms=$(nm "$T/ctor" | awk '$3 == "main_spin" { print "0x" $1 }')
-	cs=$(nm "$T/libmonrun_ctor.so" | awk '$3 == "ctor_spin" { print "0x" $1 }')
-	"$T/craft" anon.mon -o "$T/ctor:0:$mlo:$mhi:1" -o "$T/libmonrun_ctor.so:$lb:$((lb + llo)):$((lb + lhi)):0" -O 1 \
-		-h $mlo:$mhi:0x8000:$(((mhi - mlo) / 4 + 1)) -b $(((ms - mlo) / 4 + 2)):100 \
-		-P $((lb + cs + 8)):100 -k 100:100:2:$((lb + cs + 8)) -E 1000000:1700000000:100 || not_ok anon_craft
-	"$PROF" -m anon.mon --format=csv "$T/ctor" >anon.csv 2>anon.err
-	total=$(awk -F, 'NR > 1 { t += $8 } END { print t + 0 }' anon.csv)
-	if [ "$total" = 200 ] && [ "$(ticks anon.csv '[anon]')" = 100.000 ] &&
-	   [ "$(ticks anon.csv main_spin)" = 100.000 ]; then
-		ok prof_anon_counted_once
-	else
-		not_ok prof_anon_counted_once "total $total ticks for 200 samples: $(tr '\n' ' ' <anon.csv | head -c 400)"
-	fi
-else
-	not_ok anon_craft_build
-fi

@@ -398,14 +398,6 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		h->highpc = o->text_hi;
 		h->binmap = PROF_BIN_PROFIL;
 		h->scale = 65536;
-		/* The cluster's own object, whatever was mapped there when the
-		 * file was written (a library dlopen'ed later at the addresses
-		 * a JIT used, or loading while sampled in its constructors):
-		 * attributed by address, its ticks were charged to that
-		 * library's functions and to "[anon]" both, the run's total
-		 * then more than its samples. */
-		h->has_object = 1;
-		h->object = d->nobjs - 1;
 		h->nbins = (size_t)(h->highpc - h->lowpc) / 2;
 		h->bins = calloc(h->nbins, sizeof *h->bins);
 		if (!h->bins)
