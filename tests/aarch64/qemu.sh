@@ -8,6 +8,7 @@
 #   - profil(2) semantics under each clock (tests/progs/profil_*.c);
 #   - call counts and arcs of cc -pg code, shared and static, 8 threads;
 #     prof's calls and PLT stub names (tests/aarch64/plt_names.c) for them;
+#     the stacks of samples in _mcount and mon_count reach their callers;
 #   - stacks through -O2 -fomit-frame-pointer code and through the C
 #     library (tests/aarch64/a64_stacks.c): >= 99 % of the samples' stacks
 #     reach main, the recursion's 24 frames, qsort's comparator under the C
@@ -25,7 +26,9 @@
 #     aarch64); A64_SPLIT_ROUNDS sets the aarch64 runs' length (default
 #     200000, about 10 s each idle; the host's are half);
 #   - the ways out (abort, SIGTERM, SIGSEGV) and fork;
-#   - the guest rules: the program's own real-time signals and handlers.
+#   - the guest rules: the program's own real-time signals and handlers;
+#     the context of a system call a signal ended or restarted, as the
+#     itimer clock reads it (tests/progs/arch_syscall_context.c).
 # What qemu-user cannot serve is reported "ok NAME # skip WHY": the perf
 # clock (no perf_event_open), exec (an aarch64 image cannot be executed
 # without binfmt_misc), the thread clock's thread count (qemu's own thread
@@ -134,6 +137,22 @@ rm -f mon.out
 timeout 300 $QEMU ./pg 200000 8 0; rc=$?
 expect "a64_pg 8 threads: exit 0" "$rc" 0
 expect "a64_pg 8 threads: leaf exactly 8N" "$(dump mon.out calls leaf pg)" 1600000
+# The same run's stacks through the call counting (lib/arch/aarch64/mcount.S:
+# _mcount's CFI, CFA sp and the return address in x30, and its tail call to
+# mon_count): every sample in _mcount, its PLT stub or mon_count has the
+# instrumented function (leaf, leaf2) as its caller and worker above it.
+# Mutation: _mcount's CFA at sp + 16: 587 of 753 whole (of 236 in _mcount).
+"$PROF" --format=folded -m mon.out ./pg >pg.folded 2>pg.err
+awk '{ n = $NF; k = split($1, f, ";")
+	for (i = k; i >= 1; i--) if (f[i] !~ /^(_mcount(@plt)?|mon_count|__aarch64_.*)$/) break
+	if (i == k) next
+	all += n; if (f[k] ~ /^_mcount/) mc += n
+	if (i >= 2 && f[i] ~ /^leaf2?$/ && f[i - 1] == "worker") whole += n }
+END {
+	if (mc > 0) printf "ok a64_pg_mcount_sampled (%d samples in _mcount, %d in the counting)\n", mc, all
+	else printf "not ok a64_pg_mcount_sampled — %d samples in _mcount, %d in the counting\n", mc, all
+	if (all > 0 && whole >= 0.99 * all) printf "ok a64_pg_mcount_stacks (%d of %d reach leaf and worker)\n", whole, all
+	else printf "not ok a64_pg_mcount_stacks — %d of %d reach leaf and worker\n", whole, all }' pg.folded
 
 # ---- stacks ---------------------------------------------------------------
 # pac-ret: return addresses signed in their slots (qemu's default CPU has
@@ -389,6 +408,19 @@ for c in thread itimer; do
 	try "a64_guest_rtsig_own_signals_only_$c" whole $c 1000 "$T/rtsig"
 	try "a64_guest_handlers_usr_$c" whole $c 1000 "$T/handlers" usr
 done
+
+# The context a signal gives a handler at a system call, as itimer_cut reads
+# it on this machine (mon_arch_context_result, mon_arch_after_syscall;
+# tests/progs/arch_syscall_context.c, the host's arch_syscall.sh): qemu-user
+# emulates the kernel's EINTR and restart of an interrupted call.
+$CC -O1 -g -D_GNU_SOURCE -I"$ROOT/include" -I"$ROOT/lib" -I"$ROOT/lib/arch/aarch64" -I"$ROOT/format" \
+	-o asc "$ROOT/tests/progs/arch_syscall_context.c" -lpthread || not_ok a64_build_arch_syscall
+out=$(timeout 60 $QEMU ./asc a64_arch_syscall 2>&1); rc=$?
+printf '%s\n' "$out"
+case $out in
+*"ok a64_arch_syscall_eintr"*"ok a64_arch_syscall_restart"*) ;;
+*) not_ok a64_arch_syscall_ran "exit $rc, not both cases reported" ;;
+esac
 
 # ---- before main: a library's constructor ----------------------------------
 # libmon starts at the first library's _init (__gmon_start__, called by
