@@ -81,13 +81,13 @@ static unsigned nadopt;			/* slots in use */
 static unsigned base_ended_unlisted;	/* ended_unlisted at the last interval's cut */
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
-/* The process's user and system CPU used before that: start-up, and the
- * constructors of libraries initialized before libmon's (ld.so runs a
- * preloaded library's after those of the program's own libraries).  Kept
- * apart because a clock that counts user time only (the perf clock) must
- * be judged against the user part alone: with a constructor spending
- * 0.15 s user and 0.16 s system before the start, the sum left the run's
- * user CPU at "0 %" sampled. */
+/* The process's user and system CPU used before that: the dynamic linker's
+ * own work and the program's .preinit_array under monrun (which starts at
+ * the first library's _init, autostart.c __gmon_start__), and everything
+ * before a late monstartup(3).  Kept apart because a clock that counts
+ * user time only (the perf clock) must be judged against the user part
+ * alone: with a phase spending 0.15 s user and 0.16 s system before the
+ * start, the sum left the run's user CPU at "0 %" sampled. */
 static uint64_t before_usec[2];
 /* Profiling off (moncontrol(0), monctl off, a dormant start): the process
  * CPU used meanwhile, which no clock sampled, is written with the CPU
