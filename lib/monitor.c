@@ -161,20 +161,22 @@ static void free_objects(struct monout_object *v, size_t n)
 }
 
 /* Refresh the object list (normal context, under the write lock or before
- * profiling starts).  On failure the previous list stays. */
-static void refresh_objects(void)
+ * profiling starts).  On failure the previous list stays: returns -1, else
+ * 0. */
+static int refresh_objects(void)
 {
 	struct collect c = { NULL, 0, 0, 0 };
 	mon_objects_each(collect_one, &c);
 	if (c.failed || c.n == 0) {
 		free_objects(c.v, c.n);
-		return;
+		return -1;
 	}
 	struct monout_object *old = objects;
 	size_t oldn = nobjects;
 	objects = c.v;
 	nobjects = c.n;
 	free_objects(old, oldn);
+	return 0;
 }
 
 /* The main program's text, [lo, hi). */
@@ -912,16 +914,23 @@ static void fork_child(void)
 
 /* Objects were dlopen'ed while sampling them all: list them for the file
  * now, so that a write from a signal handler knows them too.  Early (dlopen
- * still running): no lock is waited for (write_owner is only tried). */
-static void after_dlopen(int early)
+ * still running): no lock is waited for (write_owner is only tried).
+ * Returns 1 when the unwind tables and the list are both current, 0 when
+ * one was left for later (a writer held write_owner, a lock was busy, no
+ * memory). */
+static int after_dlopen(int early)
 {
 	pid_t self = mon_gettid(), none = 0;
-	mon_stacks_loaded(early);
+	int current = mon_stacks_loaded(early) == 0;
 	if (__atomic_compare_exchange_n(&write_owner, &none, self, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_RELAXED)) {
-		refresh_objects();
+		if (refresh_objects() < 0)
+			current = 0;
 		__atomic_store_n(&write_owner, 0, __ATOMIC_RELEASE);
+	} else {
+		current = 0;
 	}
+	return current;
 }
 
 __attribute__((constructor)) void mon_monitor_init(void)

@@ -548,6 +548,17 @@ struct mon_objhist *const *mon_objhist_all(size_t *n)
 	return all;
 }
 
+/* The loader's count of objects loaded (mon_objects_loads) read before the
+ * last refresh after a dlopen that brought everything up to date: the
+ * histograms, the unwind tables and the file's object list.  A dlopen that
+ * loads nothing (the object is open already: the loader only raises its
+ * count; RTLD_NOLOAD; dlopen(NULL)) leaves the count where it was and
+ * needs no refresh, which read /proc/self/maps four times: 14 system
+ * calls where the C library makes none (a plug-in host reopening its
+ * plug-ins; two threads opening one library in turns made 16 thousand
+ * dlopen calls in 3 s instead of 10 million; tests/integ/guest_dlopen.sh). */
+static unsigned long long loads_current;
+
 /* dlopen — the C library's, then the new objects get histograms when
  * whole-process profiling is on.  Same arguments, results and errors as
  * dlopen(3); dlerror() is untouched. */
@@ -561,11 +572,20 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 	void *h = real_dlopen(file, mode);
 	if (h != NULL && mon_objhist_running()) {
 		int saved_errno = errno;
-		/* (every time: the objects' own _init may have found the lock
-		 * busy, mon_objhist_loading) */
-		mon_objhist_refresh();
-		if (mon_hooks.after_dlopen)
-			mon_hooks.after_dlopen(0);
+		/* (every time the count moved: the objects' own _init may have
+		 * found the lock busy, mon_objhist_loading) */
+		unsigned long long loads = mon_objects_loads();
+		if (loads == 0 || loads != __atomic_load_n(&loads_current, __ATOMIC_ACQUIRE)) {
+			int whole = mon_objhist_refresh() >= 0;
+			if (mon_hooks.after_dlopen && !mon_hooks.after_dlopen(0))
+				whole = 0;
+			/* Only forward: a later dlopen may have stored more. */
+			unsigned long long was = __atomic_load_n(&loads_current, __ATOMIC_RELAXED);
+			while (whole && loads != 0 && was < loads &&
+			       !__atomic_compare_exchange_n(&loads_current, &was, loads, 1,
+							    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+				;
+		}
 		errno = saved_errno;
 	}
 	return h;

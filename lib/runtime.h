@@ -233,8 +233,9 @@ struct mon_hooks {
 					 * the lock released */
 	/* Objects were loaded while sampling them all: after dlopen (early
 	 * 0), or from a loaded library's _init while dlopen still holds the
-	 * loader's lock (early 1: no lock may be waited for). */
-	void (*after_dlopen)(int early);
+	 * loader's lock (early 1: no lock may be waited for).  Returns 1 when
+	 * all it keeps of the objects is current, 0 when some was left. */
+	int (*after_dlopen)(int early);
 	void (*thread_started)(pid_t tid);	/* in a thread our pthread_create started, first
 						 * thing (wall.c: sample it from the next round);
 						 * async-signal-safe, no lock */

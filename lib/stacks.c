@@ -537,10 +537,11 @@ void mon_stacks_stop(void)
 	mon_unlock();
 }
 
-void mon_stacks_loaded(int early)
+int mon_stacks_loaded(int early)
 {
-	if (__atomic_load_n(&recording, __ATOMIC_ACQUIRE) != NULL)
-		(void)(early ? mon_unwind_refresh_try() : mon_unwind_refresh());
+	if (__atomic_load_n(&recording, __ATOMIC_ACQUIRE) == NULL)
+		return 0;
+	return (early ? mon_unwind_refresh_try() : mon_unwind_refresh()) < 0 ? -1 : 0;
 }
 
 /* Capacity of every table ticks added to in this run (or interval). */
