@@ -82,9 +82,10 @@ static unsigned base_ended_unlisted;	/* ended_unlisted at the last interval's cu
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
 /* The process's user and system CPU used before that: the dynamic linker's
- * own work and the program's .preinit_array under monrun (which starts at
- * the first library's _init, autostart.c __gmon_start__), and everything
- * before a late monstartup(3).  Kept apart because a clock that counts
+ * own work, the program's .preinit_array and the C library's own
+ * initialization under monrun (which starts at the first library ld.so
+ * initializes after the C library, autostart.c __gmon_start__), and
+ * everything before a late monstartup(3).  Kept apart because a clock that counts
  * user time only (the perf clock) must be judged against the user part
  * alone: with a phase spending 0.15 s user and 0.16 s system before the
  * start, the sum left the run's user CPU at "0 %" sampled. */

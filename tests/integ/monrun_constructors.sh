@@ -178,12 +178,18 @@ else
 	not_ok monrun_preinit_runs "exit $?: $(head -c 300 "$T/pre.err")"
 fi
 "$PROF" -s -m mon.out "$T/ctor" >/dev/null 2>"$T/pre.s"
+# The warning's seconds (user CPU under the perf clock) against the user
+# CPU the kernel gave the process at the end of the .preinit_array function
+# (preinit_ru_user): its split of the phase's 0.6 s into user and system
+# time is an estimate, which gave 0.21 s of user time for preinit_spin's
+# 0.30 s on a loaded machine.
 t_pre=$(truth "$T/pre.out" preinit_spin)
+ru_pre=$(truth "$T/pre.out" preinit_ru_user)
 secs=$(sed -n 's/^prof: warning: \([0-9.]*\) s of [a-z +]* CPU (\([0-9]*\) % of the program.s) ran before profiling started.*/\1/p' "$T/pre.s")
-if [ -n "$secs" ] && awk -v s="$secs" -v t="$t_pre" 'BEGIN { exit !(s >= 0.9 * t) }'; then
-	ok monrun_preinit_warned
+if [ -n "$secs" ] && awk -v s="$secs" -v t="$ru_pre" 'BEGIN { exit !(t > 0.05 && s >= 0.9 * t) }'; then
+	ok "monrun_preinit_warned ($secs s said; the kernel gave $ru_pre s of user CPU at the end of the .preinit_array, preinit_spin measured $t_pre s)"
 else
-	not_ok monrun_preinit_warned "preinit_spin used $t_pre s; prof said: $(grep -i 'before profiling' "$T/pre.s" | head -c 400)"
+	not_ok monrun_preinit_warned "the kernel gave ${ru_pre:-?} s of user CPU at the end of the .preinit_array (preinit_spin measured $t_pre s); prof said: $(grep -i 'before profiling' "$T/pre.s" | head -c 400)"
 fi
 if [ "$(clock_in mon.out "$T/ctor")" = perf ]; then
 	share=$(sed -n 's/.*samples stand for [0-9.]* s = \([0-9]*\) % of the user CPU since profiling started.*/\1/p' "$T/pre.s")

@@ -16,11 +16,14 @@
  * given (the library built again as a plugin, whose constructor burns
  * PLUGIN_SECONDS in plugin_spin), then prints "NAME SECONDS" for
  * main_spin, ctor_spin, preinit_spin, preinit_sys and plugin_spin: the CPU
- * each used, as its thread's CPU clock measured it.
+ * each used, as its thread's CPU clock measured it; and preinit_ru_user,
+ * preinit_ru_sys: the process's user and system CPU at the end of the
+ * .preinit_array function, as getrusage(2) gives them (0 without it).
  */
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -31,6 +34,13 @@ DEFINE_SPIN(main_spin)
 DEFINE_SPIN(preinit_spin)
 
 static double pre_user, pre_sys;
+/* The process's user and system CPU when the .preinit_array function ends,
+ * as the kernel gives it (getrusage(2)): the runtime's own reading of the
+ * CPU before it started, a moment later.  Its split of the phase into user
+ * and system time is the kernel's estimate (tick-sampled and scaled to the
+ * phase's runtime): on a loaded machine it gave 0.21 s of user time for
+ * 0.30 s of preinit_spin. */
+static double pre_ru_user, pre_ru_sys;
 
 /* System time alone: raw read(2)s of 4 MiB from /dev/zero, the kernel
  * clearing the buffer (a loop of cheap system calls is also user time, and
@@ -60,6 +70,11 @@ static void preinit(int argc, char **argv, char **envp)
 			double s = mr_seconds(*e + 16, 0);
 			pre_user = preinit_spin(s);
 			pre_sys = preinit_sys(s);
+			struct rusage ru;
+			if (syscall(SYS_getrusage, RUSAGE_SELF, &ru) == 0) {
+				pre_ru_user = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+				pre_ru_sys = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+			}
 		}
 }
 
@@ -80,7 +95,8 @@ int main(int argc, char **argv)
 		plugin = plugin_used();
 	}
 	printf("main_spin %.6f\nctor_spin %.6f\npreinit_spin %.6f\npreinit_sys %.6f\n"
-	       "plugin_spin %.6f\n", used, ctor_used(), pre_user, pre_sys, plugin);
+	       "plugin_spin %.6f\npreinit_ru_user %.6f\npreinit_ru_sys %.6f\n", used, ctor_used(),
+	       pre_user, pre_sys, plugin, pre_ru_user, pre_ru_sys);
 	char *again = getenv("EXEC_AGAIN");
 	if (again != NULL) {
 		char s[32];

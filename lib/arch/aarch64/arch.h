@@ -90,8 +90,10 @@ static inline uintptr_t mon_arch_context_lr(const void *uc)
 /* The interrupted thread returns from a system call that a signal ended
  * with EINTR: x0 holds -EINTR and the instruction before the PC is
  * SVC #0 (d4000001; before holds the 8 bytes that end at the PC, read by
- * the caller); arch/arm64/kernel/signal.c handle_signal.
- * Async-signal-safe. */
+ * the caller): the kernel leaves -EINTR there for a call it does not
+ * restart for a handler, and for one it restarts winds the PC back onto
+ * the SVC and x0 back to the first argument (arch/arm64/kernel/signal.c
+ * do_signal).  Async-signal-safe. */
 static inline long mon_arch_context_result(const void *uc)
 {
 	return (long)((const ucontext_t *)uc)->uc_mcontext.regs[0];

@@ -73,8 +73,12 @@ static inline uintptr_t mon_arch_context_fp(const void *uc)
  * that ends at the PC is SYSCALL (0f 05; before holds the 8 bytes that end
  * at the PC, read by the caller).  The kernel leaves -EINTR there for a call
  * it does not restart for a handler (nanosleep, poll, epoll_wait, a call
- * without SA_RESTART: signal(7), "Interruption of system calls");
- * arch/x86/kernel/signal.c handle_signal.  Async-signal-safe. */
+ * without SA_RESTART: signal(7), "Interruption of system calls"), and for
+ * one it restarts winds the PC back onto the SYSCALL and rax back to the
+ * call's number; arch/x86/kernel/signal.c handle_signal.  Neither reading
+ * alone tells an ended call (an interrupt just after a SYSCALL, or any
+ * instruction ending in the bytes 0f 05, meets the second): the caller
+ * needs both.  Async-signal-safe. */
 static inline long mon_arch_context_result(const void *uc)
 {
 	return (long)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RAX];
