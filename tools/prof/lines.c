@@ -21,10 +21,14 @@
  * DW_AT_comp_dir when relative).  An address DWARF does not cover keeps
  * its one line, line 0.
  *
- * With --lines (profile_lines' split), every (function, line) then becomes
+ * With --lines (PROF_LINES_SPLIT), every (function, line) then becomes
  * a function of its own, named "file.c:123 function" (the file's last path
  * component), so that every renderer's rows, frames and nodes are source
- * lines; a line not known stays the function's name.
+ * lines; a line not known stays the function's name.  For callgrind's
+ * format (PROF_LINES_OUTER) only the location's own function is kept, at
+ * its line there and with its file, so that the functions and their costs
+ * stay prof's flat profile's, as valgrind's own files attribute inlined
+ * code to the function it was inlined into.
  */
 #include "prof.h"
 
@@ -258,8 +262,9 @@ static const char *abs_file(struct prof_profile *p, const char *file, const char
 	return k;
 }
 
-int profile_lines(struct prof_profile *p, int split)
+int profile_lines(struct prof_profile *p, int mode)
 {
+	int split = mode == PROF_LINES_SPLIT;
 	struct modinfo *mods = calloc(p->nmappings ? p->nmappings : 1, sizeof *mods);
 	struct prof_line *pool = NULL;
 	size_t npool = 0, poolcap = 0, fcap = p->nfunctions;
@@ -299,7 +304,7 @@ int profile_lines(struct prof_profile *p, int split)
 			at[2 * i + 1] = l->nlines;
 			continue;
 		}
-		for (int k = 0; k < n; k++) {
+		for (int k = mode == PROF_LINES_OUTER ? n - 1 : 0; k < n; k++) {
 			size_t fn = own;
 			if (k < n - 1 && fr[k].name) {
 				fn = fn_get(p, &t, &fcap, fr[k].name, l->mapping, NULL);
@@ -312,7 +317,7 @@ int profile_lines(struct prof_profile *p, int split)
 			}
 			pool[npool++] = (struct prof_line){ fn, fr[k].line };
 		}
-		at[2 * i + 1] = (size_t)n;
+		at[2 * i + 1] = mode == PROF_LINES_OUTER ? 1 : (size_t)n;
 	}
 
 	if (split) {

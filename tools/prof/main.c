@@ -648,7 +648,11 @@ static void refuse_programs(const struct group *g, size_t n, const char *what,
 	fprintf(stderr, ", or give --merge to sum them\n");
 }
 
-static int report(struct group *g, const struct prof_opts *o, int by_lines, const char *annotate,
+/* lines: 0 no line tables read, else 1 + profile_lines' mode: each
+ * (function, line) a function of its own, "file:line name" (--lines); the
+ * inline frames as functions (--annotate); the locations' own functions
+ * with their files and lines (--format=callgrind: fl= and positions). */
+static int report(struct group *g, const struct prof_opts *o, int lines, const char *annotate,
 		  const char *base_arg)
 {
 	struct prof_profile p;
@@ -656,7 +660,7 @@ static int report(struct group *g, const struct prof_opts *o, int by_lines, cons
 	attr_finish(&g->a);
 	const char *focus = o->callers ? o->callers : o->callees;
 	if (profile_build(&g->a, o->demangle, &p) < 0 ||
-	    ((by_lines || annotate) && profile_lines(&p, by_lines && !annotate) < 0)) {
+	    (lines && profile_lines(&p, lines - 1) < 0)) {
 		fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 		return 1;
 	}
@@ -927,6 +931,13 @@ int main(int argc, char **argv)
 		free(base_files);
 		return 2;
 	}
+	/* The line tables: --lines splits functions by line; --annotate and
+	 * callgrind's format (whose readers show source files: fl=, and
+	 * positions by line, as valgrind writes them) read them whole. */
+	int lines = annotate ? 1 + PROF_LINES_INLINE
+		    : by_lines ? 1 + PROF_LINES_SPLIT
+		    : o.renderer == prof_renderer_find("callgrind") ? 1 + PROF_LINES_OUTER
+								     : 0;
 	/* Positional arguments: data files (told by their first bytes) and
 	 * directories of them (a PROFDIR) are read as -m's are; at most one
 	 * other, the program. */
@@ -1066,7 +1077,7 @@ int main(int argc, char **argv)
 		}
 		if (ngroups > had) {
 			attr_init(&groups[k].a, locals);
-			groups[k].a.keep_pieces = by_lines || annotate;
+			groups[k].a.keep_pieces = lines != 0;
 		} else if (merge && !by_program &&
 			   programs_differ(groups[k].prog, groups[k].path, this_prog, path)) {
 			prof_warn("merged-programs", "%s is a profile of %s, %s of %s: summed "
@@ -1220,7 +1231,7 @@ int main(int argc, char **argv)
 		if (status == 0) {
 			attr_finish(&ba);
 			if (profile_build(&ba, o.demangle, &bp) < 0 ||
-			    (by_lines && profile_lines(&bp, 1) < 0)) {
+			    (by_lines && profile_lines(&bp, PROF_LINES_SPLIT) < 0)) {
 				fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 				status = 1;
 			}
@@ -1239,7 +1250,7 @@ int main(int argc, char **argv)
 			/* Its warnings name it: stderr has no headings. */
 			prof_warn_about(groups[k].path, NULL);
 		}
-		status = report(&groups[k], &o, by_lines, annotate, base_arg);
+		status = report(&groups[k], &o, lines, annotate, base_arg);
 	}
 	if (ngroups > 1)
 		prof_warn_about(NULL, NULL);

@@ -304,11 +304,15 @@ int prof_has_type(const struct prof_profile *p, int k);
 
 /* lines.c: gives every location in an object the source lines its address
  * has in the object's DWARF (libdw), innermost inline frame first, adding
- * the functions that were only inlined, and each function its source file.
- * split (prof --lines): then every (function, line) becomes a function of
- * its own named "file.c:123 function".  Locations DWARF does not cover are
- * left as they are.  Returns 0, or -1 with errno (ENOMEM). */
-int profile_lines(struct prof_profile *p, int split);
+ * the functions that were only inlined, and each function its source file
+ * (mode PROF_LINES_INLINE: prof --annotate).  PROF_LINES_SPLIT (prof
+ * --lines): then every (function, line) becomes a function of its own
+ * named "file.c:123 function".  PROF_LINES_OUTER (callgrind's format): the
+ * location's own function alone, at its line there, with its source file;
+ * no function added.  Locations DWARF does not cover are left as they are.
+ * Returns 0, or -1 with errno (ENOMEM). */
+enum { PROF_LINES_INLINE, PROF_LINES_SPLIT, PROF_LINES_OUTER };
+int profile_lines(struct prof_profile *p, int mode);
 
 /* one when n is 1, else many: a count's noun or verb ("1 sample was",
  * "2 samples were"). */

@@ -10,14 +10,15 @@
  *   positions: line
  *   events: Samples CPU_ns
  *   ob=(1) /path/prog             object (mapping), name compression:
- *   fl=(1) ???                    "(id) name" the first time, "(id)" after
+ *   fl=(1) /src/prog.c            "(id) name" the first time, "(id)" after
  *   fn=(2) heavy
- *   0 60 600000000                self cost at line 0 (not known)
+ *   31 60 600000000               self cost at line 31 (0: not known)
  *   cob=(1)
  *   cfi=(1)
  *   cfn=(3) light
- *   calls=41 0                    calls from heavy into light, and the
- *   0                             inclusive cost of those calls: not known
+ *   calls=41 0                    calls from heavy into light (target 0),
+ *   33                            from its line 33; the inclusive cost of
+ *                                 those calls: not known without stacks
  *   ...
  *   totals: 100 1000000000
  *
@@ -42,9 +43,12 @@
  * edge seen in stacks but never counted is written calls=1 (callgrind_
  * annotate 3.19 reads the cost after calls=0 as the caller's self cost);
  * edges with neither calls nor cost are left out.  The source file is the
- * one DWARF names where --lines (or --annotate) read the line tables, "???"
- * otherwise (as valgrind writes an unknown file), and the line 0 where the
- * model has none.
+ * one DWARF names (main.c reads the line tables for this format: lines.c
+ * PROF_LINES_OUTER, the functions prof's own, each at its line), "???"
+ * where it names none (as valgrind writes an unknown file), and the line 0
+ * where the model has none.  A calls= line's position is the caller's line
+ * of the call; its target position is 0 (where the callee was entered is
+ * not known).
  */
 #include "out.h"
 
@@ -269,7 +273,13 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 			int charged = 1;
 			for (size_t k = j + 1; k < n && charged; k++)
 				charged = fr[k].fn != fr[j].fn;
-			struct edge e = { fr[j + 1].fn, fr[j].fn, fr[j + 1].line, fr[j].line,
+			/* The call's position is the caller's line; its target
+			 * position (where in the callee it arrives) 0, not
+			 * known: the callee's frame line is where that
+			 * function was, not where the call came in, and would
+			 * split one call into as many (callgrind_annotate
+			 * counted main called 4 times). */
+			struct edge e = { fr[j + 1].fn, fr[j].fn, fr[j + 1].line, 0,
 					  j == 0 ? s->value[PROF_VAL_ARC] : 0, { 0 } };
 			if (charged)
 				memcpy(e.c, c, sizeof c);
