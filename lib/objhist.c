@@ -215,12 +215,16 @@ static unsigned long long loads_seen;
 /* Scan the loaded objects and publish a snapshot with the new ones.
  * Histograms of objects whose range a new one overlaps leave the lookup
  * (the old object was unloaded) but stay in the full list.  Under lock.
- * Returns 1 when it added some, 0 when none were new, -1/errno. */
-static int refresh(void)
+ * Returns 1 when it added some, 0 when none were new, -1/errno.  *missed
+ * (if not NULL) 1 when some new object got no histogram (no memory for it)
+ * though others did, else 0. */
+static int refresh_and(int *missed)
 {
 	__atomic_store_n(&loads_seen, mon_objects_loads(), __ATOMIC_RELAXED);	/* before the scan */
 	struct scan sc = { NULL, 0, 0, 0 };
 	mon_objects_each(add_segments, &sc);
+	if (missed)
+		*missed = sc.err != 0;
 	if (sc.err && sc.n == 0) {
 		mon_free(sc.found);
 		return mon_fail(sc.err);
@@ -268,6 +272,11 @@ static int refresh(void)
 	return 1;
 }
 
+static int refresh(void)
+{
+	return refresh_and(NULL);
+}
+
 uint32_t mon_objhist_set_now(void)
 {
 	const struct mon_objhist_set *set = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
@@ -305,12 +314,12 @@ int mon_objhist_start(unsigned bytes_per_bin)
 
 int mon_objhist_refresh(void)
 {
-	int rc = 0;
+	int rc = 0, missed = 0;
 	mon_lock();
 	if (started)
-		rc = refresh();
+		rc = refresh_and(&missed);
 	mon_unlock();
-	return rc;
+	return missed ? mon_fail(ENOMEM) : rc;
 }
 
 void mon_objhist_stop(void)

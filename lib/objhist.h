@@ -56,7 +56,9 @@ MON_HIDDEN uint32_t mon_objhist_set_now(void);
  */
 MON_HIDDEN int mon_objhist_start(unsigned bytes_per_bin);
 /* Add histograms for objects loaded since (dlopen calls this itself).
- * Returns 1 when it added some, 0 when none were new, -1/errno. */
+ * Returns 1 when it added some, 0 when none were new, -1/errno (ENOMEM
+ * also when some new objects got theirs and others did not: those are
+ * tried again at the next refresh). */
 MON_HIDDEN int mon_objhist_refresh(void);
 /*
  * Objects are being loaded: called from a library's _init (crti.o's call

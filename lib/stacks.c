@@ -539,8 +539,12 @@ void mon_stacks_stop(void)
 
 int mon_stacks_loaded(int early)
 {
+	/* Not recording: current if stacks were never set up (depth 0); if
+	 * they were, not current, since an object loaded between
+	 * mon_stacks_start's compile and its publish of the table would have
+	 * no unwind table until some later refresh (a reviewer's finding). */
 	if (__atomic_load_n(&recording, __ATOMIC_ACQUIRE) == NULL)
-		return 0;
+		return __atomic_load_n(&table, __ATOMIC_ACQUIRE) != NULL ? -1 : 0;
 	return (early ? mon_unwind_refresh_try() : mon_unwind_refresh()) < 0 ? -1 : 0;
 }
 

@@ -111,7 +111,8 @@ MON_HIDDEN void mon_stacks_stop(void);
 /* Objects were loaded (dlopen): compile their unwind tables.  early: from
  * a loaded library's _init, dlopen still running: only if no other thread
  * is compiling (mon_unwind_refresh_try).  Returns 0 when the tables are
- * current (or no stacks are recorded), -1 when not. */
+ * current (or stacks were never set up), -1 when not (a lock was busy, no
+ * memory, or stacks set up but not recording now). */
 MON_HIDDEN int mon_stacks_loaded(int early);
 /* Empty the table (fork child, before its clocks run; takes no lock). */
 MON_HIDDEN void mon_stacks_reset(void);

@@ -5,13 +5,13 @@
  * count in the loader, makes no system call, and libmon's dlopen
  * (lib/objhist.c) must then add none of its own.
  *
- *   dlopen_reopen PLUGIN.so N SECONDS
+ *   dlopen_reopen PLUGIN.so N SECONDS [LATE.so]
  *
  * Opens PLUGIN.so, then N times: dlopen of it again and dlclose, dlopen
  * with RTLD_NOLOAD and dlclose, dlopen(NULL) and dlclose.  Then closes it
- * (the loader unmaps it), opens it anew (a real load: libmon must see the
- * object) and calls its plugin_spin for SECONDS of CPU.  Prints
- * "reopened N"; exit 0, 1 if a dlopen failed.
+ * (the loader unmaps it), opens LATE.so (default PLUGIN.so again: a real
+ * load either way, which libmon must see) and calls its plugin_spin for
+ * SECONDS of CPU.  Prints "reopened N"; exit 0, 1 if a dlopen failed.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -33,8 +33,8 @@ static int reopen(const char *lib, int mode)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: dlopen_reopen PLUGIN.so N SECONDS\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: dlopen_reopen PLUGIN.so N SECONDS [LATE.so]\n");
 		return 2;
 	}
 	const char *lib = argv[1];
@@ -48,7 +48,8 @@ int main(int argc, char **argv)
 		    reopen(NULL, RTLD_NOW) < 0)
 			return 1;
 	dlclose(h);
-	double (*spin)(double) = (double (*)(double))plugin_open(lib, "plugin_spin", &h, &base);
+	const char *late = argc > 4 ? argv[4] : lib;
+	double (*spin)(double) = (double (*)(double))plugin_open(late, "plugin_spin", &h, &base);
 	if (spin == NULL)
 		return 1;
 	spin(seconds);
