@@ -64,12 +64,15 @@ fi
 # prof -s: CPU against samples, elapsed, rate, one line per thread; no
 # warning for a run whose every thread was sampled (but the stack walk's
 # own: under ASan a tick in its interceptors, built without unwind
-# information, ends its stack early, which prof rightly says).
+# information, ends its stack early, which prof rightly says; and the
+# names': under ASan on a loaded machine 2 of 799 ticks fell in the
+# stripped libgcc_s.so.1, whose missing names prof rightly says).
 if "$PROF" -s -m "$T/thr.out" "$T/thr" >/dev/null 2>"$T/s.err" &&
     grep -q "^CPU: .* samples stand for .* % of the user\( + system\)\? CPU" "$T/s.err" &&
     grep -q "^elapsed: " "$T/s.err" && grep -q "^rate: asked [0-9]* Hz, set [0-9]* Hz" "$T/s.err" &&
     grep -q "^thread [0-9]* cov-a: " "$T/s.err" && grep -q "^thread [0-9]* cov-b: " "$T/s.err" &&
-    ! grep warning "$T/s.err" | grep -qv "ha\(s\|ve\) a call stack that ends early"; then
+    ! grep warning "$T/s.err" | grep -v "ha\(s\|ve\) a call stack that ends early" |
+	grep -qv "has only its exported symbols (stripped)"; then
 	ok cov_facts_summary
 else
 	not_ok cov_facts_summary "$(cat "$T/s.err")"
