@@ -85,10 +85,10 @@ static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
  * own work, the program's .preinit_array and the C library's own
  * initialization under monrun (which starts at the first library ld.so
  * initializes after the C library, autostart.c __gmon_start__), and
- * everything before a late monstartup(3).  Kept apart because a clock that counts
- * user time only (the perf clock) must be judged against the user part
- * alone: with a phase spending 0.15 s user and 0.16 s system before the
- * start, the sum left the run's user CPU at "0 %" sampled. */
+ * everything before a late monstartup(3).  Kept apart because a clock that
+ * counts user time only (the perf clock) must be judged against the user
+ * part alone: with a phase spending 0.15 s user and 0.16 s system before
+ * the start, the sum left the run's user CPU at "0 %" sampled. */
 static uint64_t before_usec[2];
 /* Profiling off (moncontrol(0), monctl off, a dormant start): the process
  * CPU used meanwhile, which no clock sampled, is written with the CPU
