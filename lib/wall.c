@@ -1367,7 +1367,10 @@ static int resumed_call(const struct wthread *t, long *nr, uint32_t *wid)
 }
 
 /* Set once a thread's system call could not be read because the process
- * is not dumpable (MONOUT_WALL_F_NOT_DUMPABLE). */
+ * is not dumpable (MONOUT_WALL_F_NOT_DUMPABLE); cleared at each interval's
+ * cut, so that an interval's file says it only of its own reads (a process
+ * that becomes dumpable again, prctl(PR_SET_DUMPABLE, 1), is read whole
+ * from then on). */
 static int not_dumpable;
 
 /* full_read of a thread whose system call file cannot be opened: a process
@@ -2856,7 +2859,10 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	h.flags = (h.threads_unlisted ? MONOUT_WALL_F_THREADS_FULL : 0) |
 		  (h.lost ? MONOUT_WALL_F_SAMPLES_FULL : 0) |
 		  (have_schedstat ? 0 : MONOUT_WALL_F_NO_SCHEDSTAT) |
-		  (__atomic_load_n(&not_dumpable, __ATOMIC_RELAXED) ? MONOUT_WALL_F_NOT_DUMPABLE : 0);
+		  ((cutting && advance ? __atomic_exchange_n(&not_dumpable, 0, __ATOMIC_RELAXED)
+				       : __atomic_load_n(&not_dumpable, __ATOMIC_RELAXED))
+			   ? MONOUT_WALL_F_NOT_DUMPABLE
+			   : 0);
 	if (cutting) {
 		h.elapsed_usec = since_cut(elapsed, &cut_base.end_us, advance);
 		h.rounds = since_cut(h.rounds, &cut_base.rounds, advance);
@@ -2949,6 +2955,7 @@ void mon_wall_cut_skip(void)
 	since_cut(__atomic_load_n(&own_sys_us, __ATOMIC_RELAXED), &cut_base.sys_us, 1);
 	since_cut(lost, &cut_base.lost, 1);
 	unlisted_take(1);
+	__atomic_store_n(&not_dumpable, 0, __ATOMIC_RELAXED);
 	/* The threads, then the samples, as put() loads them. */
 	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
 	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;

@@ -14,6 +14,7 @@
 #                        could not be read")
 #   wall_dumpable_said   prof's wall-not-dumpable warning gives the cause and
 #                        names prctl(PR_SET_DUMPABLE, 1)
+#   wall_dumpable_per_interval  (below) the flag per interval's file
 # Mutation: full_read without state_only_read (lib/wall.c): every sample of
 # the thread "[state not read]", both fail.
 . "$(dirname "$0")/lib.sh"
@@ -58,4 +59,31 @@ if grep -q 'the process was not dumpable.*prctl(PR_SET_DUMPABLE, 1)' "$T/t.err";
 	ok wall_dumpable_said
 else
 	not_ok wall_dumpable_said "$(head -n 3 "$T/t.err")"
+fi
+
+# Per interval: the flag says what each interval's own reads met.  The
+# program makes itself dumpable again after the first sleeper (about 1 s)
+# and a second sleeper sleeps 2.5 s, under --interval=1: the first file
+# says "not dumpable", the last (wholly after the restore) does not; its
+# sleeper's samples are read whole (its system call known: nanosleep).
+#   wall_dumpable_per_interval  before, every file of the series said it
+#                               (wall.c's flag was set for the process's
+#                               life)
+mkdir -p "$T/iv"
+chmod 1777 "$T/iv"
+timeout 60 "$MONRUN" --wall=100 --interval=1 -o "$T/iv/d.mon" "$T/dropuid" 2.5 >"$T/iv.out" 2>"$T/iv.err"
+rc=$?
+first=$(ls "$T/iv" | LC_ALL=C sort | head -n 1)
+last=$(ls "$T/iv" | LC_ALL=C sort | tail -n 1)
+said() { "$PROF" -m "$T/iv/$1" --sample=wall "$T/dropuid" 2>&1 >/dev/null | grep -c 'the process was not dumpable'; }
+if [ $rc = 0 ] && grep -qx 'dumpable 1' "$T/iv.out" && [ -n "$first" ] && [ "$first" != "$last" ]; then
+	f=$(said "$first") l=$(said "$last")
+	"$PROF" -m "$T/iv/$last" --sample=wall "$T/dropuid" >"$T/iv.txt" 2>/dev/null
+	if [ "$f" -ge 1 ] && [ "$l" = 0 ] && grep -q 'nanosleep' "$T/iv.txt"; then
+		ok "wall_dumpable_per_interval # $(ls "$T/iv" | wc -l) files; the first says it, the last not"
+	else
+		not_ok wall_dumpable_per_interval "first file said it $f times, the last $l; last: $(head -n 5 "$T/iv.txt" | tr '\n' ' ')"
+	fi
+else
+	not_ok wall_dumpable_per_interval "exit $rc, $(tr '\n' ' ' <"$T/iv.out"); files: $(ls "$T/iv" | tr '\n' ' ')"
 fi
