@@ -8,7 +8,12 @@
 # with the CPU before the start (FACTS cpu_before_usec) and flags the file
 # (MONOUT_FACT_PROFILING_OFF).  tests/progs/cpu_pause.c, linked with
 # libmon, under monrun: 0.2 CPU-s on, 0.8 off (main and a thread that ends
-# meanwhile), 0.2 on.
+# meanwhile), 0.2 on.  The user CPU while on is the process's user CPU less
+# that of the spells off, each read from the kernel, whose split of CPU
+# time into user and system time is an estimate (tick-sampled): the spins
+# look at their thread's CPU clock (a system call) once a millisecond, not
+# every 20 microseconds, whose system time, split by that estimate, put the
+# share at 89-91 % on a loaded machine (98-103 % now).
 #   coverage_pause_quiet  prof gives no coverage warning
 #   coverage_pause_said   prof -s: "not sampled by design (start-up, rate
 #                         check, profiling off)", that figure at least the

@@ -30,12 +30,15 @@ static double clock_s(clockid_t c)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* Spins s CPU-seconds of this thread, looking at its CPU clock (a system
+ * call: CLOCK_THREAD_CPUTIME_ID has no vDSO path) about once a millisecond,
+ * so that nearly all of it is user time. */
 #define DEFINE_SPIN_FN(name)                                                      \
 	__attribute__((noinline)) static void name(double s)                      \
 	{                                                                         \
 		double t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);                     \
 		do {                                                              \
-			for (int i = 0; i < 20000; i++)                           \
+			for (int i = 0; i < 1000000; i++)                         \
 				sink += (unsigned long)i * 2654435761u;           \
 		} while (clock_s(CLOCK_THREAD_CPUTIME_ID) - t0 < s);              \
 	}
