@@ -536,7 +536,8 @@ static unsigned char *objects_shared(const struct prof_data *d, int *any)
 		return NULL;
 	for (size_t i = 0; i < d->nobjs; i++)
 		for (size_t j = i + 1; j < d->nobjs; j++)
-			if (d->objs[i].text_lo < d->objs[i].text_hi &&
+			if (!d->objs[i].anon_cluster && !d->objs[j].anon_cluster &&
+			    d->objs[i].text_lo < d->objs[i].text_hi &&
 			    d->objs[j].text_lo < d->objs[j].text_hi &&
 			    d->objs[i].text_lo < d->objs[j].text_hi &&
 			    d->objs[j].text_lo < d->objs[i].text_hi)

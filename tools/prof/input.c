@@ -389,6 +389,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 			goto nomem;
 		d->nobjs++;
 		o->no_file = 1;
+		o->anon_cluster = 1;
 		o->text_lo = m->pcs[c0].selfpc & ~(uint64_t)1;
 		o->text_hi = (m->pcs[i].selfpc & ~(uint64_t)1) + 2;
 		if (copy_xsyms(m, MONOUT_NO_OBJECT, o) < 0)

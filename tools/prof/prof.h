@@ -99,6 +99,9 @@ struct prof_object {		/* one loaded ELF object */
 	uint64_t text_hi;
 	int is_main;		/* the executable itself */
 	int no_file;		/* nothing to read (the vDSO): no warning */
+	int anon_cluster;	/* prof's own "[anon]" object of a cluster of PCS entries
+				 * (code in no object when sampled): its PCs are an
+				 * object's of the file that covers them, by address */
 	struct prof_xsym *xsyms;	/* no_file: its functions as the runtime recorded
 					 * them (vDSO, perf map names of anonymous code) */
 	size_t nxsyms;

@@ -25,7 +25,10 @@
  * file (one unloaded, the other loaded there) when one of them must
  * move: a PC there could not tell which to follow; samples in code of no
  * object (PCS, or frames of stacks flagged MONOUT_STACK_JIT: a JIT's) where
- * another file has an object.  RUN holds the first
+ * another file has an object.  Such samples where their own file lists an
+ * object (loaded after they were taken: a library's _init sampled while
+ * dlopen loaded it) are that object's, as prof reads the file alone (by
+ * address), and move with it.  RUN holds the first
  * file's process, command and clock and the sums of the counters and CPU;
  * FACTS the run's span (earliest start to latest end) as its elapsed
  * time; SPAN its bounds when every file's are to the nanosecond
@@ -635,11 +638,14 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		    append((void **)&m.stacks, &m.nstacks, d->stacks, d->nstacks,
 			   sizeof *d->stacks) < 0)
 			goto nomem;
-		for (size_t i = p0; i < m.npcs; i++) {
-			struct anon a = { m.pcs[i].selfpc, f };
-			if (append((void **)&anon, &nanon, &a, 1, sizeof a) < 0)
+		/* PCS entries in an object of their own file (code sampled
+		 * before the runtime knew the object: the first instructions
+		 * of a library's _init while dlopen loads it) are that
+		 * object's, by address, as prof reads the file alone: moved
+		 * with it below.  The others are code of no object. */
+		for (size_t i = p0; i < m.npcs; i++)
+			if (add_anon(&anon, &nanon, d, f, &m.pcs[i].selfpc, 1) < 0)
 				goto nomem;
-		}
 		if (d->have_stacks) {
 			m.have_stacks = 1;
 			if (d->stack_max_depth > m.stack_max_depth)
@@ -666,6 +672,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		if (nsh) {
 			for (size_t i = c0; i < m.ncalls; i++)
 				m.calls[i].selfpc = moved(sh, nsh, m.calls[i].selfpc);
+			for (size_t i = p0; i < m.npcs; i++)
+				m.pcs[i].selfpc = moved(sh, nsh, m.pcs[i].selfpc);
 			for (size_t i = a0; i < m.narcs; i++) {
 				m.arcs[i].selfpc = moved(sh, nsh, m.arcs[i].selfpc);
 				m.arcs[i].frompc = moved(sh, nsh, m.arcs[i].frompc);
