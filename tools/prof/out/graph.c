@@ -309,6 +309,15 @@ int prof_render_graph(const struct prof_profile *p, const struct prof_opts *o, F
 		}
 	}
 	ne = m;
+	/* Sums on one grid, whatever order the samples came in (prof_quantum). */
+	for (size_t i = 0; i < ne; i++) {
+		e[i].total = prof_quantum(e[i].total);
+		e[i].self = prof_quantum(e[i].self);
+	}
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		fn[i].self = prof_quantum(fn[i].self);
+		fn[i].incl = prof_quantum(fn[i].incl);
+	}
 	/* Edges by caller (e is sorted so) and by callee (by_to). */
 	by_to = malloc((ne ? ne : 1) * sizeof *by_to);
 	if (!by_to)

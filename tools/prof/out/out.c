@@ -6,6 +6,7 @@
 #include "out.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +172,11 @@ size_t prof_function_find(const struct prof_profile *p, const char *name)
 	return SIZE_MAX;
 }
 
+double prof_quantum(double v)
+{
+	return nearbyint(v * 1e9) / 1e9;
+}
+
 int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f)
 {
 	size_t nf = p->nfunctions ? p->nfunctions : 1;
@@ -225,6 +231,14 @@ int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, stru
 		}
 	}
 	free(seen);
+	f->total_seconds = prof_quantum(f->total_seconds);
+	for (size_t i = 0; i < p->nfunctions; i++) {
+		struct prof_flat_row *q = &f->all[i];
+		q->samples = prof_quantum(q->samples);
+		q->seconds = prof_quantum(q->seconds);
+		q->incl_samples = prof_quantum(q->incl_samples);
+		q->incl_seconds = prof_quantum(q->incl_seconds);
+	}
 	for (size_t i = 0; i < p->nfunctions; i++) {
 		const struct prof_flat_row *r = &f->all[i];
 		int kind = p->functions[i].kind;
