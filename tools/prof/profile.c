@@ -20,6 +20,7 @@
 #include "prof.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,8 +99,11 @@ void profile_events(struct prof_profile *p)
 	}
 	/* Off-CPU is a part of wall-clock time: present with it, even when
 	 * every thread ran all the time (then it is 0, which is a finding). */
-	for (int e = PROF_EV_WALL; e < PROF_NEV; e++)
+	for (int e = PROF_EV_WALL; e < PROF_NEV; e++) {
 		p->events[e].present = wall || p->facts.wall_hz > 0;
+		p->events[e].total_samples = prof_quantum(p->events[e].total_samples);
+		p->events[e].total_seconds = prof_quantum(p->events[e].total_seconds);
+	}
 }
 
 int prof_has_type(const struct prof_profile *p, int k)
@@ -565,7 +569,7 @@ int profile_build(const struct prof_attr *a, int demangle, struct prof_profile *
 	f->rate_hz = a->rate_hz;
 	f->rates_differ = a->rates_differ;
 	f->total_samples = a->total_ticks;
-	f->total_seconds = a->total_seconds;
+	f->total_seconds = prof_quantum(a->total_seconds);
 	f->have_stats = a->have_stats;
 	f->have_cpu = a->have_cpu;
 	f->have_cells = a->have_cells;
@@ -614,4 +618,9 @@ nomem:
 	profile_free(p);
 	errno = ENOMEM;
 	return -1;
+}
+
+double prof_quantum(double v)
+{
+	return nearbyint(v * 1e9) / 1e9;
 }

@@ -302,6 +302,16 @@ void profile_events(struct prof_profile *p);
  * the types p holds, in enum order. */
 int prof_has_type(const struct prof_profile *p, int k);
 
+/* A sum of samples or seconds on a grid of 1e-9 (a nanosecond, or a
+ * billionth of a sample), so that the same samples added up in another
+ * order (a profile read as several files or as their sum, prof --output)
+ * give the same value, ties sort alike and a value at a rounding boundary
+ * prints alike; far below any digit printed.  The grid holds while v * 1e9
+ * is below 2^53 (v under about 9e6) and the sums' own rounding errors stay
+ * below half of it, as for any run's samples and seconds; above, v is
+ * returned as it is, within an ulp. */
+double prof_quantum(double v);
+
 /* lines.c: gives every location in an object the source lines its address
  * has in the object's DWARF (libdw), innermost inline frame first, adding
  * the functions that were only inlined, and each function its source file

@@ -188,6 +188,38 @@ static int no_cost(const double *c, size_t n)
 	return 1;
 }
 
+/* The self costs v[0..n) of one function (its lines) made whole samples
+ * that add up to the function's total rounded once (the flat profile's
+ * row, as callgrind_annotate adds them): each line's part rounded down,
+ * and what the total still lacks given one each to the lines whose parts
+ * lost the most (the earlier line of a tie).  Rounded line by line, two
+ * lines of 0.5 (System V's split of a bin at a function's edge) made 2 of
+ * the function's 1.  frac: room for n doubles. */
+static void whole_parts(struct cost *v, size_t n, size_t nct, double *frac)
+{
+	for (size_t k = 0; k < nct; k++) {
+		double sum = 0;
+		int64_t floors = 0;
+		for (size_t i = 0; i < n; i++) {
+			sum += v[i].c[k];
+			floors += v[i].c[k] > 0 ? (int64_t)floor(v[i].c[k]) : 0;
+		}
+		int64_t left = (sum > 0 ? llround(sum) : 0) - floors;
+		for (size_t i = 0; i < n; i++) {
+			frac[i] = v[i].c[k] > 0 ? v[i].c[k] - floor(v[i].c[k]) : 0;
+			v[i].c[k] = v[i].c[k] > 0 ? floor(v[i].c[k]) : 0;
+		}
+		for (; left > 0; left--) {
+			size_t best = 0;
+			for (size_t i = 1; i < n; i++)
+				if (frac[i] > frac[best])
+					best = i;
+			v[best].c[k] += 1;
+			frac[best] = -1;
+		}
+	}
+}
+
 /* Writes line and the n costs, rounded; adds them to tot (NULL: not). */
 static void put_costs(FILE *out, int64_t line, const double *c, size_t n, int64_t *tot)
 {
@@ -305,6 +337,18 @@ int prof_render_callgrind(const struct prof_profile *p, const struct prof_opts *
 		}
 	}
 	nself = u;
+	double *frac = malloc((nself ? nself : 1) * sizeof *frac);
+	if (!frac) {
+		free(self), free(edges), free(fr), free(nm.ob), free(nm.fn), free(nm.fl), free(nm.flid);
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0, j; i < nself; i = j) {
+		for (j = i + 1; j < nself && self[j].fn == self[i].fn; j++)
+			;
+		whole_parts(&self[i], j - i, nct, frac);
+	}
+	free(frac);
 	u = 0;
 	for (size_t i = 0; i < nedges; i++) {
 		if (u && cmp_edge(&edges[u - 1], &edges[i]) == 0) {

@@ -6,7 +6,6 @@
 #include "out.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -170,11 +169,6 @@ size_t prof_function_find(const struct prof_profile *p, const char *name)
 		if (p->functions[i].system_name && strcmp(p->functions[i].system_name, name) == 0)
 			return i;
 	return SIZE_MAX;
-}
-
-double prof_quantum(double v)
-{
-	return nearbyint(v * 1e9) / 1e9;
 }
 
 int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f)

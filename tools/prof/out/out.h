@@ -122,13 +122,6 @@ struct prof_flat {
  * that thread's stack samples count.  0 or -1 (ENOMEM). */
 int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f);
 
-/* A sum of samples or seconds on a grid of 1e-9 (a nanosecond, or a
- * billionth of a sample): the same samples added up in another order (a
- * profile read as several files or as their sum, prof --output) then give
- * the same value to the bit, so that ties sort alike and a value at a
- * rounding boundary prints alike; far below any digit printed.  v in
- * [0, 9e9). */
-double prof_quantum(double v);
 void prof_flat_free(struct prof_flat *f);
 
 /* A thread's time of the event o asks for, split by the thread's state in
