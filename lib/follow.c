@@ -24,10 +24,11 @@
  *                     file has the plain name), PROFDIR in effect (0/1),
  *                     the directory decided at the start, the new image's
  *                     number in its process (1, 2, ...), the process's
- *                     user and system CPU at the exec ("USER.SYS",
- *                     microseconds: the kernel's count goes on across exec,
- *                     and what the earlier images used is in their own
- *                     profiles, not this one's start-up: runfacts.c), then
+ *                     user and system CPU at the exec and the exec'ing
+ *                     thread's ("USER.SYS.TUSER.TSYS", microseconds: the
+ *                     kernel's counts go on across exec, and what the
+ *                     earlier images used is in their own profiles, not in
+ *                     this one's RUN, THREADS or start-up: runfacts.c), then
  *                     for each
  *                     earlier image of the process its executable and the
  *                     profile it wrote ("" if none)
@@ -53,7 +54,6 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "monrt.h"
@@ -130,7 +130,7 @@ static void read_inherited(const char *v)
 	long root = 0, wp = 0, no = 0;
 	if (v == NULL || *v == '\0')
 		return;
-	unsigned long long cpu[2] = { 0, 0 };
+	uint64_t cpu[4] = { 0, 0, 0, 0 };
 	for (int k = 0; k < 5; k++) {
 		if (netstring(v, &at, &f, &len) < 0)
 			return;
@@ -139,15 +139,18 @@ static void read_inherited(const char *v)
 			inh_dir = dupn(f, len);
 			continue;
 		}
-		if (k == 4) {	/* USER.SYS, 20 digits each */
-			char c[48];
+		if (k == 4) {	/* USER.SYS.TUSER.TSYS, 20 digits each */
+			char c[88], *end = c;
 			if (len >= sizeof c)
 				return;
 			memcpy(c, f, len);
 			c[len] = '\0';
-			char *end;
-			cpu[0] = strtoull(c, &end, 10);
-			cpu[1] = *end == '.' ? strtoull(end + 1, NULL, 10) : 0;
+			for (int i = 0; i < 4; i++) {
+				cpu[i] = strtoull(end, &end, 10);
+				if (*end != '.')
+					break;
+				end++;
+			}
 			continue;
 		}
 		if (len == 0 || len >= sizeof num)
@@ -183,7 +186,7 @@ static void read_inherited(const char *v)
 	inh_with_pid = wp != 0;
 	image_no = (int)no;
 	inherited = 1;
-	mon_facts_exec_cpu(cpu[0], cpu[1]);
+	mon_facts_exec_cpu(cpu, cpu + 2);
 }
 
 void mon_follow_setup(void)
@@ -397,32 +400,30 @@ static size_t additions(char *b, char *const envp[], int kind, int follow)
 	put_net(b, &at, dir ? dir : "/");
 	if (kind == MON_FOLLOW_SPAWN) {
 		put_net_num(b, &at, 1);		/* a new process: its first image */
-		put_net(b, &at, "0.0");		/* its CPU from 0 */
+		put_net(b, &at, "0.0.0.0");	/* its CPU from 0 */
 	} else if (kind == MON_FOLLOW_VFORK) {
 		/* Our memory is the parent's: its chain is not this process's.
 		 * This process's first image wrote nothing. */
 		put_net_num(b, &at, 2);
-		put_net(b, &at, "0.0");		/* the child's CPU, from the vfork */
+		put_net(b, &at, "0.0.0.0");	/* the child's CPU, from the vfork */
 		put_net(b, &at, self_exe ? self_exe : "");
 		put_net(b, &at, "");
 	} else {
 		put_net_num(b, &at, (unsigned long)image_no + 1);
-		/* 20 digits each, whatever the value: the size pass
-		 * (b NULL) and the writing pass read the CPU apart. */
-		struct rusage ru;
-		unsigned long us[2] = { 0, 0 };
-		if (getrusage(RUSAGE_SELF, &ru) == 0) {
-			us[0] = (unsigned long)ru.ru_utime.tv_sec * 1000000u +
-				(unsigned long)ru.ru_utime.tv_usec;
-			us[1] = (unsigned long)ru.ru_stime.tv_sec * 1000000u +
-				(unsigned long)ru.ru_stime.tv_usec;
-		}
-		char cpu[42];
-		for (int i = 0; i < 2; i++)
+		/* The process's CPU and this thread's (it goes on as the new
+		 * image's first thread), 20 digits each, whatever the value:
+		 * the size pass (b NULL) and the writing pass read the CPU
+		 * apart. */
+		uint64_t us[4] = { 0, 0, 0, 0 };
+		mon_facts_process_cpu(us);
+		mon_facts_own_cpu(&us[2], &us[3]);
+		char cpu[84];
+		for (int i = 0; i < 4; i++) {
 			for (int d = 19; d >= 0; d--, us[i] /= 10)
 				cpu[i * 21 + d] = (char)('0' + us[i] % 10);
-		cpu[20] = '.';
-		cpu[41] = '\0';
+			cpu[i * 21 + 20] = '.';
+		}
+		cpu[83] = '\0';
 		put_net(b, &at, cpu);
 		for (size_t i = 0; i < nchain; i++) {
 			put_net(b, &at, chain[i].path);

@@ -298,7 +298,6 @@ static int fill(struct monout_writer *w, void *arg)
 	const struct fill_ctx *ctx = arg;
 	struct mon_interval_cut *cut = ctx->cut;
 	struct mon_stats st;
-	struct rusage ru;
 	struct monout_run r;
 	memset(&r, 0, sizeof r);
 	if (ctx->have_st)
@@ -309,10 +308,12 @@ static int fill(struct monout_writer *w, void *arg)
 	r.ppid = (uint64_t)getppid();
 	r.clock = (uint32_t)(st.clock ? st.clock : mon_clock_last);
 	r.rate_hz = st.rate_hz;
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		r.user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
-		r.sys_usec = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
-	}
+	/* This image's CPU: after an exec, the earlier images' is in
+	 * their own files. */
+	uint64_t cpu[2];
+	mon_facts_image_cpu(cpu);
+	r.user_usec = cpu[0];
+	r.sys_usec = cpu[1];
 	r.samples = st.samples;
 	r.counted = st.counted;
 	r.dropped = st.dropped;
@@ -606,17 +607,16 @@ int mon_write_interval(struct mon_interval_cut *cut, int reason, int signo, int 
 static void base_now(void)
 {
 	struct mon_stats st;
-	struct rusage ru;
 	mon_getstats(&st, sizeof st);
 	base.samples = st.samples;
 	base.counted = st.counted;
 	base.dropped = st.dropped;
 	base.saturated = st.saturated;
 	base.lost = st.lost;
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		base.user_usec = (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
-		base.sys_usec = (uint64_t)ru.ru_stime.tv_sec * 1000000u + (uint64_t)ru.ru_stime.tv_usec;
-	}
+	uint64_t cpu[2];
+	mon_facts_image_cpu(cpu);
+	base.user_usec = cpu[0];
+	base.sys_usec = cpu[1];
 }
 
 int mon_interval_skip(void)

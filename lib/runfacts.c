@@ -117,8 +117,7 @@ static uint64_t now_ns(clockid_t c)
 
 static uint64_t tv_usec(struct timeval tv);
 
-/* The process's user and system CPU now, microseconds. */
-static void process_cpu_usec(uint64_t v[2])
+void mon_facts_process_cpu(uint64_t v[2])
 {
 	struct rusage ru;
 	v[0] = v[1] = 0;
@@ -131,7 +130,7 @@ static void process_cpu_usec(uint64_t v[2])
 void mon_facts_profiling(int on)
 {
 	uint64_t c[2];
-	process_cpu_usec(c);
+	mon_facts_process_cpu(c);
 	if (!on && !off_now) {
 		off_since_usec[0] = c[0];
 		off_since_usec[1] = c[1];
@@ -151,7 +150,7 @@ static uint64_t off_cpu_usec(uint32_t flags, const uint64_t cut[2], uint64_t out
 {
 	uint64_t c[2] = { 0, 0 };
 	if (off_now)
-		process_cpu_usec(c);
+		mon_facts_process_cpu(c);
 	for (int i = 0; i < 2; i++)
 		out[i] = off_usec[i] + (off_now && c[i] > off_since_usec[i] ? c[i] - off_since_usec[i] : 0);
 	uint64_t u = out[0] > cut[0] ? out[0] - cut[0] : 0;
@@ -159,22 +158,52 @@ static uint64_t off_cpu_usec(uint32_t flags, const uint64_t cut[2], uint64_t out
 	return (flags & MONOUT_FACT_USER_ONLY) ? u : u + s;
 }
 
-/* The process's CPU when exec started this image (follow.c, MONPROF_EXEC):
- * what the earlier images used, in their own profiles. */
-static uint64_t exec_usec[2];
+/* The process's CPU when exec started this image, and the exec'ing
+ * thread's (follow.c, MONPROF_EXEC): what the earlier images used, in
+ * their own profiles.  The kernel's counts go on across exec(2): the
+ * process's (getrusage RUSAGE_SELF) and the thread's (its CPU clock), and
+ * the exec'ing thread is the new image's first, with the process's pid
+ * (execve(2): "all threads other than the calling thread are destroyed",
+ * and the caller takes the leader's pid). */
+static uint64_t exec_usec[2], exec_thread_usec[2];
+static pid_t exec_tid;		/* 0: no exec before this image */
 
-void mon_facts_exec_cpu(uint64_t user_usec, uint64_t sys_usec)
+void mon_facts_exec_cpu(const uint64_t process[2], const uint64_t thread[2])
 {
-	exec_usec[0] = user_usec;
-	exec_usec[1] = sys_usec;
+	for (int i = 0; i < 2; i++) {
+		exec_usec[i] = process[i];
+		exec_thread_usec[i] = thread[i];
+	}
+	exec_tid = getpid();
+}
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+void mon_facts_image_cpu(uint64_t v[2])
+{
+	mon_facts_process_cpu(v);
+	v[0] = less(v[0], exec_usec[0]);
+	v[1] = less(v[1], exec_usec[1]);
+}
+
+/* Thread tid's CPU read now as user, sys: this image's part. */
+static void thread_since_exec(pid_t tid, uint64_t *user, uint64_t *sys)
+{
+	if (exec_tid == 0 || tid != exec_tid)
+		return;
+	*user = less(*user, exec_thread_usec[0]);
+	*sys = less(*sys, exec_thread_usec[1]);
 }
 
 /* The CPU before the start that the clock could have seen: this image's,
  * the user part alone under a clock of user time only, as off_cpu_usec. */
 static uint64_t before_cpu_usec(uint32_t flags)
 {
-	uint64_t u = before_usec[0] > exec_usec[0] ? before_usec[0] - exec_usec[0] : 0;
-	uint64_t s = before_usec[1] > exec_usec[1] ? before_usec[1] - exec_usec[1] : 0;
+	uint64_t u = less(before_usec[0], exec_usec[0]);
+	uint64_t s = less(before_usec[1], exec_usec[1]);
 	return u + ((flags & MONOUT_FACT_USER_ONLY) ? 0 : s);
 }
 
@@ -182,7 +211,7 @@ int mon_facts_init(void)
 {
 	if (start_ns == 0) {
 		start_ns = now_ns(CLOCK_MONOTONIC);
-		process_cpu_usec(before_usec);
+		mon_facts_process_cpu(before_usec);
 	}
 	long t = sysconf(_SC_CLK_TCK);
 	if (t > 0)
@@ -443,12 +472,18 @@ static int own_cpu_usec(uint64_t *user, uint64_t *sys)
 	return 0;
 }
 
+int mon_facts_own_cpu(uint64_t *user, uint64_t *sys)
+{
+	return own_cpu_usec(user, sys);
+}
+
 void mon_facts_thread_end(pid_t tid)
 {
 	int saved_errno = errno;
 	struct monout_thread *t = mine_as(tid);
 	uint64_t user, sys;
 	if (t != NULL && own_cpu_usec(&user, &sys) == 0) {
+		thread_since_exec(tid ? tid : mon_gettid(), &user, &sys);
 		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
 		prctl(PR_GET_NAME, name, 0, 0, 0);
 		memcpy(t->name, name, sizeof name);
@@ -485,11 +520,12 @@ void mon_facts_reset(void)
 	start_ns = now_ns(CLOCK_MONOTONIC);
 	before_usec[0] = before_usec[1] = 0;	/* the child's CPU counts from the fork */
 	exec_usec[0] = exec_usec[1] = 0;
+	exec_tid = 0;
 	/* and its spells off: one goes on if the parent's did */
 	off_usec[0] = off_usec[1] = off_cut_usec[0] = off_cut_usec[1] = 0;
 	off_ever = off_in_window = off_now;
 	if (off_now)
-		process_cpu_usec(off_since_usec);
+		mon_facts_process_cpu(off_since_usec);
 	if (base != NULL && base_hi) {	/* (an unfollowed child of a series before its first cut: untouched) */
 		mon_zero_pages(base, base_hi * sizeof *base);
 		base_hi = 0;
@@ -567,8 +603,10 @@ static void sample_live(struct monout_thread *t, pid_t tid)
 	 * its end) stand, and its ENDED flag is never taken away. */
 	if (__atomic_load_n(&t->flags, __ATOMIC_ACQUIRE) & MONOUT_THREAD_ENDED)
 		return;
+	uint64_t user = total - sys;
+	thread_since_exec(tid, &user, &sys);
 	memcpy(t->name, name, sizeof name);
-	t->user_usec = total - sys;
+	t->user_usec = user;
 	t->sys_usec = sys;
 	__atomic_fetch_or(&t->flags, MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
 }
@@ -641,6 +679,7 @@ static unsigned sample_all(void)
 	struct monout_thread *t = mine();
 	uint64_t user, sys;
 	if (t != NULL && own_cpu_usec(&user, &sys) == 0) {
+		thread_since_exec(me, &user, &sys);
 		t->user_usec = user;
 		t->sys_usec = sys;
 	}

@@ -20,10 +20,25 @@ MON_HIDDEN int mon_facts_init(void);
  * the start (FACTS cpu_before_usec) and the file flagged
  * MONOUT_FACT_PROFILING_OFF.  Called under monitor.c's lock. */
 MON_HIDDEN void mon_facts_profiling(int on);
-/* This image was started by exec in a process that had used user_usec and
- * sys_usec of CPU (follow.c): left out of the CPU before profiling
- * started, which the earlier images' own profiles hold. */
-MON_HIDDEN void mon_facts_exec_cpu(uint64_t user_usec, uint64_t sys_usec);
+/* This image was started by exec in a process that had used process[0]
+ * user and process[1] system CPU, microseconds, of which the exec'ing
+ * thread (this image's first, tid = pid) thread[0] and thread[1]
+ * (follow.c): what the earlier images used is in their own profiles, so
+ * it is left out of this image's RUN CPU, its CPU before profiling
+ * started, and that thread's THREADS CPU. */
+MON_HIDDEN void mon_facts_exec_cpu(const uint64_t process[2], const uint64_t thread[2]);
+/* The process's user (v[0]) and system (v[1]) CPU so far, microseconds
+ * (getrusage(2) RUSAGE_SELF: every image's since the process began; 0
+ * if it cannot be read).  Async-signal-safe. */
+MON_HIDDEN void mon_facts_process_cpu(uint64_t v[2]);
+/* This image's user (v[0]) and system (v[1]) CPU so far, microseconds:
+ * the process's (getrusage(2) RUSAGE_SELF) less what the images before an
+ * exec used.  Async-signal-safe. */
+MON_HIDDEN void mon_facts_image_cpu(uint64_t v[2]);
+/* The calling thread's user and system CPU so far, microseconds, as the
+ * kernel counts it: since the thread began, across exec (follow.c passes
+ * it on).  0, or -1 if it could not be read.  Async-signal-safe. */
+MON_HIDDEN int mon_facts_own_cpu(uint64_t *user, uint64_t *sys);
 /* A tick of weight samples in the calling thread; late: the tick stands
  * for more than 20 ms of the thread's CPU (THREADS' late count).
  * Async-signal-safe. */
