@@ -115,5 +115,5 @@ else
 fi
 
 ole_real_run=1
-one_line_error annotate_unknown 1 "^prof: nosuch: no function of that name in the profile$" \
+one_line_error annotate_unknown 1 "^prof: --annotate=nosuch: no function of that name in the profile$" \
 	"$PROF" --annotate=nosuch ./mw

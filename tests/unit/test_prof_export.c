@@ -412,9 +412,43 @@ static void callgrind_whole_per_function(void **state)
 	free(t);
 }
 
+/* A name given without the suffix of a copy the compiler made
+ * (heavy.constprop.0, heavy.isra.0, heavy.cold) or without a C++ name's
+ * parameters finds those copies, and only them: "heavy" is not heavy2's
+ * nor heavy_io's (a new user's --annotate=heavy failed on
+ * heavy.constprop.0). */
+static void function_like_clones(void **state)
+{
+	(void)state;
+	static struct prof_function f[] = {
+		{ PROF_FN_FUNC, "heavy.constprop.0", "heavy.constprop.0", NULL, 0, 0x1000, 0x10, NULL },
+		{ PROF_FN_FUNC, "heavy2.constprop.0", "heavy2.constprop.0", NULL, 0, 0x1100, 0x10, NULL },
+		{ PROF_FN_FUNC, "heavy_io", "heavy_io", NULL, 0, 0x1200, 0x10, NULL },
+		{ PROF_FN_FUNC, "ns::work(int)", "_ZN2ns4workEi", NULL, 0, 0x1300, 0x10, NULL },
+		{ PROF_FN_FUNC, "heavy.cold", "heavy.cold", NULL, 0, 0x1400, 0x10, NULL },
+	};
+	struct prof_profile p;
+	memset(&p, 0, sizeof p);
+	p.functions = f;
+	p.nfunctions = 5;
+	size_t out[4];
+	assert_int_equal(prof_function_find(&p, "heavy"), SIZE_MAX);
+	assert_int_equal(prof_function_like(&p, "heavy", out, 4), 2);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 4);
+	assert_int_equal(prof_function_like(&p, "heavy2", out, 4), 1);
+	assert_int_equal(out[0], 1);
+	assert_int_equal(prof_function_like(&p, "ns::work", out, 4), 1);
+	assert_int_equal(out[0], 3);
+	assert_int_equal(prof_function_like(&p, "heavy", out, 1), 2);	/* cut at cap */
+	assert_int_equal(prof_function_like(&p, "heav", out, 4), 0);
+	assert_int_equal(prof_function_like(&p, "", out, 4), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(function_like_clones),
 		cmocka_unit_test(flat_order_free),
 		cmocka_unit_test(callgrind_whole_per_function),
 		cmocka_unit_test(callgrind_stacks),

@@ -648,6 +648,38 @@ static void refuse_programs(const struct group *g, size_t n, const char *what,
 	fprintf(stderr, ", or give --merge to sum them\n");
 }
 
+/* The function opt's NAME means in p: the one of that name, else the one
+ * copy the compiler made of it (heavy.constprop.0: said on stderr), else
+ * NULL, with the error said and the names that come near. */
+static const char *function_named(const struct prof_profile *p, const char *opt, const char *name)
+{
+	if (prof_function_find(p, name) != SIZE_MAX)
+		return name;
+	size_t like[8];
+	size_t n = prof_function_like(p, name, like, 8);
+	if (n == 1) {
+		fprintf(stderr, "prof: %s=%s: the function is %s\n", opt, name,
+			p->functions[like[0]].name);
+		return p->functions[like[0]].name;
+	}
+	fprintf(stderr, "prof: %s=%s: no function of that name in the profile", opt, name);
+	if (n == 0) {
+		/* Names that hold it, as a hint. */
+		size_t shown = 0;
+		for (size_t i = 0; i < p->nfunctions && shown < 5; i++)
+			if (strstr(p->functions[i].name, name) != NULL)
+				fprintf(stderr, "%s%s", shown++ ? ", " : "; names that hold it: ",
+					p->functions[i].name);
+	} else {
+		fprintf(stderr, "; it may be any of %zu copies the compiler made: ", n);
+		for (size_t k = 0; k < n && k < 8; k++)
+			fprintf(stderr, "%s%s", k ? ", " : "", p->functions[like[k]].name);
+		fprintf(stderr, "%s; give one", n > 8 ? ", ..." : "");
+	}
+	fputc('\n', stderr);
+	return NULL;
+}
+
 /* lines: 0 no line tables read, else 1 + profile_lines' mode: each
  * (function, line) a function of its own, "file:line name" (--lines); the
  * inline frames as functions (--annotate); the locations' own functions
@@ -673,20 +705,30 @@ static int report(struct group *g, const struct prof_opts *o, int lines, const c
 			p.events[o->event].present ? base_arg : g->file0,
 			p.event_types[o->event].noun);
 		status = 1;
-	} else if (focus && prof_function_find(&p, focus) == SIZE_MAX) {
-		fprintf(stderr, "prof: --%s=%s: no function of that name in the profile\n",
-			o->callers ? "callers" : "callees", focus);
+	} else if (focus && !(focus = function_named(&p, o->callers ? "--callers" : "--callees",
+						      focus))) {
 		status = 1;
-	} else if (annotate ? (arc = prof_annotate(&p, o, annotate, stdout)) < 0
-			    : prof_render(&p, o, stdout, stderr) < 0) {
-		fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+	} else if (annotate && !(annotate = function_named(&p, "--annotate", annotate))) {
 		status = 1;
-	} else if (arc == 1) {
-		fprintf(stderr, "prof: %s: no function of that name in the profile\n", annotate);
-		status = 1;
-	} else if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "prof: standard output: %s\n", strerror(errno));
-		status = 1;
+	} else {
+		/* The name as resolved (heavy: heavy.constprop.0). */
+		struct prof_opts named = *o;
+		if (o->callers)
+			named.callers = focus;
+		else if (o->callees)
+			named.callees = focus;
+		if (annotate ? (arc = prof_annotate(&p, &named, annotate, stdout)) < 0
+			     : prof_render(&p, &named, stdout, stderr) < 0) {
+			fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
+			status = 1;
+		} else if (arc == 1) {
+			fprintf(stderr, "prof: %s: no function of that name in the profile\n",
+				annotate);
+			status = 1;
+		} else if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "prof: standard output: %s\n", strerror(errno));
+			status = 1;
+		}
 	}
 	profile_free(&p);
 	return status;

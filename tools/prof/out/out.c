@@ -171,6 +171,24 @@ size_t prof_function_find(const struct prof_profile *p, const char *name)
 	return SIZE_MAX;
 }
 
+static int name_then(const char *full, const char *name, size_t n)
+{
+	return full != NULL && strncmp(full, name, n) == 0 && (full[n] == '.' || full[n] == '(');
+}
+
+size_t prof_function_like(const struct prof_profile *p, const char *name, size_t *out, size_t cap)
+{
+	size_t n = strlen(name), found = 0;
+	for (size_t i = 0; n > 0 && i < p->nfunctions; i++)
+		if (name_then(p->functions[i].name, name, n) ||
+		    name_then(p->functions[i].system_name, name, n)) {
+			if (found < cap)
+				out[found] = i;
+			found++;
+		}
+	return found;
+}
+
 int prof_flat_make(const struct prof_profile *p, const struct prof_opts *o, struct prof_flat *f)
 {
 	size_t nf = p->nfunctions ? p->nfunctions : 1;

@@ -166,6 +166,12 @@ const char *prof_thread_label(const struct prof_profile *p, size_t t, char *buf,
 
 /* The function whose printed (or symbol) name is name, or SIZE_MAX. */
 size_t prof_function_find(const struct prof_profile *p, const char *name);
+/* The functions name may mean when none has it exactly: those whose
+ * printed or symbol name is name followed by '.' (a copy the compiler
+ * made: heavy.constprop.0, heavy.isra.0, heavy.part.0, heavy.cold) or '('
+ * (a demangled C++ name's parameters), into out[0..cap); how many there
+ * are (more than cap when the list was cut). */
+size_t prof_function_like(const struct prof_profile *p, const char *name, size_t *out, size_t cap);
 int prof_render_summary(const struct prof_profile *p, const struct prof_opts *o, FILE *err);
 
 /* --base (diff.c): whether renderer r (NULL: text) can show a diff (text,
