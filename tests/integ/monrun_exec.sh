@@ -55,7 +55,7 @@ says() {
 if [ -n "$asan" ]; then
 	for n in wrapper_files wrapper_profile_is_programs wrapper_prof_says_images \
 	    wrapper_prof_says_old_image chain_files chain_first_image chain_last_image \
-	    chain_prof_says_four; do skip_asan monrun_exec_$n; done
+	    chain_prof_says_four output_one output_sum; do skip_asan monrun_exec_$n; done
 else
 # 1. A wrapper that execs the real program: the program's profile is
 #    mon.out, the wrapper's mon.out.exec1.
@@ -69,6 +69,35 @@ says monrun_exec_wrapper_prof_says_images "$d/mon.out" \
     "ran 2 programs.*sh \(profile $d/mon.out.exec1\), then $T/ex \(shown here\)"
 says monrun_exec_wrapper_prof_says_old_image "$d/mon.out.exec1" \
     "ran 2 programs.*sh \(shown here\), then $T/ex \(profiled in a file of its own\)"
+
+# 1b. prof --output takes such files (a new user's `prof --output` of a -f
+#     tree whose children exec'd was refused: "its process ran several
+#     programs ... cannot be summed"): one file keeps its exec history and
+#     reads back as it was read; two runs' files of the program sum as
+#     prof reads the directory.  Mutation: save.c refusing IMAGES again
+#     fails both.
+"$PROF" --output="$T/w1.mon" "$d/mon.out" >/dev/null 2>"$T/w1.err"
+rc=$?
+"$PROF" -m "$d/mon.out" --format=csv >"$T/w0.csv" 2>/dev/null
+"$PROF" -m "$T/w1.mon" --format=csv >"$T/w1.csv" 2>/dev/null
+"$PROF" -m "$T/w1.mon" >/dev/null 2>"$T/w1.says"
+if [ $rc -eq 0 ] && [ -s "$T/w0.csv" ] && cmp -s "$T/w0.csv" "$T/w1.csv" &&
+    grep -q 'ran 2 programs' "$T/w1.says"; then
+	ok monrun_exec_output_one
+else
+	not_ok monrun_exec_output_one "exit $rc: $(head -c 300 "$T/w1.err") | $(diff "$T/w0.csv" "$T/w1.csv" 2>&1 | head -n 4 | tr '\n' ' ')"
+fi
+mkdir -p "$T/wd"
+for i in 1 2; do PROFDIR="$T/wd" "$MONRUN" "$T/wrap.sh" "$T/ex" work 0.1 >/dev/null; done
+"$PROF" --program=ex --output="$T/ws.mon" "$T/wd" >/dev/null 2>"$T/ws.err"
+rc=$?
+"$PROF" --program=ex --format=csv "$T/wd" >"$T/wd.csv" 2>/dev/null
+"$PROF" -m "$T/ws.mon" --format=csv >"$T/ws.csv" 2>/dev/null
+if [ $rc -eq 0 ] && [ -s "$T/wd.csv" ] && cmp -s "$T/wd.csv" "$T/ws.csv"; then
+	ok monrun_exec_output_sum
+else
+	not_ok monrun_exec_output_sum "exit $rc: $(head -c 300 "$T/ws.err") | $(ls "$T/wd" | tr '\n' ' ') | $(diff "$T/wd.csv" "$T/ws.csv" 2>&1 | head -n 4 | tr '\n' ' ')"
+fi
 
 # 2. The program works, then execs another that works: both profiles kept,
 #    each with its own work; three images through two wrappers.

@@ -37,8 +37,9 @@
  * all when the processes reach further), a thread (tid) seen in several
  * files one entry (counts summed, span the union), samples of the same
  * (tid, state, syscall, wait, stack) one entry; files at another wall
- * rate or of another machine are refused.  Exec histories (IMAGES) are
- * refused: the images of one process share addresses.
+ * rate or of another machine are refused.  A file of a process that ran
+ * several programs (exec: IMAGES) holds its own image's samples only, and
+ * sums as any other; one file alone keeps its IMAGES record.
  */
 #include "prof.h"
 
@@ -408,12 +409,6 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		if (prof_interval_calls(files[f], &in[f]) < 0)
 			goto nomem;
 		const struct monout *d = &in[f];
-		if (d->nimages) {
-			snprintf(err, errlen, "%s: its process ran several programs (exec history, "
-				 "IMAGES), whose objects share addresses: its profiles cannot be "
-				 "summed into one file; read it with prof -m instead", files[f]);
-			goto out;
-		}
 		if (f == 0) {
 			m.version = MONOUT_VERSION;
 			m.flags = d->flags;
@@ -424,6 +419,13 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 			m.facts.threads_unlisted = m.facts.check_usec = 0;
 			m.facts.cpu_before_usec = 0;
 			m.facts.flags = 0;
+			/* One file keeps its process's exec history (IMAGES:
+			 * the programs it ran, each image's samples in that
+			 * image's own file); a sum of several has none. */
+			if (n == 1) {
+				m.images = d->images;
+				m.nimages = d->nimages;
+			}
 		} else if (d->run.rate_hz != m.run.rate_hz || d->run.clock != m.run.clock) {
 			snprintf(err, errlen, "%s: another clock or rate (%u Hz) than %s's (%u Hz): "
 				 "its samples do not add up in one file", files[f], d->run.rate_hz,
