@@ -102,7 +102,7 @@ beside() {	# NAME FILE WANT: prof FILE's warning has WANT
 }
 child=$(truth "$T/f.out" child)
 cp "$T/f/$child.fork" "$T/f/99999999.fork" && touch -d '2000-01-01' "$T/f/99999999.fork"
-beside prof_beside_follow "$T/f/mon.out" "1 more profile of fork written since it started is beside it ($child.fork: its children's profiles, or its intervals'), left out; read them all as one profile with prof $T/f (its directory)"
+beside prof_beside_follow "$T/f/mon.out" "1 more profile of fork written since it started is beside it ($child.fork: other processes' profiles of fork, such as its children's or siblings', or its intervals'), left out; read them all as one profile with prof $T/f (its directory)"
 child=$(truth "$T/o.out" child)
 beside prof_beside_follow_o "$T/odir/prof.data" "1 more profile of fork written since it started is beside it (prof.data.$child:"
 "$PROF" "$T/f" "$T/fork" >/dev/null 2>"$T/beside.err"

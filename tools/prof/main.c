@@ -196,12 +196,13 @@ static void warn_profiles_beside(const char *name, const struct prof_data *d, do
 	if (n == 0)
 		return;
 	prof_warn("profiles-beside", "%s is the profile of process %llu alone: %zu more profile%s "
-		  "of %s written since it started %s beside it (%s%s%s%s%s: its children's profiles, "
-		  "or its intervals'), left out; read them all as one "
-		  "profile with prof %s (its directory) or prof -m FILE...", name,
+		  "of %s written since it started %s beside it (%s%s%s%s%s: other processes' "
+		  "profiles of %s, such as its children's or siblings', or its intervals'), left "
+		  "out; read them all as one profile with prof %s (its directory) or prof -m "
+		  "FILE...", name,
 		  (unsigned long long)pid, n, n == 1 ? "" : "s", prog, n == 1 ? "is" : "are",
 		  first[0], n > 1 ? ", " : "", n > 1 ? first[1] : "", n > 2 ? ", " : "",
-		  n > 3 ? "..." : n > 2 ? first[2] : "", dir);
+		  n > 3 ? "..." : n > 2 ? first[2] : "", prog, dir);
 }
 
 /* The data files to read: -m's, positional data files, and the profiles of
