@@ -469,7 +469,7 @@ int coverage_warn(const struct prof_attr *a)
 				}
 			}
 		if (n) {
-			ADD("; threads with CPU but few samples:");
+			ADD("; the threads whose samples miss the most CPU:");
 			for (size_t i = 0; i < n && i < 5; i++) {
 				const struct prof_thread *t = &v[i];
 				ADD("%s %s (tid %llu, %.3f s CPU, %llu %s)", i ? "," : "",
