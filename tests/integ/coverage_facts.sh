@@ -84,7 +84,7 @@ fi
 if $CC -O1 -g -I"$ROOT/format" -o "$T/craft" "$ROOT/tests/progs/cov_craft.c" "$ROOT"/format/*.c &&
     "$T/craft" "$T/thr.out" "$T/miss.out" cov-b; then
 	if "$PROF" -m "$T/miss.out" "$T/thr" >/dev/null 2>"$T/m.err" &&
-	    grep -q "warning: the samples cover [0-9]* % of the CPU.*cov-b (tid" "$T/m.err"; then
+	    grep -q "warning: the samples cover [0-9]* % of the \(user \)\?CPU.*cov-b (tid" "$T/m.err"; then
 		ok cov_facts_warn_missing_thread
 	else
 		not_ok cov_facts_warn_missing_thread "stderr: $(cat "$T/m.err")"

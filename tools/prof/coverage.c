@@ -430,8 +430,12 @@ int coverage_warn(const struct prof_attr *a)
 		char msg[1024];
 		size_t at = 0;
 #define ADD(...) (at += (size_t)snprintf(msg + at, at < sizeof msg ? sizeof msg - at : 0, __VA_ARGS__))
-		ADD("the samples cover %.0f %% of the CPU the program used (%.3f s of %.3f s); the "
-		    "shares are of what was sampled", 100.0 * c->sampled_s / cpu, c->sampled_s, cpu);
+		/* (Under a clock of user time only, the user CPU: say so, as the
+		 * run's system time is the larger part of some programs'.) */
+		ADD("the samples cover %.0f %% of the %s the program used since profiling "
+		    "started (%.3f s of %.3f s); the shares are of what was sampled",
+		    100.0 * c->sampled_s / cpu, c->sys_unsampled_s > 0 ? "user CPU" : "CPU",
+		    c->sampled_s, cpu);
 		/* The threads that missed the most CPU. */
 		struct prof_thread *v = NULL;
 		size_t n = 0;
