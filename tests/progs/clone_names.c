@@ -4,7 +4,7 @@
  * are static, never inlined, and always called with the same constant
  * second argument, so gcc's interprocedural constant propagation compiles
  * them as heavy.constprop.0 and light.constprop.0 (and the unused
- * argument gone).  tests/integ/prof_names.sh names them without the
+ * argument gone).  tests/integ/prof_clone_names.sh names them without the
  * suffix.  Burns about SECONDS (argv[1], default 0.3) of CPU, three
  * quarters in heavy.
  */
