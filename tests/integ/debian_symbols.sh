@@ -55,11 +55,19 @@ map_symbols() {
 sym_symbols() {
 	awk '/^ [^ ]/ { sub(/^\([^)]*\)/, "", $1); print $1 }' "$D/libmon0.symbols" | LC_ALL=C sort
 }
-map_symbols >"$T/map"
+# Names dpkg-gensymbols leaves out of every symbols file (its internal
+# symbols, Dpkg/Shlibs/SymbolFile.pm: "__gmon_start__ => 1, # hppa" among
+# them): listed, a build at any later version fails with "#MISSING:
+# __gmon_start__@Base" (a reviewer's finding; the libmon.map exports it,
+# as every program's _init calls it).
+DPKG_INTERNAL='__gmon_start__ _init _fini _edata _end __bss_start _DYNAMIC _GLOBAL_OFFSET_TABLE_'
+map_symbols >"$T/map.all"
+awk -v skip="$DPKG_INTERNAL" 'BEGIN { n = split(skip, a, " "); for (i = 1; i <= n; i++) s[a[i] "@Base"] = 1 }
+	!($0 in s)' "$T/map.all" >"$T/map"
 sym_symbols >"$T/sym"
 [ -s "$T/map" ] || { not_ok debian_symbols_map "no symbol read from lib/libmon.map"; exit 1; }
 # The parser agrees with lib.sh's reading of the same map (names only).
-grep -v '^\(.*\)@\1$' "$T/map" | sed 's/@.*//' | LC_ALL=C sort >"$T/mapnames"
+grep -v '^\(.*\)@\1$' "$T/map.all" | sed 's/@.*//' | LC_ALL=C sort >"$T/mapnames"
 map_names >"$T/libnames"
 cmp -s "$T/mapnames" "$T/libnames" && ok debian_symbols_map_read ||
     not_ok debian_symbols_map_read "$(diff "$T/libnames" "$T/mapnames" | tr '\n' ' ')"
@@ -69,6 +77,9 @@ extra=$(LC_ALL=C comm -13 "$T/map" "$T/sym" | tr '\n' ' ')
     not_ok debian_symbols_has_every_map_symbol "in lib/libmon.map, not in debian/libmon0.symbols: $missing"
 [ -z "$extra" ] && ok debian_symbols_has_no_other ||
     not_ok debian_symbols_has_no_other "in debian/libmon0.symbols, not in lib/libmon.map: $extra"
+inner=$(for n in $DPKG_INTERNAL; do grep -qx "$n@.*" "$T/sym" && printf '%s ' "$n"; done)
+[ -z "$inner" ] && ok debian_symbols_no_dpkg_internal ||
+    not_ok debian_symbols_no_dpkg_internal "dpkg-gensymbols' own internal symbols listed: $inner"
 dups=$(uniq -d "$T/sym" | tr '\n' ' ')
 [ -z "$dups" ] && ok debian_symbols_once || not_ok debian_symbols_once "listed twice: $dups"
 
@@ -88,3 +99,21 @@ late=$(awk -v v="$version" '/^ [^ ]/ { if ($2 != v && system("dpkg --compare-ver
 cl=$(sed -n '1s/^monprof (\([^)]*\)).*/\1/p' "$D/changelog")
 [ "${cl%-*}" = "$version" ] && ok debian_changelog_version ||
     not_ok debian_changelog_version "debian/changelog has '$cl', the Makefile VERSION $version"
+
+# dpkg-gensymbols itself, at check level 4 as debian/rules sets it, on the
+# library built here: at this version and at a later one (where a symbol
+# listed but left out by dpkg, as __gmon_start__ was, fails the build).
+lib=$(ls "$B/lib/libmon.so.$sover".* 2>/dev/null | head -n 1)
+if ! command -v dpkg-gensymbols >/dev/null 2>&1; then
+	ok "debian_symbols_gensymbols # skip no dpkg-gensymbols (Debian: dpkg-dev)"
+elif [ -z "$lib" ]; then
+	ok "debian_symbols_gensymbols # skip no $B/lib/libmon.so.$sover.* built"
+else
+	out=
+	for v in "$version" 99.0.0; do
+		(cd "$ROOT" && dpkg-gensymbols -v"$v" -plibmon"$sover" -e"$lib" -c4 \
+		    -I"$D/libmon0.symbols" -O"$T/gs.$v") >"$T/gs.$v.log" 2>&1 ||
+			out="$out$v: $(grep -E '^[-+] |error' "$T/gs.$v.log" | head -n 4 | tr '\n' ' '); "
+	done
+	[ -z "$out" ] && ok debian_symbols_gensymbols || not_ok debian_symbols_gensymbols "$out"
+fi
