@@ -83,6 +83,42 @@ static int append(void **v, size_t *len, const void *src, size_t n, size_t sz)
 	return 0;
 }
 
+/* File d's THREADS added to m's, where the files before it put theirs
+ * (m->threads[0..before)).  A thread of d listed again by a file before it
+ * (an interval series, the images of one process: each file holds the
+ * thread's CPU and samples of its own span) is one entry, the two added,
+ * as prof adds them reading the files (coverage_threads_merge), unless
+ * the earlier entry ended (its tid was then a new thread's).  Two live
+ * entries of one thread in d itself (runfacts.c lists a thread its first
+ * tick claimed while the writer listed it too) are left as they are: the
+ * reader takes them as one (input.c).  0, or -1 with no memory. */
+static int add_threads(struct monout *m, size_t before, const struct monout *d)
+{
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct monout_thread *t = &d->threads[i];
+		struct monout_thread *o = NULL;
+		for (size_t k = before; k-- > 0;)
+			if (m->threads[k].tid == t->tid) {
+				if (!(m->threads[k].flags & MONOUT_THREAD_ENDED))
+					o = &m->threads[k];
+				break;
+			}
+		if (o == NULL) {
+			if (append((void **)&m->threads, &m->nthreads, t, 1, sizeof *t) < 0)
+				return -1;
+			continue;
+		}
+		o->user_usec += t->user_usec;
+		o->sys_usec += t->sys_usec;
+		o->samples += t->samples;
+		o->late += t->late;
+		o->flags = (o->flags & t->flags & MONOUT_THREAD_CPU) | (t->flags & MONOUT_THREAD_ENDED);
+		if (o->name[0] == '\0')
+			memcpy(o->name, t->name, sizeof o->name);
+	}
+	return 0;
+}
+
 static int same_object(const struct monout_object *a, const struct monout_object *b)
 {
 	return a->path_len == b->path_len && memcmp(a->path, b->path, a->path_len) == 0 &&
@@ -635,8 +671,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		if (append((void **)&m.calls, &m.ncalls, d->calls, d->ncalls, sizeof *d->calls) < 0 ||
 		    append((void **)&m.arcs, &m.narcs, d->arcs, d->narcs, sizeof *d->arcs) < 0 ||
 		    append((void **)&m.pcs, &m.npcs, d->pcs, d->npcs, sizeof *d->pcs) < 0 ||
-		    append((void **)&m.threads, &m.nthreads, d->threads, d->nthreads,
-			   sizeof *d->threads) < 0 ||
+		    add_threads(&m, m.nthreads, d) < 0 ||
 		    append((void **)&m.stacks, &m.nstacks, d->stacks, d->nstacks,
 			   sizeof *d->stacks) < 0)
 			goto nomem;
