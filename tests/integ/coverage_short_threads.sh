@@ -17,7 +17,8 @@
 #                        be in threads that ended unseen
 #   short_threads_said   the coverage warning names the cause (threads of
 #                        less than two sample periods of CPU each: at least
-#                        250 of the 300) and the remedy (monrun -r HZ);
+#                        90 % of those the file lists so, which are at
+#                        least 150 of the 300) and the remedy (monrun -r HZ);
 #                        under a default clock the kernel's tick drives,
 #                        the clause below instead
 # Under the thread clock (and the itimer clock) a thread's timer is looked
@@ -38,8 +39,10 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
 . "$(dirname "$0")/monrun_lib.inc"
+. "$(dirname "$0")/mon_helpers.inc"
 
 cd "$T" || exit 1
+build_dump || { not_ok short_threads_build "mon_dump"; exit 0; }
 build_plain short short_threads.c -pthread || { not_ok short_threads_build; exit 0; }
 timeout 120 "$MONRUN" -o "$T/s.mon" "$T/short" >"$T/s.out" 2>"$T/s.err"
 rc=$?
@@ -65,10 +68,23 @@ n=$(grep -o '[0-9]* threads used less than 2 sample periods of CPU each.*raise t
 # A default clock the kernel's tick drives (no perf events here): the tick clause.
 grep -q '^clock \(thread\|itimer\)' "$T/s.txt" &&
 	n=$(grep -o '[0-9]* threads used less than 0.040 s of CPU each.*kernel.s tick' "$T/s.txt" | awk '{ print $1 }')
-if [ "${n:-0}" -ge 250 ]; then
-	ok short_threads_said
+# How many threads the file itself lists as short: CPU (user, or user +
+# system unless the clock counts user time only: fact flag 2) under two
+# periods, or under 0.040 s with a clock the kernel's tick drives (prof's
+# rule, coverage.c).  A loaded machine (a sanitizer build beside busy
+# CPUs: 233 of 300) makes some threads longer than made; the clause must
+# count each short one the file holds, and the run must have made at least
+# 150 (of 300 threads of 0.5 ms each).
+short=$("$T/mon_dump" "$T/s.mon" info | awk -v tick="$(grep -c '^clock \(thread\|itimer\)' "$T/s.txt")" '
+	$1 == "rate_set" { rate = $2 } $1 == "fact_flags" { uo = int($2 / 2) % 2 }
+	$1 == "thread" { n++; u[n] = $4; s[n] = $6 }
+	END { lim = 2 / (rate > 0 ? rate : 1000); if (tick && lim < 0.040) lim = 0.040
+		for (i = 1; i <= n; i++) if ((u[i] + (uo ? 0 : s[i])) / 1e6 < lim) c++
+		print c + 0 }')
+if [ "$short" -ge 150 ] && [ "${n:-0}" -ge $((short * 9 / 10)) ]; then
+	ok "short_threads_said # $n threads named, $short in the file"
 else
-	not_ok short_threads_said "$(grep 'cover' "$T/s.txt" | head -n 1)"
+	not_ok short_threads_said "$short short threads in the file, the warning counted ${n:-none}: $(grep 'cover' "$T/s.txt" | head -n 1)"
 fi
 
 timeout 120 "$MONRUN" -c thread -o "$T/t.mon" "$T/short" 100 3000 >"$T/t.out" 2>"$T/t.err"

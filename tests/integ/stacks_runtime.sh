@@ -21,7 +21,7 @@ if build_plain paths stacks_paths.c -O2 -fomit-frame-pointer && build_dump &&
 else
 	not_ok stacks_build
 fi
-MAIN=$(sym "$T/paths" main)
+MAIN=$(sym "$T/paths" main) START=$(sym "$T/paths" _start)
 
 # stacks_of FILE: "HAVE ENTRIES SAMPLES LOST TRUNCATED DEPTH REACH MAXDEPTH THREADS TID0"
 stacks_of() {
@@ -32,21 +32,27 @@ stacks_of() {
 # whole NAME FILE [MINDEPTH]: FILE has a STACKS record whose samples plus
 # lost are exactly the run's samples (also when written by _exit or a fatal
 # signal with the clocks running: the profile ends where the write begins,
-# mon_sampler_close), most of them (99 %) reaching main, and with MINDEPTH,
-# a stack at least that deep (the recursion's 40 frames + main).
+# mon_sampler_close), most of them (99 %) whole: reaching main, or the
+# program's _start without main (its start-up before main, which a
+# sanitizer's initialization and a loaded machine make longer: 7 of 593
+# samples in one ASan run beside busy CPUs), and with MINDEPTH, a stack at
+# least that deep (the recursion's 40 frames + main).
 whole() {
 	if [ ! -s "$2" ]; then
 		not_ok "$1" "no profile $2"
 		return
 	fi
+	# shellcheck disable=SC2086
+	start=$("$T/mon_dump" "$2" stacks $START | awk '{ print $14 }')
 	set -- "$1" "$2" "${3:-0}" $(stacks_of "$2")
 	run=$(info "$2" samples)
 	why=$(awk -v have="$4" -v s="$6" -v lost="$7" -v reach="${10}" -v md="${11}" -v want="$3" \
-	    -v run="$run" 'BEGIN {
+	    -v run="$run" -v start="${start:-0}" 'BEGIN {
+		if (start > reach) reach = start
 		if (have != 1) { print "no STACKS record"; exit }
 		if (s + lost != run) { printf "stacks %d + lost %d != samples %d", s, lost, run; exit }
 		if (s < 50) { printf "only %d samples in stacks", s; exit }
-		if (reach < 0.99 * s) { printf "%d of %d samples reach main (%.2f %%)", reach, s, 100 * reach / s; exit }
+		if (reach < 0.99 * s) { printf "%d of %d samples reach main or _start (%.2f %%)", reach, s, 100 * reach / s; exit }
 		if (md < want) { printf "deepest stack %d frames, want >= %d", md, want; exit }
 	}')
 	if [ -z "$why" ]; then ok "$1"; else not_ok "$1" "$why ($(stacks_of "$2"))"; fi
@@ -157,7 +163,7 @@ if build_prog api stacks_paths.c -O2 -fomit-frame-pointer -DSTACKS_API &&
     build_prog inst stacks_paths.c -O2 -fomit-frame-pointer -finstrument-functions; then
 	mkdir -p "$T/ms" "$T/mo" "$T/in"
 	(cd "$T/ms" && "$T/api" monstartup 0.2 >/dev/null 2>&1)
-	MAIN=$(sym "$T/api" main)
+	MAIN=$(sym "$T/api" main) START=$(sym "$T/api" _start)
 	whole stacks_monstartup "$T/ms/mon.out" 42
 	(cd "$T/mo" && "$T/api" monitor 0.05 >/dev/null 2>&1)
 	set -- $(stacks_of "$T/mo/mon.out")
@@ -167,9 +173,9 @@ if build_prog api stacks_paths.c -O2 -fomit-frame-pointer -DSTACKS_API &&
 		not_ok stacks_monitor_none "stacks: $*"
 	fi
 	(cd "$T/in" && "$T/inst" run 0.2 >/dev/null 2>&1)
-	MAIN=$(sym "$T/inst" main)
+	MAIN=$(sym "$T/inst" main) START=$(sym "$T/inst" _start)
 	whole stacks_instrument_functions "$T/in/mon.out" 42
-	MAIN=$(sym "$T/paths" main)
+	MAIN=$(sym "$T/paths" main) START=$(sym "$T/paths" _start)
 else
 	not_ok stacks_api_build
 fi
