@@ -68,8 +68,9 @@ n=$(grep -o '[0-9]* threads used less than 2 sample periods of CPU each.*raise t
 # A default clock the kernel's tick drives (no perf events here): the tick clause.
 grep -q '^clock \(thread\|itimer\)' "$T/s.txt" &&
 	n=$(grep -o '[0-9]* threads used less than 0.040 s of CPU each.*kernel.s tick' "$T/s.txt" | awk '{ print $1 }')
-# How many threads the file itself lists as short: CPU (user, or user +
-# system unless the clock counts user time only: fact flag 2) under two
+# How many threads the file itself lists as short: CPU known (flag 2) and
+# above 0 (user, or user + system unless the clock counts user time only:
+# fact flag 2) under two
 # periods, or under 0.040 s with a clock the kernel's tick drives (prof's
 # rule, coverage.c).  A loaded machine (a sanitizer build beside busy
 # CPUs: 233 of 300) makes some threads longer than made; the clause must
@@ -77,9 +78,10 @@ grep -q '^clock \(thread\|itimer\)' "$T/s.txt" &&
 # 150 (of 300 threads of 0.5 ms each).
 short=$("$T/mon_dump" "$T/s.mon" info | awk -v tick="$(grep -c '^clock \(thread\|itimer\)' "$T/s.txt")" '
 	$1 == "rate_set" { rate = $2 } $1 == "fact_flags" { uo = int($2 / 2) % 2 }
-	$1 == "thread" { n++; u[n] = $4; s[n] = $6 }
+	# "thread TID NAME user_usec U sys_usec S samples N flags F" (NAME may hold blanks)
+	$1 == "thread" && $(NF - 1) == "flags" && int($NF / 2) % 2 == 1 { n++; u[n] = $(NF - 6); s[n] = $(NF - 4) }
 	END { lim = 2 / (rate > 0 ? rate : 1000); if (tick && lim < 0.040) lim = 0.040
-		for (i = 1; i <= n; i++) if ((u[i] + (uo ? 0 : s[i])) / 1e6 < lim) c++
+		for (i = 1; i <= n; i++) { c_ = (u[i] + (uo ? 0 : s[i])) / 1e6; if (c_ > 0 && c_ < lim) c++ }
 		print c + 0 }')
 if [ "$short" -ge 150 ] && [ "${n:-0}" -ge $((short * 9 / 10)) ]; then
 	ok "short_threads_said # $n threads named, $short in the file"

@@ -110,7 +110,7 @@ for bin in ic_pg ic_fi; do
 	# Mutation: save.c appending THREADS without adding fails it.
 	"$PROF" -s "$D" 2>&1 | grep '^thread ' >"$D.t0"
 	"$PROF" -s -m "$D.merged" 2>&1 | grep '^thread ' >"$D.t1"
-	if [ -s "$D.t0" ] && cmp -s "$D.t0" "$D.t1"; then
+	if threads_agree "$D.t0" "$D.t1"; then
 		ok "interval_calls_${bin}_merge_threads"
 	else
 		not_ok "interval_calls_${bin}_merge_threads" "series: $(head -n 2 "$D.t0" | tr '\n' ' ') | merged: $(head -n 2 "$D.t1" | tr '\n' ' ')"

@@ -118,7 +118,7 @@ fi
 rc=$?
 "$PROF" -s -m "$d/mon.out.exec1" "$d/mon.out" 2>&1 | grep "^thread " >"$T/chain.t0"
 "$PROF" -s -m "$T/chain.mon" 2>&1 | grep "^thread " >"$T/chain.t1"
-if [ $rc -eq 0 ] && [ -s "$T/chain.t0" ] && cmp -s "$T/chain.t0" "$T/chain.t1"; then
+if [ $rc -eq 0 ] && threads_agree "$T/chain.t0" "$T/chain.t1"; then
 	ok monrun_exec_output_threads
 else
 	not_ok monrun_exec_output_threads "exit $rc: $(head -c 200 "$T/chain.err") | read: $(cat "$T/chain.t0") | saved: $(cat "$T/chain.t1")"

@@ -75,7 +75,7 @@ if command -v go >/dev/null 2>&1; then
 	set -- $(echo "$d" | awk '{ u = /ms$/ ? 1000 : 1; sub(/m*s$/, ""); f = index($0, ".") ? length($0) - index($0, ".") : 0
 		printf "%.9f %.9f\n", $0 / u, 0.5 * 10 ^ -f / u }')
 	ds=${1:-} half=${2:-0}
-	if [ -n "$ds" ] && awk -v a="$ds" -v b="$sh_el" -v h="$half" 'BEGIN { exit !(a <= b + h + 0.0015 && a >= b - h - 0.0015) }'; then
+	if [ -n "$d" ] && [ -n "$ds" ] && [ -n "$sh_el" ] && awk -v a="$ds" -v b="$sh_el" -v h="$half" 'BEGIN { exit !(a <= b + h + 0.0015 && a >= b - h - 0.0015) }'; then
 		ok tree_times_pprof
 	else
 		not_ok tree_times_pprof "Duration '$d' ($ds s), sh's $sh_el s $(head -c 200 gp.err)"

@@ -90,12 +90,42 @@ static int append(void **v, size_t *len, const void *src, size_t n, size_t sz)
  * as prof adds them reading the files (coverage_threads_merge), unless
  * the earlier entry ended (its tid was then a new thread's).  Two live
  * entries of one thread in d itself (runfacts.c lists a thread its first
- * tick claimed while the writer listed it too) are left as they are: the
- * reader takes them as one (input.c).  0, or -1 with no memory. */
+ * tick claimed while the writer listed it too) count as the reader counts
+ * them (input.c): samples added, the larger CPU.  Threads are told apart
+ * by tid alone (THREADS has no pid): files of two processes whose tids
+ * collide (a pid namespace, a tid reused) are summed as one thread.  0, or
+ * -1 with no memory. */
 static int add_threads(struct monout *m, size_t before, const struct monout *d)
 {
+	/* Per entry of d: the entry of m it went to (SIZE_MAX: none). */
+	size_t *to = malloc((d->nthreads ? d->nthreads : 1) * sizeof *to);
+	if (to == NULL)
+		return -1;
 	for (size_t i = 0; i < d->nthreads; i++) {
 		const struct monout_thread *t = &d->threads[i];
+		to[i] = SIZE_MAX;
+		/* A second live entry of a thread d listed already. */
+		size_t j = i;
+		while (!(t->flags & MONOUT_THREAD_ENDED) && j-- > 0)
+			if (d->threads[j].tid == t->tid && !(d->threads[j].flags & MONOUT_THREAD_ENDED))
+				break;
+		if (!(t->flags & MONOUT_THREAD_ENDED) && j != SIZE_MAX && to[j] != SIZE_MAX) {
+			struct monout_thread *o = &m->threads[to[j]];
+			/* The entry of d whose CPU o holds: the largest so far. */
+			const struct monout_thread *f = &d->threads[j];
+			for (size_t k = 0; k < j; k++)
+				if (to[k] == to[j] && d->threads[k].user_usec + d->threads[k].sys_usec >
+							    f->user_usec + f->sys_usec)
+					f = &d->threads[k];
+			o->samples += t->samples;
+			o->late += t->late;
+			if (t->user_usec + t->sys_usec > f->user_usec + f->sys_usec) {
+				o->user_usec = o->user_usec - f->user_usec + t->user_usec;
+				o->sys_usec = o->sys_usec - f->sys_usec + t->sys_usec;
+			}
+			to[i] = to[j];
+			continue;
+		}
 		struct monout_thread *o = NULL;
 		for (size_t k = before; k-- > 0;)
 			if (m->threads[k].tid == t->tid) {
@@ -104,8 +134,11 @@ static int add_threads(struct monout *m, size_t before, const struct monout *d)
 				break;
 			}
 		if (o == NULL) {
-			if (append((void **)&m->threads, &m->nthreads, t, 1, sizeof *t) < 0)
+			if (append((void **)&m->threads, &m->nthreads, t, 1, sizeof *t) < 0) {
+				free(to);
 				return -1;
+			}
+			to[i] = m->nthreads - 1;
 			continue;
 		}
 		o->user_usec += t->user_usec;
@@ -115,7 +148,9 @@ static int add_threads(struct monout *m, size_t before, const struct monout *d)
 		o->flags = (o->flags & t->flags & MONOUT_THREAD_CPU) | (t->flags & MONOUT_THREAD_ENDED);
 		if (o->name[0] == '\0')
 			memcpy(o->name, t->name, sizeof o->name);
+		to[i] = (size_t)(o - m->threads);
 	}
+	free(to);
 	return 0;
 }
 
