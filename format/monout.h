@@ -104,8 +104,8 @@
  *     the runtime's table could not list), 28 rate check u32 (microseconds
  *     of CPU the runtime spent measuring the tick cost, not sampled), 32 CPU
  *     before u64 (microseconds of the process's user + system CPU spent
- *     before profiling started: exec, dynamic linking, start-up; no clock
- *     ran then).
+ *     before profiling started: exec, dynamic linking, start-up, the
+ *     runtime's own start; no clock ran then).
  *   THREADS (7, minor 2): n × 56 bytes, n = length / 56, one per thread of
  *     the process the runtime saw (sampled, ended, or alive at the write):
  *     0 tid u64, 8 user CPU u64, 16 system CPU u64 (microseconds, as the

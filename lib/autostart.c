@@ -100,14 +100,19 @@ static void autostart(void)
 	int by_parent = strncmp(autopid, "ppid:", 5) == 0;
 	char *end;
 	long pid = strtol(autopid + (by_parent ? 5 : 0), &end, 10);
-	if (*end == '\0' && pid == (long)(by_parent ? getppid() : getpid())) {
-		const char *f = getenv("MONPROF_FOLLOW");
-		mon_whole_start(f != NULL && strcmp(f, "1") == 0);
-	}
+	int ours = *end == '\0' && pid == (long)(by_parent ? getppid() : getpid());
+	const char *f = getenv("MONPROF_FOLLOW");
+	int follow = f != NULL && strcmp(f, "1") == 0;
+	/* Kept and removed before the clocks start (the runtime reads the
+	 * kept copies, mon_env): this is the runtime's own work, not the
+	 * program's (a cat in a pipeline had 1 of its 2 samples in
+	 * mon_env_keep -> mon_alloc). */
 	mon_env_keep(scrubbed, NSCRUBBED);
 	for (size_t i = 0; i < NSCRUBBED; i++)
 		unsetenv(scrubbed[i]);
 	scrub_preload();
+	if (ours)
+		mon_whole_start(follow);
 	errno = saved_errno;
 }
 

@@ -1199,11 +1199,12 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 	return rc;
 }
 
-/* Whole-process profiling: a histogram for every loaded object (32-bit
- * bins, one per 4 bytes of text), the clocks in every thread, counting on.
- * Under lock. */
-static int start_whole(void)
+/* Whole-process profiling, its first part: set up, or, asked by
+ * MONPROF_DORMANT, loaded and ready with no clock.  *arm: the clocks are
+ * still to start (arm_whole, after the runtime's own start).  Under lock. */
+static int start_whole(int *arm)
 {
+	*arm = 0;
 	if (setup(MON_MODE_AUTO) < 0)
 		return -1;
 	const char *dv = getauxval(AT_SECURE) ? NULL : mon_env("MONPROF_DORMANT");
@@ -1218,6 +1219,21 @@ static int start_whole(void)
 		mon_facts_profiling(0);
 		return 0;
 	}
+	*arm = 1;
+	return 0;
+}
+
+/* Whole-process profiling, its second part: a histogram for every loaded
+ * object (32-bit bins, one per 4 bytes of text), the clocks in every
+ * thread, counting on.  After the runtime's own start in this thread (its
+ * watcher process and control thread, whole_started): sampled, that CPU
+ * was the program's (about 0.1 ms a process, the watcher's clone(2) most:
+ * 2 samples a run of a 20 ms program at 20 kHz, start_once ->
+ * mon_whole_start -> started -> syscall); it is in the CPU before the
+ * start (mon_facts_armed).  Under lock. */
+static int arm_whole(void)
+{
+	mon_facts_armed();
 	stacks_on();
 	if (mon_objhist_start(4) < 0) {
 		int e = errno;
@@ -1252,19 +1268,26 @@ static void start_failed(int e)
 	say(lead, sizeof lead - 1, why);
 }
 
-/* After start_whole: the control thread (control.c), outside our lock
- * (it takes it to switch profiling on and off), then the wall sampler
- * (not dormant): after, so that it never samples the program's thread
- * waiting (wait4) for the watcher's start as the program's time. */
-static void whole_started(int ok)
+/* After start_whole (ok: it did not fail): the control thread and the
+ * watcher (control.c), outside our lock (the thread takes it to switch
+ * profiling on and off), then, when start_whole left them to start (arm),
+ * the clocks (arm_whole), then the wall sampler (not dormant): after, so
+ * that it never samples the program's thread waiting (wait4) for the
+ * watcher's start as the program's time. */
+static void whole_started(int ok, int arm)
 {
 	if (ok && mon_control_calls.started != NULL)
 		mon_control_calls.started();
 	if (!ok)
 		return;
 	pthread_mutex_lock(&lock);
-	if (whole && !dormant && !finished)
+	if (arm && arm_whole() < 0) {
+		start_failed(errno);
+		if (mon_control_calls.wrote != NULL)
+			mon_control_calls.wrote();	/* the watcher: no file is due */
+	} else if (whole && !dormant && !finished) {
 		wall_on();
+	}
 	pthread_mutex_unlock(&lock);
 }
 
@@ -1275,30 +1298,30 @@ void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 	(void)highpc;
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;
-	int saved_errno = errno, ok = 0;
+	int saved_errno = errno, ok = 0, arm = 0;
 	pthread_mutex_lock(&lock);
 	if (!started) {
-		ok = start_whole() == 0;
+		ok = start_whole(&arm) == 0;
 		if (!ok)
 			start_failed(errno);
 	}
 	pthread_mutex_unlock(&lock);
-	whole_started(ok);
+	whole_started(ok, arm);
 	errno = saved_errno;
 }
 
 void mon_whole_start(int follow)
 {
-	int saved_errno = errno, ok = 0;
+	int saved_errno = errno, ok = 0, arm = 0;
 	pthread_mutex_lock(&lock);
 	follow_forks = follow;
 	if (!started) {
-		ok = start_whole() == 0;
+		ok = start_whole(&arm) == 0;
 		if (!ok)
 			start_failed(errno);
 	}
 	pthread_mutex_unlock(&lock);
-	whole_started(ok);
+	whole_started(ok, arm);
 	errno = saved_errno;
 }
 

@@ -16,7 +16,7 @@
  * safe, no lock), when it ends (thread-specific-data destructor, through
  * threads.c), or when the writer finds it alive in /proc/self/task.  Its CPU
  * is filled when it ends (its CPU clock split as getrusage(RUSAGE_THREAD)
- * splits it: own_cpu_usec) and, for
+ * splits it: mon_facts_own_cpu) and, for
  * threads still alive, at each write: the thread's CPU clock (clock_gettime
  * of its CPU-time clock id, nanoseconds, user + system) split in the ratio
  * of /proc/self/task/TID/stat's utime and stime (proc(5)).  Everything the
@@ -85,7 +85,8 @@ static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
  * own work, the program's .preinit_array and the C library's own
  * initialization under monrun (which starts at the first library ld.so
  * initializes after the C library, autostart.c __gmon_start__), and
- * everything before a late monstartup(3).  Kept apart because a clock that
+ * everything before a late monstartup(3), and the runtime's own start
+ * (mon_facts_armed).  Kept apart because a clock that
  * counts user time only (the perf clock) must be judged against the user
  * part alone: with a phase spending 0.15 s user and 0.16 s system before
  * the start, the sum left the run's user CPU at "0 %" sampled. */
@@ -125,6 +126,11 @@ void mon_facts_process_cpu(uint64_t v[2])
 		v[0] = tv_usec(ru.ru_utime);
 		v[1] = tv_usec(ru.ru_stime);
 	}
+}
+
+void mon_facts_armed(void)
+{
+	mon_facts_process_cpu(before_usec);
 }
 
 void mon_facts_profiling(int on)
@@ -456,7 +462,7 @@ static uint64_t tv_usec(struct timeval tv)
  * times, which the kernel samples at its tick: a thread that ran less than
  * a tick (4 ms at 250 Hz) had 0 s in both, and its CPU was counted as a
  * thread's that ended unseen.  -1 if neither could be read. */
-static int own_cpu_usec(uint64_t *user, uint64_t *sys)
+int mon_facts_own_cpu(uint64_t *user, uint64_t *sys)
 {
 	struct rusage ru;
 	int have_ru = getrusage(RUSAGE_THREAD, &ru) == 0;
@@ -472,9 +478,15 @@ static int own_cpu_usec(uint64_t *user, uint64_t *sys)
 	return 0;
 }
 
-int mon_facts_own_cpu(uint64_t *user, uint64_t *sys)
+/* The calling thread's (tid) CPU in this image into *user and *sys,
+ * microseconds: mon_facts_own_cpu less what it used before an exec
+ * (thread_since_exec).  -1 if it could not be read. */
+static int own_image_cpu(pid_t tid, uint64_t *user, uint64_t *sys)
 {
-	return own_cpu_usec(user, sys);
+	if (mon_facts_own_cpu(user, sys) < 0)
+		return -1;
+	thread_since_exec(tid, user, sys);
+	return 0;
 }
 
 void mon_facts_thread_end(pid_t tid)
@@ -482,8 +494,7 @@ void mon_facts_thread_end(pid_t tid)
 	int saved_errno = errno;
 	struct monout_thread *t = mine_as(tid);
 	uint64_t user, sys;
-	if (t != NULL && own_cpu_usec(&user, &sys) == 0) {
-		thread_since_exec(tid ? tid : mon_gettid(), &user, &sys);
+	if (t != NULL && own_image_cpu(tid ? tid : mon_gettid(), &user, &sys) == 0) {
 		char name[MONOUT_THREAD_NAME_LEN] = { 0 };
 		prctl(PR_GET_NAME, name, 0, 0, 0);
 		memcpy(t->name, name, sizeof name);
@@ -678,8 +689,7 @@ static unsigned sample_all(void)
 		return pass.unlisted;
 	struct monout_thread *t = mine();
 	uint64_t user, sys;
-	if (t != NULL && own_cpu_usec(&user, &sys) == 0) {
-		thread_since_exec(me, &user, &sys);
+	if (t != NULL && own_image_cpu(me, &user, &sys) == 0) {
 		t->user_usec = user;
 		t->sys_usec = sys;
 	}

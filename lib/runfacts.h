@@ -15,6 +15,11 @@
 /* Map the thread table and note the start of elapsed time (first call
  * only).  0, or -1/ENOMEM. */
 MON_HIDDEN int mon_facts_init(void);
+/* The clocks start now in whole-process profiling, after the runtime's own
+ * start (monitor.c arm_whole): the CPU before the start is read again, so
+ * that it holds that start's CPU too, which no clock sampled.  Called
+ * under monitor.c's lock, after mon_facts_init. */
+MON_HIDDEN void mon_facts_armed(void);
 /* Profiling is switched on (1) or off (0: moncontrol(0), monctl off, a
  * dormant start): the process CPU while off is counted with the CPU before
  * the start (FACTS cpu_before_usec) and the file flagged
