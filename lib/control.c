@@ -851,9 +851,13 @@ static void *control_main(void *arg)
 	uint64_t next_grow = 0;
 	for (;;) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		int sampling = mon_profiling_state() == 1;
+		int state = mon_profiling_state(), sampling = state == 1;
 		int64_t wait_ms = -1;
-		if (cfg.interval_s && !ended) {
+		/* Not profiling (finished: in an exec under way, which may fail
+		 * and go on) no cut is made when the interval is due: no wait
+		 * for it either, or the loop spins at 100 % CPU until the state
+		 * changes (a reviewer's finding). */
+		if (cfg.interval_s && !ended && state != 0) {
 			uint64_t end = start_mono + (uint64_t)cfg.interval_s * 1000000000u;
 			if (end < retry_mono)
 				end = retry_mono;
@@ -928,9 +932,10 @@ static void forget_parent(void)
 	}
 }
 
-/* Whole-process profiling was set up in this image (or goes on in a fork
- * child): start the thread. */
-static void started(void)
+/* Whole-process profiling is being set up in this image, its clocks not
+ * yet started (monitor.c whole_started): the watcher, whose clone(2) and
+ * wait4 are the runtime's own time, not the program's. */
+static void starting(void)
 {
 	forget_parent();
 	static int watched;	/* this image has its watcher (a fork child inherits the 1) */
@@ -938,6 +943,14 @@ static void started(void)
 		watched = 1;
 		watcher_start();
 	}
+}
+
+/* Whole-process profiling was set up in this image, its clocks started
+ * (or dormant), or goes on in a fork child, after starting(): start the
+ * thread (after the clocks: a start that fails there leaves no thread, no
+ * socket). */
+static void started(void)
+{
 	if (thread_pid == getpid() || (!cfg.control && !cfg.interval_s))
 		return;
 	static int atfork;
@@ -1010,6 +1023,7 @@ __attribute__((constructor(101))) void mon_control_init(void)
 {
 	MON_ONCE();
 	mon_control_calls.configure = configure;
+	mon_control_calls.starting = starting;
 	mon_control_calls.started = started;
 	mon_control_calls.intervals = intervals;
 	mon_control_calls.write_last = write_last;
@@ -1023,6 +1037,7 @@ __attribute__((constructor(101))) void mon_control_init(void)
 	 * were silently off: tests/integ/interval_calls.sh under ASan. */
 	if (mon_profiling_state() != 0) {
 		configure();
+		starting();
 		started();
 	}
 }

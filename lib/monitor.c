@@ -907,8 +907,10 @@ static void fork_child(void)
 		mon_stacks_stop();
 		return;
 	}
-	if (whole && mon_control_calls.started != NULL)
+	if (whole && mon_control_calls.started != NULL) {
+		mon_control_calls.starting();	/* (its watcher is its parent's) */
 		mon_control_calls.started();	/* the child's own control thread */
+	}
 	mon_wall_fork_go();
 }
 
@@ -1226,11 +1228,13 @@ static int start_whole(int *arm)
 /* Whole-process profiling, its second part: a histogram for every loaded
  * object (32-bit bins, one per 4 bytes of text), the clocks in every
  * thread, counting on.  After the runtime's own start in this thread (its
- * watcher process and control thread, whole_started): sampled, that CPU
- * was the program's (about 0.1 ms a process, the watcher's clone(2) most:
- * 2 samples a run of a 20 ms program at 20 kHz, start_once ->
- * mon_whole_start -> started -> syscall); it is in the CPU before the
- * start (mon_facts_armed).  Under lock. */
+ * watcher process, whole_started): sampled, that CPU was the program's
+ * (about 0.1 ms a process, the watcher's clone(2) most: 2 samples a run of
+ * a 20 ms program at 20 kHz, start_once -> mon_whole_start -> started ->
+ * syscall); it is in the CPU before the start (mon_facts_armed).  The
+ * control thread (only with intervals or monctl) starts after: a start
+ * that fails here must leave none (with it, monctl snapshot wrote a file
+ * of a program said not profiled).  Under lock. */
 static int arm_whole(void)
 {
 	mon_facts_armed();
@@ -1268,26 +1272,36 @@ static void start_failed(int e)
 	say(lead, sizeof lead - 1, why);
 }
 
-/* After start_whole (ok: it did not fail): the control thread and the
- * watcher (control.c), outside our lock (the thread takes it to switch
- * profiling on and off), then, when start_whole left them to start (arm),
- * the clocks (arm_whole), then the wall sampler (not dormant): after, so
- * that it never samples the program's thread waiting (wait4) for the
- * watcher's start as the program's time. */
+/* After start_whole (ok: it did not fail), outside our lock: the
+ * runtime's own start before the clocks (the watcher, control.c), then,
+ * when start_whole left them to start (arm), the clocks (arm_whole), then
+ * the control thread (control.c; it takes our lock to switch profiling on
+ * and off), then the wall sampler (not dormant): after both, so that it
+ * never samples the program's thread waiting (wait4) for the watcher's
+ * start, nor the control thread, as the program's. */
 static void whole_started(int ok, int arm)
 {
-	if (ok && mon_control_calls.started != NULL)
-		mon_control_calls.started();
+	if (ok && mon_control_calls.starting != NULL)
+		mon_control_calls.starting();
 	if (!ok)
 		return;
-	pthread_mutex_lock(&lock);
-	if (arm && arm_whole() < 0) {
-		start_failed(errno);
-		if (mon_control_calls.wrote != NULL)
-			mon_control_calls.wrote();	/* the watcher: no file is due */
-	} else if (whole && !dormant && !finished) {
-		wall_on();
+	if (arm) {
+		pthread_mutex_lock(&lock);
+		ok = arm_whole() == 0;
+		if (!ok) {
+			start_failed(errno);
+			if (mon_control_calls.wrote != NULL)
+				mon_control_calls.wrote();	/* the watcher: no file is due */
+		}
+		pthread_mutex_unlock(&lock);
+		if (!ok)
+			return;
 	}
+	if (mon_control_calls.started != NULL)
+		mon_control_calls.started();
+	pthread_mutex_lock(&lock);
+	if (whole && !dormant && !finished)
+		wall_on();
 	pthread_mutex_unlock(&lock);
 }
 

@@ -159,14 +159,17 @@ MON_HIDDEN int mon_profiling_state(void);
 MON_HIDDEN int mon_dormant(void);
 
 /* What monitor.c calls in control.c (set by control.c's constructor; NULL
- * when it is not linked): started(image) when whole-process profiling is
- * set up in this image (also in a followed fork child: its own thread);
+ * when it is not linked): starting() when whole-process profiling is set
+ * up in this image, before its clocks start (the watcher; in a followed
+ * fork child, forgetting the parent's thread), started() after it once
+ * they have (also in a followed fork child: its own thread);
  * intervals() 1 while writes are interval files, and then write_last
  * writes every profile instead of mon_write_profile (reason, signo,
  * flags, in_handler as there: an interval cut short, or the last);
  * exec_failed() when an exec that wrote the last interval returned. */
 struct mon_control_calls {
 	void (*configure)(void);	/* read the settings (at setup, environment intact) */
+	void (*starting)(void);
 	void (*started)(void);
 	int (*intervals)(void);
 	int (*write_last)(int reason, int signo, uint32_t flags, int in_handler);
