@@ -32,8 +32,8 @@
 #     just after one, and outside any, as the itimer clock reads it
 #     (tests/progs/arch_syscall_context.c).
 # What qemu-user cannot serve is reported "ok NAME # skip WHY": the perf
-# clock (no perf_event_open), exec (an aarch64 image cannot be executed
-# without binfmt_misc), the thread clock's thread count (qemu's own thread
+# clock (no perf_event_open), exec without binfmt_misc (an aarch64 image
+# cannot be executed then), the thread clock's thread count (qemu's own thread
 # is in /proc/self/task).  Called by scripts/ci-aarch64.sh; prints
 # "ok NAME" / "not ok NAME" lines.  Time limit: each program's timeout
 # below, the whole script about 2 minutes (scripts/ci-aarch64.sh reports).
@@ -396,11 +396,55 @@ build_prog fork profil_fork.c || not_ok a64_build_fork
 for c in thread itimer; do
 	try "a64_profil_fork_both_sides_$c" env MONPROF_CLOCK=$c timeout 120 $QEMU "$T/fork"
 done
-if [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+# An exec'd aarch64 image runs only through binfmt_misc (scripts/
+# ci-aarch64.sh registers qemu-aarch64 for aarch64 ELF files as root, and
+# QEMU_LD_PREFIX gives each image the C library's place).  Then monrun
+# itself, an aarch64 program, runs the command by exec, and follows it:
+#   a64_monrun_exec_CLOCK    an exec chain (stacks_paths exec 0.2 then run
+#                            0.2): a file for each image, each image's own
+#                            samples (>= 50, its program's phases), whole
+#                            stacks (>= 99 % through main, or rooted at
+#                            _start or the dynamic loader's entry; >= 90 %
+#                            through main), read by the host's prof
+#   a64_monrun_fork_CLOCK    monrun -f, a fork child running the phases: the
+#                            parent's file and the child's (named by its
+#                            pid), each with whole stacks as above
+# Mutation: the new image's environment without MONPROF_AUTO (follow.c
+# exec_env_build's "MONPROF_AUTO=" misspelt): both clocks' second_image
+# fail ("no profile mr.CLOCK/ex.out": the exec'd image not profiled).
+a64_whole() { # NAME FILE: the verdict on FILE's stacks (prof --format=folded)
+	if [ ! -s "$2" ]; then
+		not_ok "$1" "no profile $2"
+		return
+	fi
+	why=$("$PROF" --format=folded "$2" 2>/dev/null | awk '{ n = $NF; t += n
+		if ($0 ~ /(^|;)main(;| )/) m += n; else if ($0 ~ /^(_start|_dl_start_user)(;| )/) s += n }
+		END { if (t < 50) printf "only %d samples", t
+		else if (m + s < 0.99 * t) printf "%d of %d samples whole", m + s, t
+		else if (m < 0.9 * t) printf "%d of %d samples through main", m, t }')
+	if [ -z "$why" ]; then ok "$1"; else not_ok "$1" "$why"; fi
+}
+if [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] && [ -n "${QEMU_LD_PREFIX:-}" ]; then
 	build_prog exec profil_exec.c || not_ok a64_build_exec
 	try a64_profil_exec timeout 120 $QEMU "$T/exec"
+	$CC -O2 -g -fomit-frame-pointer -o paths "$ROOT/tests/progs/stacks_paths.c" || not_ok a64_build_paths
+	for c in thread itimer; do
+		rm -rf mr.$c && mkdir mr.$c
+		# (The host's dynamic linker, in qemu-aarch64 itself, says it
+		# cannot preload the aarch64 libmon.so: on stderr, left.)
+		timeout 300 "$B/bin/monrun" -c $c -o mr.$c/ex.out ./paths exec 0.2 ./paths run 0.2 \
+			>mr.$c/ex.txt 2>mr.$c/ex.err
+		expect "a64_monrun_exec_$c: exit 0" "$?" 0
+		a64_whole "a64_monrun_exec_${c}_first_image" mr.$c/ex.out.exec1
+		a64_whole "a64_monrun_exec_${c}_second_image" mr.$c/ex.out
+		timeout 300 "$B/bin/monrun" -f -c $c -o mr.$c/f.out ./paths fork 0.2 >mr.$c/f.txt 2>mr.$c/f.err
+		expect "a64_monrun_fork_$c: exit 0" "$?" 0
+		child=$(awk '$1 == "pid" { print $2 }' mr.$c/f.txt | tail -n 1)
+		a64_whole "a64_monrun_fork_${c}_parent" mr.$c/f.out
+		a64_whole "a64_monrun_fork_${c}_child" "mr.$c/f.out.${child:-none}"
+	done
 else
-	ok "a64_exec # skip no binfmt_misc entry for aarch64: qemu-user cannot execute the new image"
+	ok "a64_exec # skip no binfmt_misc entry for aarch64 (scripts/ci-aarch64.sh registers one as root): qemu-user cannot execute the new image"
 fi
 
 # ---- guest rules --------------------------------------------------------------
