@@ -90,6 +90,43 @@ for c in perf thread itimer; do
 	done
 done
 
+# ---- monitor(3) called by the program --------------------------------------
+# The System V idiom on a PIE (tests/progs/mon_seed.c, the host's
+# mon_monitor.sh): monitor(lowpc 2, etext, buf, size, n) starts the
+# histogram at the text start, the caller's buffer holds the header and the
+# -pg cells, monitor(0) writes mon.out; a buffer too small is ENOSPC.
+#   a64_monitor_seed_*        lpc-ok, mon.out written, >= 80 % of >= 100
+#                             ticks in spin, under the thread and itimer
+#                             clocks
+#   a64_monitor_seed_pg_*     the leaf's cell in the caller's buffer (1234)
+#                             and the same count in the file
+#   a64_monitor_small         ENOSPC, no file
+# Mutation: monitor() keeping lowpc 2 (monitor.c, main_text not asked):
+# "cell -1" without lpc-ok, a64_monitor_seed_* fail.
+build_prog seed mon_seed.c || not_ok a64_build_seed
+build_prog seedpg mon_seed.c -pg || not_ok a64_build_seed_pg
+for c in thread itimer; do
+	rm -f mon.out
+	out=$(env MONPROF_CLOCK=$c timeout 120 $QEMU ./seed seed)
+	expect "a64_monitor_seed_$c: lowpc 2 became the text start" "$(echo "$out" | grep -x lpc-ok)" lpc-ok
+	[ -f mon.out ] && ok "a64_monitor_seed_$c: monitor(0) wrote mon.out" ||
+		not_ok "a64_monitor_seed_$c: monitor(0) wrote mon.out"
+	set -- $(dump mon.out ticks spin seed)
+	in=${1:-0} all=${2:-0}
+	if [ "$all" -ge 100 ] && [ $((in * 10)) -ge $((all * 8)) ]; then
+		ok "a64_monitor_seed_$c: ticks in spin ($in of $all)"
+	else
+		not_ok "a64_monitor_seed_$c: ticks in spin" "$in of $all"
+	fi
+	rm -f mon.out
+	out=$(env MONPROF_CLOCK=$c timeout 120 $QEMU ./seedpg seed)
+	expect "a64_monitor_seed_pg_$c: leaf's cell in the caller's buffer" "$(echo "$out" | grep '^cell')" "cell 1234"
+	expect "a64_monitor_seed_pg_$c: leaf in the file" "$(dump mon.out calls leaf seedpg)" 1234
+done
+rm -f mon.out
+expect "a64_monitor_small: ENOSPC" "$(timeout 120 $QEMU ./seed small)" ENOSPC
+[ ! -e mon.out ] && ok "a64_monitor_small: no file" || not_ok "a64_monitor_small: no file"
+
 # ---- call counts (-pg) ----------------------------------------------------
 build_prog pg mon_calls.c -pg || not_ok a64_build_pg
 build_prog_static pgs mon_calls.c -pg || not_ok a64_build_pg_static
