@@ -907,10 +907,10 @@ static void fork_child(void)
 		mon_stacks_stop();
 		return;
 	}
-	if (whole && mon_control_calls.started != NULL) {
-		mon_control_calls.starting();	/* (its watcher is its parent's) */
+	if (whole && mon_control_calls.starting != NULL)
+		mon_control_calls.starting();	/* forgets the parent's thread (the watcher is the parent's) */
+	if (whole && mon_control_calls.started != NULL)
 		mon_control_calls.started();	/* the child's own control thread */
-	}
 	mon_wall_fork_go();
 }
 
