@@ -403,7 +403,7 @@ static int startup_warn(const struct prof_cov *c, double rate)
 		  "started and is in no sample: what ran before it began, which under monrun "
 		  "and cc -pg is the dynamic linker and the program's .preinit_array functions "
 		  "(run before any library is initialized, so before any profiler in the process "
-		  "can start), and where the program starts profiling itself (monstartup, "
+		  "can start) and the profiler's own start, and where the program starts profiling itself (monstartup, "
 		  "monitor, profil), all it did before that call; to profile that code, start "
 		  "profiling earlier (run the program under monrun, or call monstartup sooner)",
 		  c->startup_s, (c->flags & MONOUT_FACT_USER_ONLY) ? "user" : "user + system",
