@@ -5,7 +5,9 @@
  * monrun(1) sets MONPROF_AUTO to its own pid and execs the command, which
  * keeps that pid; this constructor starts profiling only in that process,
  * so nothing else that inherits the environment is profiled by accident.
- * It then removes monrun's settings from the environment — MONPROF_AUTO,
+ * First (before the clocks start: the runtime's own work, never sampled as
+ * the program's) it checks the settings and removes them from the
+ * environment — MONPROF_AUTO,
  * MONPROF_FOLLOW, MONPROF_OUT, MONPROF_RATE, MONPROF_CLOCK, the stack
  * settings (MONPROF_STACK_DEPTH, MONPROF_STACK_TABLE), MONPROF_WALL, MONPROF_ARCS, the
  * interval and control settings (MONPROF_INTERVAL, MONPROF_KEEP,
@@ -43,6 +45,7 @@
 
 #include "monrt.h"
 #include "objhist.h"
+#include "settings.h"
 
 /* Remove every LD_PRELOAD entry whose file name is libmon.so*, editing the
  * environment's own string in place (it only gets shorter): setenv would
@@ -80,7 +83,7 @@ static void scrub_preload(void)
 		unsetenv("LD_PRELOAD");
 }
 
-/* monrun's settings, removed from the environment once read. */
+/* monrun's settings, kept (mon_env) and removed from the environment. */
 static const char *const scrubbed[] = {
 	"MONPROF_AUTO", "MONPROF_FOLLOW", "MONPROF_OUT", "MONPROF_RATE", "MONPROF_CLOCK",
 	"MONPROF_SIGNAL", "MONPROF_SNAPSHOT", "MONPROF_STACK_DEPTH", "MONPROF_STACK_TABLE",
@@ -103,6 +106,11 @@ static void autostart(void)
 	int ours = *end == '\0' && pid == (long)(by_parent ? getppid() : getpid());
 	const char *f = getenv("MONPROF_FOLLOW");
 	int follow = f != NULL && strcmp(f, "1") == 0;
+	/* An invalid setting: one line on stderr, and the program runs
+	 * unprofiled; checked here, while the environment holds the settings
+	 * (setup's check reads the environment: once they are removed it found
+	 * none, and MONPROF_RATE=abc was taken as the default, silently). */
+	int valid = !ours || mon_settings_check() == 0;
 	/* Kept and removed before the clocks start (the runtime reads the
 	 * kept copies, mon_env): this is the runtime's own work, not the
 	 * program's (a cat in a pipeline had 1 of its 2 samples in
@@ -111,7 +119,7 @@ static void autostart(void)
 	for (size_t i = 0; i < NSCRUBBED; i++)
 		unsetenv(scrubbed[i]);
 	scrub_preload();
-	if (ours)
+	if (ours && valid)
 		mon_whole_start(follow);
 	errno = saved_errno;
 }

@@ -317,15 +317,34 @@ int mon_itimer_was_cut(void)
 	return cut != 0 && cut == getpid();
 }
 
+/* The runtime's own work in a thread of the program's (mon_clock_own_work):
+ * its ticks are not samples. */
+static __thread int own_work __attribute__((tls_model("initial-exec")));
+
+void mon_clock_own_work(int on)
+{
+	if (!on) {
+		/* The itimer clock: the CPU of the ticks left out is charged
+		 * to none (the next tick's weight starts from now). */
+		itimer_thread.gen = __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED);
+		itimer_thread.charged_ns = thread_cpu_ns();
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	own_work = on;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* The tick handler: the tick's weight and PC, handed on with the signal
  * context.  Async-signal-safe; keeps errno. */
 static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	uint64_t weight = 1;
-	if (mon_sig_in_runtime_thread()) {
+	if (mon_sig_in_runtime_thread() || own_work) {
 		/* The itimer clock's tick raised by the runtime's own CPU time
-		 * (wall.c, control.c): the profiler's cost, not the program's. */
+		 * (wall.c, control.c), or any tick of the runtime's own start
+		 * in the program's thread: the profiler's cost, not the
+		 * program's. */
 		errno = saved_errno;
 		return;
 	}

@@ -1008,10 +1008,13 @@ static void started(void)
 	}
 	thread_pid = getpid();
 	/* Until the thread has said its tid (at most a second, which a
-	 * thread not scheduled for that long takes): the clocks and the wall
-	 * sampler start after this, and a listing of /proc/self/task that
-	 * saw the thread before it had said so took it for the program's
-	 * (wall.c's sampler listed monprof-ctl among 8400 threads). */
+	 * thread not scheduled for that long takes): the wall sampler starts
+	 * after this (and the clocks, when monctl on starts them), and a
+	 * listing of /proc/self/task that saw the thread before it had said
+	 * so took it for the program's (wall.c's sampler listed monprof-ctl
+	 * among 8400 threads).  The clocks of a whole-process start run
+	 * already: the thread, made with every signal blocked and not through
+	 * libmon's pthread_create, has none. */
 	for (int i = 0; i < 100 && __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE) == 0; i++) {
 		struct timespec ts = { 0, 10000000 };
 		sys(SYS_futex, (long)&mon_control_tid, FUTEX_WAIT_PRIVATE, 0L, (long)&ts, 0L);

@@ -4,8 +4,9 @@
  * them from the program's environment.
  *
  * monrun's preload (autostart.c) removes its settings from the environment
- * once profiling has started, so that the program and what it executes see
- * the environment they were given.  The runtime still reads some of them
+ * before profiling starts (that is the runtime's own work, never sampled as
+ * the program's), so that the program and what it executes see the
+ * environment they were given.  The runtime still reads some of them
  * later: a dormant start switched on by monctl(1) starts the wall-clock
  * sampler and the call stacks then.  mon_env_keep copies the values into
  * libmon's own memory first; mon_env reads them there, and the

@@ -1227,17 +1227,17 @@ static int start_whole(int *arm)
 
 /* Whole-process profiling, its second part: a histogram for every loaded
  * object (32-bit bins, one per 4 bytes of text), the clocks in every
- * thread, counting on.  After the runtime's own start in this thread (its
- * watcher process, whole_started): sampled, that CPU was the program's
- * (about 0.1 ms a process, the watcher's clone(2) most: 2 samples a run of
- * a 20 ms program at 20 kHz, start_once -> mon_whole_start -> started ->
- * syscall); it is in the CPU before the start (mon_facts_armed).  The
- * control thread (only with intervals or monctl) starts after: a start
- * that fails here must leave none (with it, monctl snapshot wrote a file
- * of a program said not profiled).  Under lock. */
+ * thread, counting on.  Before the runtime's own start (its watcher
+ * process, whole_started), so that a start that fails here leaves no
+ * watcher behind, but with this thread's ticks left out until that start
+ * is done (mon_clock_own_work): sampled, it was the program's CPU (about
+ * 0.1 ms a process, the watcher's clone(2) most: 2 samples a run of a 20 ms
+ * program at 20 kHz, start_once -> mon_whole_start -> started -> syscall);
+ * it is in the CPU before the start (mon_facts_armed, after it).  The
+ * control thread (only with intervals or monctl) starts after that: its
+ * creation is sampled as before.  Under lock. */
 static int arm_whole(void)
 {
-	mon_facts_armed();
 	stacks_on();
 	if (mon_objhist_start(4) < 0) {
 		int e = errno;
@@ -1272,30 +1272,39 @@ static void start_failed(int e)
 	say(lead, sizeof lead - 1, why);
 }
 
-/* After start_whole (ok: it did not fail), outside our lock: the
- * runtime's own start before the clocks (the watcher, control.c), then,
- * when start_whole left them to start (arm), the clocks (arm_whole), then
- * the control thread (control.c; it takes our lock to switch profiling on
- * and off), then the wall sampler (not dormant): after both, so that it
- * never samples the program's thread waiting (wait4) for the watcher's
- * start, nor the control thread, as the program's. */
+/* After start_whole (ok: it did not fail), outside our lock: when
+ * start_whole left them to start (arm), the clocks (arm_whole), with this
+ * thread's ticks left out (mon_clock_own_work) through the runtime's own
+ * start, the watcher (control.c starting); then the CPU before the start
+ * read again (mon_facts_armed), which holds that start's; then the
+ * control thread (control.c started; it takes our lock to switch
+ * profiling on and off), then the wall sampler (not dormant): after both,
+ * so that it never samples the program's thread waiting (wait4) for the
+ * watcher's start, nor the control thread, as the program's.  A start
+ * that fails leaves neither watcher nor thread. */
 static void whole_started(int ok, int arm)
 {
-	if (ok && mon_control_calls.starting != NULL)
-		mon_control_calls.starting();
 	if (!ok)
 		return;
 	if (arm) {
+		mon_clock_own_work(1);
 		pthread_mutex_lock(&lock);
 		ok = arm_whole() == 0;
-		if (!ok) {
-			start_failed(errno);
-			if (mon_control_calls.wrote != NULL)
-				mon_control_calls.wrote();	/* the watcher: no file is due */
-		}
-		pthread_mutex_unlock(&lock);
 		if (!ok)
+			start_failed(errno);
+		pthread_mutex_unlock(&lock);
+		if (!ok) {
+			mon_clock_own_work(0);
 			return;
+		}
+	}
+	if (mon_control_calls.starting != NULL)
+		mon_control_calls.starting();
+	if (arm) {
+		pthread_mutex_lock(&lock);
+		mon_facts_armed();
+		pthread_mutex_unlock(&lock);
+		mon_clock_own_work(0);
 	}
 	if (mon_control_calls.started != NULL)
 		mon_control_calls.started();

@@ -168,7 +168,7 @@ MON_HIDDEN int mon_dormant(void);
  * flags, in_handler as there: an interval cut short, or the last);
  * exec_failed() when an exec that wrote the last interval returned. */
 struct mon_control_calls {
-	void (*configure)(void);	/* read the settings (at setup, environment intact) */
+	void (*configure)(void);	/* read the settings (at setup, through mon_env) */
 	void (*starting)(void);
 	void (*started)(void);
 	int (*intervals)(void);

@@ -133,6 +133,12 @@ MON_HIDDEN void mon_clock_forget_inherited(struct mon_thread_clock *tc);
 MON_HIDDEN uint64_t mon_clock_unsampled(void);
 MON_HIDDEN void mon_clock_unsampled_end(void);
 MON_HIDDEN void mon_clock_unsampled_reset(void);
+/* on 1: the calling thread does the runtime's own work from now (its start,
+ * monitor.c whole_started: its watcher process), and the ticks it takes
+ * are left out, counted nowhere (that CPU goes into FACTS' CPU before, as
+ * unsampled); on 0: its ticks are samples again (the itimer clock's next
+ * weight counts from now).  Async-signal-safe. */
+MON_HIDDEN void mon_clock_own_work(int on);
 /* Measure what a tick of the clock just armed in the calling thread (tc)
  * costs in CPU and, when the set rate would spend more than a quarter of
  * the CPU in ticks, lower the rate (kept for every thread armed after).

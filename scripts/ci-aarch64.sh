@@ -17,7 +17,9 @@ scripts/deps.sh aarch64
 make -j2 WERROR=1 >/dev/null
 make -j2 WERROR=1 ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- >/dev/null
 inst=$(mktemp -d "${TMPDIR:-/tmp}/monprof-a64-install.XXXXXX")
-trap 'rm -rf "$inst"' EXIT INT TERM	# (binfmt_undo below takes it over)
+trap 'rm -rf "$inst"' EXIT	# (binfmt_undo below takes it over)
+trap 'exit 130' INT
+trap 'exit 143' TERM
 make ARCH=aarch64 CROSS_COMPILE=aarch64-linux-gnu- DESTDIR="$inst" PREFIX=/usr install >/dev/null
 for f in usr/lib/libmon.so.0 usr/lib/libmon.a usr/bin/monrun usr/include/mon.h; do
 	[ -e "$inst/$f" ] || { echo "aarch64: FAIL make install: no $f"; exit 1; }
@@ -43,33 +45,61 @@ else
 	echo "not ok a64_debian_symbols — exported, not listed for arm64: $(LC_ALL=C comm -23 "$out.exports" "$out.symbols" | tr '\n' ' ')listed for arm64, not exported: $(LC_ALL=C comm -13 "$out.exports" "$out.symbols" | tr '\n' ' ')" >"$out.sym"
 fi
 # An exec'd aarch64 image runs only when the kernel hands it to
-# qemu-aarch64 (binfmt_misc, binfmt_misc.rst in the kernel's admin guide):
-# as root, with no entry for aarch64, one is registered for the tests'
-# length (mounting binfmt_misc first where it is not), and removed after,
-# as is the mount, so that the machine is left as it was.  Its images find
-# the aarch64 C library through QEMU_LD_PREFIX.  Without root, or where
-# the kernel refuses, qemu.sh reports the exec tests skipped.
+# qemu-aarch64 (binfmt_misc, binfmt_misc.rst in the kernel's admin guide).
+# As root, with no entry for aarch64 ELF files, one of this run's own
+# (monprof-a64-PID: another run's, or the system's, is never touched) is
+# registered for the tests' length, mounting binfmt_misc first where it is
+# not, and both are undone at the end (the mount only when no other entry
+# is left in it), so that the machine is left as it was.  The images find
+# the aarch64 C library through QEMU_LD_PREFIX.  Without root, or where the
+# kernel refuses, qemu.sh finds that an aarch64 program cannot be run and
+# reports the exec tests skipped.
 binfmt=/proc/sys/fs/binfmt_misc
+entry=monprof-a64-$$
 mounted= registered=
-if [ "$(id -u)" = 0 ] && [ -d "$binfmt" ] && command -v qemu-aarch64 >/dev/null; then
+binfmt_undo() {
+	if [ -n "$registered" ]; then
+		registered=
+		{ echo -1 >"$binfmt/$entry"; } 2>/dev/null ||
+			echo "aarch64: could not remove the binfmt_misc entry $binfmt/$entry" >&2
+	fi
+	if [ -n "$mounted" ]; then
+		mounted=
+		if [ -z "$(ls "$binfmt" | grep -v -x -e register -e status)" ]; then
+			umount "$binfmt" 2>/dev/null || echo "aarch64: could not unmount $binfmt" >&2
+		fi
+	fi
+	rm -rf "$inst"
+}
+trap 'rc=$?; binfmt_undo; exit $rc' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+qemu=$(command -v qemu-aarch64 || true)
+case $qemu in
+/*:*|'') qemu= ;;	# (binfmt_misc's fields are separated by ':')
+/*) ;;
+*) qemu= ;;
+esac
+if [ "$(id -u)" = 0 ] && [ -d "$binfmt" ] && [ -n "$qemu" ]; then
 	if [ ! -e "$binfmt/register" ] && mount -t binfmt_misc binfmt_misc "$binfmt" 2>/dev/null; then
 		mounted=1
 	fi
-	# The ELF header of an aarch64 executable or shared object (e_ident,
-	# e_type ET_EXEC or ET_DYN, e_machine EM_AARCH64 183): magic and mask.
-	if [ -e "$binfmt/register" ] && [ ! -e "$binfmt/qemu-aarch64" ] &&
-	    printf '%s' ':qemu-aarch64:M::\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:'"$(command -v qemu-aarch64)"':' \
-	    >"$binfmt/register" 2>/dev/null; then
+	# An enabled entry for aarch64 already (the system's qemu-user-binfmt):
+	# used as it is.  Else this run's: the ELF header of an aarch64
+	# executable or shared object (e_ident, e_type ET_EXEC or ET_DYN,
+	# e_machine EM_AARCH64 183), magic and mask as qemu's own
+	# scripts/qemu-binfmt-conf.sh has them.
+	have=
+	for e in "$binfmt"/*; do
+		case ${e##*/} in register|status) continue ;; esac
+		grep -q '^enabled' "$e" 2>/dev/null && grep -q '^magic 7f454c460201010000000000000000000200b700' "$e" 2>/dev/null && have=1
+	done
+	if [ -z "$have" ] && [ -e "$binfmt/register" ] &&
+	    { printf '%s' ":$entry:M::"'\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xb7\x00:\xff\xff\xff\xff\xff\xff\xff\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff:'"$qemu:" \
+	    >"$binfmt/register"; } 2>/dev/null; then
 		registered=1
 	fi
 fi
-binfmt_undo() {
-	[ -n "$registered" ] && echo -1 >"$binfmt/qemu-aarch64" 2>/dev/null
-	[ -n "$mounted" ] && umount "$binfmt" 2>/dev/null
-	rm -rf "$inst"
-}
-trap binfmt_undo EXIT
-trap 'binfmt_undo; exit 1' INT TERM
 set +e
 QEMU_LD_PREFIX=/usr/aarch64-linux-gnu timeout -k 10 900 sh tests/aarch64/qemu.sh >"$out" 2>&1
 rc=$?

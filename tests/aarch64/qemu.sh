@@ -435,7 +435,8 @@ for c in thread itimer; do
 done
 # An exec'd aarch64 image runs only through binfmt_misc (scripts/
 # ci-aarch64.sh registers qemu-aarch64 for aarch64 ELF files as root, and
-# QEMU_LD_PREFIX gives each image the C library's place).  Then monrun
+# QEMU_LD_PREFIX gives each image the C library's place): tried first, by
+# running an aarch64 program as any other.  Then monrun
 # itself, an aarch64 program, runs the command by exec, and follows it:
 #   a64_monrun_exec_CLOCK    an exec chain (stacks_paths exec 0.2 then run
 #                            0.2): a file for each image, each image's own
@@ -461,10 +462,11 @@ a64_whole() { # NAME FILE: the verdict on FILE's stacks (prof --format=folded)
 		else if (m < 0.9 * t) printf "%d of %d samples through main", m, t }')
 	if [ -z "$why" ]; then ok "$1"; else not_ok "$1" "$why"; fi
 }
-if [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] && [ -n "${QEMU_LD_PREFIX:-}" ]; then
+# Whether it can: an aarch64 program run as any other (its usage line).
+$CC -O2 -g -fomit-frame-pointer -o paths "$ROOT/tests/progs/stacks_paths.c" || not_ok a64_build_paths
+if [ -n "${QEMU_LD_PREFIX:-}" ] && timeout 60 ./paths 2>&1 | grep -q '^usage: stacks_paths'; then
 	build_prog exec profil_exec.c || not_ok a64_build_exec
 	try a64_profil_exec timeout 120 $QEMU "$T/exec"
-	$CC -O2 -g -fomit-frame-pointer -o paths "$ROOT/tests/progs/stacks_paths.c" || not_ok a64_build_paths
 	for c in thread itimer; do
 		rm -rf mr.$c && mkdir mr.$c
 		# (The host's dynamic linker, in qemu-aarch64 itself, says it
@@ -481,7 +483,7 @@ if [ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ] && [ -n "${QEMU_LD_PREFIX:-}" ];
 		a64_whole "a64_monrun_fork_${c}_child" "mr.$c/f.out.${child:-none}"
 	done
 else
-	ok "a64_exec # skip no binfmt_misc entry for aarch64 (scripts/ci-aarch64.sh registers one as root): qemu-user cannot execute the new image"
+	ok "a64_exec # skip an aarch64 program cannot be executed here (no binfmt_misc entry for aarch64 and QEMU_LD_PREFIX: scripts/ci-aarch64.sh sets both up as root): qemu-user cannot execute the new image"
 fi
 
 # ---- guest rules --------------------------------------------------------------

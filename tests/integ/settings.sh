@@ -110,3 +110,20 @@ if [ "$out" = "0 0" ] && [ ! -s "$T/pf.err" ]; then
 else
 	not_ok settings_profil_valid_rate "'$out', stderr: $(head -c 300 "$T/pf.err")"
 fi
+
+# libmon preloaded as monrun does it (MONPROF_AUTO naming the process, no
+# monrun to check first): an invalid setting is said in one line and the
+# program runs unprofiled, no file.  The preload removes the settings from
+# the environment before it starts: checked before that (autostart.c), or
+# the start found none and took MONPROF_RATE=abc as the default, silently
+# (a reviewer's finding).
+#   settings_preload_invalid   the line, the program's exit status, no file
+rm -rf "$T/pre" && mkdir -p "$T/pre"
+out=$(cd "$T/pre" && MONPROF_RATE=abc MONPROF_OUT="$T/pre/x.out" \
+    sh -c 'exec env MONPROF_AUTO=$$ LD_PRELOAD="$0" "$@"' "$B/lib/libmon.so" "$T/tiny" 2>"$T/pre.err"; echo "exit $?")
+if [ "$out" = "exit 0" ] && grep -q '^monprof: MONPROF_RATE=abc: .*; not profiling$' "$T/pre.err" &&
+    [ "$(wc -l <"$T/pre.err")" -eq 1 ] && [ -z "$(ls -A "$T/pre")" ]; then
+	ok settings_preload_invalid
+else
+	not_ok settings_preload_invalid "'$out', stderr: $(head -c 300 "$T/pre.err"), files: $(ls -A "$T/pre")"
+fi

@@ -52,7 +52,7 @@ whole() {
 	set -- "$1" "$2" "${3:-0}" $(stacks_of "$2")
 	run=$(info "$2" samples)
 	ldso=$("$PROF" --format=folded "$2" 2>/dev/null |
-	    awk '/^_dl_start_user;/ { n += $NF } END { print n + 0 }')
+	    awk '/^_dl_start_user(;| )/ { n += $NF } END { print n + 0 }')
 	why=$(awk -v have="$4" -v s="$6" -v lost="$7" -v reach="${10}" -v md="${11}" -v want="$3" \
 	    -v run="$run" -v start="${start:-0}" -v ldso="$ldso" 'BEGIN {
 		main = reach

@@ -65,6 +65,7 @@ share() { # CHECK: the verdict of $T/turns.out against $T/wall.txt
 # spans; 40 ms threads under ASan beside busy CPUs were +1.2 to +3.5 pp
 # running against their loops' CPU, one run past the bound).
 "$T/mon_dump" "$T/turns.mon" info | awk '$1 == "thread" { print "cpu", $2, $(NF - 6) + $(NF - 4) }' >"$T/threads.cpu"
+[ -s "$T/threads.cpu" ] || { not_ok "wall_turns_$1" "no THREADS record read from $T/turns.mon"; return; }
 awk 'FNR == NR { all[$2] = $3 * 1000; next }
 	$1 == "turns" { out = ($2 in all) && all[$2] > $6 ? all[$2] - $6 : 0; $4 += out; $6 += out } { print }' \
 	"$T/threads.cpu" "$T/turns.out" >"$T/turns.all"
