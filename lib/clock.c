@@ -340,16 +340,22 @@ static void on_tick(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	uint64_t weight = 1;
-	if (mon_sig_in_runtime_thread() || own_work) {
+	if (mon_sig_in_runtime_thread()) {
 		/* The itimer clock's tick raised by the runtime's own CPU time
-		 * (wall.c, control.c), or any tick of the runtime's own start
-		 * in the program's thread: the profiler's cost, not the
-		 * program's. */
+		 * (wall.c, control.c): the profiler's cost, not the program's. */
 		errno = saved_errno;
 		return;
 	}
 	if (__atomic_load_n(&calibrating, __ATOMIC_RELAXED)) {
 		__atomic_add_fetch(&calib_ticks, 1, __ATOMIC_RELAXED);
+		errno = saved_errno;
+		return;
+	}
+	if (own_work) {
+		/* A tick of the runtime's own start in the program's thread:
+		 * the profiler's cost, not the program's (after the rate
+		 * check's count above, which runs in that start: left out
+		 * first, its ticks were none, "tick cost 0", coverage_rate). */
 		errno = saved_errno;
 		return;
 	}
