@@ -24,6 +24,19 @@ if [ "$clock" != 1 ]; then
 	ok "cov_rate_warns # skip the perf clock is not available here"
 	exit 0
 fi
+# The rate check's CPU is counted once: in FACTS' check_usec, not in its
+# CPU before too (the runtime reads that again after its own start, which
+# holds the rate check): against a run at 1000 Hz (no check), the CPU
+# before grows by less than half the check's.
+#   cov_rate_check_once
+MONPROF_CLOCK=perf "$MONRUN" -r 1000 -o "$T/r1k.out" "$T/spin" 0.2 >/dev/null 2>&1
+b20=$(get cpu_before_usec) chk=$(get check_usec)
+b1=$(dump "$T/r1k.out" info | awk '$1 == "cpu_before_usec" { print $2 }')
+if [ "${chk:-0}" -gt 0 ] && [ -n "$b1" ] && [ -n "$b20" ] && [ $((b20 - b1)) -lt $((chk / 2)) ]; then
+	ok "cov_rate_check_once (CPU before $b20 us at 20 kHz, $b1 us at 1 kHz; rate check $chk us)"
+else
+	not_ok cov_rate_check_once "CPU before ${b20:-?} us at 20 kHz, ${b1:-?} us at 1 kHz; rate check ${chk:-?} us"
+fi
 if [ "$asked" = 20000 ] && [ -n "$cost" ] && [ "$cost" -gt 0 ]; then
 	ok cov_rate_cost_measured
 else
