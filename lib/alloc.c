@@ -11,8 +11,12 @@
  * arrays, setenv, dlerror): it calls these instead.
  *
  * Blocks of up to 32 KiB come from power-of-two size classes (16 B to
- * 32 KiB, a 16-byte header each) carved from 64 KiB anonymous mappings;
- * freed blocks go on their class's free list for reuse.  Larger blocks
+ * 32 KiB, a 16-byte header each) carved from 64 KiB anonymous mappings,
+ * one block at a time as they are asked for: a page of a chunk is first
+ * touched when a block on it is handed out, so a process that needs a few
+ * blocks of a class faults in a page or two, not the 16 of the chunk (a
+ * page fault costs several microseconds in a guest, and a short process
+ * pays each one); freed blocks go on their class's free list for reuse.  Larger blocks
  * are mappings of their own, unmapped when freed.  A spin lock (never
  * taken in a signal handler: handlers use memory prepared in advance)
  * serialises the lists; a fork child resets it (mon_alloc_fork_child), as
@@ -37,6 +41,8 @@ struct hdr {
 };
 
 static void *free_list[NCLASS];
+static char *carve_next[NCLASS];	/* the class's chunk: next block never handed out */
+static char *carve_end[NCLASS];		/* and that chunk's end */
 static int alloc_spin;
 
 static void lock(void)
@@ -89,19 +95,27 @@ void *mon_alloc(size_t n)
 		free_list[c] = h->next;
 		unlock();
 		memset((char *)h + HDR, 0, size - HDR);
+	} else if (carve_next[c] != NULL) {
+		/* Fresh from a chunk: zero already, as mmap gives it. */
+		h = (struct hdr *)(void *)carve_next[c];
+		carve_next[c] = carve_next[c] + size < carve_end[c] ? carve_next[c] + size : NULL;
+		unlock();
 	} else {
 		unlock();
 		char *chunk = map(CHUNK);
 		if (chunk == NULL)
 			return NULL;
-		/* The first block is the caller's; the rest go on the list. */
+		/* The first block is the caller's; the rest are carved later.
+		 * A chunk another thread mapped meanwhile is left unused
+		 * (carve_next is set again only while NULL). */
 		h = (struct hdr *)(void *)chunk;
 		lock();
-		for (size_t off = size; off + size <= CHUNK; off += size) {
-			struct hdr *f = (struct hdr *)(void *)(chunk + off);
-			f->tag = c;
-			f->next = free_list[c];
-			free_list[c] = f;
+		if (carve_next[c] == NULL && size < CHUNK) {
+			/* The end first: a fork child whose parent's other
+			 * thread held the lock here finds a next only with
+			 * its end. */
+			carve_end[c] = chunk + CHUNK;
+			__atomic_store_n(&carve_next[c], chunk + size, __ATOMIC_RELEASE);
 		}
 		unlock();
 	}
@@ -142,6 +156,22 @@ void *mon_realloc(void *p, size_t n)
 	memcpy(q, p, have);
 	mon_free(p);
 	return q;
+}
+
+void mon_shrink(void *p, size_t n)
+{
+	if (p == NULL)
+		return;
+	struct hdr *h = (struct hdr *)(void *)((char *)p - HDR);
+	if (!(h->tag & BIG))
+		return;
+	size_t len = h->tag & ~BIG, keep = (n + HDR + 4095) & ~(size_t)4095;
+	if (keep >= len)
+		return;
+	int saved_errno = errno;
+	if (munmap((char *)h + keep, len - keep) == 0)
+		h->tag = BIG | keep;
+	errno = saved_errno;
 }
 
 char *mon_strdup(const char *s)

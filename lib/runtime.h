@@ -410,6 +410,10 @@ MON_HIDDEN void mon_free(void *p);
 /* Grow p to n bytes (contents kept; the old block is freed); NULL/ENOMEM
  * leaves p as it was. */
 MON_HIDDEN void *mon_realloc(void *p, size_t n);
+/* Keep only p's first n bytes (n at most its size), in place: a block
+ * with a mapping of its own gives back its pages past them, with no copy
+ * (a small block stays as it is).  Never fails; p NULL: nothing. */
+MON_HIDDEN void mon_shrink(void *p, size_t n);
 /* A copy of s in mon_alloc memory; NULL/ENOMEM. */
 MON_HIDDEN char *mon_strdup(const char *s);
 /* In a fork child: the allocator's lock is free. */

@@ -262,10 +262,16 @@ static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph,
 	if (size != 0 && frame + size < limit)
 		limit = frame + size;	/* the section's own end */
 	struct rowbuf b = { NULL, 0, 0, info->dlpi_addr, 0 };
-	/* About 5 rows an FDE: size the buffer from the header's FDE count. */
-	if (nfde > 0 && nfde < (1u << 24)) {
-		b.r = mon_alloc(nfde * 5 * sizeof *b.r);
-		b.cap = b.r ? nfde * 5 : 0;
+	/* Room for a row per two bytes of .eh_frame, with room to spare: a
+	 * row needs an advance and a rule (two bytes at least), an FDE a
+	 * dozen bytes for at most two rows of its own.  Only the pages the
+	 * rows fill are touched, and the rest is given back once they are
+	 * in; growing the buffer instead copies it into new pages (glibc
+	 * 2.36: 3 713 FDEs, over 5 rows each). */
+	size_t want = (limit - (uintptr_t)frame) / 2 + 1024;
+	if (want < ((size_t)1 << 26)) {
+		b.r = mon_alloc(want * sizeof *b.r);
+		b.cap = b.r ? want : 0;
 	}
 	struct mon_cfi_input in = {
 		.data = (const uint8_t *)(uintptr_t)frame,
@@ -297,13 +303,8 @@ static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph,
 		mon_free(b.r);
 		return;
 	}
-	/* Shrink to fit. */
-	struct mon_cfi_row *fit = mon_alloc(b.n * sizeof *fit);
-	if (fit != NULL) {
-		memcpy(fit, b.r, b.n * sizeof *fit);
-		mon_free(b.r);
-		b.r = fit;
-	}
+	/* Shrink to fit, in place: a copy would fault in as many new pages. */
+	mon_shrink(b.r, b.n * sizeof *b.r);
 	t->rows = b.r;
 	t->nrows = (uint32_t)b.n;
 	t->bytes = b.n * sizeof *b.r;
