@@ -10,8 +10,13 @@
  * the machine (the host's, or a link-register machine: aarch64's rules).
  * Indirect pointers are read from the image itself (a deref that checks
  * its bounds, as the runtime's reads only inside the object).  The input
- * is also read as an .eh_frame_hdr.  mon_cfi_compile must never crash,
- * hang or read outside the image; every row it emits must lie in the text
+ * is also read as an .eh_frame_hdr.  Its last bytes (8 times the first
+ * byte's top five bits) are also taken as an .eh_frame_hdr of the bytes
+ * before them, compiled in its table's order (mon_cfi_compile_by_table):
+ * when that is taken and its rows are sorted, they must be the rows
+ * mon_cfi_compile gives the same bytes, once sorted and squeezed.
+ * Neither may crash,
+ * hang or read outside the image; every row emitted must lie in the text
  * range and be of a known kind; sorting must give sorted rows, squeezing
  * no more rows than it got, and mon_cfi_find the row at or below a PC.
  *
@@ -28,6 +33,7 @@
 #include "cfi.h"
 
 #define VADDR 0x400000u
+#define HDR_VADDR 0x800000u	/* where the .eh_frame_hdr of the input's last bytes "is" */
 #define MAX_ROWS 65536
 
 struct image {
@@ -81,6 +87,38 @@ static const struct mon_cfi_machine link_register_machine = {
 	.ignore_op = 0x2d, .cfa_expr = no_expr,
 };
 
+/* The last hlen bytes of in's image as an .eh_frame_hdr of the bytes
+ * before them: compiled in its table's order, and checked against
+ * mon_cfi_compile of those bytes. */
+static void by_table(const struct mon_cfi_input *whole, const uint8_t *copy, size_t hlen)
+{
+	static struct mon_cfi_row ra[MAX_ROWS], rb[MAX_ROWS], tmp[MAX_ROWS];
+	if (hlen == 0 || hlen >= whole->len)
+		return;
+	uint8_t *hdr = malloc(hlen);	/* its own block: ASan sees a read past it */
+	if (hdr == NULL)
+		return;
+	memcpy(hdr, copy + whole->len - hlen, hlen);
+	struct mon_cfi_input in = *whole;
+	in.len = whole->len - hlen;
+	struct rows b = { rb, 0, whole->text_lo, whole->text_hi, whole->base };
+	long got = mon_cfi_compile_by_table(&in, hdr, hlen, HDR_VADDR, emit, &b);
+	if (got < -2 || (got == -2 && b.n != 0) || (got == -1 && b.n != MAX_ROWS))
+		abort();
+	if (got >= 0 && mon_cfi_sorted(b.r, b.n)) {
+		struct rows a = { ra, 0, whole->text_lo, whole->text_hi, whole->base };
+		if (mon_cfi_compile(&in, emit, &a) != got)
+			abort();
+		if (!mon_cfi_sorted(a.r, a.n))
+			mon_cfi_sort(a.r, tmp, a.n);
+		a.n = mon_cfi_squeeze(a.r, a.n);
+		b.n = mon_cfi_squeeze(b.r, b.n);
+		if (a.n != b.n || memcmp(a.r, b.r, a.n * sizeof *a.r) != 0)
+			abort();
+	}
+	free(hdr);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct mon_cfi_row rows[MAX_ROWS], tmp[MAX_ROWS];
@@ -123,6 +161,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	uint64_t frame, nfde;
 	(void)mon_cfi_eh_frame_hdr(copy, size - 1, VADDR, deref, &im, &frame, &nfde);
+	by_table(&in, copy, (size_t)(data[0] >> 3) * 8);
 	free(copy);
 	return 0;
 }

@@ -629,6 +629,84 @@ long mon_cfi_compile(const struct mon_cfi_input *in,
 	return o.failed ? -1 : nfde;
 }
 
+/* Count the FDEs of in->data as mon_cfi_compile visits them, with the sum
+ * and xor of their offsets: what .eh_frame_hdr's table must list. */
+static uint64_t fde_census(const struct mon_cfi_input *in, uint64_t *sum, uint64_t *xor)
+{
+	const uint8_t *start = in->data, *p = start, *limit = in->data + in->len;
+	uint64_t n = 0;
+	*sum = *xor = 0;
+	while ((size_t)(limit - p) >= 4) {
+		uint32_t l32, id;
+		memcpy(&l32, p, 4);
+		if (l32 == 0)
+			break;
+		uint64_t len = l32;
+		size_t head = 4;
+		if (l32 == 0xffffffffu) {
+			if ((size_t)(limit - p) < 12)
+				break;
+			memcpy(&len, p + 4, 8);
+			head = 12;
+		}
+		if (len < 4 || len > (uint64_t)(limit - p - head))
+			break;
+		memcpy(&id, p + head, 4);
+		if (id != 0) {
+			n++;
+			*sum += (uint64_t)(p - start);
+			*xor ^= (uint64_t)(p - start);
+		}
+		p += head + len;
+	}
+	return n;
+}
+
+long mon_cfi_compile_by_table(const struct mon_cfi_input *in, const uint8_t *hdr, size_t hdrlen,
+			      uint64_t hdr_vaddr,
+			      int (*emit)(void *arg, const struct mon_cfi_row *row), void *arg)
+{
+	if (in->text_lo < in->base || in->text_hi < in->text_lo || in->text_hi - in->base > UINT32_MAX)
+		return 0;
+	if (hdrlen < 4 || hdr[0] != 1 || hdr[3] == 0xff || (hdr[3] & 0x80))
+		return -2;
+	struct where hw = { hdr, hdr_vaddr, in->deref, in->deref_arg };
+	struct cur c = { hdr + 4, hdr + hdrlen, 0 };
+	uint64_t frame = encoded(&c, hdr[1], hdr_vaddr, &hw);
+	uint64_t n = encoded(&c, hdr[2], hdr_vaddr, &hw);
+	uint64_t sum, xor;
+	if (c.bad || frame != in->vaddr || n == 0 || n != fde_census(in, &sum, &xor))
+		return -2;
+	/* The table: n pairs (initial location, FDE address), in increasing
+	 * initial location.  Checked first, in full: each FDE once (their
+	 * count, sum and xor as the census found), locations increasing. */
+	const uint8_t *table = c.p;
+	uint64_t s2 = 0, x2 = 0, prev = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t loc = encoded(&c, hdr[3], hdr_vaddr, &hw);
+		uint64_t fde = encoded(&c, hdr[3], hdr_vaddr, &hw);
+		if (c.bad || fde < in->vaddr || fde - in->vaddr >= in->len || (i > 0 && loc <= prev))
+			return -2;
+		prev = loc;
+		s2 += fde - in->vaddr;
+		x2 ^= fde - in->vaddr;
+	}
+	if (s2 != sum || x2 != xor)
+		return -2;
+	struct where w = { in->data, in->vaddr, in->deref, in->deref_arg };
+	struct out o = { in->machine, in->base, emit, arg, 0 };
+	struct cie_cache cc = { NULL, 0, { 0, 0, 0, 0, 0, 0, 0, NULL, NULL } };
+	long nfde = 0;
+	c.p = table;
+	for (uint64_t i = 0; i < n && !o.failed; i++) {
+		(void)encoded(&c, hdr[3], hdr_vaddr, &hw);
+		uint64_t fde = encoded(&c, hdr[3], hdr_vaddr, &hw);
+		nfde += do_fde(in->data + (fde - in->vaddr), in->data + in->len, in->data, in, &o, &w,
+			       &cc);
+	}
+	return o.failed ? -1 : nfde;
+}
+
 int mon_cfi_eh_frame_hdr(const uint8_t *hdr, size_t len, uint64_t vaddr,
 			 int (*deref)(void *arg, uint64_t addr, uint64_t *value), void *deref_arg,
 			 uint64_t *eh_frame, uint64_t *nfde)

@@ -118,6 +118,22 @@ MON_HIDDEN long mon_cfi_compile(const struct mon_cfi_input *in,
 				int (*emit)(void *arg, const struct mon_cfi_row *row), void *arg);
 
 /*
+ * mon_cfi_compile with the FDEs taken in the order of .eh_frame_hdr's
+ * search table (hdr: hdrlen bytes, at hdr_vaddr in the program), which
+ * the linker sorts by initial location: the rows then come out in pc
+ * order where FDEs do not overlap, and need no sort (a sort needs room
+ * for a second copy of the rows, and a short process pays for each page
+ * of it).  The table must list each FDE of in->data once, in increasing
+ * location, and say in->vaddr is .eh_frame's address; otherwise nothing
+ * is emitted and this returns -2, for the caller to use mon_cfi_compile.
+ * Returns as mon_cfi_compile, or -2.  Pure.
+ */
+MON_HIDDEN long mon_cfi_compile_by_table(const struct mon_cfi_input *in, const uint8_t *hdr,
+					 size_t hdrlen, uint64_t hdr_vaddr,
+					 int (*emit)(void *arg, const struct mon_cfi_row *row),
+					 void *arg);
+
+/*
  * Read an .eh_frame_hdr (the LSB's layout: version 1, eh_frame_ptr_enc,
  * fde_count_enc, table_enc, then eh_frame_ptr and fde_count) of len bytes
  * at hdr, whose address in the program is vaddr: *eh_frame gets

@@ -284,7 +284,22 @@ static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph,
 		.deref = object_deref,
 		.deref_arg = (void *)info,
 	};
-	if (mon_cfi_compile(&in, push_row, &b) < 0) {
+	/* In the search table's order first: sorted as they come (see
+	 * mon_cfi_compile_by_table); in .eh_frame's order, then sorted,
+	 * where there is no table, it cannot be used, or FDEs overlap. */
+	long got = -2;
+	if (hdrph != NULL) {
+		got = mon_cfi_compile_by_table(&in, (const uint8_t *)(info->dlpi_addr + hdrph->p_vaddr),
+					       hdrph->p_memsz, info->dlpi_addr + hdrph->p_vaddr,
+					       push_row, &b);
+		if (got >= 0 && !mon_cfi_sorted(b.r, b.n))
+			got = -2;
+		if (got == -2)
+			b.n = b.signal = 0;
+	}
+	if (got == -2)
+		got = mon_cfi_compile(&in, push_row, &b);
+	if (got < 0) {
 		mon_free(b.r);
 		return;
 	}

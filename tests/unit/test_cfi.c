@@ -7,8 +7,10 @@
  * 'S', the outermost frame, remember/restore_state, an unknown opcode, an
  * indirect pointer with and without a reader, FDEs outside the text range,
  * every truncation of the input, the emitter's failure, sorting and
- * squeezing; and this very program's own .eh_frame, which must give rows
- * for a function of this file.
+ * squeezing; this very program's own .eh_frame, which must give rows
+ * for a function of this file; and compiling in .eh_frame_hdr's table
+ * order, refused for a table that does not list each FDE once in order,
+ * and giving every loaded object's rows, the C library's already sorted.
  *
  * Links libmon.a, so it reaches the hidden interfaces (cfi.h, arch.h).
  */
@@ -464,6 +466,170 @@ static void own_eh_frame(void **state)
 	assert_true(w.hit->kind == MON_CFI_SP || w.hit->kind == MON_CFI_FP);
 }
 
+/* ---- compiling in the search table's order ----------------------------- */
+
+/* An .eh_frame_hdr for x (at VADDR) at HDR_VADDR: version 1, .eh_frame's
+ * address pcrel sdata4, the count udata4, the table datarel sdata4 with
+ * the n pairs (loc[i], VADDR + at[i]) as given. */
+#define HDR_VADDR 0x200000u
+static void eh_hdr(struct bytes *h, const uint64_t *loc, const size_t *at, size_t n)
+{
+	h->n = 0;
+	put1(h, 1);
+	put1(h, 0x1b);
+	put1(h, 0x03);
+	put1(h, 0x3b);
+	put4(h, (uint32_t)(int32_t)((int64_t)VADDR - (int64_t)(HDR_VADDR + 4)));
+	put4(h, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		put4(h, (uint32_t)(int32_t)((int64_t)loc[i] - HDR_VADDR));
+		put4(h, (uint32_t)(int32_t)((int64_t)(VADDR + at[i]) - HDR_VADDR));
+	}
+}
+
+static long compile_by_table(const struct bytes *x, const struct bytes *h, struct rows *o)
+{
+	struct mon_cfi_input in = { x->b, x->n, VADDR, TEXT_LO, TEXT_HI, 0, &mon_arch_cfi, NULL, NULL };
+	o->n = 0;
+	return mon_cfi_compile_by_table(&in, h->b, h->n, HDR_VADDR, emit, o);
+}
+
+/* Three FDEs laid out out of order: in the table's order their rows come
+ * out sorted, each followed by its end; a table that misses an FDE, lists
+ * one twice, is out of order or names another .eh_frame is refused (-2)
+ * with nothing emitted. */
+static void table_order(void **state)
+{
+	(void)state;
+	static struct bytes x, h;
+	static struct rows o;
+	x.n = 0;
+	size_t c = cie(&x, "zR", 0x1b);
+	size_t at[3];
+	at[0] = x.n;
+	fde(&x, c, 0x3000, 0x40, prologue, sizeof prologue);
+	at[1] = x.n;
+	fde(&x, c, 0x1000, 0x40, prologue, sizeof prologue);
+	at[2] = x.n;
+	fde(&x, c, 0x2000, 0x20, NULL, 0);
+	put4(&x, 0);
+
+	/* In .eh_frame's order the rows need a sort. */
+	assert_int_equal(compile(&x, &o), 3);
+	assert_false(mon_cfi_sorted(o.r, o.n));
+	static struct mon_cfi_row want[64], tmp[64];
+	size_t nwant = o.n;
+	memcpy(want, o.r, nwant * sizeof *want);
+	mon_cfi_sort(want, tmp, nwant);
+	nwant = mon_cfi_squeeze(want, nwant);
+
+	uint64_t loc[3] = { 0x1000, 0x2000, 0x3000 };
+	size_t ord[3] = { at[1], at[2], at[0] };
+	eh_hdr(&h, loc, ord, 3);
+	assert_int_equal(compile_by_table(&x, &h, &o), 3);
+	assert_true(mon_cfi_sorted(o.r, o.n));
+	assert_int_equal(o.r[0].pc, 0x1000);
+	assert_int_equal(o.r[o.n - 1].pc, 0x3040);
+	assert_int_equal(o.r[o.n - 1].kind, MON_CFI_NONE);
+	size_t n = mon_cfi_squeeze(o.r, o.n);
+	assert_int_equal(n, nwant);
+	assert_memory_equal(o.r, want, n * sizeof *want);
+
+	/* Refused: an FDE missing, one listed twice, locations not
+	 * increasing, another .eh_frame, a table cut short. */
+	eh_hdr(&h, loc, ord, 2);
+	assert_int_equal(compile_by_table(&x, &h, &o), -2);
+	assert_int_equal(o.n, 0);
+	size_t twice[3] = { at[1], at[1], at[0] };
+	eh_hdr(&h, loc, twice, 3);
+	assert_int_equal(compile_by_table(&x, &h, &o), -2);
+	uint64_t down[3] = { 0x2000, 0x1000, 0x3000 };
+	eh_hdr(&h, down, ord, 3);
+	assert_int_equal(compile_by_table(&x, &h, &o), -2);
+	eh_hdr(&h, loc, ord, 3);
+	h.b[4] ^= 0x10;
+	assert_int_equal(compile_by_table(&x, &h, &o), -2);
+	eh_hdr(&h, loc, ord, 3);
+	for (size_t cut = 0; cut < h.n; cut++) {
+		struct bytes t = h;
+		t.n = cut;
+		assert_int_equal(compile_by_table(&x, &t, &o), -2);
+		assert_int_equal(o.n, 0);
+	}
+	assert_int_equal(compile_by_table(&x, &h, &o), 3);
+}
+
+/* Every object of this program with an .eh_frame_hdr (itself, the C
+ * library, ld.so, cmocka): compiled in the table's order, the rows are the
+ * ones .eh_frame's order gives once sorted and squeezed, and the C
+ * library's come out sorted (the runtime then needs no sort for it). */
+struct both {
+	int objects, by_table, libc_by_table;
+};
+
+static int compile_both(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct both *bo = arg;
+	const ElfW(Phdr) *hdr = NULL;
+	uintptr_t lo = UINTPTR_MAX, hi = 0, flimit = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			hdr = ph;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+			lo = a < lo ? a : lo;
+			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+		}
+	}
+	if (hdr == NULL || hi == 0 || info->dlpi_name == NULL || strstr(info->dlpi_name, "vdso"))
+		return 0;
+	const uint8_t *h = (const uint8_t *)(info->dlpi_addr + hdr->p_vaddr);
+	uint64_t frame, nfde;
+	if (mon_cfi_eh_frame_hdr(h, hdr->p_memsz, (uintptr_t)h, NULL, NULL, &frame, &nfde) != 0)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t slo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && frame >= slo && frame < slo + ph->p_filesz)
+			flimit = slo + ph->p_filesz;
+	}
+	assert_true(flimit > frame);
+	struct mon_cfi_input in = { (const uint8_t *)(uintptr_t)frame, flimit - frame, frame, lo, hi,
+				    info->dlpi_addr, &mon_arch_cfi, NULL, NULL };
+	static struct rows a, b;
+	static struct mon_cfi_row tmp[MAX_ROWS];
+	a.n = b.n = 0;
+	long na = mon_cfi_compile(&in, emit, &a);
+	assert_true(na > 0);
+	if (!mon_cfi_sorted(a.r, a.n))
+		mon_cfi_sort(a.r, tmp, a.n);
+	a.n = mon_cfi_squeeze(a.r, a.n);
+	long nb = mon_cfi_compile_by_table(&in, h, hdr->p_memsz, (uintptr_t)h, emit, &b);
+	bo->objects++;
+	if (nb == -2 || !mon_cfi_sorted(b.r, b.n))
+		return 0;
+	assert_int_equal(nb, na);
+	b.n = mon_cfi_squeeze(b.r, b.n);
+	assert_int_equal(b.n, a.n);
+	assert_memory_equal(b.r, a.r, a.n * sizeof *a.r);
+	bo->by_table++;
+	if (strstr(info->dlpi_name, "/libc.so"))
+		bo->libc_by_table = 1;
+	return 0;
+}
+
+static void table_order_real_objects(void **state)
+{
+	(void)state;
+	struct both bo = { 0, 0, 0 };
+	dl_iterate_phdr(compile_both, &bo);
+	assert_true(bo.objects >= 3);
+	assert_true(bo.by_table >= 3);
+	assert_true(bo.libc_by_table);
+}
+
 /* ---- a machine with a link register (aarch64's rules) ------------------- */
 
 /* lib/arch/aarch64/arch.c's rules, written out: this test runs on any
@@ -585,6 +751,8 @@ int main(void)
 		cmocka_unit_test(truncations_and_failures),
 		cmocka_unit_test(sort_and_squeeze),
 		cmocka_unit_test(own_eh_frame),
+		cmocka_unit_test(table_order),
+		cmocka_unit_test(table_order_real_objects),
 		cmocka_unit_test(link_register_machine),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
