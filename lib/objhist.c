@@ -53,6 +53,10 @@ static int started;
 #define MON_ANON_PROBES 64u
 static struct monout_call *anon;
 static uint64_t *anon_sorted;	/* scratch for the writer: the sampled PCs, sorted */
+/* Slots taken since the table was last zeroed (at least: a slot is
+ * counted once taken): with none, the writer need not read the table's
+ * 64 pages, which a short process would fault in for nothing. */
+static unsigned anon_taken;
 
 static int anon_tick(uintptr_t pc, uint64_t weight)
 {
@@ -64,8 +68,10 @@ static int anon_tick(uintptr_t pc, uint64_t weight)
 		struct monout_call *c = &t[(h + i) & (MON_ANON_SLOTS - 1)];
 		uint64_t cur = __atomic_load_n(&c->selfpc, __ATOMIC_ACQUIRE);
 		if (cur == 0 && __atomic_compare_exchange_n(&c->selfpc, &cur, (uint64_t)pc, 0,
-							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			__atomic_add_fetch(&anon_taken, 1, __ATOMIC_RELEASE);
 			cur = pc;
+		}
 		if (cur == pc) {
 			__atomic_add_fetch(&c->count, weight, __ATOMIC_RELAXED);
 			return 1;
@@ -348,8 +354,11 @@ void mon_objhist_reset(void)
 		size_t nwords = (all[i]->nbins / MON_OBJHIST_SPAN) / 64 + 1;
 		memset(all[i]->touched, 0, nwords * sizeof all[i]->touched[0]);
 	}
-	if (anon != NULL)
+	if (anon != NULL) {
+		/* The count first: a slot taken meanwhile is counted after it. */
+		__atomic_store_n(&anon_taken, 0, __ATOMIC_RELEASE);
 		mon_zero_pages(anon, MON_ANON_SLOTS * sizeof *anon);	/* zalloc's: private anonymous */
+	}
 }
 
 /* ---- what no file describes: anonymous code, the vDSO ------------------- */
@@ -529,7 +538,7 @@ int mon_objhist_put_extra(struct monout_writer *w, uint32_t vdso_object, uint64_
 	if (vdso_object != MONOUT_NO_OBJECT)
 		vdso_put(w, vdso_object, vdso_bias);
 	struct monout_call *t = __atomic_load_n(&anon, __ATOMIC_ACQUIRE);
-	if (t == NULL)
+	if (t == NULL || __atomic_load_n(&anon_taken, __ATOMIC_ACQUIRE) == 0)
 		return w->error ? -1 : 0;
 	size_t n = 0;
 	for (size_t i = 0; i < MON_ANON_SLOTS; i++) {

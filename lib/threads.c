@@ -77,6 +77,12 @@ struct slot {
 };
 
 static struct slot *slots;	/* MON_MAX_THREADS entries, allocated once */
+/* Slots [0, slots_used) have ever held a thread; the rest are as mon_alloc
+ * gave them.  Scans stop there: a process of one thread reads one page
+ * of the table, not its 40 (each a page fault at the start and the end of
+ * a short process), and a new thread's arm scans the threads there have
+ * been, not 4096 slots twice.  Only grows, under lock. */
+static unsigned slots_used;
 static unsigned armed;		/* slots in use */
 static int thread_kind;		/* per-thread clock kind in effect, or ITIMER */
 static unsigned timers;		/* slots armed with the thread clock (POSIX timers) */
@@ -101,12 +107,23 @@ unsigned mon_threads_armed(void)
 	return __atomic_load_n(&armed, __ATOMIC_RELAXED);
 }
 
+static unsigned used(void)
+{
+	return slots ? __atomic_load_n(&slots_used, __ATOMIC_ACQUIRE) : 0;
+}
+
+/* tid's slot, or for tid 0 a free one (the first never used when none
+ * below is free); NULL: none.  Under lock. */
 static struct slot *find(pid_t tid)
 {
-	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+	unsigned n = used();
+	for (unsigned i = 0; i < n; i++)
 		if (slots[i].tid == tid)
 			return &slots[i];
-	return NULL;
+	if (tid != 0 || slots == NULL || n == MON_MAX_THREADS)
+		return NULL;
+	__atomic_store_n(&slots_used, n + 1, __ATOMIC_RELEASE);
+	return &slots[n];
 }
 
 static void release(struct slot *s)
@@ -136,7 +153,7 @@ static int reclaim_dead(void)
 	if (last_ns && now - last_ns < RECLAIM_EVERY_NS)
 		return -1;
 	last_ns = now;
-	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+	for (unsigned i = 0, n = used(); i < n; i++)
 		if (slots[i].tid && syscall(SYS_tgkill, mon_pid, slots[i].tid, 0) < 0 &&
 		    errno == ESRCH)
 			release(&slots[i]);
@@ -169,7 +186,7 @@ static int itimer_start(void);
  * lock.  0, or -1/errno (no itimer clock either: nothing samples). */
 static int switch_to_itimer(void)
 {
-	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+	for (unsigned i = 0, n = used(); i < n; i++)
 		if (slots[i].tid)
 			release(&slots[i]);
 	mon_clock_uninstall(thread_kind);
@@ -366,7 +383,7 @@ void mon_threads_stop(void)
 		if (!child_unarmed)
 			mon_itimer_stop();
 	} else {
-		for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+		for (unsigned i = 0, n = used(); i < n; i++)
 			if (slots[i].tid)
 				release(&slots[i]);
 	}
@@ -378,7 +395,7 @@ void mon_threads_fd_move(int fd)
 {
 	/* Called from the program's dup2/dup3, maybe in a signal handler or a
 	 * fork child: no lock; the slot's number changes atomically. */
-	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++) {
+	for (unsigned i = 0, n = used(); i < n; i++) {
 		int cur = fd;
 		if (__atomic_load_n(&slots[i].tid, __ATOMIC_ACQUIRE) == 0 ||
 		    __atomic_load_n(&slots[i].clock.fd, __ATOMIC_ACQUIRE) != fd)
@@ -403,7 +420,7 @@ void mon_threads_fd_move(int fd)
 
 uint64_t mon_threads_fd_id(int fd)
 {
-	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++)
+	for (unsigned i = 0, n = used(); i < n; i++)
 		if (__atomic_load_n(&slots[i].tid, __ATOMIC_ACQUIRE) != 0 &&
 		    __atomic_load_n(&slots[i].clock.fd, __ATOMIC_ACQUIRE) == fd)
 			return slots[i].clock.id;
@@ -660,7 +677,7 @@ static void after_fork_child(void)
 	mon_alloc_fork_child();
 	mon_sig_fork_child();
 	int kind = mon_clock_active;
-	for (unsigned i = 0; slots && i < MON_MAX_THREADS; i++) {
+	for (unsigned i = 0, n = used(); i < n; i++) {
 		if (slots[i].tid) {
 			mon_clock_forget_inherited(&slots[i].clock);
 			slots[i].tid = 0;
