@@ -79,6 +79,7 @@
 #include <stddef.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -807,6 +808,29 @@ static __attribute__((noreturn)) void watch(int pfd, pid_t pid)
 		sys(SYS_exit_group, 0);
 }
 
+struct watch_arg {
+	int pfd;	/* a pidfd of the program, or -1 */
+	pid_t pid;	/* the program */
+};
+
+/* The middle process: in the program's memory, on mid_stack, with the
+ * program's thread suspended (CLONE_VFORK).  It makes the watcher, an
+ * ordinary copy of the address space (no CLONE_VM: the watcher outlives
+ * the program and must not share its memory), and ends, so that the
+ * watcher's parent is init or the nearest subreaper.  Raw system calls
+ * only; errno it may set is the suspended thread's, which
+ * watcher_start restores. */
+static int watch_mid(void *arg)
+{
+	const struct watch_arg *a = arg;
+	long g = sys(SYS_clone, 0L, 0L, NULL, NULL, 0L);
+	if (g == 0)
+		watch(a->pfd, a->pid);
+	for (;;)
+		sys(SYS_exit, 0);
+	return 0;
+}
+
 static void watcher_start(void)
 {
 	if (sys == NULL)
@@ -822,22 +846,23 @@ static void watcher_start(void)
 	pid_t pid = getpid();
 	watch_pid = pid;
 	watch_set(mon_dormant() ? 2 : 0);
-	int pfd = (int)sys(SYS_pidfd_open, pid, 0);
-	long mid = sys(SYS_clone, 0L, 0L, NULL, NULL, 0L);
-	if (mid == 0) {
-		long g = sys(SYS_clone, 0L, 0L, NULL, NULL, 0L);
-		if (g == 0)
-			watch(pfd, pid);
-		for (;;)
-			sys(SYS_exit, 0);
-	}
+	struct watch_arg a = { (int)sys(SYS_pidfd_open, pid, 0), pid };
+	/* The middle process shares this one's memory and runs on a stack of
+	 * its own while this thread waits (CLONE_VM | CLONE_VFORK, as
+	 * posix_spawn does): one copy of the address space (the watcher's)
+	 * where two were made, a millisecond of each short process's start
+	 * in a guest.  No exit signal (the low byte 0): reaped with __WCLONE. */
+	static char mid_stack[16384] __attribute__((aligned(16)));
+	int saved_errno = errno;
+	long mid = clone(watch_mid, mid_stack + sizeof mid_stack, CLONE_VM | CLONE_VFORK, &a);
 	if (mid > 0) {
 		int st;
 		while (sys(SYS_wait4, mid, &st, __WCLONE, NULL) < 0 && errno == EINTR)
 			;
 	}
-	if (pfd >= 0)
-		sys(SYS_close, pfd);
+	if (a.pfd >= 0)
+		sys(SYS_close, a.pfd);
+	errno = saved_errno;
 }
 
 /* ---- the thread ---------------------------------------------------------- */
