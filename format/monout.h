@@ -102,7 +102,9 @@
  *     runtime when it checked the rate; 0: not measured), 20 flags u32
  *     (MONOUT_FACT_*), 24 threads not listed u32 (threads that ended
  *     the runtime's table could not list), 28 rate check u32 (microseconds
- *     of CPU the runtime spent measuring the tick cost, not sampled), 32 CPU
+ *     of CPU the runtime spent on its own work in the program's threads
+ *     after its start, not sampled: measuring the tick cost, taking in a
+ *     dlopen's objects), 32 CPU
  *     before u64 (microseconds of the process's user + system CPU spent
  *     before profiling started: exec, dynamic linking, start-up, the
  *     runtime's own start; no clock ran then).
@@ -517,7 +519,8 @@ struct monout_facts {
 	uint32_t tick_cost_ns;	/* CPU a tick cost, 0 if not measured */
 	uint32_t flags;		/* MONOUT_FACT_* */
 	uint32_t threads_unlisted;	/* threads the table could not list */
-	uint32_t check_usec;	/* CPU of the rate check (not sampled) */
+	uint32_t check_usec;	/* CPU of the runtime's own work after its start: the
+				 * rate check, a dlopen's objects (not sampled) */
 	uint64_t cpu_before_usec;	/* process CPU not sampled by design: before
 					 * profiling started, and while it was off
 					 * (MONOUT_FACT_PROFILING_OFF) */

@@ -334,6 +334,34 @@ void mon_clock_own_work(int on)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
+static uint64_t own_usec;	/* mon_clock_own_end's count */
+
+void mon_clock_own_begin(struct mon_own_work *o)
+{
+	/* The flag before the CPU is read, and after it is read at the end:
+	 * the reads' own ticks are left out too. */
+	o->outer = !__atomic_load_n(&own_work, __ATOMIC_RELAXED);
+	if (o->outer) {
+		mon_clock_own_work(1);
+		o->cpu0_ns = thread_cpu_ns();
+	}
+}
+
+void mon_clock_own_end(struct mon_own_work *o)
+{
+	if (!o->outer)
+		return;
+	uint64_t now = thread_cpu_ns();
+	mon_clock_own_work(0);
+	if (now > o->cpu0_ns)
+		__atomic_add_fetch(&own_usec, (now - o->cpu0_ns) / 1000u, __ATOMIC_RELAXED);
+}
+
+uint64_t mon_clock_own_usec(void)
+{
+	return __atomic_load_n(&own_usec, __ATOMIC_RELAXED);
+}
+
 /* The tick handler: the tick's weight and PC, handed on with the signal
  * context.  Async-signal-safe; keeps errno. */
 static void on_tick(int sig, siginfo_t *si, void *ucv)
@@ -509,6 +537,7 @@ void mon_clock_unsampled_reset(void)
 	sigq_short = 0;		/* a fork child: its own clocks' facts */
 	clocks_full = 0;
 	check_usec = 0;		/* a fork child: the parent's rate check is not its CPU */
+	__atomic_store_n(&own_usec, 0, __ATOMIC_RELAXED);	/* nor its dlopen's */
 	__atomic_store_n(&unsampled_ticks, 0, __ATOMIC_RELAXED);
 	pid_t cut = __atomic_load_n(&itimer_cut_pid, __ATOMIC_ACQUIRE);
 	if (cut != 0 && cut != getpid()) {

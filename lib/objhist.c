@@ -594,6 +594,11 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 		 * found the lock busy, mon_objhist_loading) */
 		unsigned long long loads = mon_objects_loads();
 		if (loads == 0 || loads != __atomic_load_n(&loads_current, __ATOMIC_ACQUIRE)) {
+			/* The profiler's work, not the program's (a plug-in's
+			 * tables: 7.6 % of nginx's profile was NSS's module,
+			 * loaded by initgroups). */
+			struct mon_own_work own;
+			mon_clock_own_begin(&own);
 			int whole = mon_objhist_refresh() >= 0;
 			if (mon_hooks.after_dlopen && !mon_hooks.after_dlopen(0))
 				whole = 0;
@@ -603,6 +608,7 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 			       !__atomic_compare_exchange_n(&loads_current, &was, loads, 1,
 							    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
 				;
+			mon_clock_own_end(&own);
 		}
 		errno = saved_errno;
 	}
@@ -617,8 +623,14 @@ void mon_objhist_loading(void)
 	/* Called from every library's _init: most find nothing new (at
 	 * start-up, all were listed when profiling started). */
 	unsigned long long loads = mon_objects_loads();
-	if ((loads != 0 && loads == __atomic_load_n(&loads_seen, __ATOMIC_RELAXED)) ||
-	    !mon_trylock()) {
+	if (loads != 0 && loads == __atomic_load_n(&loads_seen, __ATOMIC_RELAXED)) {
+		errno = saved_errno;
+		return;
+	}
+	struct mon_own_work own;	/* (as in dlopen above) */
+	mon_clock_own_begin(&own);
+	if (!mon_trylock()) {
+		mon_clock_own_end(&own);
 		errno = saved_errno;
 		return;
 	}
@@ -626,5 +638,6 @@ void mon_objhist_loading(void)
 	mon_unlock();
 	if (added > 0 && mon_hooks.after_dlopen)
 		mon_hooks.after_dlopen(1);
+	mon_clock_own_end(&own);
 	errno = saved_errno;
 }

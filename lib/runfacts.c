@@ -79,6 +79,7 @@ static unsigned nsnap;		/* entries snap holds; 0: none taken */
 static uint64_t *adopt;
 static unsigned nadopt;			/* slots in use */
 static unsigned base_ended_unlisted;	/* ended_unlisted at the last interval's cut */
+static uint64_t own_cut_usec;	/* mon_clock_own_usec at the last interval's cut */
 static unsigned gen = 1;		/* changes in a fork child: TLS indexes are stale */
 static uint64_t start_ns;		/* CLOCK_MONOTONIC at the start of profiling */
 /* The process's user and system CPU used before that: the dynamic linker's
@@ -531,6 +532,7 @@ void mon_facts_reset(void)
 	__atomic_store_n(&free_hint, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ended_unlisted, 0, __ATOMIC_RELAXED);
 	base_ended_unlisted = 0;
+	own_cut_usec = 0;	/* (after the reset of mon_clock_own_usec in a fork child) */
 	nsnap = 0;
 	/* (a slot is 0 again when taken or cancelled: with none in use, as
 	 * nearly always, the table is all zero and not touched at all) */
@@ -770,6 +772,13 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	f.cpu_before_usec = (win->first ? before_cpu_usec(f.flags) : 0) + off_cpu_usec(f.flags, off_cut_usec, off);
 	if (!win->first)
 		f.check_usec = 0;	/* the rate check ran in the first interval */
+	/* The runtime's own work in the program's threads since the last cut
+	 * (mon_clock_own_begin: a dlopen's objects), not sampled by design:
+	 * FACTS counts it with the rate check. */
+	uint64_t own = mon_clock_own_usec();
+	f.check_usec += (uint32_t)(own > own_cut_usec ? own - own_cut_usec : 0);
+	if (win->advance)
+		own_cut_usec = own;
 	if (off_in_window || off_now)
 		f.flags |= MONOUT_FACT_PROFILING_OFF;
 	if (win->advance) {
@@ -865,6 +874,7 @@ int mon_facts_put(struct monout_writer *w)
 	if (put_span(w, real, f.elapsed_usec) < 0)
 		return -1;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
+	f.check_usec += (uint32_t)mon_clock_own_usec();	/* a dlopen's objects (as above) */
 	static const uint64_t none[2];
 	uint64_t off[2];
 	f.cpu_before_usec = before_cpu_usec(f.flags) + off_cpu_usec(f.flags, none, off);

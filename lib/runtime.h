@@ -139,6 +139,23 @@ MON_HIDDEN void mon_clock_unsampled_reset(void);
  * unsampled); on 0: its ticks are samples again (the itimer clock's next
  * weight counts from now).  Async-signal-safe. */
 MON_HIDDEN void mon_clock_own_work(int on);
+/* The runtime's own work in a thread of the program's after the start (a
+ * dlopen's objects: their histograms, unwind tables and file list), from
+ * _begin to _end in that thread: its ticks are left out as above, and its
+ * CPU is counted (mon_clock_own_usec) as not sampled by design, so that
+ * the profile neither charges it to the program's code nor reports it
+ * missing.  Nested in another such window (or the start's): nothing of
+ * its own.  o: the caller's, between the two calls.  Not in a signal
+ * handler (CLOCK_THREAD_CPUTIME_ID reads). */
+struct mon_own_work {
+	int outer;		/* this window set the flag */
+	uint64_t cpu0_ns;	/* the thread's CPU at _begin */
+};
+MON_HIDDEN void mon_clock_own_begin(struct mon_own_work *o);
+MON_HIDDEN void mon_clock_own_end(struct mon_own_work *o);
+/* Microseconds of CPU counted by mon_clock_own_end in this process so far
+ * (a fork child starts from 0). */
+MON_HIDDEN uint64_t mon_clock_own_usec(void);
 /* Measure what a tick of the clock just armed in the calling thread (tc)
  * costs in CPU and, when the set rate would spend more than a quarter of
  * the CPU in ticks, lower the rate (kept for every thread armed after).

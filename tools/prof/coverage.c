@@ -248,7 +248,7 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		snprintf(own, sizeof own, " (the wall-clock sampler's %.3f s left out: the profiler's "
 			 "cost)", c->runtime_s);
 	fprintf(e, "CPU: %.3f s user + %.3f s system%s, %.3f s of it not sampled by design (start-up, "
-		"rate check%s); "
+		"the profiler's own work: rate check, loaded objects%s); "
 		"samples stand for %.3f s = %.0f %% of the %s CPU %s\n", c->cpu_user_s,
 		c->cpu_sys_s, own, c->cpu_before_s,
 		(c->flags & MONOUT_FACT_PROFILING_OFF) ? ", profiling off" : "",

@@ -256,7 +256,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 		r->tick_cost_ns = m->facts.tick_cost_ns;
 		r->fact_flags = m->facts.flags;
 		r->threads_unlisted = m->facts.threads_unlisted;
-		/* Not sampled by design: start-up, and the rate check. */
+		/* Not sampled by design: start-up, and the runtime's own work
+		 * after it (the rate check, a dlopen's objects). */
 		r->cpu_before_s = (double)(m->facts.cpu_before_usec + m->facts.check_usec) / 1e6;
 		if (!(m->facts.flags & MONOUT_FACT_PROFILING_OFF))
 			r->startup_s = (double)m->facts.cpu_before_usec / 1e6;
