@@ -40,7 +40,7 @@ else
 	not_ok coverage_pause_quiet "exit $rc"
 fi
 off=$(awk '$1 == "off" { print $2 }' "$T/out")
-set -- $(sed -n 's/^CPU: .*, \([0-9.]*\) s of it not sampled by design (start-up, the profiler's own work: rate check, loaded objects, profiling off); samples stand for [0-9.]* s = \([0-9]*\) % of the .* CPU while profiling was on$/\1 \2/p' "$T/s")
+set -- $(sed -n 's/^CPU: .*, \([0-9.]*\) s of it not sampled by design (start-up, the profiler.s own work: rate check, loaded objects, profiling off); samples stand for [0-9.]* s = \([0-9]*\) % of the .* CPU while profiling was on$/\1 \2/p' "$T/s")
 if [ -n "$off" ] && [ $# -eq 2 ] && awk -v n="$1" -v o="$off" -v p="$2" 'BEGIN { exit !(n >= 0.9 * o && p >= 80) }'; then
 	ok "coverage_pause_said # $1 s not sampled by design, $off s measured off; $2 %"
 else
