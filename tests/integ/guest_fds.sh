@@ -81,8 +81,12 @@ for c in perf thread; do
 	p=$(awk -v a="$c1" -v b="$c2" 'BEGIN { print (a + b > 0) ? a / (a + b) : 0 }')
 	echo "# raw close_range $c: after_close $k1 of $n periods; CPU $c1 of $c1 + $c2 s; $(grep probe_ "$T/raw.$c" | tr '\n' ' ')"
 	d=$(awk -v p="$p" 'BEGIN { print (p < 1 - p) ? p : 1 - p }')
+	# The bound is the run's own (5 sigma of its samples): a clock that
+	# died with the close_range gives a share of 0 or 1, far outside it.
+	# A fixed cap of 0.10 on the perf clock failed once under ASan on an
+	# overloaded machine (0.109 off, 384 samples, bound 0.128).
 	clock_share_ok "guest_fds_raw_close_range_still_sampled_$c" $c "$k1" "$n" "$p" "$T/raw.$c" \
-	    "$(samples_to_tell "$p" "$d")" 0.10
+	    "$(samples_to_tell "$p" "$d")"
 done
 
 # The same under the wall sampler, whose descriptors (the task directory,
