@@ -86,7 +86,7 @@ for c in perf thread; do
 	# A fixed cap of 0.10 on the perf clock failed once under ASan on an
 	# overloaded machine (0.109 off, 384 samples, bound 0.128).
 	clock_share_ok "guest_fds_raw_close_range_still_sampled_$c" $c "$k1" "$n" "$p" "$T/raw.$c" \
-	    "$(samples_to_tell "$p" "$d")"
+	    "$(samples_to_tell "$p" "$d")" 1
 done
 
 # The same under the wall sampler, whose descriptors (the task directory,
