@@ -69,7 +69,7 @@ thread_share() {
 	k1=$(ticks "$3" "$4") k2=$(ticks "$3" "$5")
 	c1=$(truth "$2" "$4") c2=$(truth "$2" "$5")
 	"$PROF" -s -m mon.out "$T/blocked" 2>&1 >/dev/null |
-		sed -n 's/^thread \([0-9]*\) .*(\([0-9.]*\) %)$/\1 \2/p' >"$T/rates"
+		sed -n 's/^thread \([0-9]*\) .*(\([0-9.]*\) %[^()]*)$/\1 \2/p' >"$T/rates"
 	pid=$(awk '$1 == "pid" { print $2 }' "$2")
 	rm_=$(awk -v p="$pid" '$1 == p { print $2 / 100; exit }' "$T/rates")
 	rw=$(awk -v p="$pid" '$1 != p { print $2 / 100; exit }' "$T/rates")

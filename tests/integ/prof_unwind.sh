@@ -68,6 +68,26 @@ csv_awk -F, 'function hx(s,  v, i) { v = 0; s = tolower(substr(s, 3))
 	ok no_row_spans_two_fdes || not_ok no_row_spans_two_fdes "$(cat span.out)"
 grep -q "warning: $T/pf_s has no symbols (stripped): 100.0 % of the samples are shown as \[pf_s\]+0xSTART rows" s.err &&
 	ok warns_unwind_only || not_ok warns_unwind_only "$(cat s.err)"
+# One file by two names (/bin/sh and /usr/bin/sh where /bin links to
+# /usr/bin: a fresh user saw both warned about as two stripped programs)
+# is one object: one warning, its rows merged.  The same build ID, or with
+# none recorded, the same device and inode.  Mutation: image_for matching
+# by path alone: two warnings.
+ln -sf pf_s pf_alias
+for how in id inode; do
+	# (without build IDs the two programs are two, unless merged)
+	id=$ID merge=; [ $how = inode ] && id= merge=--merge
+	crafted s2.mon "$T/pf_s" "$id" && crafted l2.mon "$T/pf_alias" "$id" || not_ok craft_two_names
+	"$PROF" -m s2.mon l2.mon $merge --format=csv >two.csv 2>two.err
+	w=$(grep -c "has no symbols (stripped)" two.err)
+	r=$(csv_awk -F, -v a="$(hex "$(head -n 1 fdes | cut -d' ' -f1)")" '$4 == a { print $8 }' two.csv)
+	if [ "$w" = 1 ] && grep -q "warning: $T/pf_s has no symbols" two.err && [ "$r" = 2.000 ]; then
+		ok "one_object_two_names_$how"
+	else
+		not_ok "one_object_two_names_$how" "$w warnings, the first range's row $r samples (want 2.000): $(cat two.err)"
+	fi
+done
+rm -f pf_alias
 "$PROF" -m s.mon --format=json >s.json 2>/dev/null
 grep -q '"warnings":\[{"code":"unwind-only","message":"'"$T"'/pf_s has no symbols' s.json &&
 	grep -q '"kind":"unwind","object":"'"$T"'/pf_s","address":[0-9]*,"size":[0-9]*' s.json &&

@@ -10,7 +10,7 @@
  *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]... [-P PC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
- *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID]
+ *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID[:BEFORE_US]]
  *                  [-I SEQ:START_NS:END_NS:FLAGS]
  *                  [-W RATE:ELAPSED_US:ROUNDS:MISSED:USER_US:SYS_US:FLAGS]
  *                  [-X TID:EXPECTED:TAKEN:UNREADABLE:NAME]...
@@ -32,8 +32,9 @@
  * adds a thread (THREADS record) of that name; -U
  * TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME[:LATE] one with its counts (FLAGS as
  * MONOUT_THREAD_*; LATE its late samples).  -E writes a FACTS record
- * of that elapsed time (microseconds) and sets RUN's write time (seconds
- * since the Epoch) and pid.  -I writes an INTERVAL record (FLAGS as
+ * of that elapsed time (microseconds) and CPU before profiling started
+ * (BEFORE_US, default 0) and sets RUN's write time (seconds since the
+ * Epoch) and pid.  -I writes an INTERVAL record (FLAGS as
  * MONOUT_INTERVAL_*: 4 says CALLS and ARCS are the interval's own).  -W writes a WALL record
  * (x86-64 system call numbers, max depth 64) with -X its threads, -Y its
  * waits (KIND, FDKIND, FLAGS as MONOUT_WAIT_*, MONOUT_FD_*; OBJECT an
@@ -125,6 +126,8 @@ int main(int argc, char **argv)
 			m.facts.rate_asked = m.facts.rate_set = m.run.rate_hz;
 			m.run.time = num(&p);
 			m.run.pid = num(&p);
+			if (*p != '\0')
+				m.facts.cpu_before_usec = num(&p);
 			break;
 		case 'I':	/* INTERVAL: seq, start, end, flags */
 			m.have_interval = 1;

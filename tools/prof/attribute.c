@@ -348,6 +348,8 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 			const struct prof_object *o, const char *path,
 			char *err, size_t errlen)
 {
+	struct stat st;
+	int have_st = -1;	/* stat(path): not yet asked */
 	for (size_t i = 0; i < a->nimages; i++) {
 		struct prof_image *im = a->images[i];
 		/* The same file: by path, and by build ID where both the
@@ -356,6 +358,23 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 		if (strcmp(im->path, path) == 0 &&
 		    (o->build_id_len == 0 || im->build_id_len == 0 || !img_segs(a, i)->usable ||
 		     same_id(im, o->build_id, o->build_id_len)))
+			return i;
+		/* The same file by another name: /bin/sh and /usr/bin/sh where
+		 * /bin is a link to /usr/bin (a fresh user saw both warned
+		 * about as two stripped programs).  By build ID where both say
+		 * one, else by device and inode. */
+		if (!img_segs(a, i)->usable)
+			continue;
+		if (o->build_id_len && im->build_id_len) {
+			if (same_id(im, o->build_id, o->build_id_len))
+				return i;
+			continue;
+		}
+		struct stat ist;
+		if (have_st < 0)
+			have_st = stat(path, &st) == 0;
+		if (have_st && stat(im->path, &ist) == 0 && ist.st_dev == st.st_dev &&
+		    ist.st_ino == st.st_ino)
 			return i;
 	}
 	struct prof_image *im = calloc(1, sizeof *im);

@@ -330,6 +330,11 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 			fprintf(e, " (%.0f %% of its user time as the kernel estimates it, %.0f %% of "
 				"its user + system)", 100.0 * s / tc,
 				100.0 * s / (t->user_s + t->sys_s - t->before_s));
+		else if (t->cpu_known && tc > 0 && t->before_s > 0)
+			/* Its CPU before profiling started is not counted: say
+			 * what the share is of (a fresh user's finding). */
+			fprintf(e, " (%.0f %% of the %.3f s it used since profiling started)",
+				100.0 * s / tc, tc);
 		else if (t->cpu_known && tc > 0)
 			fprintf(e, " (%.0f %%)", 100.0 * s / tc);
 		fputc('\n', e);
