@@ -183,7 +183,7 @@ for _i in $(seq 300); do [ -s "$T/ready4" ] && break; sleep 0.1; done
 rc=$?
 kill "$(cat "$T/ready4")"
 wait "$pj" 2>/dev/null
-if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r6"; then
+if [ $rc -eq 3 ] && grep -q "profiled by monprof, but without a control socket: it was started without one (monrun --control, --dormant or --interval start one" "$T/r6"; then
 	ok monctl_plain_needs_control
 else
 	not_ok monctl_plain_needs_control "rc $rc: $(cat "$T/r6")"
@@ -195,10 +195,31 @@ for _i in $(seq 300); do [ -s "$T/ready3" ] && break; sleep 0.1; done
 rc=$?
 kill "$(cat "$T/ready3")"
 wait "$nj" 2>/dev/null
-if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r5"; then
+if [ $rc -eq 3 ] && grep -q "profiled by monprof, but without a control socket" "$T/r5"; then
 	ok monctl_no_control
 else
 	not_ok monctl_no_control "rc $rc: $(cat "$T/r5")"
+fi
+
+# A process that has ended (a zombie: its socket closed as it ended) is
+# said to have ended, not sent to start one (a fresh user asked during a
+# --dormant run's exit and was told to use monrun --control).  Mutation:
+# no state check in monctl: the advice again.
+# Its parent execs sleep(1), which never collects it.
+sh -c '"$1" --dormant "$2" forever "$3" >/dev/null 2>&1 & exec sleep 60' sh "$MONRUN" "$T/ispin" "$T/ready7" &
+zj=$!
+for _i in $(seq 300); do [ -s "$T/ready7" ] && break; sleep 0.1; done
+zp=$(cat "$T/ready7")
+kill -KILL "$zp" 2>/dev/null
+for _i in $(seq 50); do [ "$(sed 's/.*) //' /proc/"$zp"/stat 2>/dev/null | cut -c1)" = Z ] && break; sleep 0.1; done
+"$MONCTL" "$zp" status >"$T/r7" 2>&1
+rc=$?
+kill "$zj" 2>/dev/null
+wait "$zj" 2>/dev/null
+if [ $rc -eq 3 ] && grep -q "the process has ended" "$T/r7"; then
+	ok monctl_ended_said
+else
+	not_ok monctl_ended_said "rc $rc: $(cat "$T/r7")"
 fi
 
 # A dormant start keeps the settings it was given for when it is switched

@@ -64,6 +64,37 @@ static const char *comm_of(long pid, char *buf, size_t n)
 	return buf;
 }
 
+/* The process's state letter from /proc/PID/stat (R, S, D, Z, ...), or 0. */
+static char state_of(long pid)
+{
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');	/* after the name, which may hold anything */
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* 1 if libmon.so is mapped in the process (/proc/PID/maps), 0 if not or
+ * unknown (a program linked with libmon.a has it in its own file). */
+static int has_libmon(long pid)
+{
+	char path[64], line[1024];
+	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return 0;
+	int found = 0;
+	while (!found && fgets(line, sizeof line, f))
+		found = strstr(line, "/libmon.so") != NULL;
+	fclose(f);
+	return found;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -117,7 +148,20 @@ int main(int argc, char **argv)
 	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 	if (connect(fd, (struct sockaddr *)&a, len) != 0) {
 		int e = errno;
-		if (e == ECONNREFUSED || e == ENOENT)
+		char state = state_of(pid);
+		if ((e == ECONNREFUSED || e == ENOENT) && (state == 'Z' || state == 'X'))
+			/* (its socket closed as it ended: the advice below is for a
+			 * process that never had one) */
+			fprintf(stderr, "monctl: %ld (%s): the process has ended (its parent has "
+				"not yet collected it): nothing to control; a profiled process writes "
+				"its profile as it ends\n", pid, comm_of(pid, comm, sizeof comm));
+		else if ((e == ECONNREFUSED || e == ENOENT) && has_libmon(pid))
+			fprintf(stderr, "monctl: %ld (%s): profiled by monprof, but without a control "
+				"socket: it was started without one (monrun --control, --dormant or "
+				"--interval start one; MONPROF_CONTROL=1 for a program linked with "
+				"-lmon), or it is ending and closed it\n", pid,
+				comm_of(pid, comm, sizeof comm));
+		else if (e == ECONNREFUSED || e == ENOENT)
 			fprintf(stderr, "monctl: %ld (%s): not profiled by monprof with a control "
 				"socket: start it with monrun --control (or --dormant, --interval), or "
 				"link it with -lmon and set MONPROF_CONTROL=1\n", pid,
