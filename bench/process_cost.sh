@@ -30,7 +30,7 @@ mkdir -p out
 set -- "true" "/bin/true" \
 	"mkdir" "mkdir -p d/e" \
 	"gzip" "gzip -c small.txt" \
-	"python3" "python3 -c pass"
+	"python3" "/usr/bin/python3 -c pass"
 have_perf=0
 command -v perf >/dev/null 2>&1 && perf stat -e page-faults -x, -o F -- true >/dev/null 2>&1 &&
 	have_perf=1
