@@ -35,6 +35,7 @@
 #define VADDR 0x400000u
 #define HDR_VADDR 0x800000u	/* where the .eh_frame_hdr of the input's last bytes "is" */
 #define MAX_ROWS 65536
+#define MAX_MARKS 4096	/* mon_cfi_table_marks of up to 1 MiB of .eh_frame */
 
 struct image {
 	const uint8_t *p;
@@ -102,7 +103,8 @@ static void by_table(const struct mon_cfi_input *whole, const uint8_t *copy, siz
 	struct mon_cfi_input in = *whole;
 	in.len = whole->len - hlen;
 	struct rows b = { rb, 0, whole->text_lo, whole->text_hi, whole->base };
-	long got = mon_cfi_compile_by_table(&in, hdr, hlen, HDR_VADDR, emit, &b);
+	static uint64_t marks[MAX_MARKS];
+	long got = mon_cfi_compile_by_table(&in, hdr, hlen, HDR_VADDR, marks, MAX_MARKS, emit, &b);
 	if (got < -2 || (got == -2 && b.n != 0) || (got == -1 && b.n != MAX_ROWS))
 		abort();
 	if (got >= 0 && mon_cfi_sorted(b.r, b.n)) {

@@ -629,13 +629,14 @@ long mon_cfi_compile(const struct mon_cfi_input *in,
 	return o.failed ? -1 : nfde;
 }
 
-/* Count the FDEs of in->data as mon_cfi_compile visits them, with the sum
- * and xor of their offsets: what .eh_frame_hdr's table must list. */
-static uint64_t fde_census(const struct mon_cfi_input *in, uint64_t *sum, uint64_t *xor)
+/* Mark the FDEs of in->data, as mon_cfi_compile visits them, in marks (a
+ * bit per 4 bytes of offset, all clear on entry): what .eh_frame_hdr's
+ * table must list, each once.  Returns their number, or -1 when one does
+ * not start on a 4-byte boundary or lies past the marks' room. */
+static long fde_marks(const struct mon_cfi_input *in, uint64_t *marks, size_t nmarks)
 {
 	const uint8_t *start = in->data, *p = start, *limit = in->data + in->len;
-	uint64_t n = 0;
-	*sum = *xor = 0;
+	long n = 0;
 	while ((size_t)(limit - p) >= 4) {
 		uint32_t l32, id;
 		memcpy(&l32, p, 4);
@@ -653,9 +654,11 @@ static uint64_t fde_census(const struct mon_cfi_input *in, uint64_t *sum, uint64
 			break;
 		memcpy(&id, p + head, 4);
 		if (id != 0) {
+			size_t off = (size_t)(p - start);
+			if (off % 4 != 0 || off / 4 / 64 >= nmarks)
+				return -1;
+			marks[off / 4 / 64] |= (uint64_t)1 << (off / 4 % 64);
 			n++;
-			*sum += (uint64_t)(p - start);
-			*xor ^= (uint64_t)(p - start);
 		}
 		p += head + len;
 	}
@@ -663,36 +666,43 @@ static uint64_t fde_census(const struct mon_cfi_input *in, uint64_t *sum, uint64
 }
 
 long mon_cfi_compile_by_table(const struct mon_cfi_input *in, const uint8_t *hdr, size_t hdrlen,
-			      uint64_t hdr_vaddr,
+			      uint64_t hdr_vaddr, uint64_t *marks, size_t nmarks,
 			      int (*emit)(void *arg, const struct mon_cfi_row *row), void *arg)
 {
 	if (in->text_lo < in->base || in->text_hi < in->text_lo || in->text_hi - in->base > UINT32_MAX)
 		return 0;
-	if (hdrlen < 4 || hdr[0] != 1 || hdr[3] == 0xff || (hdr[3] & 0x80))
+	if (hdrlen < 4 || hdr[0] != 1 || hdr[3] == 0xff || (hdr[3] & 0x80) || marks == NULL ||
+	    nmarks < mon_cfi_table_marks(in->len))
 		return -2;
 	struct where hw = { hdr, hdr_vaddr, in->deref, in->deref_arg };
 	struct cur c = { hdr + 4, hdr + hdrlen, 0 };
 	uint64_t frame = encoded(&c, hdr[1], hdr_vaddr, &hw);
 	uint64_t n = encoded(&c, hdr[2], hdr_vaddr, &hw);
-	uint64_t sum, xor;
-	if (c.bad || frame != in->vaddr || n == 0 || n != fde_census(in, &sum, &xor))
+	if (c.bad || frame != in->vaddr || n == 0)
+		return -2;
+	memset(marks, 0, mon_cfi_table_marks(in->len) * sizeof *marks);
+	long have = fde_marks(in, marks, nmarks);
+	if (have < 0 || (uint64_t)have != n)
 		return -2;
 	/* The table: n pairs (initial location, FDE address), in increasing
-	 * initial location.  Checked first, in full: each FDE once (their
-	 * count, sum and xor as the census found), locations increasing. */
+	 * initial location.  Checked first, in full: each entry an FDE the
+	 * walk found, its mark taken off (a second entry for it, or one
+	 * into another record's bytes, finds none), so that the n entries
+	 * are the n FDEs; locations increasing. */
 	const uint8_t *table = c.p;
-	uint64_t s2 = 0, x2 = 0, prev = 0;
+	uint64_t prev = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t loc = encoded(&c, hdr[3], hdr_vaddr, &hw);
 		uint64_t fde = encoded(&c, hdr[3], hdr_vaddr, &hw);
 		if (c.bad || fde < in->vaddr || fde - in->vaddr >= in->len || (i > 0 && loc <= prev))
 			return -2;
+		uint64_t off = fde - in->vaddr;
+		uint64_t bit = (uint64_t)1 << (off / 4 % 64);
+		if (off % 4 != 0 || !(marks[off / 4 / 64] & bit))
+			return -2;
+		marks[off / 4 / 64] &= ~bit;
 		prev = loc;
-		s2 += fde - in->vaddr;
-		x2 ^= fde - in->vaddr;
 	}
-	if (s2 != sum || x2 != xor)
-		return -2;
 	struct where w = { in->data, in->vaddr, in->deref, in->deref_arg };
 	struct out o = { in->machine, in->base, emit, arg, 0 };
 	struct cie_cache cc = { NULL, 0, { 0, 0, 0, 0, 0, 0, 0, NULL, NULL } };

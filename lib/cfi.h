@@ -123,15 +123,23 @@ MON_HIDDEN long mon_cfi_compile(const struct mon_cfi_input *in,
  * the linker sorts by initial location: the rows then come out in pc
  * order where FDEs do not overlap, and need no sort (a sort needs room
  * for a second copy of the rows, and a short process pays for each page
- * of it).  The table must list each FDE of in->data once, in increasing
+ * of it).  The table must list each FDE of in->data exactly once (checked
+ * with marks: the caller's scratch of nmarks words, at least
+ * mon_cfi_table_marks(in->len), a bit per 4 bytes), in increasing
  * location, and say in->vaddr is .eh_frame's address; otherwise nothing
  * is emitted and this returns -2, for the caller to use mon_cfi_compile.
- * Returns as mon_cfi_compile, or -2.  Pure.
+ * Returns as mon_cfi_compile, or -2.  Pure but for marks.
  */
 MON_HIDDEN long mon_cfi_compile_by_table(const struct mon_cfi_input *in, const uint8_t *hdr,
-					 size_t hdrlen, uint64_t hdr_vaddr,
+					 size_t hdrlen, uint64_t hdr_vaddr, uint64_t *marks,
+					 size_t nmarks,
 					 int (*emit)(void *arg, const struct mon_cfi_row *row),
 					 void *arg);
+/* Words of marks mon_cfi_compile_by_table needs for len bytes of .eh_frame. */
+static inline size_t mon_cfi_table_marks(size_t len)
+{
+	return len / 4 / 64 + 1;
+}
 
 /*
  * Read an .eh_frame_hdr (the LSB's layout: version 1, eh_frame_ptr_enc,

@@ -288,10 +288,13 @@ static void compile(const struct dl_phdr_info *info, const ElfW(Phdr) *hdrph,
 	 * mon_cfi_compile_by_table); in .eh_frame's order, then sorted,
 	 * where there is no table, it cannot be used, or FDEs overlap. */
 	long got = -2;
-	if (hdrph != NULL) {
+	size_t nmarks = mon_cfi_table_marks(in.len);
+	uint64_t *marks = hdrph != NULL ? mon_alloc(nmarks * sizeof *marks) : NULL;
+	if (marks != NULL) {
 		got = mon_cfi_compile_by_table(&in, (const uint8_t *)(info->dlpi_addr + hdrph->p_vaddr),
 					       hdrph->p_memsz, info->dlpi_addr + hdrph->p_vaddr,
-					       push_row, &b);
+					       marks, nmarks, push_row, &b);
+		mon_free(marks);
 		if (got >= 0 && !mon_cfi_sorted(b.r, b.n))
 			got = -2;
 		if (got == -2)

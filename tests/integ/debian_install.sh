@@ -83,9 +83,8 @@ if command -v man >/dev/null 2>&1; then
 fi
 # The pages' references to the package's own section-3 pages say 3mon
 # (debian/rules): "SEE ALSO profil(3)" opened the C library's page.
-refs=$(for f in /usr/share/man/man1/prof.1.gz /usr/share/man/man1/monrun.1.gz \
-    /usr/share/man/man3/monitor.3mon.gz /usr/share/man/man5/mon.out.5.gz; do zcat "$f"; done)
-old3=$(printf '%s\n' "$refs" | grep -cE '(^\.B[RI]? \(? ?|[^A-Za-z_])(profil|monitor|sprofil) ?\(3\)')
+refs=$(for f in $(dpkg -L monprof libmon-dev | grep '^/usr/share/man/.*\.gz$'); do zcat "$f"; done)
+old3=$(printf '%s\n' "$refs" | grep -cE '(profil|monitor|sprofil)(\\f[PR])? ?\(3\)')
 new3=$(printf '%s\n' "$refs" | grep -cE '(profil|monitor) ?\(3mon\)')
 [ "$old3" = 0 ] && [ "$new3" -ge 4 ] && ok "deb: references to section 3mon" ||
     not_ok "deb: references to section 3mon" "$old3 lines still say (3), $new3 say (3mon)"

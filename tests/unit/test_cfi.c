@@ -490,8 +490,9 @@ static void eh_hdr(struct bytes *h, const uint64_t *loc, const size_t *at, size_
 static long compile_by_table(const struct bytes *x, const struct bytes *h, struct rows *o)
 {
 	struct mon_cfi_input in = { x->b, x->n, VADDR, TEXT_LO, TEXT_HI, 0, &mon_arch_cfi, NULL, NULL };
+	static uint64_t marks[64];
 	o->n = 0;
-	return mon_cfi_compile_by_table(&in, h->b, h->n, HDR_VADDR, emit, o);
+	return mon_cfi_compile_by_table(&in, h->b, h->n, HDR_VADDR, marks, 64, emit, o);
 }
 
 /* Three FDEs laid out out of order: in the table's order their rows come
@@ -542,6 +543,16 @@ static void table_order(void **state)
 	assert_int_equal(o.n, 0);
 	size_t twice[3] = { at[1], at[1], at[0] };
 	eh_hdr(&h, loc, twice, 3);
+	assert_int_equal(compile_by_table(&x, &h, &o), -2);
+	/* Entries that pass a count, sum and xor of offsets but are not the
+	 * FDEs (a reviewer's forged table): one into the CIE, one past an
+	 * FDE's start by the same amount. */
+	size_t forged[3] = { c + 4, at[2], at[0] - 4 };
+	eh_hdr(&h, loc, forged, 3);
+	assert_int_equal(compile_by_table(&x, &h, &o), -2);
+	assert_int_equal(o.n, 0);
+	size_t into[3] = { at[1], at[2], at[0] + 8 };
+	eh_hdr(&h, loc, into, 3);
 	assert_int_equal(compile_by_table(&x, &h, &o), -2);
 	uint64_t down[3] = { 0x2000, 0x1000, 0x3000 };
 	eh_hdr(&h, down, ord, 3);
@@ -606,7 +617,9 @@ static int compile_both(struct dl_phdr_info *info, size_t size, void *arg)
 	if (!mon_cfi_sorted(a.r, a.n))
 		mon_cfi_sort(a.r, tmp, a.n);
 	a.n = mon_cfi_squeeze(a.r, a.n);
-	long nb = mon_cfi_compile_by_table(&in, h, hdr->p_memsz, (uintptr_t)h, emit, &b);
+	static uint64_t marks[1 << 16];
+	long nb = mon_cfi_compile_by_table(&in, h, hdr->p_memsz, (uintptr_t)h, marks, 1 << 16, emit,
+					   &b);
 	bo->objects++;
 	if (nb == -2 || !mon_cfi_sorted(b.r, b.n))
 		return 0;

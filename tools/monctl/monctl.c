@@ -22,6 +22,7 @@
  * (its reply says why); 2 usage; 3 the process cannot be controlled (the
  * reasons above).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -64,11 +65,10 @@ static const char *comm_of(long pid, char *buf, size_t n)
 	return buf;
 }
 
-/* The process's state letter from /proc/PID/stat (R, S, D, Z, ...), or 0. */
-static char state_of(long pid)
+/* The state letter (R, S, D, Z, ...) in the stat file at path, or 0. */
+static char state_at(const char *path)
 {
-	char path[64], buf[512];
-	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	char buf[512];
 	FILE *f = fopen(path, "r");
 	if (f == NULL)
 		return 0;
@@ -79,20 +79,75 @@ static char state_of(long pid)
 	return p && p[1] == ' ' ? p[2] : 0;
 }
 
-/* 1 if libmon.so is mapped in the process (/proc/PID/maps), 0 if not or
- * unknown (a program linked with libmon.a has it in its own file). */
-static int has_libmon(long pid)
+/* 1 if the process has ended: every thread of it a zombie (Z) or dead (X).
+ * Its main thread alone is a zombie too after pthread_exit(3) while the
+ * others run (a reviewer's finding): the threads are asked one by one. */
+static int ended(long pid)
 {
-	char path[64], line[1024];
-	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%ld/task", pid);
+	DIR *d = opendir(path);
+	if (d == NULL) {
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		char st = state_at(path);
+		return st == 'Z' || st == 'X';
+	}
+	int threads = 0, live = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/task/%.20s/stat", pid, e->d_name);
+		char st = state_at(path);
+		threads++;
+		if (st != 'Z' && st != 'X' && st != 0)
+			live++;
+	}
+	closedir(d);
+	return threads > 0 && live == 0;
+}
+
+/* 1 if the maps file at path names libmon.so, 0 if not, -1 if it is
+ * empty or cannot be read. */
+static int maps_have_libmon(const char *path)
+{
+	char line[1024];
 	FILE *f = fopen(path, "r");
 	if (f == NULL)
-		return 0;
-	int found = 0;
-	while (!found && fgets(line, sizeof line, f))
+		return -1;
+	int found = 0, lines = 0;
+	while (!found && fgets(line, sizeof line, f)) {
+		lines++;
 		found = strstr(line, "/libmon.so") != NULL;
+	}
 	fclose(f);
-	return found;
+	return found ? 1 : lines ? 0 : -1;
+}
+
+/* 1 if libmon.so is mapped in the process, 0 if not or unknown (a program
+ * linked with libmon.a has it in its own file).  A process whose main
+ * thread has ended (pthread_exit) has an empty /proc/PID/maps: a live
+ * thread's is read then. */
+static int has_libmon(long pid)
+{
+	char path[96];
+	snprintf(path, sizeof path, "/proc/%ld/maps", pid);
+	int r = maps_have_libmon(path);
+	if (r >= 0)
+		return r;
+	snprintf(path, sizeof path, "/proc/%ld/task", pid);
+	DIR *d = opendir(path);
+	if (d == NULL)
+		return 0;
+	struct dirent *e;
+	while (r < 0 && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%ld/task/%.20s/maps", pid, e->d_name);
+		r = maps_have_libmon(path);
+	}
+	closedir(d);
+	return r > 0;
 }
 
 int main(int argc, char **argv)
@@ -148,8 +203,7 @@ int main(int argc, char **argv)
 	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
 	if (connect(fd, (struct sockaddr *)&a, len) != 0) {
 		int e = errno;
-		char state = state_of(pid);
-		if ((e == ECONNREFUSED || e == ENOENT) && (state == 'Z' || state == 'X'))
+		if ((e == ECONNREFUSED || e == ENOENT) && ended(pid))
 			/* (its socket closed as it ended: the advice below is for a
 			 * process that never had one) */
 			fprintf(stderr, "monctl: %ld (%s): the process has ended (its parent has "
