@@ -333,8 +333,8 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		else if (t->cpu_known && tc > 0 && t->before_s > 0)
 			/* Its CPU before profiling started is not counted: say
 			 * what the share is of (a fresh user's finding). */
-			fprintf(e, " (%.0f %% of the %.3f s it used since profiling started)",
-				100.0 * s / tc, tc);
+			fprintf(e, " (%.0f %% of the %.3f s%s it used since profiling started)",
+				100.0 * s / tc, tc, t->user_only ? " of user time" : "");
 		else if (t->cpu_known && tc > 0)
 			fprintf(e, " (%.0f %%)", 100.0 * s / tc);
 		fputc('\n', e);
