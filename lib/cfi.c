@@ -595,6 +595,33 @@ static int do_fde(const uint8_t *p, const uint8_t *limit, const uint8_t *frame_s
 	return 1;
 }
 
+/* The .eh_frame record (CIE or FDE) at p, before limit: 1 an FDE, 0 a
+ * CIE, *next the record after it; -1 at the terminator (a zero length) or
+ * where a length does not fit (the walk ends there).  The one walk of
+ * mon_cfi_compile and fde_marks, so that both see the same FDEs. */
+static int next_record(const uint8_t *p, const uint8_t *limit, const uint8_t **next)
+{
+	if ((size_t)(limit - p) < 4)
+		return -1;
+	uint32_t l32, id;
+	memcpy(&l32, p, 4);
+	if (l32 == 0)
+		return -1;
+	uint64_t len = l32;
+	size_t head = 4;
+	if (l32 == 0xffffffffu) {
+		if ((size_t)(limit - p) < 12)
+			return -1;
+		memcpy(&len, p + 4, 8);
+		head = 12;
+	}
+	if (len < 4 || len > (uint64_t)(limit - p - head))
+		return -1;
+	memcpy(&id, p + head, 4);
+	*next = p + head + len;
+	return id != 0;
+}
+
 long mon_cfi_compile(const struct mon_cfi_input *in,
 		     int (*emit)(void *arg, const struct mon_cfi_row *row), void *arg)
 {
@@ -603,28 +630,13 @@ long mon_cfi_compile(const struct mon_cfi_input *in,
 	struct where w = { in->data, in->vaddr, in->deref, in->deref_arg };
 	struct out o = { in->machine, in->base, emit, arg, 0 };
 	struct cie_cache cc = { NULL, 0, { 0, 0, 0, 0, 0, 0, 0, NULL, NULL } };
-	const uint8_t *start = in->data, *p = start, *limit = in->data + in->len;
+	const uint8_t *start = in->data, *p = start, *limit = in->data + in->len, *next;
 	long nfde = 0;
-	while ((size_t)(limit - p) >= 4 && !o.failed) {
-		uint32_t l32;
-		memcpy(&l32, p, 4);
-		if (l32 == 0)
-			break;	/* the terminator */
-		uint64_t len = l32;
-		size_t head = 4;
-		if (l32 == 0xffffffffu) {
-			if ((size_t)(limit - p) < 12)
-				break;
-			memcpy(&len, p + 4, 8);
-			head = 12;
-		}
-		if (len < 4 || len > (uint64_t)(limit - p - head))
-			break;
-		uint32_t id;
-		memcpy(&id, p + head, 4);
-		if (id != 0)
+	int fde;
+	while (!o.failed && (fde = next_record(p, limit, &next)) >= 0) {
+		if (fde)
 			nfde += do_fde(p, limit, start, in, &o, &w, &cc);
-		p += head + len;
+		p = next;
 	}
 	return o.failed ? -1 : nfde;
 }
@@ -635,32 +647,18 @@ long mon_cfi_compile(const struct mon_cfi_input *in,
  * not start on a 4-byte boundary or lies past the marks' room. */
 static long fde_marks(const struct mon_cfi_input *in, uint64_t *marks, size_t nmarks)
 {
-	const uint8_t *start = in->data, *p = start, *limit = in->data + in->len;
+	const uint8_t *start = in->data, *p = start, *limit = in->data + in->len, *next;
 	long n = 0;
-	while ((size_t)(limit - p) >= 4) {
-		uint32_t l32, id;
-		memcpy(&l32, p, 4);
-		if (l32 == 0)
-			break;
-		uint64_t len = l32;
-		size_t head = 4;
-		if (l32 == 0xffffffffu) {
-			if ((size_t)(limit - p) < 12)
-				break;
-			memcpy(&len, p + 4, 8);
-			head = 12;
-		}
-		if (len < 4 || len > (uint64_t)(limit - p - head))
-			break;
-		memcpy(&id, p + head, 4);
-		if (id != 0) {
+	int fde;
+	while ((fde = next_record(p, limit, &next)) >= 0) {
+		if (fde) {
 			size_t off = (size_t)(p - start);
 			if (off % 4 != 0 || off / 4 / 64 >= nmarks)
 				return -1;
 			marks[off / 4 / 64] |= (uint64_t)1 << (off / 4 % 64);
 			n++;
 		}
-		p += head + len;
+		p = next;
 	}
 	return n;
 }

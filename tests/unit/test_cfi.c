@@ -402,6 +402,44 @@ static void sort_and_squeeze(void **state)
 
 /* This program's own .eh_frame: found through PT_GNU_EH_FRAME, compiled,
  * and a row covers this function's own code with a rule the walk follows. */
+/* A loaded object's .eh_frame as an input (its executable segments the
+ * text range), found through PT_GNU_EH_FRAME, that header in *hdr and
+ * the FDE count it gives in *nfde: 1, or 0 when it has none or the header
+ * cannot be read. */
+static int object_input(const struct dl_phdr_info *info, struct mon_cfi_input *in,
+			const ElfW(Phdr) **hdr, uint64_t *nfde)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0, flimit = 0;
+	*hdr = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_GNU_EH_FRAME)
+			*hdr = ph;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+			lo = a < lo ? a : lo;
+			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+		}
+	}
+	if (*hdr == NULL || hi == 0)
+		return 0;
+	const uint8_t *h = (const uint8_t *)(info->dlpi_addr + (*hdr)->p_vaddr);
+	uint64_t frame;
+	if (mon_cfi_eh_frame_hdr(h, (*hdr)->p_memsz, (uintptr_t)h, NULL, NULL, &frame, nfde) != 0)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t slo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && frame >= slo && frame < slo + ph->p_filesz)
+			flimit = slo + ph->p_filesz;
+	}
+	assert_true(flimit > frame);
+	struct mon_cfi_input v = { (const uint8_t *)(uintptr_t)frame, flimit - frame, frame, lo, hi,
+				   info->dlpi_addr, &mon_arch_cfi, NULL, NULL };
+	*in = v;
+	return 1;
+}
+
 struct own {
 	uintptr_t pc;
 	int found;
@@ -414,33 +452,11 @@ static int own_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct own *w = arg;
-	const ElfW(Phdr) *hdr = NULL;
-	uintptr_t lo = UINTPTR_MAX, hi = 0, flimit = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_GNU_EH_FRAME)
-			hdr = ph;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-			lo = a < lo ? a : lo;
-			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
-		}
-	}
-	if (hdr == NULL || w->pc < lo || w->pc >= hi)
+	const ElfW(Phdr) *hdr;
+	struct mon_cfi_input in;
+	uint64_t nfde;
+	if (!object_input(info, &in, &hdr, &nfde) || w->pc < in.text_lo || w->pc >= in.text_hi)
 		return 0;
-	const uint8_t *h = (const uint8_t *)(info->dlpi_addr + hdr->p_vaddr);
-	uint64_t frame, nfde;
-	assert_int_equal(mon_cfi_eh_frame_hdr(h, hdr->p_memsz, (uintptr_t)h, NULL, NULL, &frame, &nfde),
-			 0);
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t slo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && frame >= slo && frame < slo + ph->p_filesz)
-			flimit = slo + ph->p_filesz;
-	}
-	assert_true(flimit > frame);
-	struct mon_cfi_input in = { (const uint8_t *)(uintptr_t)frame, flimit - frame, frame, lo, hi,
-				    info->dlpi_addr, &mon_arch_cfi, NULL, NULL };
 	w->o->n = 0;
 	w->nfde = mon_cfi_compile(&in, emit, w->o);
 	assert_true(w->nfde > 0);
@@ -582,33 +598,13 @@ static int compile_both(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	struct both *bo = arg;
-	const ElfW(Phdr) *hdr = NULL;
-	uintptr_t lo = UINTPTR_MAX, hi = 0, flimit = 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		if (ph->p_type == PT_GNU_EH_FRAME)
-			hdr = ph;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-			uintptr_t a = info->dlpi_addr + ph->p_vaddr;
-			lo = a < lo ? a : lo;
-			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
-		}
-	}
-	if (hdr == NULL || hi == 0 || info->dlpi_name == NULL || strstr(info->dlpi_name, "vdso"))
+	const ElfW(Phdr) *hdr;
+	struct mon_cfi_input in;
+	uint64_t nfde;
+	if (info->dlpi_name == NULL || strstr(info->dlpi_name, "vdso") ||
+	    !object_input(info, &in, &hdr, &nfde))
 		return 0;
 	const uint8_t *h = (const uint8_t *)(info->dlpi_addr + hdr->p_vaddr);
-	uint64_t frame, nfde;
-	if (mon_cfi_eh_frame_hdr(h, hdr->p_memsz, (uintptr_t)h, NULL, NULL, &frame, &nfde) != 0)
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t slo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && frame >= slo && frame < slo + ph->p_filesz)
-			flimit = slo + ph->p_filesz;
-	}
-	assert_true(flimit > frame);
-	struct mon_cfi_input in = { (const uint8_t *)(uintptr_t)frame, flimit - frame, frame, lo, hi,
-				    info->dlpi_addr, &mon_arch_cfi, NULL, NULL };
 	static struct rows a, b;
 	static struct mon_cfi_row tmp[MAX_ROWS];
 	a.n = b.n = 0;
