@@ -362,6 +362,28 @@ uint64_t mon_clock_own_usec(void)
 	return __atomic_load_n(&own_usec, __ATOMIC_RELAXED);
 }
 
+int mon_clock_own_wait_begin(void)
+{
+	int outer = !__atomic_load_n(&own_work, __ATOMIC_RELAXED);
+	if (outer)
+		mon_clock_own_work(1);
+	return outer;
+}
+
+void mon_clock_own_wait_end(int outer)
+{
+	if (outer)
+		mon_clock_own_work(0);
+}
+
+void mon_clock_own_nap(long ns)
+{
+	int outer = mon_clock_own_wait_begin();
+	struct timespec ts = { 0, ns };
+	nanosleep(&ts, NULL);
+	mon_clock_own_wait_end(outer);
+}
+
 /* The tick handler: the tick's weight and PC, handed on with the signal
  * context.  Async-signal-safe; keeps errno. */
 static void on_tick(int sig, siginfo_t *si, void *ucv)

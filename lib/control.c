@@ -212,7 +212,10 @@ static int intervals(void)
  * after about two seconds. */
 static int cut_lock(void)
 {
-	return mon_owner_take(&cut_owner);
+	int outer = mon_clock_own_wait_begin();	/* a wait of ours (clock.c) */
+	int rc = mon_owner_take(&cut_owner);
+	mon_clock_own_wait_end(outer);
+	return rc;
 }
 
 static void cut_unlock(void)
@@ -1076,10 +1079,13 @@ static void started(void)
 	 * among 8400 threads).  The clocks of a whole-process start run
 	 * already: the thread, made with every signal blocked and not through
 	 * libmon's pthread_create, has none. */
+	int outer = mon_clock_own_wait_begin();	/* the thread's start has
+						 * every signal blocked */
 	for (int i = 0; i < 100 && __atomic_load_n(&mon_control_tid, __ATOMIC_ACQUIRE) == 0; i++) {
 		struct timespec ts = { 0, 10000000 };
 		sys(SYS_futex, (long)&mon_control_tid, FUTEX_WAIT_PRIVATE, 0L, (long)&ts, 0L);
 	}
+	mon_clock_own_wait_end(outer);
 }
 
 /* Before autostart.c's constructor (default priority), which starts profiling. */

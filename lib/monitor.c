@@ -519,7 +519,10 @@ static void say_arcs_overflow(uint64_t limit)
  * write in another thread); 0, or -1/EBUSY. */
 static int write_lock(void)
 {
-	return mon_owner_take(&write_owner);
+	int outer = mon_clock_own_wait_begin();	/* a wait of ours (clock.c) */
+	int rc = mon_owner_take(&write_owner);
+	mon_clock_own_wait_end(outer);
+	return rc;
 }
 
 /* An advancing cut takes every histogram's bins at once after reading the
@@ -708,8 +711,7 @@ void mon_write_wait(void)
 		pid_t owner = __atomic_load_n(&write_owner, __ATOMIC_ACQUIRE);
 		if (owner == 0 || owner == self)
 			return;
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
+		mon_clock_own_nap(1000000);
 	}
 }
 

@@ -49,6 +49,23 @@
 
 #define MON_FACTS_MAX 8192
 #define FREE_TID UINT64_MAX	/* an entry given back (interval profiles) */
+/* An entry the writer claimed for a live thread (adopt) while the thread
+ * claimed one of its own: the thread keeps its own, and the writer's is
+ * dropped (tid ABANDONED_TID, one compare-and-swap from tid, by whichever
+ * side finds the pair first), never listed and given back by the writer.
+ * Each side looks for the other's claim after making its own (a Dekker
+ * pair: sequentially consistent fences), so one of them finds it.  Left
+ * as they were, the two entries listed one thread twice in every file while
+ * it lived, and the threads without an entry one more (8192 + 210 in
+ * tests/integ/threads_churn.sh's threads_many_count, 2 ASan runs of 12
+ * beside two busy loops; its end in two files: 12 001 ended rows for
+ * 12 000 threads, threads_churn_listed).  The writer that finds the pair
+ * gives its entry back at once; one the thread dropped is given back by
+ * the next interval's write (without intervals it stays unused).  Left
+ * open: a thread preempted between its claim and its look, while the
+ * writer lists entries past its own claim, is listed twice in that one
+ * file. */
+#define ABANDONED_TID (UINT64_MAX - 1)
 
 static struct monout_thread *table;	/* MON_FACTS_MAX entries, mapped once */
 static unsigned nused;			/* entries claimed from the end */
@@ -58,9 +75,16 @@ static struct monout_thread *base;	/* mon_facts_put_window's: the last interval'
 static unsigned base_hi;		/* entries of base ever written: [0, base_hi) (the writer's) */
 static unsigned ended_unlisted;		/* threads that ended without an entry */
 /* The last ENDED_RING of them, by tid: a write that finds one still in the
- * task list (between its end and its exit) does not count it again. */
+ * task list (between its end and its exit) does not count it again.  A
+ * thread takes its slot (ended_ring_head) and stores its tid before it is
+ * counted in ended_unlisted: a write that read the count and then found
+ * the thread in the task list missed it in the ring when the slot was
+ * taken from the count and stored after, and counted the thread twice,
+ * ended and alive (found reading the code for the double count that
+ * ABANDONED_TID's race gave). */
 #define ENDED_RING 4096u
 static uint32_t ended_ring[ENDED_RING];
+static unsigned ended_ring_head;	/* slots taken */
 /* Entry i was found alive by the write whose pass is stamp[i] (the writer's). */
 static uint32_t *stamp;
 static uint32_t pass_no;
@@ -253,8 +277,10 @@ static unsigned adopt_slot(pid_t tid, unsigned k)
 	return ((uint32_t)tid * 2654435761u + k) % ADOPT_SLOTS;
 }
 
-/* The writer claimed entry i for live thread tid: leave it for the thread. */
-static void adopt_put(pid_t tid, unsigned i)
+/* The writer claimed entry i for live thread tid: leave it for the thread.
+ * 0, or -1 when no slot was free (the entry is then the writer's to give
+ * back: the thread would claim one of its own, unseen). */
+static int adopt_put(pid_t tid, unsigned i)
 {
 	uint64_t v = (uint64_t)(uint32_t)tid << 32 | (uint64_t)(i + 1);
 	/* Counted before the slot is filled (and slots are emptied before
@@ -265,9 +291,10 @@ static void adopt_put(pid_t tid, unsigned i)
 		uint64_t empty = 0;
 		if (__atomic_compare_exchange_n(&adopt[adopt_slot(tid, k)], &empty, v, 0,
 						__ATOMIC_RELEASE, __ATOMIC_RELAXED))
-			return;
+			return 0;
 	}
 	__atomic_sub_fetch(&nadopt, 1, __ATOMIC_RELAXED);
+	return -1;
 }
 
 /* The writer takes back its slot for entry i of tid, if the thread never
@@ -348,7 +375,15 @@ static struct monout_thread *claim(pid_t tid)
 /* An entry that holds a thread (not unclaimed, not given back). */
 static int listed(uint64_t tid)
 {
-	return tid != 0 && tid != FREE_TID;
+	return tid != 0 && tid != FREE_TID && tid != ABANDONED_TID;
+}
+
+/* Entry t, claimed for tid, dropped (ABANDONED_TID) if it still holds tid. */
+static void abandon(struct monout_thread *t, pid_t tid)
+{
+	uint64_t want = (uint64_t)tid;
+	__atomic_compare_exchange_n(&t->tid, &want, ABANDONED_TID, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_RELAXED);
 }
 
 /* Is thread tid of this process gone (tgkill(2) with signal 0: ESRCH)? */
@@ -438,8 +473,13 @@ static struct monout_thread *mine_as(pid_t tid)
 	if (tid == 0)
 		tid = mon_gettid();
 	struct monout_thread *t = adopt_take(tid);
-	if (t == NULL)
-		t = claim(tid);
+	if (t == NULL && (t = claim(tid)) != NULL) {
+		/* The writer may have claimed one for us meanwhile: ours wins. */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		struct monout_thread *w = adopt_take(tid);
+		if (w != NULL)
+			abandon(w, tid);
+	}
 	if (t == NULL) {
 		self.full = g;
 		return NULL;
@@ -515,9 +555,10 @@ void mon_facts_thread_end(pid_t tid)
 		t->sys_usec = sys;
 		__atomic_store_n(&t->flags, MONOUT_THREAD_ENDED | MONOUT_THREAD_CPU, __ATOMIC_RELEASE);
 	} else if (t == NULL && __atomic_load_n(&table, __ATOMIC_RELAXED) != NULL) {
-		unsigned k = __atomic_fetch_add(&ended_unlisted, 1, __ATOMIC_RELAXED);
+		unsigned k = __atomic_fetch_add(&ended_ring_head, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&ended_ring[k % ENDED_RING], (uint32_t)(tid ? tid : mon_gettid()),
 				 __ATOMIC_RELEASE);
+		__atomic_fetch_add(&ended_unlisted, 1, __ATOMIC_RELEASE);
 	}
 	errno = saved_errno;
 }
@@ -534,6 +575,7 @@ void mon_facts_reset(void)
 	__atomic_store_n(&nfree, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&free_hint, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ended_unlisted, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ended_ring_head, 0, __ATOMIC_RELAXED);
 	base_ended_unlisted = 0;
 	own_cut_usec = 0;	/* (after the reset of mon_clock_own_usec in a fork child) */
 	nsnap = 0;
@@ -639,7 +681,7 @@ static void sample_live(struct monout_thread *t, pid_t tid)
 /* Did thread tid end without an entry lately (its end already counted)? */
 static int ended_lately(pid_t tid)
 {
-	unsigned n = __atomic_load_n(&ended_unlisted, __ATOMIC_ACQUIRE);
+	unsigned n = __atomic_load_n(&ended_ring_head, __ATOMIC_ACQUIRE);
 	for (unsigned k = 0; k < n && k < ENDED_RING; k++)
 		if (__atomic_load_n(&ended_ring[k], __ATOMIC_RELAXED) == (uint32_t)tid)
 			return 1;
@@ -672,7 +714,29 @@ static void sample_one(pid_t tid, void *arg)
 	if (t == NULL && tid == me) {
 		t = mine();
 	} else if (t == NULL && (t = claim(tid)) != NULL) {
-		adopt_put(tid, (unsigned)(t - table));
+		unsigned mi = (unsigned)(t - table);
+		if (adopt_put(tid, mi) < 0) {
+			release_entry(mi);	/* counted as without one, below */
+			t = NULL;
+		} else {
+			/* The thread may have claimed one of its own meanwhile
+			 * (it found no claim of ours), and even ended in it:
+			 * its own wins (mine_as). */
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
+			for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;) {
+				if (i == mi ||
+				    __atomic_load_n(&table[i].tid, __ATOMIC_ACQUIRE) != (uint64_t)tid)
+					continue;
+				if (!adopt_cancel(tid, mi))
+					abandon(t, tid);	/* taken by the thread, which drops it too */
+				release_entry(mi);
+				if (table[i].flags & MONOUT_THREAD_ENDED)
+					return;	/* as above: ended, not yet gone */
+				t = &table[i];
+				break;
+			}
+		}
 	}
 	if (t != NULL) {
 		stamp[t - table] = pass_no;
@@ -791,7 +855,9 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	}
 	if (table == NULL)
 		return monout_put_facts(w, &f);
-	unsigned ended = __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);
+	/* The ended count before the pass (acquire: their ring slots are
+	 * seen by it), so that a thread counted there is not counted live. */
+	unsigned ended = __atomic_load_n(&ended_unlisted, __ATOMIC_ACQUIRE);
 	f.threads_unlisted = sample_all() + (ended - base_ended_unlisted);
 	if (f.threads_unlisted)
 		f.flags |= MONOUT_FACT_THREADS_FULL;
@@ -808,6 +874,8 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 		if (cut_n)	/* the cut's count; claimed since: its samples are the next file's */
 			t.samples = i < cut_n ? snap[i] : 0;
 		t.flags = __atomic_load_n(&table[i].flags, __ATOMIC_ACQUIRE);
+		if (t.tid == ABANDONED_TID && win->advance)
+			release_entry(i);
 		if (!listed(t.tid))
 			continue;
 		struct monout_thread was = { 0 };
@@ -885,7 +953,8 @@ int mon_facts_put(struct monout_writer *w)
 		f.flags |= MONOUT_FACT_PROFILING_OFF;
 	if (table == NULL)
 		return monout_put_facts(w, &f);
-	f.threads_unlisted = sample_all() + __atomic_load_n(&ended_unlisted, __ATOMIC_RELAXED);
+	unsigned ended = __atomic_load_n(&ended_unlisted, __ATOMIC_ACQUIRE);	/* first: as above */
+	f.threads_unlisted = sample_all() + ended;
 	if (f.threads_unlisted)
 		f.flags |= MONOUT_FACT_THREADS_FULL;
 	if (monout_put_facts(w, &f) < 0)

@@ -156,6 +156,21 @@ MON_HIDDEN void mon_clock_own_end(struct mon_own_work *o);
 /* Microseconds of CPU counted by mon_clock_own_end in this process so far
  * (a fork child starts from 0). */
 MON_HIDDEN uint64_t mon_clock_own_usec(void);
+/* A wait of the runtime's own in a thread of the program's (the control
+ * thread's start, a writer or a fork waiting for another, a quiesce, the
+ * wall sampler's join): from
+ * _begin to _end its ticks are left out, as in mon_clock_own_work(1), so
+ * that an itimer tick given to it while another thread blocks every
+ * signal, which ends our call with EINTR, is not taken for one that ended
+ * a call of the program's (clock.c itimer_cut would stop the clock for the
+ * rest of the run: the control thread's start under ASan did, 2 runs in
+ * 5 of threads_churn.sh).  Nests: _begin returns whether it set the flag,
+ * for _end.  mon_clock_own_nap: one nanosleep(2) of ns nanoseconds
+ * (0 ≤ ns < 1 s) so, which a signal may end early; the caller loops.
+ * Async-signal-safe. */
+MON_HIDDEN int mon_clock_own_wait_begin(void);
+MON_HIDDEN void mon_clock_own_wait_end(int outer);
+MON_HIDDEN void mon_clock_own_nap(long ns);
 /* Measure what a tick of the clock just armed in the calling thread (tc)
  * costs in CPU and, when the set rate would spend more than a quarter of
  * the CPU in ticks, lower the rate (kept for every thread armed after).

@@ -157,12 +157,11 @@ void mon_sampler_set_sink(unsigned slot, const struct mon_sink *sink)
 
 void mon_sampler_quiesce(void)
 {
-	struct timespec pause = { 0, 50000 };
 	for (int i = 0; i < 20000 && __atomic_load_n(&inflight, __ATOMIC_SEQ_CST); i++) {
 		if (i < 100)
 			sched_yield();
 		else
-			nanosleep(&pause, NULL);
+			mon_clock_own_nap(50000);
 	}
 }
 

@@ -113,6 +113,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,18 +185,22 @@ struct wthread {
 				 * (stored after them, release): a writer's expected
 				 * count ends there, so a file cut while a look is
 				 * under way has as many rounds due for each thread as
-				 * it has samples taken (the look's last instant, as
-				 * last_round_ns, counted a thread the look had already
-				 * sampled one sample over its due count, and the next
-				 * file one under: 7759 threads of 8400 when a look
-				 * took half a second) */
+				 * it has samples taken (the look's last instant
+				 * counted a thread the look had already sampled one
+				 * sample over its due count, and the next file one
+				 * under: 7759 threads of 8400 when a look took half
+				 * a second) */
 	uint64_t before_ns, before_taken, before_unreadable;	/* counted_ns and the
 				 * counts before the look now under way added to them
 				 * (stored before it adds; counted_ns's release
-				 * publishes them): a file whose rounds end before
-				 * that look (it started after the writer read
-				 * last_round_ns) takes these */
+				 * publishes them): a file's rows end at the last
+				 * look that had ended (look_done), and a thread the
+				 * look under way has sampled gives these */
 	struct monout_wall_thread out;
+	struct monout_wall_thread row;	/* the writer's: put()'s row of it, read
+					 * under cut_hold and written after (tid 0:
+					 * none), so that the sampler is not held
+					 * back while the file is written */
 	/* What the interval files cut so far held (mon_wall_put with
 	 * MON_WALL_CUT; the writer's alone, under monitor.c's writer lock). */
 	uint64_t cut_taken, cut_unreadable, cut_expected;
@@ -261,7 +266,23 @@ static uint64_t look_rounds = 1;	/* rounds a look stands for: rate / LOOK_HZ, ro
 static uint64_t look_due_ns;		/* the last round instant the look stands for (its
 					 * deadline: the looks' grid is the rounds') */
 static uint64_t start_ns;	/* the sampler's start (CLOCK_MONOTONIC) */
-static uint64_t last_round_ns;
+/* The last look that ended: its instant and the rounds and missed rounds
+ * counted through it, published together (a sequence count, odd while the
+ * sampler writes them).  A file's rows and rounds end there, never inside a
+ * look: the rows of the threads a look had not reached when the file was
+ * cut were counted to the look before it while the file's rounds held it,
+ * and the next file held them one round over its own rounds (6692 threads
+ * of 8400 in a CI run under ASan, where a look took longer than the
+ * writer's 2 s wait for it to end). */
+static struct {
+	unsigned seq;
+	uint64_t ns, rounds, missed;
+} look_done;
+/* A cut reading the rows (cut_hold nonzero): the sampler starts no look
+ * meanwhile, so a row is sampled by at most one look after look_done
+ * (the one under way), whose counts before it a row keeps (before_ns). */
+static unsigned cut_hold;
+static unsigned put_depth;	/* writes under way (put): 2 when one is nested in another */
 static uint64_t own_user_us, own_sys_us;	/* the sampler's CPU, rusage at each round */
 static unsigned rate, depth_max;
 static int have_schedstat = 1;
@@ -771,8 +792,7 @@ static void fork_prepare(void)
 			loader_held = 1;
 			return;
 		}
-		struct timespec ms = { 0, 1000000 };
-		nanosleep(&ms, NULL);
+		mon_clock_own_nap(1000000);
 	}
 }
 
@@ -1910,7 +1930,7 @@ static void own_cpu(void)
 	}
 }
 
-static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part,
+static int thread_out(struct wthread *t, uint64_t lr, uint64_t last_us, uint64_t lo, int part,
 		      struct monout_wall_thread *out);
 
 /* 1 when a table is over half full: the cut that sees it asks the sampler
@@ -1964,7 +1984,7 @@ static void compact(void)
 	for (unsigned i = 0; i < o->nthreads; i++) {
 		struct monout_wall_thread spent;
 		struct wthread *t = &o->threads[i];
-		t->keep = !t->ended || thread_out(t, 0, lo, MON_WALL_SINCE_CUT, &spent);
+		t->keep = !t->ended || thread_out(t, 0, 0, lo, MON_WALL_SINCE_CUT, &spent);
 		if (t->keep && t->last)
 			o->sample_map[t->last - 1] = 1;
 		for (unsigned b = 0; t->keep && b < BLOCKED_KEPT; b++)
@@ -2029,18 +2049,37 @@ static void compact(void)
 	__atomic_store_n(&compacting, 0, __ATOMIC_RELEASE);
 }
 
-/* An advancing cut waits (at most about 2 s) for the look under way to
- * end: cut between looks, every thread's row is counted to the same
- * instant, the file's last (a cut inside a look of 8400 threads, half a
- * second, left the threads it had not reached due a round the next file
- * then counted against rounds it did not have).  A look that starts after
- * the wait is handled row by row (thread_out: counts from before it). */
-static int look_busy;		/* the sampler is in a look (round_all, compact) */
-static void look_wait(void)
+/* The sampler's side of cut_hold: publish look_done at a look's end. */
+static void look_done_publish(uint64_t ns)
 {
-	for (int i = 0; i < 20000 && __atomic_load_n(&look_busy, __ATOMIC_ACQUIRE); i++) {
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
+	__atomic_store_n(&look_done.seq, look_done.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	__atomic_store_n(&look_done.ns, ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&look_done.rounds, __atomic_load_n(&rounds, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&look_done.missed, __atomic_load_n(&missed, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&look_done.seq, look_done.seq + 1, __ATOMIC_SEQ_CST);
+}
+
+/* A writer's look_done: *ns (0 before the first look ended), *r, *m.
+ * Call with cut_hold raised: a look that ended before the raise is seen
+ * (the sampler checks the hold before each look, after publishing the
+ * last: seq_cst both sides). */
+static void look_done_read(uint64_t *ns, uint64_t *r, uint64_t *m)
+{
+	for (int i = 0;; i++) {
+		unsigned a = __atomic_load_n(&look_done.seq, __ATOMIC_SEQ_CST);
+		*ns = __atomic_load_n(&look_done.ns, __ATOMIC_RELAXED);
+		*r = __atomic_load_n(&look_done.rounds, __ATOMIC_RELAXED);
+		*m = __atomic_load_n(&look_done.missed, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (!(a & 1) && __atomic_load_n(&look_done.seq, __ATOMIC_RELAXED) == a)
+			return;
+		if (i > 1000)	/* in the sampler's own thread (a program's
+				 * handler run there), inside the publish */
+			return;
+		sched_yield();
 	}
 }
 
@@ -2053,8 +2092,7 @@ static void compaction_wait(int *busy)
 		if (!__atomic_load_n(&compacting, __ATOMIC_SEQ_CST))
 			return;
 		__atomic_sub_fetch(busy, 1, __ATOMIC_SEQ_CST);
-		struct timespec ts = { 0, 100000 };
-		nanosleep(&ts, NULL);
+		mon_clock_own_nap(100000);
 	}
 	__atomic_add_fetch(busy, 1, __ATOMIC_SEQ_CST);
 }
@@ -2263,6 +2301,7 @@ static void *sampler_main(void *arg)
 	uint64_t next = mono_ns(), prev = next;
 	int first = 1;		/* the first look (or the first after a pause): one round */
 	int paused_seen = 0;	/* the pause under way was looked at (stopped_for) */
+	unsigned held = 0;	/* 100 µs waits for a cut_hold so far */
 	if (start_ns == 0)
 		start_ns = next;
 	look_end_ns = 0;
@@ -2323,6 +2362,23 @@ static void *sampler_main(void *arg)
 				&ts, NULL, FUTEX_BITSET_MATCH_ANY);
 			continue;
 		}
+		/* A cut reading the rows holds the next look back: at most
+		 * about 2 s (a writer stopped, or left by a handler's
+		 * longjmp), and then not again until the hold was seen
+		 * lowered.  The wait is not taken for a stop of the process
+		 * (look_end_ns: the sampler's delay is judged from there). */
+		if (__atomic_load_n(&cut_hold, __ATOMIC_SEQ_CST)) {
+			if (held < 20000) {
+				held++;
+				struct timespec ts = { 0, 100000 };
+				nanosleep(&ts, NULL);
+				continue;
+			}
+		} else if (held) {
+			if (held < 20000)
+				look_end_ns = mono_ns();
+			held = 0;
+		}
 		uint64_t late = 0, w = first ? 1 : look_rounds;
 		if (!stop_pending)
 			stop_window(0, 0);
@@ -2343,18 +2399,13 @@ static void *sampler_main(void *arg)
 			stop_ref_take(now);
 		}
 		look_due_ns = next;
-		/* The look's instant and rounds count from its start: a file
-		 * cut while it is under way has the rows of the threads it
-		 * has already sampled (counted to this instant: counted_ns)
-		 * within its rounds, and the others counted to the last. */
-		__atomic_store_n(&look_busy, 1, __ATOMIC_RELAXED);
-		__atomic_add_fetch(&rounds, w, __ATOMIC_RELEASE);
-		__atomic_store_n(&last_round_ns, next, __ATOMIC_RELEASE);	/* after: a
-						 * writer that reads it reads those rounds */
+		/* The look's rounds: a file cut while it is under way ends at
+		 * the look before (look_done), its rows too (before_ns). */
+		__atomic_add_fetch(&rounds, w, __ATOMIC_RELAXED);
 		round_all(prev, now);
+		look_done_publish(next);
 		if (__atomic_load_n(&compact_asked, __ATOMIC_ACQUIRE))
 			compact();
-		__atomic_store_n(&look_busy, 0, __ATOMIC_RELEASE);
 		if (program_gone) {
 			/* Only ours are left, and the ended main thread: as
 			 * the C library's last thread would, end the process
@@ -2631,7 +2682,10 @@ void mon_wall_stop(void)
 		struct timespec dl;
 		clock_gettime(CLOCK_REALTIME, &dl);
 		dl.tv_sec += 2;
-		if (pthread_timedjoin_np(sampler, NULL, &dl) != 0)
+		int outer = mon_clock_own_wait_begin();	/* a timed wait of ours (clock.c) */
+		int rc = pthread_timedjoin_np(sampler, NULL, &dl);
+		mon_clock_own_wait_end(outer);
+		if (rc != 0)
 			pthread_detach(sampler);
 		sampler_joinable = 0;
 	}
@@ -2662,7 +2716,8 @@ void mon_wall_fork_child(int go)
 		mon_zero_pages(tab->sample_cut, tab->nsamples * sizeof tab->sample_cut[0]);
 		tab->nthreads = tab->nsamples = tab->nwaits = tab->npool = 0;
 	}
-	compact_asked = compacting = cut_busy = movers = look_busy = 0;
+	compact_asked = compacting = cut_busy = movers = cut_hold = put_depth = 0;
+	memset(&look_done, 0, sizeof look_done);
 	memset(&cut_base, 0, sizeof cut_base);
 	close_ours(task_fd);
 	task_fd = -1;
@@ -2728,22 +2783,23 @@ static uint64_t since_cut(uint64_t now, uint64_t *base, int advance)
 }
 
 /* Thread t's THREAD entry into *out for mon_wall_put (part as there; lo:
- * the end of the last interval cut, microseconds after start_ns; last_us:
- * the last round's instant), its interval's part moved to the files cut
- * when part is MON_WALL_CUT.  0 when an interval has nothing of it (it
- * ended before lo and took nothing since). */
-static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part,
+ * the end of the last interval cut, microseconds after start_ns; lr, and
+ * last_us after start_ns: look_done's instant, 0 before a look ended), its
+ * interval's part moved to the files cut when part is MON_WALL_CUT.  0 when
+ * an interval has nothing of it (it ended before lo and took nothing
+ * since). */
+static int thread_out(struct wthread *t, uint64_t lr, uint64_t last_us, uint64_t lo, int part,
 		      struct monout_wall_thread *out)
 {
 	/* The flags first: thread_ended stores last_usec before ENDED.  Then
 	 * the instant its samples were counted to, then the samples: a look
 	 * adds a thread's samples before it publishes the instant, so the
 	 * count read holds the rounds due to that instant (more only for the
-	 * one thread a look is at).  The instant is at most last_us, the last
-	 * look that had started when the writer read it (its rounds are in
-	 * the file: the sampler counts a look's rounds as it starts it); a
-	 * thread a later look has already sampled gives the instant and the
-	 * counts from before that look. */
+	 * one thread a look is at).  The file ends at lr, the last look that
+	 * had ended (look_done); a thread the look under way has already
+	 * sampled (counted past lr: the first look's instant is start_ns
+	 * itself, so in nanoseconds) gives the instant and the counts from
+	 * before that look. */
 	uint32_t flags = __atomic_load_n(&t->out.flags, __ATOMIC_ACQUIRE);
 	uint64_t counted_ns = __atomic_load_n(&t->counted_ns, __ATOMIC_ACQUIRE);
 	*out = t->out;
@@ -2753,7 +2809,7 @@ static int thread_out(struct wthread *t, uint64_t last_us, uint64_t lo, int part
 	o->taken = __atomic_load_n(&t->out.taken, __ATOMIC_RELAXED);
 	o->unreadable = __atomic_load_n(&t->out.unreadable, __ATOMIC_RELAXED);
 	uint64_t c_us = counted_ns > start_ns ? (counted_ns - start_ns) / 1000 : 0;
-	if (counted_ns && c_us > last_us && !(flags & MONOUT_WALL_THREAD_ENDED)) {
+	if (counted_ns && counted_ns > lr && !(flags & MONOUT_WALL_THREAD_ENDED)) {
 		counted_ns = __atomic_load_n(&t->before_ns, __ATOMIC_RELAXED);
 		c_us = counted_ns > start_ns ? (counted_ns - start_ns) / 1000 : 0;
 		o->taken = __atomic_load_n(&t->before_taken, __ATOMIC_RELAXED);
@@ -2806,10 +2862,8 @@ int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size
 	if (!ever_started || tab == NULL)
 		return 0;
 	int cutting = part != MON_WALL_WHOLE, advance = part == MON_WALL_CUT;
-	if (advance) {
-		look_wait();
+	if (advance)
 		compaction_wait(&cut_busy);
-	}
 	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
 	int rc = put(w, T, objs, nobjs, unloaded, nunloaded, cutting, advance);
 	if (advance) {
@@ -2838,8 +2892,11 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	 * hold every wait a sample written names (a round between the loads
 	 * once gave a file whose sample named a wait it did not have). */
 	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
-	/* The last look started (its instant, at most now), then now. */
-	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_ACQUIRE);
+	/* The last look that ended (its instant, at most now), then now; no
+	 * look starts until the rows are read. */
+	__atomic_add_fetch(&cut_hold, 1, __ATOMIC_SEQ_CST);
+	uint64_t lr, done_rounds, done_missed;
+	look_done_read(&lr, &done_rounds, &done_missed);
 	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
 	uint64_t now = mono_ns();
 	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
@@ -2850,8 +2907,8 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	h.rate_hz = rate;
 	h.max_depth = depth_max;
 	h.elapsed_usec = elapsed;
-	h.rounds = __atomic_load_n(&rounds, __ATOMIC_ACQUIRE);
-	h.missed = __atomic_load_n(&missed, __ATOMIC_RELAXED);
+	h.rounds = done_rounds;
+	h.missed = done_missed;
 	h.user_usec = __atomic_load_n(&own_user_us, __ATOMIC_RELAXED);
 	h.sys_usec = __atomic_load_n(&own_sys_us, __ATOMIC_RELAXED);
 	h.threads_unlisted = unlisted_take(cutting && advance);
@@ -2882,14 +2939,31 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	unsigned np = __atomic_load_n(&npauses, __ATOMIC_ACQUIRE);
 	if (np)
 		h.flags |= MONOUT_WALL_F_PAUSED;
-	if (monout_wall_open(w, &h) < 0)
+	if (monout_wall_open(w, &h) < 0) {
+		__atomic_sub_fetch(&cut_hold, 1, __ATOMIC_RELEASE);
 		return -1;
-	for (unsigned i = 0; i < nt; i++) {
-		struct wthread *t = &T->threads[i];
-		struct monout_wall_thread o;
-		if (thread_out(t, last_us, lo, part, &o))
-			monout_wall_thread(w, &o);
 	}
+	/* The rows read, the sampler let go, then written.  A write nested in
+	 * another (a handler's, in the writing thread) holds the sampler back
+	 * through its own rows instead: the outer one's are in t->row. */
+	if (__atomic_fetch_add(&put_depth, 1, __ATOMIC_ACQ_REL) == 0) {
+		for (unsigned i = 0; i < nt; i++) {
+			struct wthread *t = &T->threads[i];
+			if (!thread_out(t, lr, last_us, lo, part, &t->row))
+				t->row.tid = 0;
+		}
+		__atomic_sub_fetch(&cut_hold, 1, __ATOMIC_RELEASE);
+		for (unsigned i = 0; i < nt; i++)
+			monout_wall_thread(w, &T->threads[i].row);
+	} else {
+		for (unsigned i = 0; i < nt; i++) {
+			struct monout_wall_thread o;
+			if (thread_out(&T->threads[i], lr, last_us, lo, part, &o))
+				monout_wall_thread(w, &o);
+		}
+		__atomic_sub_fetch(&cut_hold, 1, __ATOMIC_RELEASE);
+	}
+	__atomic_sub_fetch(&put_depth, 1, __ATOMIC_RELEASE);
 	uint32_t last_serial = nt ? T->threads[nt - 1].serial : 0;
 	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
 	unsigned nw = __atomic_load_n(&T->nwaits, __ATOMIC_ACQUIRE);
@@ -2943,27 +3017,29 @@ void mon_wall_cut_skip(void)
 {
 	if (!ever_started || tab == NULL)
 		return;
-	look_wait();
 	compaction_wait(&cut_busy);
 	struct wall *T = __atomic_load_n(&tab, __ATOMIC_ACQUIRE);
+	__atomic_add_fetch(&cut_hold, 1, __ATOMIC_SEQ_CST);	/* as put() */
+	uint64_t lr, done_rounds, done_missed;
+	look_done_read(&lr, &done_rounds, &done_missed);
 	uint64_t now = mono_ns();
 	uint64_t elapsed = start_ns && now > start_ns ? (now - start_ns) / 1000 : 0;
 	since_cut(elapsed, &cut_base.end_us, 1);
-	since_cut(__atomic_load_n(&rounds, __ATOMIC_ACQUIRE), &cut_base.rounds, 1);
-	since_cut(__atomic_load_n(&missed, __ATOMIC_RELAXED), &cut_base.missed, 1);
+	since_cut(done_rounds, &cut_base.rounds, 1);
+	since_cut(done_missed, &cut_base.missed, 1);
 	since_cut(__atomic_load_n(&own_user_us, __ATOMIC_RELAXED), &cut_base.user_us, 1);
 	since_cut(__atomic_load_n(&own_sys_us, __ATOMIC_RELAXED), &cut_base.sys_us, 1);
 	since_cut(lost, &cut_base.lost, 1);
 	unlisted_take(1);
 	__atomic_store_n(&not_dumpable, 0, __ATOMIC_RELAXED);
 	/* The threads, then the samples, as put() loads them. */
-	uint64_t lr = __atomic_load_n(&last_round_ns, __ATOMIC_RELAXED);
 	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
 	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < nt; i++) {
 		struct monout_wall_thread o;
-		thread_out(&T->threads[i], last_us, 0, MON_WALL_CUT, &o);
+		thread_out(&T->threads[i], lr, last_us, 0, MON_WALL_CUT, &o);
 	}
+	__atomic_sub_fetch(&cut_hold, 1, __ATOMIC_RELEASE);
 	uint32_t last_serial = nt ? T->threads[nt - 1].serial : 0;
 	unsigned ns = __atomic_load_n(&T->nsamples, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < ns; i++)
