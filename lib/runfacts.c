@@ -54,7 +54,7 @@
  * dropped (tid ABANDONED_TID, one compare-and-swap from tid, by whichever
  * side finds the pair first), never listed and given back by the writer.
  * Each side looks for the other's claim after making its own (a Dekker
- * pair: sequentially consistent fences), so one of them finds it.  Left
+ * pair: claim_order), so one of them finds it.  Left
  * as they were, the two entries listed one thread twice in every file while
  * it lived, and the threads without an entry one more (8192 + 210 in
  * tests/integ/threads_churn.sh's threads_many_count, 2 ASan runs of 12
@@ -85,6 +85,12 @@ static unsigned ended_unlisted;		/* threads that ended without an entry */
 #define ENDED_RING 4096u
 static uint32_t ended_ring[ENDED_RING];
 static unsigned ended_ring_head;	/* slots taken */
+/* The claims' order: a thread's claim and the writer's adopt each end with
+ * a sequentially consistent read-modify-write of it before looking for the
+ * other's (ABANDONED_TID): one of the two comes second and sees the
+ * other's (a fence would do, but gcc's ThreadSanitizer refuses
+ * atomic_thread_fence). */
+static unsigned claim_order;
 /* Entry i was found alive by the write whose pass is stamp[i] (the writer's). */
 static uint32_t *stamp;
 static uint32_t pass_no;
@@ -475,7 +481,7 @@ static struct monout_thread *mine_as(pid_t tid)
 	struct monout_thread *t = adopt_take(tid);
 	if (t == NULL && (t = claim(tid)) != NULL) {
 		/* The writer may have claimed one for us meanwhile: ours wins. */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__atomic_fetch_add(&claim_order, 1, __ATOMIC_SEQ_CST);
 		struct monout_thread *w = adopt_take(tid);
 		if (w != NULL)
 			abandon(w, tid);
@@ -722,7 +728,7 @@ static void sample_one(pid_t tid, void *arg)
 			/* The thread may have claimed one of its own meanwhile
 			 * (it found no claim of ours), and even ended in it:
 			 * its own wins (mine_as). */
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			__atomic_fetch_add(&claim_order, 1, __ATOMIC_SEQ_CST);
 			used = __atomic_load_n(&nused, __ATOMIC_ACQUIRE);
 			for (unsigned i = used < MON_FACTS_MAX ? used : MON_FACTS_MAX; i-- > 0;) {
 				if (i == mi ||

@@ -2052,13 +2052,14 @@ static void compact(void)
 /* The sampler's side of cut_hold: publish look_done at a look's end. */
 static void look_done_publish(uint64_t ns)
 {
+	/* (release stores and acquire loads, not fences: gcc's
+	 * ThreadSanitizer refuses atomic_thread_fence) */
 	__atomic_store_n(&look_done.seq, look_done.seq + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	__atomic_store_n(&look_done.ns, ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&look_done.ns, ns, __ATOMIC_RELEASE);
 	__atomic_store_n(&look_done.rounds, __atomic_load_n(&rounds, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&look_done.missed, __atomic_load_n(&missed, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&look_done.seq, look_done.seq + 1, __ATOMIC_SEQ_CST);
 }
 
@@ -2070,10 +2071,9 @@ static void look_done_read(uint64_t *ns, uint64_t *r, uint64_t *m)
 {
 	for (int i = 0;; i++) {
 		unsigned a = __atomic_load_n(&look_done.seq, __ATOMIC_SEQ_CST);
-		*ns = __atomic_load_n(&look_done.ns, __ATOMIC_RELAXED);
-		*r = __atomic_load_n(&look_done.rounds, __ATOMIC_RELAXED);
-		*m = __atomic_load_n(&look_done.missed, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		*ns = __atomic_load_n(&look_done.ns, __ATOMIC_ACQUIRE);
+		*r = __atomic_load_n(&look_done.rounds, __ATOMIC_ACQUIRE);
+		*m = __atomic_load_n(&look_done.missed, __ATOMIC_ACQUIRE);
 		if (!(a & 1) && __atomic_load_n(&look_done.seq, __ATOMIC_RELAXED) == a)
 			return;
 		if (i > 1000)	/* in the sampler's own thread (a program's
