@@ -42,6 +42,7 @@
 
 #include <cmocka.h>
 
+#include "autostart_rerun.h"
 #include "mon.h"
 #include "runtime.h"
 
@@ -128,29 +129,13 @@ static void program_sleep_cuts(void **s)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	const char *c = getenv("MONPROF_CLOCK");
-	if (c == NULL || strcmp(c, "itimer") != 0) {
-		setenv("MONPROF_CLOCK", "itimer", 1);
-		setenv("MONPROF_RATE", "1000", 1);
-		execv("/proc/self/exe", argv);
-		perror("execv /proc/self/exe");
+	if (autostart_rerun(argv, "itimer", "1000", dir) < 0)
 		return 1;
-	}
-	if (mkdtemp(dir) == NULL || chdir(dir) < 0) {
-		perror("mkdtemp");
-		return 1;
-	}
-	unsetenv("MONPROF_OUT");
-	unsetenv("PROFDIR");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(own_nap_keeps_clock),
 		cmocka_unit_test(program_sleep_cuts),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	monitor(0, 0, 0, 0, 0);
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
+	autostart_cleanup(dir);
 	return rc;
 }

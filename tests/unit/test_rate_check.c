@@ -29,6 +29,7 @@
 
 #include <cmocka.h>
 
+#include "autostart_rerun.h"
 #include "mon.h"
 #include "runtime.h"
 
@@ -152,22 +153,8 @@ static void cost_measured(void **s)
 int main(int argc, char **argv)
 {
 	(void)argc;
-	/* libmon reads its configuration before main (autostart.c): set it,
-	 * then run this program again. */
-	const char *r = getenv("MONPROF_RATE"), *c = getenv("MONPROF_CLOCK");
-	if (r == NULL || strcmp(r, "10000") != 0 || c == NULL || strcmp(c, "perf") != 0) {
-		setenv("MONPROF_CLOCK", "perf", 1);
-		setenv("MONPROF_RATE", "10000", 1);
-		execv("/proc/self/exe", argv);
-		perror("execv /proc/self/exe");
+	if (autostart_rerun(argv, "perf", "10000", dir) < 0)
 		return 1;
-	}
-	if (mkdtemp(dir) == NULL || chdir(dir) < 0) {
-		perror("mkdtemp");
-		return 1;
-	}
-	unsetenv("MONPROF_OUT");
-	unsetenv("PROFDIR");
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cost_survives_a_slowed_round),
 		cmocka_unit_test(cost_zero_when_not_shown),
@@ -176,12 +163,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test(once_in_fork_child),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
-	/* The profile monstartup writes at exit goes to dir: stop now and
-	 * remove it. */
-	monitor(0, 0, 0, 0, 0);
-	char cmd[64];
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "cannot remove %s\n", dir);
+	autostart_cleanup(dir);
 	return rc;
 }
