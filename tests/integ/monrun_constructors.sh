@@ -27,15 +27,17 @@
 #     initialized: its CPU is in no sample, and prof says so by default
 #     ("start-up"), with the seconds (user time only under the perf clock,
 #     which counts user time only: the FACTS record's cpu_before_usec), and
-#     the share of the user CPU the samples stand for stays near 100 %
-#     (with the system time of .preinit_array counted as user time before
-#     profiling, it was 120 % or more).
+#     the user CPU since profiling started, the share's denominator, is
+#     within a quarter of what main_spin measured (with the system time of
+#     .preinit_array counted as user time before profiling, the share was
+#     over 200 %).
 # Mutations caught: monout_crc32_init not in start_once: "checksum
 # mismatch"; the CPU at exec not passed on: the warning after exec;
 # no __gmon_start__: ctor_spin 0 samples; no
 # mon_objhist_loading: plugin_spin 0 samples, its time in no object; the fp == 0
 # rule gone: every ctor_spin stack "[truncated]"; the user/system split of
-# the CPU before gone: the perf run's share 121 %; startup_warn gone: no
+# the CPU before gone: the perf run's share 205 %, 0.29 s since the start
+# for main_spin's 0.60; startup_warn gone: no
 # warning.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
@@ -191,12 +193,24 @@ if [ -n "$secs" ] && awk -v s="$secs" -v t="$ru_pre" 'BEGIN { exit !(t > 0.05 &&
 else
 	not_ok monrun_preinit_warned "the kernel gave ${ru_pre:-?} s of user CPU at the end of the .preinit_array (preinit_spin measured $t_pre s); prof said: $(grep -i 'before profiling' "$T/pre.s" | head -c 400)"
 fi
+# The share's denominator, the user CPU since profiling started as prof
+# judges it (the samples' seconds over the share), against main_spin, the
+# user code that ran after the start as its thread's CPU clock measured it:
+# within a quarter.  Not the share itself against fixed bounds: the
+# kernel's split of CPU into user and system is an estimate (its timer tick
+# charged whole to the mode it interrupted), and a quiet ASan run of CI's
+# gave 0.844 s user + 0.392 s system where others give 0.92 + 0.32: a
+# share of 113 %, the denominator 0.529 s for main_spin's 0.600.  The
+# mutation above (the .preinit_array's system time counted as user time
+# before) leaves 0.29 s, and the .preinit_array not left out 0.83 s.
 if [ "$(clock_in mon.out "$T/ctor")" = perf ]; then
-	share=$(sed -n 's/.*samples stand for [0-9.]* s = \([0-9]*\) % of the user CPU since profiling started.*/\1/p' "$T/pre.s")
-	if [ -n "$share" ] && [ "$share" -ge 80 ] && [ "$share" -le 112 ]; then
-		ok monrun_preinit_user_share
+	t_main=$(truth "$T/pre.out" main_spin)
+	since=$(sed -n 's/.*samples stand for \([0-9.]*\) s = \([0-9]*\) % of the user CPU since profiling started.*/\1 \2/p' "$T/pre.s")
+	if [ -n "$since" ] && [ -n "$t_main" ] &&
+	   echo "$since" | awk -v m="$t_main" '{ exit !($2 > 0 && m > 0.3 && $1 * 100 / $2 >= 0.75 * m && $1 * 100 / $2 <= 1.25 * m) }'; then
+		ok "monrun_preinit_user_share # $(echo "$since" | awk '{ printf "%.3f", $1 * 100 / $2 }') s of user CPU since the start for main_spin's $t_main s"
 	else
-		not_ok monrun_preinit_user_share "samples stand for '${share:-?}' % of the user CPU since the start (80-112 wanted): $(grep '^CPU' "$T/pre.s")"
+		not_ok monrun_preinit_user_share "the user CPU since the start, as prof judges it ($since: seconds, %), not within a quarter of main_spin's ${t_main:-?} s: $(grep '^CPU' "$T/pre.s")"
 	fi
 else
 	ok "monrun_preinit_user_share # skip the perf clock is not available here"
