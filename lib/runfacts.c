@@ -133,10 +133,17 @@ static uint64_t off_cut_usec[2];	/* off CPU at the last interval cut */
 static int off_ever, off_in_window;	/* off at some time: in the run, since the last cut */
 static long clk_tck = 100;
 
+/* Defined only by a unit test (tests/unit/test_facts_claim.c), which runs
+ * a tick inside mine_as's claim with it; the library leaves it undefined
+ * (a weak reference: null, no call). */
+MON_HIDDEN void mon_facts_claim_probe(void) __attribute__((weak));
+
 static __thread struct {
 	unsigned gen;
 	unsigned idx;		/* entry + 1; 0: none yet */
 	unsigned full;		/* gen in which the table was found full */
+	unsigned claiming;	/* gen while mine_as claims outside a handler */
+	uint64_t held, held_late;	/* ticks that came in that claim */
 } self __attribute__((tls_model("initial-exec")));
 
 static uint64_t now_ns(clockid_t c)
@@ -478,20 +485,44 @@ static struct monout_thread *mine_as(pid_t tid)
 		return NULL;
 	if (tid == 0)
 		tid = mon_gettid();
-	struct monout_thread *t = adopt_take(tid);
-	if (t == NULL && (t = claim(tid)) != NULL) {
+	/* A tick that comes while this thread claims (mine_as from a thread's
+	 * end or a write, ticks not blocked) must not claim a second entry
+	 * for it: mon_facts_tick holds its count, added once the entry is
+	 * this thread's.  Without it the thread had two entries, one ended
+	 * and one found gone later: two ended rows for one thread
+	 * (threads_churn.sh threads_churn_listed), and a file that counted
+	 * one thread more than there were (threads_many_count). */
+	__atomic_store_n(&self.claiming, g, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	struct monout_thread *t = NULL;
+	if (self.gen == g && self.idx != 0)	/* a tick claimed before ours began */
+		t = &table[self.idx - 1];
+	else if ((t = adopt_take(tid)) == NULL && (t = claim(tid)) != NULL) {
 		/* The writer may have claimed one for us meanwhile: ours wins. */
 		__atomic_fetch_add(&claim_order, 1, __ATOMIC_SEQ_CST);
 		struct monout_thread *w = adopt_take(tid);
 		if (w != NULL)
 			abandon(w, tid);
 	}
+	if (mon_facts_claim_probe)
+		mon_facts_claim_probe();
 	if (t == NULL) {
 		self.full = g;
-		return NULL;
+	} else {
+		self.gen = g;
+		self.idx = (unsigned)(t - table) + 1;
 	}
-	self.gen = g;
-	self.idx = (unsigned)(t - table) + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&self.claiming, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* No tick touches held now (claiming is cleared): it counts in t. */
+	uint64_t held = self.held, held_late = self.held_late;
+	self.held = self.held_late = 0;
+	if (t != NULL && held) {
+		if (held_late)	/* late before samples, as in mon_facts_tick */
+			__atomic_add_fetch(&t->late, held_late, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&t->samples, held, __ATOMIC_RELAXED);
+	}
 	return t;
 }
 
@@ -502,6 +533,15 @@ static struct monout_thread *mine(void)
 
 void mon_facts_tick(uint64_t weight, int late)
 {
+	if (__atomic_load_n(&self.claiming, __ATOMIC_RELAXED) ==
+	    __atomic_load_n(&gen, __ATOMIC_RELAXED)) {
+		/* This thread is inside mine_as's claim (the tick came in it):
+		 * held for it, added to the entry it gets. */
+		self.held += weight;
+		if (late)
+			self.held_late += weight;
+		return;
+	}
 	struct monout_thread *t = mine();
 	if (t == NULL)
 		return;
