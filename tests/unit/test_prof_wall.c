@@ -495,6 +495,46 @@ static void wall_warnings(void **state)
 	done(&r);
 }
 
+/* The flame graph has room for one warning: the first about the samples it
+ * draws, and a legend of the families it draws.  The CPU graph of a run with
+ * wall sampling names no wall sampler's warning and has no off-CPU family;
+ * the wall and off-CPU graphs name no CPU clock's warning.  Mutations: the
+ * first warning of the list whatever its kind (the CPU graph says "WALL
+ * MISSED"), the off-CPU legend wherever the profile has wall samples. */
+static void wall_flame_warnings(void **state)
+{
+	(void)state;
+	struct run r;
+	build(&r, 1);
+	static const struct prof_warning mixed[] = {
+		{ "wall-missed", (char *)"WALL MISSED" },
+		{ "stacks-lost", (char *)"CPU TABLE FULL" },
+		{ "exec-images", (char *)"EXEC CHAIN" },
+		{ "wall-short", (char *)"WALL SHORT" },
+	};
+	const struct prof_warning *kept = r.p.facts.warnings;
+	size_t nkept = r.p.facts.nwarnings;
+	r.p.facts.warnings = mixed;
+	r.p.facts.nwarnings = sizeof mixed / sizeof mixed[0];
+	char *t = render(&r.p, "flame", PROF_EV_CPU, 0, NULL);
+	assert_non_null(strstr(t, "</title>warning: CPU TABLE FULL (and 1 more: see prof's "
+				  "standard error)</text>"));
+	assert_null(strstr(t, "WALL"));
+	assert_null(strstr(t, "off-CPU: what a thread waited for"));
+	free(t);
+	for (int e = PROF_EV_WALL; e <= PROF_EV_OFFCPU; e++) {
+		t = render(&r.p, "flame", e, 0, NULL);
+		assert_non_null(strstr(t, "</title>warning: WALL MISSED (and 2 more: see prof's "
+					  "standard error)</text>"));
+		assert_null(strstr(t, "CPU TABLE FULL"));
+		assert_non_null(strstr(t, "off-CPU: what a thread waited for"));
+		free(t);
+	}
+	r.p.facts.warnings = kept;
+	r.p.facts.nwarnings = nkept;
+	done(&r);
+}
+
 /* A sampler that used 6 % of one CPU (0.120 s in 2 s): prof says so, with
  * the remedy.  Mutation: no wall-cost warning in wall_warn. */
 static void wall_cost_said(void **state)
@@ -542,6 +582,7 @@ int main(void)
 		cmocka_unit_test(wall_threads),
 		cmocka_unit_test(wall_exports),
 		cmocka_unit_test(wall_warnings),
+		cmocka_unit_test(wall_flame_warnings),
 		cmocka_unit_test(wall_cost_said),
 		cmocka_unit_test(no_wall),
 	};

@@ -297,6 +297,13 @@ void prof_warn_repeats(void);
 /* The warnings given so far, in order. */
 const struct prof_warning *prof_warnings(size_t *n);
 void prof_warnings_clear(void);
+/* 1 if w concerns a view of the CPU samples (cpu 1) or of the wall-clock
+ * and off-CPU samples (cpu 0), else 0: the wall sampler's warnings
+ * ("wall-*" codes) concern only the second, the CPU clocks' (their
+ * histograms, counters, rate, coverage and stack table) only the first,
+ * the others (files, programs, symbols) both.  For a renderer that has room
+ * for one warning of the view it draws (the flame graph's title). */
+int prof_warning_concerns(const struct prof_warning *w, int cpu);
 
 /* ---- input.c ------------------------------------------------------------- */
 

@@ -195,6 +195,25 @@ void prof_warn_repeats(void)
 	about_name = was;
 }
 
+/* The CPU clocks' warnings: what their samples, counters and stack table
+ * lacked (attribute.c, coverage.c, gmon.c, main.c's clocks-differ). */
+static const char *const cpu_codes[] = {
+	"no-samples", "saturated", "dropped", "lost", "late-ticks", "start-up", "coverage",
+	"system-unsampled", "rate-lowered", "clock-taken", "clock-cut", "sigpending",
+	"clocks-full", "clocks-differ", "assumed-rate", "stacks-lost", "stacks-truncated",
+	"stacks-depth", "stacks-jit",
+};
+
+int prof_warning_concerns(const struct prof_warning *w, int cpu)
+{
+	if (strncmp(w->code, "wall-", 5) == 0)
+		return !cpu;
+	for (size_t i = 0; i < sizeof cpu_codes / sizeof *cpu_codes; i++)
+		if (strcmp(w->code, cpu_codes[i]) == 0)
+			return cpu;
+	return 1;
+}
+
 const struct prof_warning *prof_warnings(size_t *n)
 {
 	*n = nlist;

@@ -33,11 +33,14 @@
  * Colours say which object a frame's code is in: the program (oranges),
  * the C library (greens), other libraries (blues), the kernel, the vDSO and
  * other system code (purples), unknown or anonymous code (greys), and in
- * a profile with wall-clock samples what a thread waited for, the wait
- * frames of off-CPU samples ("[futex queue_lock]", "[read pipe]",
+ * a graph of wall-clock or off-CPU samples what a thread waited for, the
+ * wait frames of off-CPU samples ("[futex queue_lock]", "[read pipe]",
  * "[runnable]"), in teals of their own; within a
  * family the shade comes from a hash of the name, so a function keeps its
- * colour across graphs.  A legend says so.
+ * colour across graphs.  A legend names the families drawn.  Under the
+ * subtitle, in red, the first warning about the samples drawn (a CPU graph
+ * does not give the wall sampler's, a wall graph not the CPU clocks':
+ * prof_warning_concerns), and how many more prof gave.
  *
  * The inline script (ECMAScript 5, in CDATA; its source is flame.js beside
  * this file, linted by tests/integ/flame_js.sh): click a frame to zoom (it fills
@@ -777,15 +780,28 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 	if (callers_cut)
 		fputs("; no callers' view (too many frames)", out);
 	fputs("</text>\n", out);
-	if (p->facts.nwarnings) {
+	/* The first warning about the samples drawn (not the wall sampler's
+	 * in the CPU graph, nor the CPU clocks' in a wall or off-CPU one),
+	 * and how many more there are. */
+	int cpu_view = o->event != PROF_EV_WALL && o->event != PROF_EV_OFFCPU;
+	const struct prof_warning *first = NULL;
+	size_t nmore = 0;
+	for (size_t i = 0; i < p->facts.nwarnings; i++)
+		if (prof_warning_concerns(&p->facts.warnings[i], cpu_view)) {
+			if (first)
+				nmore++;
+			else
+				first = &p->facts.warnings[i];
+		}
+	if (first) {
 		/* One line within the page's width (it was cut off at both
 		 * ends past 1200 px): the first warning as far as it fits, with
 		 * an ellipsis, whole in the line's tooltip. */
 		char more[80] = "";
-		if (p->facts.nwarnings > 1)
+		if (nmore)
 			snprintf(more, sizeof more, " (and %zu more: see prof's standard error)",
-				 p->facts.nwarnings - 1);
-		const char *text = p->facts.warnings[0].text;
+				 nmore);
+		const char *text = first->text;
 		size_t fit = (size_t)((FLAME_WIDTH - 2 * FLAME_XPAD) / FLAME_CHARW);
 		size_t used = strlen("warning: ") + strlen(more) + 1;
 		size_t room = fit > used ? fit - used : 0;
@@ -800,8 +816,9 @@ int prof_render_flame(const struct prof_profile *p, const struct prof_opts *o, F
 		fputs("</text>\n", out);
 	}
 	/* Legend: the object classes. */
-	/* (The off-CPU family only where the profile has wall-clock samples.) */
-	int nclass = p->events[PROF_EV_OFFCPU].present ? OC_NCLASS : OC_OFFCPU;
+	/* (The off-CPU family only in a graph of wall-clock or off-CPU
+	 * samples: a CPU graph has no waits.) */
+	int nclass = !cpu_view && p->events[PROF_EV_OFFCPU].present ? OC_NCLASS : OC_OFFCPU;
 	for (int c = 0, x = FLAME_XPAD; c < nclass; c++) {
 		int r, g, b;
 		colour(c, "legend", &r, &g, &b);
