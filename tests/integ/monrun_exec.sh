@@ -144,6 +144,31 @@ else
 	not_ok monrun_exec_self_path "files: $(files "$d"); $(head -c 400 "$d.err")"
 fi
 
+# 2c. A later run in the same place rewrites mon.out and its own
+#     mon.out.execN, and leaves the earlier run's higher ones: prof reading
+#     mon.out names those (the lowest first) as another run's, and not the
+#     new run's own; with none left over it says nothing of the kind (the
+#     fresh user's finding: seven stale files of an env chain, unmentioned).
+#     Mutations: the warning not given (stale_one, stale_two red);
+#     images_before not counted (stale_one names mon.out.exec1: red).
+d=$T/stale && mkdir -p "$d"
+(cd "$d" && "$MONRUN" "$T/ex" then 0.05 "$T/ex" then 0.05 "$T/ex" work 0.05 >/dev/null)
+"$PROF" -m "$d/mon.out" >/dev/null 2>"$d.err0"
+(cd "$d" && "$MONRUN" "$T/ex" then 0.05 "$T/ex" work 0.05 >/dev/null)
+"$PROF" -m "$d/mon.out" >/dev/null 2>"$d.err1"
+(cd "$d" && "$MONRUN" "$T/ex" work 0.05 >/dev/null)
+"$PROF" -m "$d/mon.out" >/dev/null 2>"$d.err2"
+got=$(files "$d")
+if [ "$got" = "mon.out mon.out.exec1 mon.out.exec2 " ] && ! grep -q 'earlier run' "$d.err0"
+then ok monrun_exec_stale_none
+else not_ok monrun_exec_stale_none "files: $got; $(grep 'earlier run' "$d.err0" | head -c 300)"; fi
+if grep -q "1 file beside $d/mon.out (mon.out.exec2) is of an earlier run, not of this one: .*ran one program before the one it shows, whose profile is mon.out.exec1; .*remove them" "$d.err1"
+then ok monrun_exec_stale_one
+else not_ok monrun_exec_stale_one "$(head -c 500 "$d.err1")"; fi
+if grep -q "2 files beside $d/mon.out (mon.out.exec1, mon.out.exec2) are of an earlier run, not of this one: .*ran no program before the one it shows" "$d.err2"
+then ok monrun_exec_stale_two
+else not_ok monrun_exec_stale_two "$(head -c 500 "$d.err2")"; fi
+
 # 3. PROFDIR and -o: the same rule on those names.
 d=$T/pd && mkdir -p "$d/dir"
 (cd "$d" && PROFDIR="$d/dir" "$MONRUN" "$T/ex" then 0.1 "$T/ex" work 0.1 >/dev/null)

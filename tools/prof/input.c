@@ -323,6 +323,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	 * nothing of the process is elsewhere. */
 	int split = 0;
 	for (size_t i = 0; i < m->nimages; i++)
+		r->images_before += m->images[i].role == MONOUT_IMAGE_EARLIER;
+	for (size_t i = 0; i < m->nimages; i++)
 		split |= m->images[i].role == MONOUT_IMAGE_NEXT ||
 			 (m->images[i].role == MONOUT_IMAGE_EARLIER && m->images[i].file_len);
 	if (split) {

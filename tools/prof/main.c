@@ -127,6 +127,18 @@ static const char *main_path(const struct prof_data *d)
 	return "an unnamed program";
 }
 
+/* Opens the directory that holds the file name ("." for a bare name), its
+ * path into dir (len bytes); NULL if that is longer or cannot be opened. */
+static DIR *open_dir_of(const char *name, char *dir, size_t len)
+{
+	const char *slash = strrchr(name, '/');
+	if (slash != NULL && (size_t)(slash - name) >= len)
+		return NULL;
+	snprintf(dir, len, "%.*s", slash ? (int)(slash - name) + (slash == name) : 1,
+		 slash ? name : ".");
+	return opendir(dir);
+}
+
 /* Never silent: monrun -f writes each followed child's profile beside its
  * parent's, named PID.PROGRAM (PID.PROGRAM.iSEQ.TIME with intervals; with
  * -o FILE, FILE.PID), and a report of one of them alone leaves the others
@@ -159,11 +171,7 @@ static void warn_profiles_beside(const char *name, const struct prof_data *d, do
 		return;
 	}
 	size_t nprog = strlen(prog);
-	if (nprog == 0 || (slash != NULL && (size_t)(slash - name) >= sizeof dir))
-		return;
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - name) + (slash == name) : 1,
-		 slash ? name : ".");
-	DIR *dp = opendir(dir);
+	DIR *dp = nprog ? open_dir_of(name, dir, sizeof dir) : NULL;
 	if (dp == NULL)
 		return;
 	size_t n = 0;
@@ -203,6 +211,63 @@ static void warn_profiles_beside(const char *name, const struct prof_data *d, do
 		  (unsigned long long)pid, n, n == 1 ? "" : "s", prog, n == 1 ? "is" : "are",
 		  first[0], n > 1 ? ", " : "", n > 1 ? first[1] : "", n > 2 ? ", " : "",
 		  n > 3 ? "..." : n > 2 ? first[2] : "", prog, dir);
+}
+
+/* Never silent: a process that execs leaves the profile of each image
+ * before its last as NAME.execN, N from 1 (monitor.c, follow.c), and a later
+ * run writing NAME overwrites only its own.  The NAME.execN files beside
+ * name whose N is past the images its process ran before (IMAGES) are
+ * another run's; says so, naming at most three of them. */
+static void warn_exec_files_beside(const char *name, const struct prof_data *d)
+{
+	const char *slash = strrchr(name, '/'), *base = slash ? slash + 1 : name;
+	char dir[4096];
+	DIR *dp = open_dir_of(name, dir, sizeof dir);
+	if (dp == NULL)
+		return;
+	size_t nb = strlen(base), n = 0;
+	unsigned long long low[3];	/* the three lowest N, in order */
+	uint32_t k = d->run.images_before;
+	struct dirent *e;
+	while ((e = readdir(dp)) != NULL) {
+		const char *q = e->d_name, *num = q + nb + 5;
+		if (strncmp(q, base, nb) != 0 || strncmp(q + nb, ".exec", 5) != 0 ||
+		    *num < '1' || *num > '9' || strspn(num, "0123456789") != strlen(num))
+			continue;
+		unsigned long long v = strtoull(num, NULL, 10);
+		if (v <= k)
+			continue;
+		size_t at = n < 3 ? n : 3;
+		while (at > 0 && low[at - 1] > v) {
+			if (at < 3)
+				low[at] = low[at - 1];
+			at--;
+		}
+		if (at < 3)
+			low[at] = v;
+		n++;
+	}
+	closedir(dp);
+	if (n == 0)
+		return;
+	char first[3][300];
+	for (size_t i = 0; i < 3 && i < n; i++)
+		snprintf(first[i], sizeof first[i], "%s.exec%llu", base, low[i]);
+	char ran[600];
+	if (k == 0)
+		snprintf(ran, sizeof ran, "ran no program before the one it shows, so no %s.execN "
+			 "file is of its run", base);
+	else if (k == 1)
+		snprintf(ran, sizeof ran, "ran one program before the one it shows, whose profile "
+			 "is %s.exec1", base);
+	else
+		snprintf(ran, sizeof ran, "ran %u programs before the one it shows, whose "
+			 "profiles are %s.exec1 to %s.exec%u", k, base, base, k);
+	prof_warn("stale-exec-files", "%zu file%s beside %s (%s%s%s%s%s) %s of an earlier run, "
+		  "not of this one: the process that wrote %s %s; this report leaves them "
+		  "out (remove them, so that they are not taken for this run's)", n, n == 1 ? "" : "s", name,
+		  first[0], n > 1 ? ", " : "", n > 1 ? first[1] : "", n > 2 ? ", " : "",
+		  n > 3 ? "..." : n > 2 ? first[2] : "", n == 1 ? "is" : "are", base, ran);
 }
 
 /* The data files to read: -m's, positional data files, and the profiles of
@@ -1075,6 +1140,8 @@ int main(int argc, char **argv)
 		int timed = prof_file_span(&d, &t0, &t1) == 0;
 		if (in.n == 1 && !in.v[i].from_dir && timed)
 			warn_profiles_beside(in.v[i].name, &d, t0);
+		if (in.n == 1 && !in.v[i].from_dir)
+			warn_exec_files_beside(in.v[i].name, &d);
 		if (program && !program_is(program, this_prog, path, d.run.command)) {
 			prof_warn_release(0);
 			nother++;

@@ -170,6 +170,9 @@ struct prof_run {
 	 * as a sentence; NULL if one image, or if the images before this
 	 * one wrote no profile (they took no sample) and it exec'd none. */
 	char *images;
+	/* How many images the process ran before the one shown (IMAGES), and
+	 * so the highest N of its NAME.execN files; 0 without the record. */
+	uint32_t images_before;
 };
 
 /* One sampled call stack (mon.out STACKS). */
