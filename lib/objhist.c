@@ -66,9 +66,11 @@ static int anon_tick(uintptr_t pc, uint64_t weight)
 	uint64_t h = ((uint64_t)pc * 0x9e3779b97f4a7c15ull) >> 50;	/* 14 bits */
 	for (unsigned i = 0; i < MON_ANON_PROBES; i++) {
 		struct monout_call *c = &t[(h + i) & (MON_ANON_SLOTS - 1)];
-		uint64_t cur = __atomic_load_n(&c->selfpc, __ATOMIC_ACQUIRE);
-		if (cur == 0 && __atomic_compare_exchange_n(&c->selfpc, &cur, (uint64_t)pc, 0,
-							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* A compare-and-swap first, not a load (first_write below):
+		 * on failure it gives the slot's PC. */
+		uint64_t cur = 0;
+		if (__atomic_compare_exchange_n(&c->selfpc, &cur, (uint64_t)pc, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
 			__atomic_add_fetch(&anon_taken, 1, __ATOMIC_RELEASE);
 			cur = pc;
 		}
@@ -80,6 +82,19 @@ static int anon_tick(uintptr_t pc, uint64_t weight)
 	return 0;	/* table full around this PC: the caller counts it dropped */
 }
 
+/* The bins, the anonymous table and the span map are zero-fill pages,
+ * backed as ticks first reach them.  A tick's first access to such a page
+ * is a write (a compare-and-swap, which faults as a write even when it
+ * fails), never a load: a page first read is mapped to the kernel's shared
+ * zero page, and the write after it replaces that with a copy and flushes
+ * the page from the TLB of every CPU the process runs on (an IPI to each:
+ * in a VM here 1 to 3.5 ms of a handler, perf record -g, do_wp_page under
+ * charge and mon_stack_table_add_in).  Under the itimer clock a handler
+ * that long is still running at the kernel's next tick, whose SIGPROF
+ * then goes to another thread, one waiting in nanosleep ending with EINTR
+ * (tests/integ/monrun_itimer_stolen.sh itimer_runtime_no_eintr: 10 runs of
+ * 40 here; kernel/signal.c complete_signal).  A write to a page never
+ * mapped takes a fresh zeroed page and flushes nothing. */
 static void *zalloc(size_t size)
 {
 	void *p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
@@ -119,7 +134,7 @@ static int charge(const struct mon_objhist_set *set, uintptr_t pc, uint64_t weig
 			lo = mid + 1;
 		else {
 			uint32_t *bin = &h->bins[(pc - h->lowpc) >> h->shift];
-			uint32_t old = __atomic_load_n(bin, __ATOMIC_RELAXED), new;
+			uint32_t old = 0, new;	/* no load first (zalloc) */
 			do {
 				new = UINT32_MAX - old < weight ? UINT32_MAX : old + (uint32_t)weight;
 			} while (!__atomic_compare_exchange_n(bin, &old, new, 1, __ATOMIC_RELAXED,
@@ -179,6 +194,9 @@ static int add_segments(const struct mon_object_info *o, void *arg)
 			sc->err = ENOMEM;
 			return 1;
 		}
+		/* The span map is read by every tick: backed now, by writes
+		 * (zalloc). */
+		memset(h->touched, 0, nwords * sizeof *h->touched);
 		h->lowpc = lowpc;
 		h->highpc = highpc;
 		h->load_bias = info->dlpi_addr;

@@ -133,6 +133,26 @@ static size_t live_from(const struct mon_stack_table *t, size_t i)
 	return t->nslots;
 }
 
+/* A slot's state, read by a write: a compare-and-swap of EMPTY for EMPTY,
+ * which faults as a write whatever it finds and leaves the state as it
+ * was (an atomic OR or ADD of nothing compiles to a load and a
+ * compare-and-swap loop with GCC, and to a fence and a load with clang:
+ * a read first).  The slots
+ * are zero-fill pages, backed as stacks first reach them, and a page's
+ * first access must be a write: a page first read is mapped to the
+ * kernel's zero page, whose replacement at the first write flushes the TLB
+ * of every CPU the process runs on, an IPI each (1 to 3.5 ms of a handler
+ * in a VM here; objhist.c zalloc says what a handler that long costs
+ * under the itimer clock).  Every other field of a slot is written before
+ * it is read (FILLING, then READY); the live map is backed at creation. */
+static uint32_t state_of(const struct slot *s)
+{
+	uint32_t st = EMPTY;
+	__atomic_compare_exchange_n((uint32_t *)(uintptr_t)&s->state, &st, EMPTY, 0,
+				    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE);
+	return st;
+}
+
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define ADD(x, v) ((void)__atomic_add_fetch(&(x), (v), __ATOMIC_RELAXED))
 
@@ -194,6 +214,7 @@ struct mon_stack_table *mon_stack_table_new(unsigned max_stacks, unsigned depth)
 		return NULL;
 	}
 	t->live = (uint64_t *)(void *)(t->slots + t->nslots);
+	memset(t->live, 0, live_words(t->nslots) * sizeof *t->live);	/* backed (state_of) */
 	return t;
 }
 
@@ -251,7 +272,7 @@ int mon_stack_table_add_in(struct mon_stack_table *t, uint32_t set, uint64_t tid
 	size_t i = (size_t)h64 & mask;
 	for (unsigned probe = 0; probe < PROBES; probe++, i = (i + 1) & mask) {
 		struct slot *s = &t->slots[i];
-		uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		uint32_t st = state_of(s);
 		if (st == READY) {
 			if (same(t, s, hash, set, tid, flags, pcs, n)) {
 				ADD(s->count, weight);
@@ -307,7 +328,7 @@ int mon_stack_table_each(const struct mon_stack_table *t,
 {
 	for (size_t i = live_from(t, 0); i < t->nslots; i = live_from(t, i + 1)) {
 		const struct slot *s = &t->slots[i];
-		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != READY)
+		if (state_of(s) != READY)	/* a group's other slots: maybe a page not yet backed */
 			continue;
 		int rc = fn(__atomic_load_n(&s->count, __ATOMIC_RELAXED), s->tid, s->flags,
 			    t->pool + s->at, s->depth, arg);
@@ -348,7 +369,8 @@ void mon_stack_table_reset(struct mon_stack_table *t)
 	/* Private anonymous mappings: dropping the pages gives zero pages
 	 * back without copying a fork parent's. */
 	if (madvise(t->slots, t->slot_bytes, MADV_DONTNEED) != 0)
-		memset(t->slots, 0, t->nslots * sizeof *t->slots + live_words(t->nslots) * sizeof *t->live);
+		memset(t->slots, 0, t->nslots * sizeof *t->slots);
+	memset(t->live, 0, live_words(t->nslots) * sizeof *t->live);	/* backed again */
 	__atomic_store_n(&t->pool_next, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->used, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&t->lost, 0, __ATOMIC_RELAXED);
@@ -669,7 +691,7 @@ static int next_set(const struct mon_stack_table *t, int first, uint32_t after, 
 	int found = 0;
 	for (size_t i = live_from(t, 0); i < t->nslots; i = live_from(t, i + 1)) {
 		const struct slot *s = &t->slots[i];
-		if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != READY ||
+		if (state_of(s) != READY ||
 		    (!first && s->set <= after) || (found && s->set >= *set))
 			continue;
 		*set = s->set;
@@ -694,7 +716,7 @@ static int put_table(struct monout_writer *w, const struct mon_stack_table *t)
 			h.lost = mon_stack_table_lost(t);
 		for (size_t i = live_from(t, 0); i < t->nslots; i = live_from(t, i + 1)) {
 			const struct slot *s = &t->slots[i];
-			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == READY && s->set == set &&
+			if (state_of(s) == READY && s->set == set &&
 			    (s->flags & MON_STACK_TRUNCATED))
 				h.truncated += __atomic_load_n(&s->count, __ATOMIC_RELAXED);
 		}
@@ -702,7 +724,7 @@ static int put_table(struct monout_writer *w, const struct mon_stack_table *t)
 			return -1;
 		for (size_t i = live_from(t, 0); more && i < t->nslots; i = live_from(t, i + 1)) {
 			const struct slot *s = &t->slots[i];
-			if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == READY && s->set == set &&
+			if (state_of(s) == READY && s->set == set &&
 			    monout_stacks_add(w, __atomic_load_n(&s->count, __ATOMIC_RELAXED), s->tid,
 					      s->flags, t->pool + s->at, s->depth) < 0)
 				return -1;
