@@ -212,6 +212,10 @@ MON_HIDDEN void mon_itimer_stop(void);
  * program's waiting system call with EINTR (clock.c itimer_cut): 1, else 0.
  * A fork child starts clear. */
 MON_HIDDEN int mon_itimer_was_cut(void);
+/* Ticks that reached a thread while its tick handler ran (the itimer
+ * clock's, which nest: clock.c on_tick) and were not samples, since the
+ * process started; 0 or more.  Async-signal-safe. */
+MON_HIDDEN unsigned long mon_clock_nested_ticks(void);
 /* The signal the runtime's own threads take for real (mon_sig_runtime_thread):
  * SIGPROF while the itimer clock runs in this process, else 0. */
 MON_HIDDEN int mon_clock_runtime_signal(void);
@@ -306,13 +310,20 @@ MON_HIDDEN void mon_exec_failed(void);
 
 /* Take sig for a clock: the kernel's disposition becomes a dispatcher that
  * runs tick() for instances is_ours() recognises and does what the
- * program's (virtual) disposition says for the others.  is_tick: a tick
- * signal (never blocked for real, hidden in every handler's sa_mask).
- * yield: NULL when is_ours tells ticks apart exactly; else called (outside
- * any lock of sigguard's) when the program installs a handler of its own,
- * to stop the clock and mon_sig_disown(sig) before the program gets it.
- * 0 or -1/errno (EINVAL). */
-MON_HIDDEN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
+ * program's (virtual) disposition says for the others.  flags:
+ * MON_SIG_TICK, a tick signal (never blocked for real, hidden in every
+ * handler's sa_mask); MON_SIG_NESTS, the dispatcher runs with sig itself
+ * unblocked (SA_NODEFER), so that an instance raised while this thread
+ * runs it is this thread's, nested, and tick() must return at once for it
+ * (the itimer clock: blocked, the process's SIGPROF goes to another
+ * thread, one waiting in a system call among them, which it ends with
+ * EINTR).  yield: NULL when is_ours tells ticks apart exactly; else called
+ * (outside any lock of sigguard's) when the program installs a handler of
+ * its own, to stop the clock and mon_sig_disown(sig) before the program
+ * gets it.  0 or -1/errno (EINVAL). */
+#define MON_SIG_TICK 1u
+#define MON_SIG_NESTS 2u
+MON_HIDDEN int mon_sig_own(int sig, unsigned flags, int (*is_ours)(int, const siginfo_t *),
 			   void (*tick)(int, siginfo_t *, void *), void (*yield)(int));
 /* Give sig back: pending instances discarded, the program's disposition
  * (and, for this thread, its mask) set for real. */

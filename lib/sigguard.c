@@ -103,6 +103,7 @@ struct owned {
 	int (*is_ours)(int, const siginfo_t *);
 	void (*tick)(int, siginfo_t *, void *);
 	void (*yield)(int);		/* non-NULL: give the signal up to a handler of the program's */
+	int nests;			/* MON_SIG_NESTS: the dispatcher runs with sig unblocked */
 	struct sigaction prog[2];	/* the program's, double-buffered */
 	unsigned cur;			/* index of the valid prog[] */
 };
@@ -387,14 +388,16 @@ MON_NO_TSAN static void forward(int sig, siginfo_t *si, void *ucv)
 	 * stack (it runs on this one: the dispatcher has no SA_ONSTACK, but
 	 * the program's view is kept), the signal itself unless SA_NODEFER.
 	 * The kernel gave this dispatcher the interrupted mask plus the hidden
-	 * signals and sig: change it only if that differs. */
+	 * signals and sig (not sig if it nests): change it only if that
+	 * differs. */
 	sigset_t want = uc->uc_sigmask, now = uc->uc_sigmask;
 	int differs = 0, hide = (pa.sa_flags & SA_ONSTACK) != 0;
 	for (int s = 1; s < NSIGS; s++) {
 		int w = sigismember(&want, s) == 1 || sigismember(&pa.sa_mask, s) == 1 ||
 			(hide && sigismember(&hidden, s) == 1) ||
 			(s == sig && !(pa.sa_flags & SA_NODEFER));
-		int n = sigismember(&now, s) == 1 || sigismember(&hidden, s) == 1 || s == sig;
+		int n = sigismember(&now, s) == 1 || sigismember(&hidden, s) == 1 ||
+			(s == sig && !o->nests);
 		if (w)
 			sigaddset(&want, s);
 		if (n)
@@ -494,22 +497,46 @@ MON_NO_TSAN int mon_sig_in_runtime_thread(void)
 
 /* ---- owning a signal ---------------------------------------------------- */
 
-MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const siginfo_t *),
+/* The dispatcher's disposition for sig: sig blocked while it runs unless
+ * nests (SA_NODEFER and out of the mask; see mon_sig_own), the other tick
+ * signals blocked.  Under lock. */
+MON_NO_TSAN static int install_dispatch(int sig, int nests)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = dispatch;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (nests ? SA_NODEFER : 0);
+	sa.sa_mask = hidden;
+	if (nests)
+		sigdelset(&sa.sa_mask, sig);
+	else
+		sigaddset(&sa.sa_mask, sig);
+	return mon_real_sigaction(sig, &sa, NULL);
+}
+
+MON_NO_TSAN int mon_sig_own(int sig, unsigned flags, int (*is_ours)(int, const siginfo_t *),
 		void (*tick)(int, siginfo_t *, void *), void (*yield)(int))
 {
 	if (sig <= 0 || sig >= NSIGS || sig == SIGKILL || sig == SIGSTOP)
 		return mon_fail(EINVAL);
+	int nests = (flags & MON_SIG_NESTS) != 0;
 	sigset_t m_ = lock();
 	none_pending = 0;	/* a clock is about to be armed */
 	struct owned *o = &own[sig];
 	if (o->on) {
+		if (o->nests != nests && install_dispatch(sig, nests) < 0) {
+			int e = errno;
+			unlock(m_);
+			return mon_fail(e);
+		}
+		o->nests = nests;
 		o->is_ours = is_ours;
 		o->tick = tick;
 		o->yield = yield;
 		unlock(m_);
 		return 0;
 	}
-	struct sigaction cur, sa;
+	struct sigaction cur;
 	if (mon_real_sigaction(sig, NULL, &cur) < 0) {
 		unlock(m_);
 		return -1;
@@ -520,18 +547,14 @@ MON_NO_TSAN int mon_sig_own(int sig, int is_tick, int (*is_ours)(int, const sigi
 	o->is_ours = is_ours;
 	o->tick = tick;
 	o->yield = yield;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = dispatch;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART;
-	sa.sa_mask = hidden;
-	sigaddset(&sa.sa_mask, sig);
-	if (mon_real_sigaction(sig, &sa, NULL) < 0) {
+	o->nests = nests;
+	if (install_dispatch(sig, nests) < 0) {
 		int e = errno;
 		unlock(m_);
 		return mon_fail(e);
 	}
 	__atomic_store_n(&o->on, 1, __ATOMIC_RELEASE);
-	if (is_tick) {
+	if (flags & MON_SIG_TICK) {
 		sigaddset(&hidden, sig);
 		patch_all(sig, 1);
 		/* This thread: the program's view of its mask stays, the real
