@@ -390,9 +390,6 @@ static __thread int in_tick __attribute__((tls_model("initial-exec")));
 /* Ticks that came nested, since the process started (mon_clock_nested_ticks). */
 static unsigned long nested_ticks;
 
-/* Test hook (tests/unit/test_itimer_nested.c): run in on_tick before the
- * sample is handed on. */
-MON_HIDDEN void mon_tick_probe(void) __attribute__((weak));
 
 unsigned long mon_clock_nested_ticks(void)
 {
@@ -434,8 +431,6 @@ static inline __attribute__((always_inline)) void take_tick(int sig, siginfo_t *
 	else if (si != NULL && si->si_code == SI_TIMER && si->si_overrun > 0)
 		weight += (unsigned)si->si_overrun;
 	void (*tick)(const void *, uintptr_t, uint64_t) = __atomic_load_n(&deliver, __ATOMIC_ACQUIRE);
-	if (mon_tick_probe)
-		mon_tick_probe();
 	if (weight > 0 && tick != NULL)
 		tick(ucv, mon_arch_context_pc(ucv), weight);
 	errno = saved_errno;

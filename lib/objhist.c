@@ -67,10 +67,12 @@ static int anon_tick(uintptr_t pc, uint64_t weight)
 	for (unsigned i = 0; i < MON_ANON_PROBES; i++) {
 		struct monout_call *c = &t[(h + i) & (MON_ANON_SLOTS - 1)];
 		/* A compare-and-swap first, not a load (first_write below):
-		 * on failure it gives the slot's PC. */
-		uint64_t cur = 0;
-		if (__atomic_compare_exchange_n(&c->selfpc, &cur, (uint64_t)pc, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE)) {
+		 * on failure it gives the slot's PC.  (The __sync forms here
+		 * return the value seen: no local whose address is taken, which
+		 * AddressSanitizer gives a frame of its own on the tick's path,
+		 * stack_use.sh stack_use_altstack_*.) */
+		uint64_t cur = __sync_val_compare_and_swap(&c->selfpc, 0, (uint64_t)pc);
+		if (cur == 0) {
 			__atomic_add_fetch(&anon_taken, 1, __ATOMIC_RELEASE);
 			cur = pc;
 		}
@@ -134,11 +136,14 @@ static int charge(const struct mon_objhist_set *set, uintptr_t pc, uint64_t weig
 			lo = mid + 1;
 		else {
 			uint32_t *bin = &h->bins[(pc - h->lowpc) >> h->shift];
-			uint32_t old = 0, new;	/* no load first (zalloc) */
-			do {
-				new = UINT32_MAX - old < weight ? UINT32_MAX : old + (uint32_t)weight;
-			} while (!__atomic_compare_exchange_n(bin, &old, new, 1, __ATOMIC_RELAXED,
-							      __ATOMIC_RELAXED));
+			uint32_t old = 0, seen;	/* no load first (zalloc) */
+			for (;;) {
+				uint32_t new = UINT32_MAX - old < weight ? UINT32_MAX : old + (uint32_t)weight;
+				seen = __sync_val_compare_and_swap(bin, old, new);	/* (anon_tick) */
+				if (seen == old)
+					break;
+				old = seen;
+			}
 			size_t k = ((pc - h->lowpc) >> h->shift) / MON_OBJHIST_SPAN;
 			uint64_t bit = (uint64_t)1 << (k % 64);
 			if (!(__atomic_load_n(&h->touched[k / 64], __ATOMIC_RELAXED) & bit))

@@ -40,7 +40,8 @@ for t in "$B"/tests/unit/*; do
 	[ -x "$t" ] || continue
 	n=$(basename "$t")
 	out="$log/unit-$n.out"
-	# cmocka in TAP mode: a plan "1..N", then "ok K - NAME" / "not ok K - NAME".
+	# cmocka in TAP mode: a plan "1..N", then "ok K - NAME" / "not ok K - NAME",
+	# and "not ok K # SKIP NAME" for a case that called skip(): skipped.
 	t0=$(date +%s)
 	CMOCKA_MESSAGE_OUTPUT=TAP $TMO $DFL "$t" >"$out" 2>&1
 	rc=$?
@@ -49,19 +50,22 @@ for t in "$B"/tests/unit/*; do
 	timed_out $rc && to=1
 	plan=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$out" | head -n 1)
 	p=$(grep -c '^ok ' "$out")
-	f=$(grep -c '^not ok ' "$out")
-	grep '^not ok ' "$out" | sed "s|^not ok [0-9]* - |FAIL unit/$n: |" | tee -a "$failed"
+	s=$(grep -c '^not ok [0-9]* # SKIP' "$out")
+	f=$(($(grep -c '^not ok ' "$out") - s))
+	grep '^not ok ' "$out" | grep -v '^not ok [0-9]* # SKIP' |
+		sed "s|^not ok [0-9]* - |FAIL unit/$n: |" | tee -a "$failed"
+	grep '^not ok [0-9]* # SKIP' "$out" | sed "s|^not ok [0-9]* # SKIP *|SKIP unit/$n: |"
 	# No plan, fewer results than planned (a crash), or a failing exit
 	# with no failed case: the program fails once more.
 	if [ $to = 1 ]; then
 		f=$((f + 1))
 		echo "FAIL unit/$n: timed out after $LIMIT s (TEST_TIMEOUT), $((p + f - 1)) of ${plan:-?} results, see $out" | tee -a "$failed"
-	elif [ -z "$plan" ] || [ $((p + f)) -lt "$plan" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
+	elif [ -z "$plan" ] || [ $((p + f + s)) -lt "$plan" ] || { [ $rc -ne 0 ] && [ "$f" -eq 0 ]; }; then
 		f=$((f + 1))
-		echo "FAIL unit/$n (exit $rc, $((p + f - 1)) of ${plan:-?} results, see $out)" | tee -a "$failed"
+		echo "FAIL unit/$n (exit $rc, $((p + f + s - 1)) of ${plan:-?} results, see $out)" | tee -a "$failed"
 	fi
 	echo "unit/$n: $p passed, $f failed in $dt s"
-	pass=$((pass + p)); fail=$((fail + f))
+	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 done
 for t in tests/integ/*.sh; do
 	case $t in */lib.sh) continue ;; esac

@@ -14,8 +14,9 @@
  * tests/integ/monrun_itimer_stolen.sh, 1 run in 7 here), and the clock
  * stopped for the rest of the run (itimer_cut).
  *
- *   handler_past_expiry_no_eintr  main spins; the tick handler's test hook
- *                                 (mon_tick_probe) makes 20 of main's ticks
+ *   handler_past_expiry_no_eintr  main spins; the tick handler's sample goes
+ *                                 through slow_tick (mon_clock_deliver_to),
+ *                                 which makes 20 of main's ticks
  *                                 run on until a tick comes nested (at
  *                                 most 50 ms of CPU each); a
  *                                 second thread sleeps in 2 ms nanosleep
@@ -47,6 +48,7 @@
 #include "autostart_rerun.h"
 #include "mon.h"
 #include "runtime.h"
+#include "sampler.h"
 
 extern char etext[];
 
@@ -73,21 +75,22 @@ static uint64_t mono(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-/* In main's tick handler: CPU until a tick came nested, or 50 ms of it.
- * The kernel looks at the process's CPU timers at its own tick (HZ: 250
- * here, so 4 ms apart), and the handler starts just after one: a handler
- * of less than a kernel tick never sees the timer expire again, whatever
- * the itimer's period. */
-void mon_tick_probe(void);
-void mon_tick_probe(void)
+/* Where the tick handler hands the sample on (mon_clock_deliver_to, in
+ * place of the sampler's): in main, CPU until a tick came nested, or 50 ms
+ * of it, then the sample as usual.  The kernel looks at the process's CPU
+ * timers at its own tick (HZ: 250 here, so 4 ms apart), and the handler
+ * starts just after one: a handler of less than a kernel tick never sees
+ * the timer expire again, whatever the itimer's period. */
+static void slow_tick(const void *context, uintptr_t pc, uint64_t weight)
 {
-	if ((pid_t)syscall(SYS_gettid) != main_tid || __atomic_load_n(&slow_left, __ATOMIC_RELAXED) <= 0)
-		return;
-	__atomic_sub_fetch(&slow_left, 1, __ATOMIC_RELAXED);
-	uint64_t t0 = thread_cpu();
-	unsigned long n0 = mon_clock_nested_ticks();
-	while (mon_clock_nested_ticks() == n0 && thread_cpu() - t0 < SLOW_CPU_NS)
-		;
+	if ((pid_t)syscall(SYS_gettid) == main_tid && __atomic_load_n(&slow_left, __ATOMIC_RELAXED) > 0) {
+		__atomic_sub_fetch(&slow_left, 1, __ATOMIC_RELAXED);
+		uint64_t t0 = thread_cpu();
+		unsigned long n0 = mon_clock_nested_ticks();
+		while (mon_clock_nested_ticks() == n0 && thread_cpu() - t0 < SLOW_CPU_NS)
+			;
+	}
+	mon_sampler_tick(context, pc, weight);
 }
 
 static void *sleeper(void *arg)
@@ -114,6 +117,7 @@ static void handler_past_expiry_no_eintr(void **s)
 	assert_int_equal(pthread_create(&t, NULL, sleeper, NULL), 0);
 	if (monstartup((int (*)(void))2, etext) < 0)
 		fail_msg("monstartup: errno %d", errno);
+	mon_clock_deliver_to(slow_tick);
 	__atomic_store_n(&slow_left, SLOW_TICKS, __ATOMIC_RELAXED);
 	/* Main spins until its 20 slow ticks are done or the clock was cut (a
 	 * bound of 60 s of wall-clock time, beside the script's own limit). */
@@ -122,6 +126,7 @@ static void handler_past_expiry_no_eintr(void **s)
 		;
 	int cut = mon_itimer_was_cut();
 	unsigned long nested = mon_clock_nested_ticks();
+	mon_clock_deliver_to(mon_sampler_tick);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
 	assert_int_equal(pthread_join(t, NULL), 0);
 	monitor(0, 0, 0, 0, 0);
