@@ -32,12 +32,18 @@
 #                          [futex queue_lock, held by tid HOLDER (NAME)]
 #   wall_truth_prof_reasons  ... the condition thread's under start_cond ending in
 #                          [futex condvar ready_cond], main's in [join tid WORKER]
+#   wall_truth_cpu         the CPU profile of the same run keeps its accuracy:
+#                          each phase's share of the CPU samples in the phases
+#                          (prof's folded stacks) within 1.5 pp of its share of
+#                          the CPU the threads used in them (their CPU clocks;
+#                          their user CPU under the perf clock, user-only)
 # Mutations: the R split taken as always running (split_running) fails
 # wall_truth_offcpu; mon_unwind replaced by the PC alone fails
 # wall_truth_stacks; no owner read (describe_futex) fails wall_truth_reasons;
 # is_condvar always 0 fails wall_truth_condvar and wall_truth_prof_reasons,
 # always 1 fails wall_truth_condvar (the mutex, the barrier); is_join
-# always 0 fails wall_truth_join and wall_truth_prof_reasons.
+# always 0 fails wall_truth_join and wall_truth_prof_reasons; wall samples
+# counted as CPU ones fails wall_truth_cpu.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/wall_lib.inc"
 
@@ -181,3 +187,35 @@ jn=$(awk 'FNR == NR { if ($1 == "thread") w["[join tid " $4 "]"] = 1; next }
 if [ "$cv" -ge 250 ] && [ "$jn" -ge 50 ]; then ok wall_truth_prof_reasons
 else wall_san_not_ok wall_truth_prof_reasons "$cv samples of start_cond in [futex condvar ready_cond], $jn of main in [join tid WORKER]: $(grep -E 'start_cond|join' "$T/folded" | head -n 3)" \
     "the sanitizer's interceptors (nanosleep, read) are built with frame pointers, and a blocked thread's walk starts from the SP and PC /proc gives, without its frame pointer, so it ends in them"; fi
+# The CPU profile of the same run: each phase's share of the CPU samples in
+# the phases against its share of the CPU the threads used in them: their
+# user CPU under the perf clock, which samples user time only (FACTS flag 2,
+# docs/reliability.md section 6), else their whole CPU clock.
+"$B/bin/prof" --format=folded -m "$T/truth.mon" "$T/truth" >"$T/cpu.folded" 2>"$T/cpu.err"
+clock=$("$B/bin/prof" -s -m "$T/truth.mon" "$T/truth" 2>&1 | sed -n 's/^clock \([^,]*\),.*/\1/p' | head -n 1)
+user=0
+case $clock in perf*) user=1 ;; esac
+r=$(awk -v user=$user 'FNR == NR {
+		if ($1 == "thread") { v = user ? $14 : $10; want["phase_" $2] = v; all += v }
+		next
+	}
+	{
+		n = $NF; l = $0; sub(/ [0-9.]+$/, "", l); k = split(l, f, ";")
+		# the innermost phase frame, without the suffix of a copy (phase_cpu.constprop.0)
+		for (i = k; i >= 1; i--) { g = f[i]; sub(/\..*/, "", g); if (g in want) { got[g] += n; tot += n; break } }
+	}
+	END {
+		if (tot == 0 || all == 0) { print "no CPU samples in the phases (" tot ") or no CPU in them (" all " us)"; exit }
+		bad = ""; s = ""
+		for (p in want) {
+			m = 100 * got[p] / tot; w = 100 * want[p] / all; d = m - w
+			s = s sprintf(" %s %.2f (%.2f)", p, m, w)
+			if (d > 1.5 || d < -1.5) bad = bad sprintf(" %s %.2f vs %.2f", p, m, w)
+		}
+		printf "%s %d CPU samples in the phases, %d us of %s CPU (%s clock):%s\n", bad == "" ? "ok" : "off" bad " --", tot, all, user ? "user" : "all", clock, s
+	}' clock="$clock" "$T/truth.out" "$T/cpu.folded")
+echo "# $r"
+case $r in
+ok*) ok wall_truth_cpu ;;
+*) not_ok wall_truth_cpu "$r" ;;
+esac

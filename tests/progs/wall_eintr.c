@@ -10,16 +10,23 @@
  * poll 1 ms (no descriptors), select 300 us, futex FUTEX_WAIT 200 us (a word
  * nobody changes), read of a pipe and of a socketpair (a writer thread
  * sends a byte every 200 us), sigtimedwait 500 us (SIGUSR2, blocked, never
- * sent).  SIGWINCH and SIGURG are caught without SA_RESTART, so that a
+ * sent), io_uring_enter 1 ms (waiting for a completion of a ring with
+ * nothing submitted, its timeout given by IORING_ENTER_EXT_ARG; ETIME at
+ * its end).  SIGWINCH and SIGURG are caught without SA_RESTART, so that a
  * signal sent to any of these threads would show as EINTR.  Prints one line
  * per kind and a total:
  *   kind NAME calls N eintr N early N other N
  *   total calls N eintr N early N other N
- * ("other": an unexpected result).  Exit 0.
+ * ("other": an unexpected result).  A kind the kernel refuses (io_uring
+ * disabled, /proc/sys/kernel/io_uring_disabled, or older than 5.11) is
+ * not run and says so instead:
+ *   kind NAME refused REASON
+ * Exit 0.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/futex.h>
+#include <linux/io_uring.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -43,7 +50,10 @@ struct tally {
 	const char *name;
 	long calls, eintr, early, other;
 };
-static struct tally tallies[8];
+#define KINDS 9
+static struct tally tallies[KINDS];
+static int ring_fd = -1;
+static const char *ring_refused;
 
 static uint64_t now_ns(void)
 {
@@ -166,6 +176,40 @@ static void *k_sigtimedwait(void *a)
 	return NULL;
 }
 
+/* Waits for a completion on a ring where nothing was submitted: the wait
+ * ends at its timeout, -ETIME. */
+static void *k_io_uring(void *a)
+{
+	struct tally *t = a;
+	for (long i = 0; i < n_calls; i++) {
+		struct __kernel_timespec d = { 0, 1000000 };
+		struct io_uring_getevents_arg arg;
+		memset(&arg, 0, sizeof arg);
+		arg.ts = (uint64_t)(uintptr_t)&d;
+		uint64_t t0 = now_ns();
+		long rc = syscall(SYS_io_uring_enter, ring_fd, 0, 1,
+				  IORING_ENTER_GETEVENTS | IORING_ENTER_EXT_ARG, &arg, sizeof arg);
+		int e = errno;
+		if (rc > 0)
+			t->other++;	/* nothing was submitted */
+		note(t, rc, e, ETIME, now_ns() - t0, 1000000);
+	}
+	return NULL;
+}
+
+/* A ring of 4 entries whose waits take a timeout (IORING_FEAT_EXT_ARG), or
+ * ring_refused says why not. */
+static void ring_open(void)
+{
+	struct io_uring_params p;
+	memset(&p, 0, sizeof p);
+	ring_fd = (int)syscall(SYS_io_uring_setup, 4, &p);
+	if (ring_fd < 0)
+		ring_refused = strerror(errno);
+	else if (!(p.features & IORING_FEAT_EXT_ARG))
+		ring_refused = "no IORING_FEAT_EXT_ARG (Linux before 5.11)";
+}
+
 /* Sends a byte to the pipe and the socket every 200 us until both readers
  * have all they want. */
 static void *writer(void *a)
@@ -196,23 +240,34 @@ int main(int argc, char **argv)
 	struct epoll_event ev = { .events = EPOLLIN };
 	if (epoll_fd < 0 || efd < 0 || epoll_ctl(epoll_fd, EPOLL_CTL_ADD, efd, &ev) < 0)
 		return 1;
-	static const char *names[8] = { "nanosleep", "epoll_wait", "poll", "select", "futex",
-					"read_pipe", "read_socket", "sigtimedwait" };
-	void *(*fn[8])(void *) = { k_nanosleep, k_epoll, k_poll, k_select, k_futex, k_read, k_read,
-				   k_sigtimedwait };
-	pthread_t th[9];
-	for (int i = 0; i < 8; i++) {
+	ring_open();
+	static const char *names[KINDS] = { "nanosleep", "epoll_wait", "poll", "select", "futex",
+					    "read_pipe", "read_socket", "sigtimedwait", "io_uring_enter" };
+	void *(*fn[KINDS])(void *) = { k_nanosleep, k_epoll, k_poll, k_select, k_futex, k_read,
+				       k_read, k_sigtimedwait, k_io_uring };
+	pthread_t th[KINDS + 1];
+	int started[KINDS + 1] = { 0 };
+	for (int i = 0; i < KINDS; i++) {
 		tallies[i].name = names[i];
+		if (fn[i] == k_io_uring && ring_refused)
+			continue;
 		if (pthread_create(&th[i], NULL, fn[i], &tallies[i]) != 0)
 			return 1;
+		started[i] = 1;
 	}
-	if (pthread_create(&th[8], NULL, writer, NULL) != 0)
+	if (pthread_create(&th[KINDS], NULL, writer, NULL) != 0)
 		return 1;
-	for (int i = 0; i < 9; i++)
-		pthread_join(th[i], NULL);
+	started[KINDS] = 1;
+	for (int i = 0; i <= KINDS; i++)
+		if (started[i])
+			pthread_join(th[i], NULL);
 	struct tally sum = { "total", 0, 0, 0, 0 };
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < KINDS; i++) {
 		const struct tally *t = &tallies[i];
+		if (!started[i]) {
+			printf("kind %s refused %s\n", t->name, ring_refused);
+			continue;
+		}
 		printf("kind %s calls %ld eintr %ld early %ld other %ld\n", t->name, t->calls, t->eintr,
 		       t->early, t->other);
 		sum.calls += t->calls;
