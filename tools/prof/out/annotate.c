@@ -5,12 +5,16 @@
  * them; its disassembly where the source is missing.
  *
  * Reads the model after lines.c gave it lines (profile_lines without
- * split).  The samples are of the event --sample asks for (CPU samples by
- * default; wall-clock or off-CPU samples: where in FUNCTION its threads
- * stood, or waited).  A sample counts for FUNCTION when FUNCTION is one of the frames
- * of its leaf location (the symbol's own code, or code inlined into it, or
- * it inlined elsewhere): at the line that frame has, which for code
- * inlined into FUNCTION is the line of the call.  The source file is the
+ * split).  The samples are of the event --sample asks for.  CPU samples (the
+ * default) count as perf annotate counts them, where the CPU was: a sample
+ * counts for FUNCTION when FUNCTION is one of the frames of its leaf
+ * location (the symbol's own code, or code inlined into it, or it inlined
+ * elsewhere), at the line that frame has, which for code inlined into
+ * FUNCTION is the line of the call.  Wall-clock and off-CPU samples count
+ * where in FUNCTION its threads stood or waited, in it or below it (a
+ * thread blocked in read(2) is never in its caller's own code): at
+ * FUNCTION's innermost frame in the sample's stack, the line (or
+ * instruction) of the call it was in.  The source file is the
  * one DWARF names for the function (made absolute with the compilation
  * directory by lines.c).  Lines are printed from three before the first
  * line with samples to three after the last, each with its samples and its
@@ -62,6 +66,32 @@ static int matches(const struct prof_function *f, const char *name)
 	return strcmp(f->name, name) == 0 || (f->system_name && strcmp(f->system_name, name) == 0);
 }
 
+/* The frame of s that counts for the function: by name (name != NULL) on
+ * any of a location's lines, else by index fn as a location's last line
+ * (the symbol's own code).  The code leaf only, or (below) the innermost
+ * location from the code leaf out.  Sets *line to the matching line's
+ * index in the location; NULL when none matches. */
+static const struct prof_location *frame_of(const struct prof_profile *p,
+					    const struct prof_sample *s, int below,
+					    const char *name, size_t fn, size_t *line)
+{
+	const struct prof_location *leaf = code_leaf(p, s);
+	size_t from = (size_t)(leaf - p->locations), j = 0;
+	while (j < s->nlocations && s->locations[j] != from)
+		j++;
+	for (size_t end = below ? s->nlocations : j + 1; j < end; j++) {
+		const struct prof_location *l = &p->locations[s->locations[j]];
+		for (size_t k = 0; k < l->nlines; k++) {
+			if (name ? !matches(&p->functions[l->lines[k].function], name)
+				 : k != l->nlines - 1 || l->lines[k].function != fn)
+				continue;
+			*line = k;
+			return l;
+		}
+	}
+	return NULL;
+}
+
 /* The function's bytes from its object, malloc'd into *buf; its machine. */
 static int read_bytes(const char *path, uint64_t start, uint64_t size, unsigned char **buf,
 		      size_t *len, int *machine)
@@ -102,8 +132,8 @@ out:
 }
 
 /* FUNCTION's instructions with their samples (sample type vs). */
-static int disassemble(const struct prof_profile *p, int vs, const char *name, size_t fn,
-		       double fsum, FILE *out)
+static int disassemble(const struct prof_profile *p, int vs, int below, const char *name,
+		       size_t fn, double fsum, FILE *out)
 {
 	const struct prof_function *f = &p->functions[fn];
 	unsigned char *code = NULL;
@@ -136,8 +166,10 @@ static int disassemble(const struct prof_profile *p, int vs, const char *name, s
 	}
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct prof_sample *s = &p->samples[i];
-		const struct prof_location *l = code_leaf(p, s);
-		if (!(s->value[vs] > 0) || l->lines[l->nlines - 1].function != fn)
+		size_t k;
+		const struct prof_location *l = s->value[vs] > 0 ? frame_of(p, s, below, NULL, fn, &k)
+								 : NULL;
+		if (!l)
 			continue;
 		size_t lo = 0, hi = n;	/* the last instruction at or before the address */
 		while (lo < hi) {
@@ -170,7 +202,7 @@ static int disassemble(const struct prof_profile *p, int vs, const char *name, s
 int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const char *name,
 		  FILE *out)
 {
-	int vs = prof_event_of(p, o)->count;
+	int vs = prof_event_of(p, o)->count, below = o->event != PROF_EV_CPU;
 	/* Samples by line of FUNCTION's frame. */
 	int64_t lmin = INT64_MAX, lmax = 0;
 	double fsum = 0, total = 0, *byline = NULL;
@@ -188,23 +220,21 @@ int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const
 				continue;
 			if (pass == 0)
 				total += v;
-			const struct prof_location *l = code_leaf(p, s);
-			for (size_t k = 0; k < l->nlines; k++) {
-				if (!matches(&p->functions[l->lines[k].function], name))
-					continue;
-				int64_t ln = l->lines[k].line;
-				if (pass == 0) {
-					fsum += v;
-					if (ln > 0 && ln < lmin)
-						lmin = ln;
-					if (ln > lmax)
-						lmax = ln;
-					if (k == l->nlines - 1)
-						own = l->lines[k].function;
-				} else if (ln > 0) {
-					byline[ln - lmin] += v;
-				}
-				break;
+			size_t k;
+			const struct prof_location *l = frame_of(p, s, below, name, 0, &k);
+			if (!l)
+				continue;
+			int64_t ln = l->lines[k].line;
+			if (pass == 0) {
+				fsum += v;
+				if (ln > 0 && ln < lmin)
+					lmin = ln;
+				if (ln > lmax)
+					lmax = ln;
+				if (k == l->nlines - 1)
+					own = l->lines[k].function;
+			} else if (ln > 0) {
+				byline[ln - lmin] += v;
 			}
 		}
 		if (pass == 0) {
@@ -219,7 +249,8 @@ int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const
 	const struct prof_function *f = &p->functions[fn];
 	fprintf(out, "%s: ", name);
 	put_count(out, 0, fsum);
-	fprintf(out, " samples, %.2f%% of all ", total > 0 ? 100.0 * fsum / total : 0);
+	fprintf(out, " samples%s, %.2f%% of all ", below ? " in or below it" : "",
+		total > 0 ? 100.0 * fsum / total : 0);
 	put_count(out, 0, total);
 	if (f->mapping < p->nmappings)
 		fprintf(out, ", in %s", p->mappings[f->mapping].path);
@@ -231,7 +262,7 @@ int prof_annotate(const struct prof_profile *p, const struct prof_opts *o, const
 		free(byline);
 		/* The symbol's own code: the function as named, or the symbol
 		 * its samples' locations belong to. */
-		return disassemble(p, vs, name, own != SIZE_MAX ? own : fn, fsum, out);
+		return disassemble(p, vs, below, name, own != SIZE_MAX ? own : fn, fsum, out);
 	}
 	fprintf(out, " Samples  Percent   Line  Source\n");
 	char *line = NULL;

@@ -6,7 +6,11 @@
  *
  * A function is the same in both profiles when its name and its object
  * are: the object by path, except the program itself, which matches the
- * other profile's program whatever path each run recorded.  Its share is
+ * other profile's program whatever path each run recorded.  A wait frame
+ * (--sample=wall, offcpu) names threads by id, which differ from run to
+ * run: its name is compared without them ("[futex queue_lock, held by tid
+ * 4242 (holder)]" is the other run's "... held by tid 5151 (holder)]"),
+ * and the row shows this profile's.  Its share is
  * percent of each profile's own sampled time of the event asked
  * (--sample: CPU by default; prof's %Time column); the change in
  * percentage points is this profile's share minus the base's, and the
@@ -50,9 +54,37 @@ static const char *object_key(const struct prof_profile *p, size_t fn)
 	return p->mappings[f->mapping].path ? p->mappings[f->mapping].path : "";
 }
 
+/* The next byte of a function's name as compared, from *at on: in a wait
+ * frame's name, a thread id ("tid " and its digits) is passed over.  0 at
+ * the end. */
+static unsigned char name_next(const char **at, int wait)
+{
+	const char *c = *at;
+	if (wait && strncmp(c, "tid ", 4) == 0 && c[4] >= '0' && c[4] <= '9') {
+		c += 4;
+		while (*c >= '0' && *c <= '9')
+			c++;
+	}
+	*at = *c ? c + 1 : c;
+	return (unsigned char)*c;
+}
+
+static int same_name(const struct prof_function *a, const struct prof_function *b)
+{
+	int wait = a->kind == PROF_FN_WAIT && b->kind == PROF_FN_WAIT;
+	const char *x = a->name, *y = b->name;
+	for (;;) {
+		unsigned char cx = name_next(&x, wait), cy = name_next(&y, wait);
+		if (cx != cy)
+			return 0;
+		if (cx == 0)
+			return 1;
+	}
+}
+
 static int same_fn(const struct prof_profile *p, size_t i, const struct prof_profile *q, size_t j)
 {
-	return strcmp(p->functions[i].name, q->functions[j].name) == 0 &&
+	return same_name(&p->functions[i], &q->functions[j]) &&
 	       strcmp(object_key(p, i), object_key(q, j)) == 0;
 }
 
@@ -73,8 +105,10 @@ static int cmp_drow(const void *x, const void *y)
 static size_t key_hash(const struct prof_profile *p, size_t fn)
 {
 	uint64_t h = 1469598103934665603ull;
-	for (const unsigned char *s = (const unsigned char *)p->functions[fn].name; *s; s++)
-		h = (h ^ *s) * 1099511628211ull;
+	const struct prof_function *f = &p->functions[fn];
+	const char *at = f->name;
+	for (unsigned char c; (c = name_next(&at, f->kind == PROF_FN_WAIT)) != 0;)
+		h = (h ^ c) * 1099511628211ull;
 	for (const unsigned char *s = (const unsigned char *)object_key(p, fn); *s; s++)
 		h = (h ^ *s) * 1099511628211ull;
 	return (size_t)h;
