@@ -122,7 +122,7 @@ while IFS= read -r f; do
 done <"${TMPDIR:-/tmp}/spdx.$$.list"
 if [ $check = 1 ]; then
 	[ $missing = 0 ] && { echo "spdx: every source file has the line"; exit 0; }
-	echo "spdx: $missing files lack '$LINE' (scripts/spdx.sh adds it)"
+	echo "spdx: $missing files lack '$LINE' (scripts/spdx.sh adds it; a generated file's generator must write it)"
 	exit 1
 fi
 echo "spdx: $added files given the line"

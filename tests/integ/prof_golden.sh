@@ -41,6 +41,11 @@ stacks_inputs sc.mon -c 0x4010e5:1001 -c 0x4010a5:1 -c 0x401065:1 -c 0x401125:3 
 stacks_inputs bg.mon -A 0x4010a5:0x4010d5:65455508 || { not_ok craft_stacks_wide; exit 1; }
 # w.mon: the same program with wall-clock samples (prof_lib.inc).
 wall_inputs || { not_ok craft_wall; exit 1; }
+# wt.mon: w.mon whose runtime's tables were full: 3 threads not wall-clock
+# sampled and 40 wall samples not recorded (WALL), 5 threads not listed
+# (FACTS): each warning names its remedy.
+wall_inputs wt.mon 100:2000000:200:3:4000:6000:0:3:40 -E 2000000:1700000000:42:0:5 ||
+	{ not_ok craft_wall_tables; exit 1; }
 
 # a.mon: the program (text 0x401000..0x401140) and a library whose file is
 # gone; one histogram over the program whose 8-byte bins (scale 0x4000)

@@ -5,7 +5,7 @@
 # tests/progs/wall_linked.c, whose napper thread sleeps 0.5 s in nap()
 # while main spins in spin(), run with MONPROF_WALL=200 and no monrun.
 #   wall_linked_KIND        the mon.out has a WALL record at 200 Hz; >= 90 %
-#                           of the napper's blocked samples (>= 20) are in
+#                           of the napper's blocked samples (>= 10) are in
 #                           clock_nanosleep and >= 90 % reach nap (its stack walked
 #                           from what /proc gives); main's are on a CPU
 #                           (running or runnable: such a sample has no
@@ -52,24 +52,24 @@ linked_verdict() {
 		if ($4 == napper && $6 != "running" && $6 != "runnable") {
 			blocked += $2
 			if ($8 == "clock_nanosleep" || $8 == "nanosleep") insleep += $2
-			if (index($NF, "nap")) reach += $2
+			if ($NF ~ /(^|;)nap(;|$)/) reach += $2
 		}
 		if ($4 != napper && ($6 == "running" || $6 == "runnable")) spin += $2
 	}
 	END {
 		bad = ""
 		if (have != 1 || rate != 200) bad = " no WALL record at 200 Hz"
-		if (blocked < 20) bad = bad " napper " napper ": " blocked + 0 " blocked samples"
+		if (blocked < 10) bad = bad " napper " napper ": " blocked + 0 " blocked samples"
 		else {
 			if (insleep < 0.9 * blocked) bad = bad sprintf(" %d of %d blocked samples in nanosleep", insleep, blocked)
 			if (reach < 0.9 * blocked) bad = bad sprintf(" %d of %d reach nap", reach, blocked)
 		}
-		if (spin < 20) bad = bad " main: " spin + 0 " samples on a CPU"
+		if (spin < 10) bad = bad " main: " spin + 0 " samples on a CPU"
 		print bad == "" ? sprintf("ok napper %d blocked, %d reach nap; main %d on a CPU", blocked, reach, spin) : bad
 	}' "$1.wall"
 }
 cpu_in_spin() {	# KIND BIN: "TICKS_IN_SPIN TICKS" of the CPU profile
-	"$B/bin/prof" -m "$1.mon" --format=folded "$2" 2>/dev/null |
+	timeout 60 "$B/bin/prof" -m "$1.mon" --format=folded "$2" 2>/dev/null |
 	    awk '{ n = $NF; all += n; if (index($0, "spin")) in_s += n } END { print in_s + 0, all + 0 }'
 }
 
@@ -100,10 +100,10 @@ for k in $kinds; do
 done
 
 # prof's wall view of the -pg run: the napper's samples under nap, in its call.
-"$B/bin/prof" --sample=wall --format=folded -m pg.mon pg >pg.folded 2>pg.ferr
+timeout 60 "$B/bin/prof" --sample=wall --format=folded -m pg.mon pg >pg.folded 2>pg.ferr
 n=$(awk 'index($0, ";nap;") && (index($0, "[clock_nanosleep]") || index($0, "[nanosleep]")) { n += $NF }
 	END { print n + 0 }' pg.folded)
-if [ "$n" -ge 20 ]; then ok wall_linked_prof
+if [ "$n" -ge 10 ]; then ok wall_linked_prof
 else not_ok wall_linked_prof "$n samples under nap in nanosleep: $(grep nap pg.folded | head -n 3)"; fi
 
 # Off: MONPROF_WALL=0, and unset.
@@ -112,7 +112,7 @@ for w in off unset; do
 	linked_run pg_$w pg auto $w
 	set -- $(cpu_in_spin pg_$w pg)
 	if [ $rc -ne 0 ] || [ ! -f pg_$w.mon ]; then bad="$bad $w: exit $rc, file $(ls pg_$w.mon 2>&1)"
-	elif grep -q '^wall [^0]' pg_$w.wall; then bad="$bad $w: a WALL record ($(grep '^wall ' pg_$w.wall))"
+	elif ! grep -q '^wall 0 ' pg_$w.wall; then bad="$bad $w: a WALL record, or none read ($(head -n 1 pg_$w.wall))"
 	elif [ "${2:-0}" -lt 10 ]; then bad="$bad $w: ${2:-0} CPU ticks"; fi
 done
 [ -z "$bad" ] && ok wall_linked_off || not_ok wall_linked_off "$bad"

@@ -10,9 +10,9 @@
  *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]... [-P PC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
- *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID[:BEFORE_US]]
+ *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID[:BEFORE_US[:UNLISTED]]]
  *                  [-I SEQ:START_NS:END_NS:FLAGS]
- *                  [-W RATE:ELAPSED_US:ROUNDS:MISSED:USER_US:SYS_US:FLAGS]
+ *                  [-W RATE:ELAPSED_US:ROUNDS:MISSED:USER_US:SYS_US:FLAGS[:UNLISTED:LOST]]
  *                  [-X TID:EXPECTED:TAKEN:UNREADABLE:NAME]...
  *                  [-Y ID:KIND:FD:FDKIND:OBJECT:OFFSET:FLAGS:OWNER:TEXT]...
  *                  [-w COUNT:TID:STATE:SYSCALL:WAIT:FLAGS[:PC,PC,...]]...
@@ -33,10 +33,12 @@
  * TID:SAMPLES:USER_USEC:SYS_USEC:FLAGS:NAME[:LATE] one with its counts (FLAGS as
  * MONOUT_THREAD_*; LATE its late samples).  -E writes a FACTS record
  * of that elapsed time (microseconds) and CPU before profiling started
- * (BEFORE_US, default 0) and sets RUN's write time (seconds since the
+ * (BEFORE_US, default 0), threads it does not list (UNLISTED, default 0),
+ * and sets RUN's write time (seconds since the
  * Epoch) and pid.  -I writes an INTERVAL record (FLAGS as
  * MONOUT_INTERVAL_*: 4 says CALLS and ARCS are the interval's own).  -W writes a WALL record
- * (x86-64 system call numbers, max depth 64) with -X its threads, -Y its
+ * (x86-64 system call numbers, max depth 64; UNLISTED threads the table had
+ * no room for and LOST samples not recorded, default 0) with -X its threads, -Y its
  * waits (KIND, FDKIND, FLAGS as MONOUT_WAIT_*, MONOUT_FD_*; OBJECT an
  * object's index or 0xffffffff; the address is OFFSET plus that object's
  * bias) and -w its samples (STATE as MONOUT_WALL_*, WAIT a -Y id or
@@ -128,6 +130,8 @@ int main(int argc, char **argv)
 			m.run.pid = num(&p);
 			if (*p != '\0')
 				m.facts.cpu_before_usec = num(&p);
+			if (*p != '\0')
+				m.facts.threads_unlisted = (uint32_t)num(&p);
 			break;
 		case 'I':	/* INTERVAL: seq, start, end, flags */
 			m.have_interval = 1;
@@ -295,6 +299,10 @@ int main(int argc, char **argv)
 			m.wall.user_usec = num(&p);
 			m.wall.sys_usec = num(&p);
 			m.wall.flags = (uint32_t)num(&p);
+			if (*p != '\0') {
+				m.wall.threads_unlisted = (uint32_t)num(&p);
+				m.wall.lost = num(&p);
+			}
 			m.wall.machine = 62;	/* EM_X86_64 */
 			break;
 		case 'X': {

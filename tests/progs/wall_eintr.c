@@ -180,6 +180,8 @@ static void *k_sigtimedwait(void *a)
  * ends at its timeout, -ETIME. */
 static void *k_io_uring(void *a)
 {
+	(void)a;
+#ifdef IORING_FEAT_EXT_ARG
 	struct tally *t = a;
 	for (long i = 0; i < n_calls; i++) {
 		struct __kernel_timespec d = { 0, 1000000 };
@@ -194,6 +196,7 @@ static void *k_io_uring(void *a)
 			t->other++;	/* nothing was submitted */
 		note(t, rc, e, ETIME, now_ns() - t0, 1000000);
 	}
+#endif
 	return NULL;
 }
 
@@ -201,6 +204,9 @@ static void *k_io_uring(void *a)
  * ring_refused says why not. */
 static void ring_open(void)
 {
+#ifndef IORING_FEAT_EXT_ARG
+	ring_refused = "built with <linux/io_uring.h> before Linux 5.11 (no IORING_FEAT_EXT_ARG)";
+#else
 	struct io_uring_params p;
 	memset(&p, 0, sizeof p);
 	ring_fd = (int)syscall(SYS_io_uring_setup, 4, &p);
@@ -208,6 +214,7 @@ static void ring_open(void)
 		ring_refused = strerror(errno);
 	else if (!(p.features & IORING_FEAT_EXT_ARG))
 		ring_refused = "no IORING_FEAT_EXT_ARG (Linux before 5.11)";
+#endif
 }
 
 /* Sends a byte to the pipe and the socket every 200 us until both readers

@@ -17,13 +17,10 @@
  * of MS: cpu 1/2, sleep 0, mutex 1/4, pipe 3/4, epoll 1/10, cond 2/5), so
  * that a phase's share of the wall time is not its thread's share.
  * Each measures its whole life (from its start function's first line to
- * its last) and its phase with CLOCK_MONOTONIC, the CPU it used in the
- * phase and in its whole life (from the thread's creation) with
- * CLOCK_THREAD_CPUTIME_ID, the user part of the phase's CPU with
- * getrusage(RUSAGE_THREAD), and prints
- *   thread NAME tid TID life_us N phase_us N phase_cpu_us N cpu_us N phase_user_us N
- * and main prints "holder TID" (the thread holding queue_lock) and
- * "main cpu_us N" (its CPU from the process's start to its last line).
+ * its last) and its phase with CLOCK_MONOTONIC, and the CPU it used in the
+ * phase with CLOCK_THREAD_CPUTIME_ID, and prints
+ *   thread NAME tid TID life_us N phase_us N phase_cpu_us N
+ * and main prints "holder TID" (the thread holding queue_lock).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -32,7 +29,6 @@
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -47,18 +43,9 @@ static long phase_ms = 1200;
 struct timing {
 	const char *name;
 	pid_t tid;
-	uint64_t life_us, phase_us, phase_cpu_us, cpu_us, phase_user_us;
+	uint64_t life_us, phase_us, phase_cpu_us;
 };
 static struct timing timings[6];
-
-/* This thread's user CPU (RUSAGE_THREAD: the thread's CPU split as the
- * kernel's ticks split it), in microseconds. */
-static uint64_t user_us(void)
-{
-	struct rusage ru;
-	getrusage(RUSAGE_THREAD, &ru);
-	return (uint64_t)ru.ru_utime.tv_sec * 1000000u + (uint64_t)ru.ru_utime.tv_usec;
-}
 
 static uint64_t now_us(clockid_t c)
 {
@@ -68,12 +55,11 @@ static uint64_t now_us(clockid_t c)
 }
 
 #define PHASE_BEGIN(t)                                              \
-	uint64_t p0 = now_us(CLOCK_MONOTONIC), c0 = now_us(CLOCK_THREAD_CPUTIME_ID), u0 = user_us()
+	uint64_t p0 = now_us(CLOCK_MONOTONIC), c0 = now_us(CLOCK_THREAD_CPUTIME_ID)
 #define PHASE_END(t)                                                \
 	do {                                                        \
 		(t)->phase_us = now_us(CLOCK_MONOTONIC) - p0;        \
 		(t)->phase_cpu_us = now_us(CLOCK_THREAD_CPUTIME_ID) - c0; \
-		(t)->phase_user_us = user_us() - u0;                 \
 	} while (0)
 
 static volatile double sink;
@@ -154,7 +140,6 @@ __attribute__((noinline)) static void tail_sleep(long permille)
 		t->tid = gettid();                                  \
 		BODY;                                               \
 		t->life_us = now_us(CLOCK_MONOTONIC) - l0;          \
-		t->cpu_us = now_us(CLOCK_THREAD_CPUTIME_ID);        \
 		return NULL;                                        \
 	}
 
@@ -198,14 +183,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 6; i++)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < 6; i++)
-		printf("thread %s tid %d life_us %llu phase_us %llu phase_cpu_us %llu cpu_us %llu "
-		       "phase_user_us %llu\n",
-		       timings[i].name, (int)timings[i].tid, (unsigned long long)timings[i].life_us,
+		printf("thread %s tid %d life_us %llu phase_us %llu phase_cpu_us %llu\n", timings[i].name,
+		       (int)timings[i].tid, (unsigned long long)timings[i].life_us,
 		       (unsigned long long)timings[i].phase_us,
-		       (unsigned long long)timings[i].phase_cpu_us,
-		       (unsigned long long)timings[i].cpu_us,
-		       (unsigned long long)timings[i].phase_user_us);
+		       (unsigned long long)timings[i].phase_cpu_us);
 	printf("holder %d\n", (int)timings[1].tid);
-	printf("main cpu_us %llu\n", (unsigned long long)now_us(CLOCK_THREAD_CPUTIME_ID));
 	return 0;
 }

@@ -1769,12 +1769,18 @@ static void wall_warn(const struct prof_attr *a)
 			  nunread == 1 ? "" : "s");
 	if (a->wall_lost)
 		prof_warn("wall-lost", "%llu wall-clock %s taken but not recorded: the "
-			  "runtime's wall sample table was full; times are short by as much",
+			  "runtime's wall sample table was full (65536 different stacks and "
+			  "waits); times are short by as much; cut the run into "
+			  "intervals (monrun --interval=SEC, MONPROF_INTERVAL=SEC; if it was cut already, "
+			  "into shorter ones): each cut gives back the entries its file holds",
 			  (unsigned long long)a->wall_lost,
 			  prof_pl(a->wall_lost, "sample was", "samples were"));
 	if (a->wall_threads_unlisted)
 		prof_warn("wall-threads-unlisted", "%u %s not wall-clock sampled: the "
-			  "wall sampler's thread table was full; %s wall-clock time is missing",
+			  "wall sampler's thread table was full (8192 threads); %s "
+			  "wall-clock time is missing; cut the run into intervals (monrun "
+			  "--interval=SEC, MONPROF_INTERVAL=SEC; if it was cut already, into shorter ones): each "
+			  "cut gives back the entries of the threads that ended",
 			  a->wall_threads_unlisted,
 			  prof_pl(a->wall_threads_unlisted, "thread was", "threads were"),
 			  prof_pl(a->wall_threads_unlisted, "its", "their"));

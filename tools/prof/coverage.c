@@ -340,7 +340,8 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 		fputc('\n', e);
 	}
 	if (c->threads_unlisted)
-		fprintf(e, "%u %s not listed (the runtime's table was full)\n",
+		fprintf(e, "%u %s not listed (the runtime's table of 8192 threads was full: "
+			"see the threads-unlisted warning)\n",
 			c->threads_unlisted, prof_pl(c->threads_unlisted, "thread", "threads"));
 }
 
@@ -553,6 +554,21 @@ int coverage_warn(const struct prof_attr *a)
 			  100.0 * c->sys_unsampled_s / (c->cpu_user_s + c->cpu_sys_s),
 			  a->nwalls ? ", and the wall-clock view's running time, in system calls "
 				      "too, lies on the user code's stacks" : "");
+		warned = 1;
+	}
+	if (c->threads_unlisted) {
+		/* Their CPU is in the samples, but no row of theirs in the
+		 * per-thread views, nor their CPU in the coverage above. */
+		prof_warn("threads-unlisted", "%u %s not listed: the runtime's table of 8192 "
+			  "threads was full; %s samples are in the profile, but %s CPU and %s "
+			  "in the per-thread views (--threads) are not; cut the run into "
+			  "intervals (monrun --interval=SEC, MONPROF_INTERVAL=SEC; if it was cut "
+			  "already, into shorter ones): each file gives back the entries of the "
+			  "threads that ended",
+			  c->threads_unlisted, prof_pl(c->threads_unlisted, "thread was", "threads were"),
+			  prof_pl(c->threads_unlisted, "its", "their"),
+			  prof_pl(c->threads_unlisted, "its", "their"),
+			  prof_pl(c->threads_unlisted, "its row", "their rows"));
 		warned = 1;
 	}
 	if (c->flags & MONOUT_FACT_RATE_LOWERED) {

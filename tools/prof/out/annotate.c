@@ -79,6 +79,8 @@ static const struct prof_location *frame_of(const struct prof_profile *p,
 	size_t from = (size_t)(leaf - p->locations), j = 0;
 	while (j < s->nlocations && s->locations[j] != from)
 		j++;
+	if (j == s->nlocations)
+		return NULL;
 	for (size_t end = below ? s->nlocations : j + 1; j < end; j++) {
 		const struct prof_location *l = &p->locations[s->locations[j]];
 		for (size_t k = 0; k < l->nlines; k++) {

@@ -10,7 +10,9 @@
  * (--sample=wall, offcpu) names threads by id, which differ from run to
  * run: its name is compared without them ("[futex queue_lock, held by tid
  * 4242 (holder)]" is the other run's "... held by tid 5151 (holder)]"),
- * and the row shows this profile's.  Its share is
+ * and the row shows this profile's; waits that then have one name (joins
+ * of threads of one name) are paired in the order of their shares.  Its
+ * share is
  * percent of each profile's own sampled time of the event asked
  * (--sample: CPU by default; prof's %Time column); the change in
  * percentage points is this profile's share minus the base's, and the
@@ -69,12 +71,13 @@ static unsigned char name_next(const char **at, int wait)
 	return (unsigned char)*c;
 }
 
+/* Names equal as compared (key_hash hashes the same bytes). */
 static int same_name(const struct prof_function *a, const struct prof_function *b)
 {
-	int wait = a->kind == PROF_FN_WAIT && b->kind == PROF_FN_WAIT;
 	const char *x = a->name, *y = b->name;
 	for (;;) {
-		unsigned char cx = name_next(&x, wait), cy = name_next(&y, wait);
+		unsigned char cx = name_next(&x, a->kind == PROF_FN_WAIT);
+		unsigned char cy = name_next(&y, b->kind == PROF_FN_WAIT);
 		if (cx != cy)
 			return 0;
 		if (cx == 0)
