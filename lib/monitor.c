@@ -650,8 +650,10 @@ int mon_interval_skip(void)
 
 int mon_interval_idle(void)
 {
-	/* Not "finished": every exit path sets it before it writes. */
-	if (!started || !paused || !base.cut || base.on_since)
+	/* Not "finished": every exit path sets it before it writes.  Before
+	 * the first cut the interval began with the process, sampling, but
+	 * for a dormant start never switched on (no file for it, monrun(1)). */
+	if (!started || !paused || (!base.cut && !dormant) || base.on_since)
 		return 0;
 	struct mon_stats st;
 	mon_getstats(&st, sizeof st);

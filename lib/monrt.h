@@ -148,8 +148,9 @@ MON_HIDDEN int mon_write_interval(struct mon_interval_cut *cut, int reason, int 
  * Not from a signal handler.  0 or -1/errno (EBUSY). */
 MON_HIDDEN int mon_interval_skip(void);
 /* 1 when the interval in progress holds nothing: it began with profiling
- * off (moncontrol(0), monctl off), stayed off, and no tick was counted; an
- * interval series' last file is then not written.  Async-signal-safe. */
+ * off (moncontrol(0), monctl off, a dormant start), stayed off, and no
+ * tick was counted; its file is then not written (an interval series'
+ * last, or one due while off).  Async-signal-safe. */
 MON_HIDDEN int mon_interval_idle(void);
 /* 0 not profiling (not started, or finished), 1 sampling, 2 paused
  * (moncontrol(0), monctl off, a dormant start not yet switched on). */

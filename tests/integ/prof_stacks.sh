@@ -235,3 +235,13 @@ check threads_one_entry_each test "$(tr '\n' '|' <dup.threads)" = \
 "$PROF" -m before.mon -s >/dev/null 2>before.err
 grep '^thread ' before.err >why
 check threads_share_of_what grep -qx "thread 100 main: 0.450 s user + 0.000 s system, 100 samples = 0.100 s (50 % of the 0.200 s it used since profiling started)" before.err
+# A thread of less than two sample periods of CPU since profiling started
+# has no share (a fresh user's nginx master: "2 samples = 0.002 s (1058 %
+# of its user time as the kernel estimates it ...)" of 0.003 s user, most
+# of it before profiling started; the perf clock, user time only).  Mutation: the rule removed (a share
+# of 0.0002 s: 1000 %).
+./craft tiny.mon -o "/bin/true:0:0x401000:0x401190:1:" -h 0x401000:0x401190:0x8000:100 -b 56:2 \
+	-E 1000000:1700000000:100:2800:0:2 -U 100:2:3000:17000:2:main || not_ok craft_tiny
+"$PROF" -m tiny.mon -s >/dev/null 2>tiny.err
+grep '^thread ' tiny.err >why
+check threads_tiny_no_share grep -qx "thread 100 main: 0.003 s user + 0.017 s system, 2 samples = 0.002 s (less than two sample periods of user CPU since profiling started: no share)" tiny.err

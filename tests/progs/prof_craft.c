@@ -10,7 +10,7 @@
  *                  [-c SELFPC:COUNT]... [-A FROMPC:SELFPC:COUNT]... [-P PC:COUNT]...
  *                  [-s SAMPLES:DROPPED:SATURATED:LOST] [-4] [-S]
  *                  [-K MAXDEPTH:LOST:TRUNCATED] [-k COUNT:TID:FLAGS:PC,PC,...]...
- *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID[:BEFORE_US[:UNLISTED]]]
+ *                  [-T TID:NAME]... [-E ELAPSED_US:TIME:PID[:BEFORE_US[:UNLISTED[:FLAGS]]]]
  *                  [-I SEQ:START_NS:END_NS:FLAGS]
  *                  [-W RATE:ELAPSED_US:ROUNDS:MISSED:USER_US:SYS_US:FLAGS[:UNLISTED:LOST]]
  *                  [-X TID:EXPECTED:TAKEN:UNREADABLE:NAME]...
@@ -34,6 +34,7 @@
  * MONOUT_THREAD_*; LATE its late samples).  -E writes a FACTS record
  * of that elapsed time (microseconds) and CPU before profiling started
  * (BEFORE_US, default 0), threads it does not list (UNLISTED, default 0),
+ * its MONOUT_FACT_* flags (FLAGS, default 0),
  * and sets RUN's write time (seconds since the
  * Epoch) and pid.  -I writes an INTERVAL record (FLAGS as
  * MONOUT_INTERVAL_*: 4 says CALLS and ARCS are the interval's own).  -W writes a WALL record
@@ -132,6 +133,8 @@ int main(int argc, char **argv)
 				m.facts.cpu_before_usec = num(&p);
 			if (*p != '\0')
 				m.facts.threads_unlisted = (uint32_t)num(&p);
+			if (*p != '\0')
+				m.facts.flags = (uint32_t)num(&p);
 			break;
 		case 'I':	/* INTERVAL: seq, start, end, flags */
 			m.have_interval = 1;

@@ -58,9 +58,15 @@ static double thread_cpu(const struct prof_thread *t)
 	return c > 0 ? c : 0;
 }
 
+/* The thread's samples per CPU-second (1 where the file gives none). */
+static double rate_or_one(const struct prof_thread *t)
+{
+	return t->rate_hz > 0 ? t->rate_hz : 1;
+}
+
 static double thread_sampled(const struct prof_thread *t)
 {
-	return t->samples / (t->rate_hz > 0 ? t->rate_hz : 1);
+	return t->samples / rate_or_one(t);
 }
 
 int coverage_add(struct prof_attr *a, const struct prof_data *d)
@@ -323,7 +329,15 @@ void coverage_summary(const struct prof_cov *c, double rate_hz, FILE *e)
 			fprintf(e, "%.3f s user + %.3f s system, ", t->user_s, t->sys_s);
 		fprintf(e, "%llu %s = %.3f s", (unsigned long long)t->samples,
 			prof_pl(t->samples, "sample", "samples"), s);
-		if (t->cpu_known && tc > 0 && t->user_only && 100.0 * s / tc >= 100.5 &&
+		if (t->cpu_known && t->user_s + t->sys_s > 0 && tc < 2.0 / rate_or_one(t))
+			/* A share of so little CPU says nothing: the kernel's
+			 * split of it into user and system, and the CPU before
+			 * profiling started, are estimates of about that size
+			 * (a fresh user's "1058 % of its user time"). */
+			fprintf(e, " (less than two sample periods of %sCPU%s: no share)",
+				t->user_only ? "user " : "",
+				t->before_s > 0 ? " since profiling started" : "");
+		else if (t->cpu_known && tc > 0 && t->user_only && 100.0 * s / tc >= 100.5 &&
 		    t->user_s + t->sys_s - t->before_s > 0)
 			/* The perf clock against the kernel's estimate of user
 			 * time (the over-100 % line above says why). */
