@@ -6,7 +6,8 @@
 #   - a thread on a painted stack, 300 frames deep, spinning while the
 #     clock ticks with MONPROF_STACK_DEPTH=512: the bytes written below
 #     its stack pointer, less the red zone and the kernel's signal frame
-#     (measured in the run), are at most BOUND (2048);
+#     (measured in the run), are at most BOUND (2048); under the itimer
+#     clock, whose tick nests, one more kernel frame and 256 bytes;
 #   - a SIGSEGV handler on a painted alternate stack, spinning while the
 #     clock ticks: the runtime puts at most BOUND bytes between the
 #     kernel's frame and the program's handler, and a tick that lands on
@@ -77,8 +78,16 @@ for c in perf thread itimer; do
 		ok "$name # skip ThreadSanitizer runs signal handlers from its own wrapper (deferred), so the kernel frame cannot be measured here; $h bytes below the frame in all"
 	elif [ "$h" -le $BOUND ]; then
 		ok $name
+	elif [ $c = itimer ] && [ -n "$f" ] && [ "$h" -le $((BOUND + f + 256)) ]; then
+		# The itimer clock's SIGPROF nests (clock.c on_tick, SA_NODEFER:
+		# blocked, the process's tick went to another thread and ended
+		# its sleep with EINTR): a tick that comes while a handler runs
+		# past the kernel's tick (a loaded machine preempts it) adds one
+		# kernel frame and a return-at-once handler below it (seen with
+		# both cores busy: 1352 + 3040 + 32 bytes).
+		ok "$name ($h bytes: one nested tick, its kernel frame of $f bytes)"
 	else
-		not_ok $name "$h bytes > $BOUND"
+		not_ok $name "$h bytes > $BOUND${f:+ (itimer: $BOUND + one nested tick's $f + 256)}"
 	fi
 
 	out=$(timeout 120 "$MONRUN" -c $c "$T/su" altstack 200 2>&1)
