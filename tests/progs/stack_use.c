@@ -29,8 +29,11 @@
  *             the handler spins, or when siglongjmp unblocks a pending
  *             one), and what siglongjmp itself uses there (0 in a plain
  *             build; a sanitizer's interceptor's frames).
- * The clock ticks the spinning code for at least 0.3 s, and until 100
- * samples or 10 s (0.3 s unprofiled).  Exit 0, or 1 on a failure to set up.
+ * The clock ticks the spinning code for at least 0.3 s: a thread, until 100
+ * samples or 10 s (0.3 s unprofiled); the fault handler, 0.3 s (libmon
+ * holds the ticks in an SA_ONSTACK handler, lib/sigguard.c: the one
+ * pending at its end comes when siglongjmp unblocks it, on the alternate
+ * stack).  Exit 0, or 1 on a failure to set up.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -163,15 +166,15 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-/* Let the clock tick the spinning code: until 100 samples or 10 s, 0.3 s
+/* Let the clock tick the spinning code: until WANT samples or 10 s, 0.3 s
  * at least. */
-static uint64_t let_it_tick(void)
+static uint64_t let_it_tick(uint64_t want)
 {
 	uint64_t s0 = samples();
 	struct timespec t = { 0, 10 * 1000 * 1000 };
 	for (int i = 0; i < 1000; i++) {
 		nanosleep(&t, NULL);
-		if (i >= 30 && (!profiled() || samples() - s0 >= 100))
+		if (i >= 30 && (!profiled() || samples() - s0 >= want))
 			break;
 	}
 	__atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
@@ -193,7 +196,7 @@ static int run_thread(int depth)
 		return 1;
 	while (__atomic_load_n(&spin_sp, __ATOMIC_ACQUIRE) == 0)
 		sched_yield();
-	uint64_t n = let_it_tick();
+	uint64_t n = let_it_tick(100);
 	pthread_join(t, NULL);
 	uintptr_t low = lowest();
 	long used = (long)(spin_sp - low) - RED_ZONE - (long)frame_bytes;
@@ -229,7 +232,7 @@ static void *ticker(void *arg)
 	(void)arg;
 	while (__atomic_load_n(&spin_sp, __ATOMIC_ACQUIRE) == 0)
 		sched_yield();
-	let_it_tick();
+	let_it_tick(0);	/* its ticks are held: 0.3 s */
 	return NULL;
 }
 
