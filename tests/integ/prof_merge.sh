@@ -18,6 +18,8 @@
 #  - dir_unreadable: a damaged file of a directory is left out with a
 #    warning naming it, the others read;
 #  - base_dir: --base takes a directory (its files summed);
+#  - sum_clock_*: a sum's clock and rate are those of a file whose clock
+#    ran, not of a file read first whose clock never did;
 #  - span_*: elapsed time (-s) and pprof's duration_nanos are the run's
 #    wall-clock span, earliest start to latest end (crafted files: 10 s
 #    each, written at 1000, 1001 and 1002 s: 12 s, not 30), time_nanos its
@@ -249,6 +251,24 @@ mkdir -p c1 c2
 # Mutation caught: elapsed summed over files (30.000 s).
 grep -q '^elapsed: 12.000 s (wall clock, from the first process.s start to the last one.s end, within a second: the files. write times are whole seconds; 3 processes, 30.000 s summed, the longest 10.000 s)' sp.err &&
 	ok span_summary || not_ok span_summary "$(grep elapsed sp.err)"
+# A file whose clock never ran (clock "none", rate 0: a dormant process
+# never switched on) says nothing of a sum's clock and rate, read first or
+# last.  Mutation caught: the first file's ("clock none, rate 0 Hz ... (files
+# differ ...)", "rate: asked 0 Hz").
+mkdir -p cn
+./craft cn/p0.mon -C 0 -r 0 -o "$OBJ" -h $HI -E 10000000:1000:800 &&
+./craft cn/p1.mon -C 2 -r 1000 -o "$OBJ" -h $HI -b 56:70 -E 10000000:1000:801 ||
+	{ not_ok craft_files_clock; exit 1; }
+for order in "cn/p0.mon cn/p1.mon" "cn/p1.mon cn/p0.mon"; do
+	# shellcheck disable=SC2086
+	"$PROF" -s stacks $order >/dev/null 2>cn.err
+	if grep -q '^clock thread-cputime, rate 1000 Hz (samples per CPU-second)$' cn.err &&
+	   grep -q '^rate: asked 1000 Hz, set 1000 Hz' cn.err; then
+		ok "sum_clock_of_clocked_file ($order)"
+	else
+		not_ok "sum_clock_of_clocked_file ($order)" "$(grep -E '^(clock|rate)' cn.err | tr '\n' ' ')"
+	fi
+done
 "$PROF" --format=csv --base=c2 c1 >bd.csv 2>bd.err; rc=$?
 # Mutation caught: --base reading its argument as one file.
 [ $rc -eq 0 ] && [ "$(csv_awk -F, '$1 == "work" { print $7 "," $8 }' bd.csv)" = "0.070000,0.060000" ] &&

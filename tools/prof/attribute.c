@@ -1618,11 +1618,14 @@ int attr_add(struct prof_attr *a, const struct prof_data *d, const char *prog,
 			goto nomem;
 	}
 
-	/* Facts for -s. */
-	if (a->nfiles == 0) {
+	/* Facts for -s: the clock and rate of the first file whose clock ran
+	 * (of the first file, if none did). */
+	int clocked = prof_run_clocked(&d->run);
+	if (a->nfiles == 0 || (clocked && !a->clocked)) {
 		a->rate_hz = d->run.rate_hz;
 		snprintf(a->clock, sizeof a->clock, "%s", d->run.clock);
-	} else if (a->rate_hz != d->run.rate_hz) {
+		a->clocked = clocked;
+	} else if (clocked && a->rate_hz != d->run.rate_hz) {
 		a->rates_differ = 1;
 	}
 	a->nfiles++;
@@ -1678,6 +1681,11 @@ static double pct(double part, double whole)
 /* The share of one CPU the wall sampler's own thread may use before prof
  * warns (wall-cost). */
 #define WALL_COST_WARN 0.05
+
+int prof_run_clocked(const struct prof_run *r)
+{
+	return r->rate_hz > 0 && strcmp(r->clock, "none") != 0;
+}
 
 static void wall_warn(const struct prof_attr *a)
 {

@@ -79,10 +79,14 @@ int coverage_add(struct prof_attr *a, const struct prof_data *d)
 	if (!r->have_facts)
 		return 0;
 	double rate = r->rate_hz > 0 ? r->rate_hz : 1;
-	if (c->nfacts++ == 0) {
+	/* The rates of the first file whose clock ran (a file's that never
+	 * started one are 0), else of the first file. */
+	int clocked = prof_run_clocked(r);
+	if (c->nfacts++ == 0 || (clocked && !c->clocked)) {
 		c->rate_asked = r->rate_asked;
 		c->rate_set = r->rate_set;
 		c->tick_cost_ns = r->tick_cost_ns;
+		c->clocked = clocked;
 	}
 	c->flags |= r->fact_flags;
 	size_t k = 0;

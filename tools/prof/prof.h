@@ -175,6 +175,12 @@ struct prof_run {
 	uint32_t images_before;
 };
 
+/* 1 when the file's profiling clock ran: a rate, and a clock other than
+ * "none" (a process that never started one, a dormant start never
+ * switched on, says nothing of the clock and rate of a sum of files;
+ * a gmon.out, clock "", is named by its rate alone); else 0. */
+int prof_run_clocked(const struct prof_run *r);
+
 /* One sampled call stack (mon.out STACKS). */
 struct prof_stack {
 	uint64_t count;		/* samples */
@@ -630,13 +636,15 @@ struct prof_attr {
 	double total_ticks, total_seconds;
 	/* summary facts over all files */
 	size_t nfiles;
-	double rate_hz;		/* of the first file (0 if none) */
-	int rates_differ;
+	double rate_hz;		/* of the first file whose clock ran (prof_run_clocked),
+				 * else of the first file (0 if none) */
+	int clocked;		/* rate_hz and clock are a clocked file's */
+	int rates_differ;	/* clocked files' rates differ */
 	uint64_t samples, dropped, saturated, lost;
 	int have_stats, have_cpu, have_cells;
 	double user_s, sys_s;
 	uint64_t cells_used, cells_total;
-	char clock[32];
+	char clock[32];		/* as rate_hz */
 	uint32_t scale_min, scale_max;	/* profil scales seen (0: none) */
 	uint64_t counts_unmatched;	/* call counts on no function */
 	int warned;		/* a warning was printed */
@@ -737,7 +745,9 @@ struct prof_cov {
 				 * not an interval's bounds (nanoseconds) */
 	double cpu_before_s;	/* CPU before profiling started (start-up) */
 	double startup_s;	/* of it, start-up alone (prof_run's), summed */
-	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts */
+	uint32_t rate_asked, rate_set, tick_cost_ns;	/* of the first file with facts
+							 * whose clock ran (else the first) */
+	int clocked;		/* they are such a file's */
 	uint32_t flags;		/* MONOUT_FACT_* of every file, or'ed */
 	uint32_t threads_unlisted;
 	uint64_t anon_samples;
