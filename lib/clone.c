@@ -80,6 +80,11 @@ MON_NO_TSAN static long raw_syscall(long n, long a, long b, long c, long d, long
 	return r;
 }
 
+MON_NO_TSAN long mon_raw_syscall(long n, long a, long b, long c, long d, long e, long f)
+{
+	return raw_syscall(n, a, b, c, d, e, f);
+}
+
 /* Is this clone/clone3 a new process of its own memory (a fork)?  Flags
  * of clone(2): CLONE_VM (a thread or vfork: memory shared) and CLONE_VFORK
  * (the parent waits, holding our lock, for the child's exec or exit) are

@@ -81,6 +81,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -692,9 +693,25 @@ done:
  * signal, moves to "/" (no mount kept busy), and reads one shared page
  * (MAP_SHARED, mapped before the clone): written[0] is 1 once the last
  * profile was written (or none was due: dormant), written[1] the last
- * interval's number.  Only raw system calls (the C library's syscall(3):
- * it holds no lock) after the clone. */
-static long (*sys)(long, ...);
+ * interval's number.  Only raw system calls (sys: they take no lock) after
+ * the clone. */
+
+/* A system call as syscall(3) takes it, made by clone.c's mon_raw_syscall:
+ * not through libmon's syscall(3) (its clone would be a fork for libmon)
+ * nor the C library's, which a static link's dlsym cannot find (a cc -pg
+ * -static program's control thread called a null pointer).  Reads six
+ * argument words whatever the call takes, as the C library's does: words
+ * not passed are read, never used. */
+__attribute__((no_sanitize("address"))) MON_NO_TSAN static long sys(long n, ...)
+{
+	va_list ap;
+	long a[6];
+	va_start(ap, n);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+	va_end(ap);
+	return mon_raw_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
 
 static void say_ended(pid_t pid)
 {
@@ -856,10 +873,6 @@ __attribute__((no_sanitize("address"))) static int watch_mid(void *arg)
 
 static void watcher_start(void)
 {
-	if (sys == NULL)
-		sys = (long (*)(long, ...))mon_libc_next("syscall");
-	if (sys == NULL)
-		return;
 	if (watch_page == NULL) {
 		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)

@@ -71,11 +71,8 @@
 #include "settings.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-typedef void (*sighandler_fn)(int);
-typedef sighandler_fn (*signal_fn)(int, sighandler_fn);
 
 static sigaction_fn real_sigaction;
-static signal_fn real_signal;
 
 static const int fatal_signals[] = {
 	SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGUSR1, SIGSEGV,
@@ -102,8 +99,6 @@ static void resolve(void)
 {
 	if (real_sigaction == NULL)
 		real_sigaction = (sigaction_fn)mon_libc_next("sigaction");
-	if (real_signal == NULL)
-		real_signal = (signal_fn)mon_libc_next("signal");
 }
 
 __attribute__((constructor)) void mon_fatal_init(void)

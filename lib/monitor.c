@@ -262,6 +262,12 @@ static struct {
 } base;
 
 struct mon_control_calls mon_control_calls;
+/* control.c fills mon_control_calls from its constructor and nothing else
+ * names it: a static link (cc -pg -static with libmon.a) left control.o
+ * out of the program, and with it intervals, the dormant start and monctl
+ * (MONPROF_INTERVAL, MONPROF_DORMANT, MONPROF_CONTROL were silently
+ * ignored: tests/integ/monctl.sh monctl_linked_pg_static). */
+__attribute__((used)) static void (*const pull_control)(void) = mon_control_init;
 
 /* An interval goes on: take the bins' counts for its file, leaving zero
  * (an atomic exchange: a tick adding meanwhile goes to the next

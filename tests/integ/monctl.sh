@@ -309,3 +309,64 @@ for how in killed exit; do
 		not_ok "monctl_off_then_end_$how" "$(cat "$T/iv$how.off"): at the off: ${before:-none}; at the end: ${after:-none}"
 	fi
 done
+
+# A program linked with libmon (issue 22: monctl "for monrun and for
+# libmon-linked programs"): cc -pg with libmon.so, and cc -pg -static with
+# libmon.a, started with MONPROF_DORMANT=1 and no monrun: dormant, on
+# (samples grow), a snapshot with samples, off.  And MONPROF_INTERVAL=1
+# cuts interval files in both.  Mutation caught: control.o left out of the
+# static link (nothing named it: MONPROF_DORMANT, MONPROF_INTERVAL and
+# MONPROF_CONTROL were ignored, the program sampled from its start); its
+# thread calling the C library's syscall(3) found by dlsym (a null
+# pointer in a static program: SIGSEGV).
+linked="pg"
+build_prog lpg interval_spin.c -pg || not_ok monctl_linked_build "-pg"
+case " $CC " in
+*-fsanitize=*) echo "# pg_static left out: sanitizer runtimes cannot be linked statically" ;;
+*)	if [ -f "$($CC -print-file-name=libc.a)" ] && build_prog_static lpg_static interval_spin.c -pg -static; then
+		linked="$linked pg_static"
+	else
+		echo "# pg_static left out: no static C library (libc6-dev's libc.a)"
+	fi ;;
+esac
+for k in $linked; do
+	mkdir -p "$T/l_$k" && cd "$T/l_$k" || exit 1
+	rm -f "$T/lready_$k"
+	MONPROF_DORMANT=1 "$T/l$k" forever "$T/lready_$k" >/dev/null 2>"$T/l_$k.err" &
+	lj=$!
+	for _i in $(seq 300); do [ -s "$T/lready_$k" ] && break; sleep 0.1; done
+	LP=$(cat "$T/lready_$k" 2>/dev/null)
+	"$MONCTL" "$LP" status >"$T/l_$k.s0" 2>&1
+	"$MONCTL" "$LP" on >"$T/l_$k.on" 2>&1
+	wait_cpu "$LP" 0.3
+	"$MONCTL" "$LP" snapshot >"$T/l_$k.snap" 2>&1
+	"$MONCTL" "$LP" off >"$T/l_$k.off" 2>&1
+	"$MONCTL" "$LP" status >"$T/l_$k.s1" 2>&1
+	kill "$LP" 2>/dev/null
+	wait "$lj" 2>/dev/null
+	f=$(sed -n 's/^ok: wrote //p' "$T/l_$k.snap")
+	if [ "$(field state <"$T/l_$k.s0")" = dormant ] && [ "$(field samples <"$T/l_$k.s0")" = 0 ] &&
+	   grep -q "ok: sampling" "$T/l_$k.on" && [ -n "$f" ] && "$T/mon_dump" "$f" check &&
+	   [ "$(info "$f" samples)" -gt 0 ] && [ "$(field state <"$T/l_$k.s1")" = off ]; then
+		ok "monctl_linked_$k ($(info "$f" samples) samples in the snapshot)"
+	else
+		not_ok "monctl_linked_$k" "$(head -n 3 "$T/l_$k.s0" | tr '\n' ' ') $(cat "$T/l_$k.on" "$T/l_$k.snap" "$T/l_$k.err" | head -n 4 | tr '\n' ' ')"
+	fi
+	# Intervals: two cut while it runs (each 1 s of wall-clock time; it
+	# is given 30 s).
+	mkdir -p "$T/li_$k"
+	rm -f "$T/lready_$k"
+	PROFDIR="$T/li_$k" MONPROF_INTERVAL=1 "$T/l$k" forever "$T/lready_$k" >/dev/null 2>"$T/li_$k.err" &
+	lj=$!
+	for _i in $(seq 300); do [ -s "$T/lready_$k" ] && break; sleep 0.1; done
+	LP=$(cat "$T/lready_$k" 2>/dev/null)
+	for _i in $(seq 300); do [ "$(ls "$T/li_$k" | grep -c '\.i0')" -ge 2 ] && break; sleep 0.1; done
+	kill "$LP" 2>/dev/null
+	wait "$lj" 2>/dev/null
+	n=$(ls "$T/li_$k" | grep -c '\.i0')
+	if [ "$n" -ge 2 ]; then
+		ok "monctl_linked_${k}_intervals ($n files)"
+	else
+		not_ok "monctl_linked_${k}_intervals" "$n interval files: $(ls "$T/li_$k" | tr '\n' ' ') $(head -c 300 "$T/li_$k.err")"
+	fi
+done
