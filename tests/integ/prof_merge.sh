@@ -6,7 +6,8 @@
 #    monrun -f with PROFDIR writes a file per process; `prof DIR`, `prof -m F
 #    F F...` (data files as positional arguments) and `prof -m F ...` each
 #    read them all as one profile, the sum of the files;
-#  - programs_*: files of two programs are shown by program (text), chosen
+#  - programs_*: files of two programs are shown by program (text, each
+#    heading before the program's summary in one stream), chosen
 #    with --program=NAME (and only the chosen files' warnings given),
 #    summed with --merge; a format of one report (JSON) and --output
 #    refuse, naming each program's --program=NAME and --merge; the stack
@@ -101,6 +102,16 @@ if [ $rc -eq 0 ] && [ "$(grep -c '^program .*: [0-9]* files\? (--program=NAME sh
 	ok programs_shown_by_program
 else
 	not_ok programs_shown_by_program "exit $rc: $(head -c 300 progs.txt) $(head -c 200 progs.err)"
+fi
+# Both streams into one file (prof -s DIR 2>&1 | less): each program's
+# heading comes before its summary (stderr).  Mutation caught: stdout not
+# flushed (every heading after the summaries, at the end).
+"$PROF" -s run >pboth.txt 2>&1
+order=$(grep -E '^(program |summary \()' pboth.txt | cut -c1-7 | tr '\n' ' ')
+if [ "$order" = "program summary program summary " ]; then
+	ok programs_heading_before_summary
+else
+	not_ok programs_heading_before_summary "order: $order"
 fi
 "$PROF" --format=csv --program=tree run >pt.csv 2>pt.err; rc=$?
 # Mutation caught: --program not filtering (the other's file summed in).

@@ -1359,8 +1359,14 @@ int main(int argc, char **argv)
 			       groups[k].nfiles == 1 ? "" : "s");
 			/* Its warnings name it: stderr has no headings. */
 			prof_warn_about(groups[k].path, NULL);
+			/* The heading before the program's warnings and summary
+			 * (stderr) where both streams go to one pipe or file:
+			 * stdout is fully buffered there. */
+			fflush(stdout);
 		}
 		status = report(&groups[k], &o, lines, annotate, base_arg);
+		if (ngroups > 1)
+			fflush(stdout);
 	}
 	if (ngroups > 1)
 		prof_warn_about(NULL, NULL);
