@@ -84,7 +84,9 @@ for t in tests/integ/*.sh; do
 	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
 		case $rc in
 		0) p=1 ;;
-		77) skip=$((skip + 1)); echo "SKIP integ/$n in $dt s"; continue ;;
+		77)	# the script's own reason ("SKIP why"), on the line
+			why=$(sed -n 's/^SKIP *//p' "$out" | head -n 1)
+			skip=$((skip + 1)); echo "SKIP integ/$n in $dt s${why:+: $why}"; continue ;;
 		*) f=1 ;;
 		esac
 	elif [ $rc -ne 0 ] && [ "$f" -eq 0 ]; then
