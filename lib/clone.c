@@ -80,9 +80,22 @@ MON_NO_TSAN static long raw_syscall(long n, long a, long b, long c, long d, long
 	return r;
 }
 
-MON_NO_TSAN long mon_raw_syscall(long n, long a, long b, long c, long d, long e, long f)
+/* Six argument words from ap, as syscall(3) takes them whatever the call:
+ * words the caller did not pass are read, never used. */
+__attribute__((no_sanitize("address"))) MON_NO_TSAN static void args_of(va_list ap, long a[6])
 {
-	return raw_syscall(n, a, b, c, d, e, f);
+	for (int i = 0; i < 6; i++)
+		a[i] = va_arg(ap, long);
+}
+
+__attribute__((no_sanitize("address"))) MON_NO_TSAN long mon_raw_syscall(long number, ...)
+{
+	va_list ap;
+	long a[6];
+	va_start(ap, number);
+	args_of(ap, a);
+	va_end(ap);
+	return raw_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
 
 /* Is this clone/clone3 a new process of its own memory (a fork)?  Flags
@@ -122,8 +135,7 @@ __attribute__((no_sanitize("address"))) MON_NO_TSAN MON_EXPORT long syscall(long
 	va_list ap;
 	long a[6];
 	va_start(ap, number);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
+	args_of(ap, a);
 	va_end(ap);
 	if (number == SYS_exit_group) {
 		/* The process ends without atexit (Go's runtime, a C program's

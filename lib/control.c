@@ -81,7 +81,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -696,22 +695,11 @@ done:
  * interval's number.  Only raw system calls (sys: they take no lock) after
  * the clone. */
 
-/* A system call as syscall(3) takes it, made by clone.c's mon_raw_syscall:
- * not through libmon's syscall(3) (its clone would be a fork for libmon)
- * nor the C library's, which a static link's dlsym cannot find (a cc -pg
- * -static program's control thread called a null pointer).  Reads six
- * argument words whatever the call takes, as the C library's does: words
- * not passed are read, never used. */
-__attribute__((no_sanitize("address"))) MON_NO_TSAN static long sys(long n, ...)
-{
-	va_list ap;
-	long a[6];
-	va_start(ap, n);
-	for (int i = 0; i < 6; i++)
-		a[i] = va_arg(ap, long);
-	va_end(ap);
-	return mon_raw_syscall(n, a[0], a[1], a[2], a[3], a[4], a[5]);
-}
+/* A system call as syscall(3) takes it, made by the instruction itself
+ * (clone.c): not through libmon's syscall(3) (its clone would be a fork for
+ * libmon) nor the C library's, which a static link's dlsym cannot find (a
+ * cc -pg -static program's control thread called a null pointer). */
+static long (*const sys)(long, ...) = mon_raw_syscall;
 
 static void say_ended(pid_t pid)
 {

@@ -297,11 +297,12 @@ MON_HIDDEN void mon_clone_set_fork(void (*prepare)(void), void (*parent)(void),
 /* What syscall(3) runs before an exit_group system call made through it
  * (fatal.c: write the profile, as at _exit).  Async-signal-safe.  Set once. */
 MON_HIDDEN void mon_clone_set_exit(void (*before)(void));
-/* System call N with six arguments, made by the instruction itself (no
- * interposer, no lock, no fork handler: a clone here is not a fork for
- * libmon), as syscall(3) returns it: the result, or -1 and errno for one in
- * [-4095, -1].  Async-signal-safe; in static links too (no dlsym). */
-MON_HIDDEN long mon_raw_syscall(long n, long a, long b, long c, long d, long e, long f);
+/* System call NUMBER, its arguments as syscall(3) takes them (up to six
+ * words), made by the instruction itself: no interposer, no lock, no fork
+ * handler (a clone here is not a fork for libmon).  Returns as syscall(3):
+ * the result, or -1 and errno for one in [-4095, -1].  Async-signal-safe;
+ * in static links too (no dlsym). */
+MON_HIDDEN long mon_raw_syscall(long number, ...);
 
 /* ---- exec.c ------------------------------------------------------------ */
 

@@ -43,6 +43,18 @@ wait_cpu() {
 	return 1
 }
 
+# ctl_cycle PID P: status (P.s0), on (P.on), 0.3 s of its CPU, status
+# (P.s1), snapshot (P.snap), off (P.off), status (P.s2).
+ctl_cycle() {
+	"$MONCTL" "$1" status >"$2.s0" 2>&1
+	"$MONCTL" "$1" on >"$2.on" 2>&1
+	wait_cpu "$1" 0.3
+	"$MONCTL" "$1" status >"$2.s1" 2>&1
+	"$MONCTL" "$1" snapshot >"$2.snap" 2>&1
+	"$MONCTL" "$1" off >"$2.off" 2>&1
+	"$MONCTL" "$1" status >"$2.s2" 2>&1
+}
+
 if build_plain ispin interval_spin.c && build_dump; then
 	ok monctl_build
 else
@@ -233,13 +245,7 @@ MONPROF_STACK_DEPTH=3 "$MONRUN" --dormant --wall=200 "$T/ispin" forever "$T/read
 dj=$!
 for _i in $(seq 300); do [ -s "$T/ready5" ] && break; sleep 0.1; done
 DP=$(cat "$T/ready5")
-"$MONCTL" "$DP" status >"$T/dw.s0" 2>&1
-"$MONCTL" "$DP" on >"$T/dw.on" 2>&1
-wait_cpu "$DP" 0.3
-"$MONCTL" "$DP" status >"$T/dw.s1" 2>&1
-"$MONCTL" "$DP" snapshot >"$T/dw.snap" 2>&1
-"$MONCTL" "$DP" off >"$T/dw.off" 2>&1
-"$MONCTL" "$DP" status >"$T/dw.s2" 2>&1
+ctl_cycle "$DP" "$T/dw"
 kill "$DP" 2>/dev/null
 wait "$dj" 2>/dev/null
 f=$(sed -n 's/^ok: wrote //p' "$T/dw.snap")
@@ -336,18 +342,13 @@ for k in $linked; do
 	lj=$!
 	for _i in $(seq 300); do [ -s "$T/lready_$k" ] && break; sleep 0.1; done
 	LP=$(cat "$T/lready_$k" 2>/dev/null)
-	"$MONCTL" "$LP" status >"$T/l_$k.s0" 2>&1
-	"$MONCTL" "$LP" on >"$T/l_$k.on" 2>&1
-	wait_cpu "$LP" 0.3
-	"$MONCTL" "$LP" snapshot >"$T/l_$k.snap" 2>&1
-	"$MONCTL" "$LP" off >"$T/l_$k.off" 2>&1
-	"$MONCTL" "$LP" status >"$T/l_$k.s1" 2>&1
+	ctl_cycle "$LP" "$T/l_$k"
 	kill "$LP" 2>/dev/null
 	wait "$lj" 2>/dev/null
 	f=$(sed -n 's/^ok: wrote //p' "$T/l_$k.snap")
 	if [ "$(field state <"$T/l_$k.s0")" = dormant ] && [ "$(field samples <"$T/l_$k.s0")" = 0 ] &&
 	   grep -q "ok: sampling" "$T/l_$k.on" && [ -n "$f" ] && "$T/mon_dump" "$f" check &&
-	   [ "$(info "$f" samples)" -gt 0 ] && [ "$(field state <"$T/l_$k.s1")" = off ]; then
+	   [ "$(info "$f" samples)" -gt 0 ] && [ "$(field state <"$T/l_$k.s2")" = off ]; then
 		ok "monctl_linked_$k ($(info "$f" samples) samples in the snapshot)"
 	else
 		not_ok "monctl_linked_$k" "$(head -n 3 "$T/l_$k.s0" | tr '\n' ' ') $(cat "$T/l_$k.on" "$T/l_$k.snap" "$T/l_$k.err" | head -n 4 | tr '\n' ' ')"
