@@ -124,21 +124,12 @@ static void autostart(void)
 	errno = saved_errno;
 }
 
-/* libmon's start-up, once: every file's constructor in their order, then
- * monrun's start. */
+/* libmon's start-up, once: every file's constructor in their order
+ * (init.c), then monrun's start. */
 static void start_once(void)
 {
 	MON_ONCE();
-	monout_crc32_init();	/* the format's (format/crc32.c) */
-	mon_sigguard_init();	/* the constructor(101)s first, as ld.so runs them */
-	mon_fdguard_init();
-	mon_control_init();
-	mon_exec_init();
-	mon_fatal_init();
-	mon_memread_init();
-	mon_monitor_init();
-	mon_threads_init();
-	mon_unwind_init();
+	mon_runtime_init();
 	autostart();
 }
 

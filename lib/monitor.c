@@ -261,13 +261,11 @@ static struct {
 	int on_since;		/* sampling was on at some moment since the cut */
 } base;
 
+/* Filled by control.c's constructor, run by mon_runtime_init first (init.c
+ * names it: so a static link holds control.o, which nothing else names;
+ * without it cc -pg -static ignored MONPROF_DORMANT, MONPROF_INTERVAL and
+ * MONPROF_CONTROL: monctl.sh monctl_linked_pg_static). */
 struct mon_control_calls mon_control_calls;
-/* control.c fills mon_control_calls from its constructor and nothing else
- * names it: a static link (cc -pg -static with libmon.a) left control.o
- * out of the program, and with it intervals, the dormant start and monctl
- * (MONPROF_INTERVAL, MONPROF_DORMANT, MONPROF_CONTROL were silently
- * ignored: tests/integ/monctl.sh monctl_linked_pg_static). */
-__attribute__((used)) static void (*const pull_control)(void) = mon_control_init;
 
 /* An interval goes on: take the bins' counts for its file, leaving zero
  * (an atomic exchange: a tick adding meanwhile goes to the next
@@ -687,6 +685,11 @@ int mon_write_profile(int reason, int signo, uint32_t flags, int in_handler)
 	if (mon_count_overflowed(&arc_limit)) {
 		int e = errno;
 		say_arcs_overflow(arc_limit);
+		/* No file is due and stderr said why: the watcher (control.c)
+		 * has nothing to add ("ended without writing its profile: it
+		 * was killed" after an exit 0). */
+		if (reason != MONOUT_WHY_SNAPSHOT && mon_control_calls.wrote != NULL)
+			mon_control_calls.wrote();
 		errno = e;
 		return mon_fail(ENOSPC);
 	}
@@ -1101,6 +1104,7 @@ MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bu
 		errno = saved_errno;
 		return;
 	}
+	mon_runtime_init();	/* called from a constructor of a static program's */
 	pthread_mutex_lock(&lock);
 	int e = 0, was_started = started;
 	uintptr_t tlo, thi;
@@ -1177,6 +1181,7 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 {
 	uintptr_t lo = (uintptr_t)lowpc.mon_p, hi = (uintptr_t)highpc.mon_p, tlo, thi;
 	int saved_errno = errno;
+	mon_runtime_init();	/* called from a constructor of a static program's */
 	pthread_mutex_lock(&lock);
 	if (main_text(&tlo, &thi) == 0 && lo < tlo)
 		lo = tlo;
@@ -1332,6 +1337,7 @@ void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;
 	int saved_errno = errno, ok = 0, arm = 0;
+	mon_runtime_init();	/* cc -pg's start comes before libmon's constructors */
 	pthread_mutex_lock(&lock);
 	if (!started) {
 		ok = start_whole(&arm) == 0;

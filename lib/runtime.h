@@ -57,6 +57,10 @@ MON_HIDDEN void mon_memread_init(void);
 MON_HIDDEN void mon_monitor_init(void);
 MON_HIDDEN void mon_threads_init(void);
 MON_HIDDEN void mon_unwind_init(void);
+/* Every constructor above (and the format's checksum table), once each, in
+ * ld.so's order (init.c): run first by every start of profiling, which can
+ * come before them (cc -pg's _init, a static link).  Not async-signal-safe. */
+MON_HIDDEN void mon_runtime_init(void);
 
 /* ---- profil.c ---------------------------------------------------------- */
 

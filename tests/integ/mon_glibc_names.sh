@@ -69,6 +69,17 @@ grep -q "^monprof: mcount: call graph buffer size limit exceeded, $T/run/ovf.dat
 grep -q "raise MONPROF_ARCS (monrun -a)" "$T/err" &&
 	ok "overflow: the message names the remedy" || not_ok "overflow: remedy" "$(cat "$T/err")"
 expect "overflow: no data file" "$(ls -A)" ""
+# No file was due and the message said why: the watcher (the process that
+# reports a profile never written) says nothing.  Standard error through a
+# pipe read to its end: the watcher holds it until it exits.  Mutation
+# caught: the overflow's return not telling the watcher ("ended without
+# writing its profile: it was killed ..." after an exit 0).
+MONPROF_ARCS=50 ../arcs 2>&1 >/dev/null | cat >"$T/err"
+if grep -q "call graph buffer size limit exceeded" "$T/err" && ! grep -q "ended without writing" "$T/err"; then
+	ok "overflow: the watcher says nothing more"
+else
+	not_ok "overflow: the watcher" "$(cat "$T/err")"
+fi
 MONPROF_ARCS=49 ../arcs 2>"$T/err"
 grep -q "^monprof: MONPROF_ARCS=49: the arc table holds 50 to 1073741824 arcs; not profiling\$" "$T/err" &&
 	ok "below glibc's minarcs: refused, said" || not_ok "MONPROF_ARCS=49" "$(cat "$T/err")"
