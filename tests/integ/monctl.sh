@@ -146,7 +146,7 @@ wait "$pj" 2>/dev/null
 # The message names the remedy: the starts that have a control socket (a
 # plain monrun has none; the old message sent users to "monrun").
 if [ $rc -eq 3 ] && grep -q "not profiled by monprof" "$T/r1" &&
-    grep -q "monrun --control (or --dormant, --interval), or link it with -lmon and set MONPROF_CONTROL=1" "$T/r1"; then
+    grep -q "monrun --control (or --dormant, --interval), or build it with cc -pg or -finstrument-functions linked with libmon (-lmon, or libmon.a) and set MONPROF_CONTROL=1 (a program that calls monstartup() itself has none)" "$T/r1"; then
 	ok monctl_refuses_unprofiled
 else
 	not_ok monctl_refuses_unprofiled "rc $rc: $(cat "$T/r1")"

@@ -212,13 +212,16 @@ int main(int argc, char **argv)
 		else if ((e == ECONNREFUSED || e == ENOENT) && has_libmon(pid))
 			fprintf(stderr, "monctl: %ld (%s): profiled by monprof, but without a control "
 				"socket: it was started without one (monrun --control, --dormant or "
-				"--interval start one; MONPROF_CONTROL=1 for a program linked with "
-				"-lmon), or it is ending and closed it\n", pid,
+				"--interval start one; MONPROF_CONTROL=1 for a cc -pg or "
+				"-finstrument-functions program linked with libmon; a program that "
+				"calls monstartup() itself has none), or it is ending and closed it\n", pid,
 				comm_of(pid, comm, sizeof comm));
 		else if (e == ECONNREFUSED || e == ENOENT)
 			fprintf(stderr, "monctl: %ld (%s): not profiled by monprof with a control "
 				"socket: start it with monrun --control (or --dormant, --interval), or "
-				"link it with -lmon and set MONPROF_CONTROL=1\n", pid,
+				"build it with cc -pg or -finstrument-functions linked with libmon (-lmon, "
+				"or libmon.a) and set MONPROF_CONTROL=1 (a program that calls "
+				"monstartup() itself has none)\n", pid,
 				comm_of(pid, comm, sizeof comm));
 		else
 			fprintf(stderr, "monctl: %ld: cannot reach its control socket: %s\n", pid,
