@@ -52,7 +52,10 @@
 # tick's (a reviewer's finding: the clock stopped in 3 runs of 3):
 #   itimer_own_eintr         tests/progs/itimer_own_eintr.c, whose SA_ONSTACK
 #                            handler (ticks held in it) ends its own sleeps:
-#                            10 EINTR as unprofiled, no clock-cut warning, and
+#                            10 EINTR as unprofiled (a round whose alarm came
+#                            before the sleep began is done again: "eintr 9"
+#                            in a fresh user's loaded make check), no
+#                            clock-cut warning, and
 #                            at least 20 samples, half of them or more under
 #                            own_main_spin (the clock ran on); a second tick
 #                            given into the same EINTR (one noticed while
