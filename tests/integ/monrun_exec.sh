@@ -399,6 +399,15 @@ if [ "$(grep -c "the process forked 1 time without following its children" "$d/n
 else
 	not_ok monrun_exec_dir_forks_warned_once "$(files "$d/nof"): $(head -c 600 "$d/nof.err")"
 fi
+# One more: said in the singular (a fresh user's "1 more profile of
+# /usr/bin/sh read are of processes ...").
+set -- "$d"/nof/*
+"$PROF" -m "$1" "$2" >/dev/null 2>"$d/nof2.err"
+if grep -q "warning: 1 more profile of [^ ]*/ex read is of a process that forked children without following them (monrun without -f)" "$d/nof2.err"; then
+	ok monrun_exec_dir_forks_warned_one
+else
+	not_ok monrun_exec_dir_forks_warned_one "$(head -c 600 "$d/nof2.err")"
+fi
 if [ -n "$asan" ]; then
 	skip_asan monrun_exec_dir_warnings_named
 else

@@ -46,6 +46,20 @@ wall_inputs || { not_ok craft_wall; exit 1; }
 # (FACTS): each warning names its remedy.
 wall_inputs wt.mon 100:2000000:200:3:4000:6000:0:3:40 -E 2000000:1700000000:42:0:5 ||
 	{ not_ok craft_wall_tables; exit 1; }
+# The wall-clock sampler's cost (wall-cost): 0.2 s of its own CPU in 2 s is
+# said, with the remedy; 0.6 ms in 2 ms (a wrapper that exec'd at once: a
+# fresh user's "31 % of one CPU (0.000 s in 0.00 s)") is not.  Mutation
+# caught: no floor on the sampler's CPU (wcs.mon warned).
+wall_inputs wc.mon 100:2000000:200:3:150000:50000:0 &&
+	wall_inputs wcs.mon 100:2000:200:3:400:200:0 || { not_ok craft_wall_cost; exit 1; }
+"$PROF" -m wc.mon >/dev/null 2>wc.err
+"$PROF" -m wcs.mon >/dev/null 2>wcs.err
+if grep -q "warning: the wall-clock sampler's own thread used 10 % of one CPU (0.200 s in 2.00 s; .*lower the rate (monrun --wall=HZ, MONPROF_WALL=HZ)" wc.err &&
+   ! grep -q "sampler's own thread used" wcs.err; then
+	ok wall_cost_said
+else
+	not_ok wall_cost_said "$(grep -h "own thread used" wc.err wcs.err | cut -c1-200 | tr '\n' '|')"
+fi
 
 # a.mon: the program (text 0x401000..0x401140) and a library whose file is
 # gone; one histogram over the program whose 8-byte bins (scale 0x4000)

@@ -1681,6 +1681,7 @@ static double pct(double part, double whole)
 /* The share of one CPU the wall sampler's own thread may use before prof
  * warns (wall-cost). */
 #define WALL_COST_WARN 0.05
+#define WALL_COST_MIN_S 0.01	/* seconds of the sampler's CPU */
 
 int prof_run_clocked(const struct prof_run *r)
 {
@@ -1705,7 +1706,12 @@ static void wall_warn(const struct prof_attr *a)
 	 * program it measures (the goals: 1 % at 100 Hz with 64 threads
 	 * mostly blocked, 2 % at 1 kHz with 8). */
 	double own = a->wall_user_s + a->wall_sys_s;
-	if (a->wall_elapsed_s > 0 && own >= WALL_COST_WARN * a->wall_elapsed_s)
+	/* ... and is more than WALL_COST_MIN_S: less is within the kernel's
+	 * tick-based accounting of it, and a run that short (a wrapper that
+	 * exec'd at once: "31 % of one CPU (0.000 s in 0.00 s)") has no load
+	 * to lower. */
+	if (a->wall_elapsed_s > 0 && own >= WALL_COST_WARN * a->wall_elapsed_s &&
+	    own >= WALL_COST_MIN_S)
 		prof_warn("wall-cost", "the wall-clock sampler's own thread used %.0f %% of one "
 			  "CPU (%.3f s in %.2f s; the profiler's cost, not in the profile): its "
 			  "cost grows with the threads that ran between its looks and with the "

@@ -33,13 +33,20 @@ static const char *about_name, *about_role;
  * program's files (prof_warn_scope), the first is shown, the others
  * counted, and prof_warn_repeats says how many. */
 static const struct {
-	const char *code, *more;	/* more: the sentence after "N more profiles" */
+	/* The sentence after "N more profiles ... read": for N of 1, for more */
+	const char *code, *one, *many;
 } per_file[] = {
-	{ "exec-images", "are of processes that ran several programs, one exec'ing the "
-			 "next, as above: each shows the part of its last program" },
-	{ "unfollowed-forks", "are of processes that forked children without following "
-			      "them (monrun without -f): their time is in no profile; monrun "
-			      "-f profiles each child in a file of its own" },
+	{ "exec-images",
+	  "is of a process that ran several programs, one exec'ing the next, as above: it "
+	  "shows the part of its last program",
+	  "are of processes that ran several programs, one exec'ing the next, as above: each "
+	  "shows the part of its last program" },
+	{ "unfollowed-forks",
+	  "is of a process that forked children without following them (monrun without -f): "
+	  "their time is in no profile; monrun -f profiles each child in a file of its own",
+	  "are of processes that forked children without following them (monrun without "
+	  "-f): their time is in no profile; monrun -f profiles each child in a file of its "
+	  "own" },
 };
 static struct repeat {
 	size_t kind;	/* index in per_file */
@@ -189,7 +196,7 @@ void prof_warn_repeats(void)
 		const struct repeat *r = &repeats[i];
 		prof_warn(per_file[r->kind].code, "%zu more %s%s%s read %s", n,
 			  n == 1 ? "profile" : "profiles", r->scope ? " of " : "",
-			  r->scope ? r->scope : "", per_file[r->kind].more);
+			  r->scope ? r->scope : "", n == 1 ? per_file[r->kind].one : per_file[r->kind].many);
 	}
 	summing = 0;
 	about_name = was;
