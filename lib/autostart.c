@@ -130,6 +130,7 @@ static void start_once(void)
 {
 	MON_ONCE();
 	mon_runtime_init();
+	mon_monitor_init();
 	autostart();
 }
 

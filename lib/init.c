@@ -16,7 +16,10 @@
  *
  * exec.c is named weakly: a static link holds exec.o only when the program
  * calls an exec function (monitor.3: exec is not followed in static
- * programs otherwise), and this must not pull it in.
+ * programs otherwise), and this must not pull it in.  monitor.c's own,
+ * mon_monitor_init (it only sets mon_hooks), is not called here, so that
+ * the arrow points one way (monitor.c calls this; tests/integ/lib_layers.sh):
+ * its starts and autostart.c run it with this.
  */
 #include "monout.h"
 #include "runtime.h"
@@ -34,7 +37,6 @@ void mon_runtime_init(void)
 		mon_exec_init();
 	mon_fatal_init();
 	mon_memread_init();
-	mon_monitor_init();
 	mon_threads_init();
 	mon_unwind_init();
 }

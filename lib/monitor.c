@@ -964,6 +964,15 @@ __attribute__((constructor)) void mon_monitor_init(void)
 	mon_hooks.after_dlopen = after_dlopen;
 }
 
+/* Every constructor of libmon's, once each (init.c's and this file's):
+ * a start can come before them (cc -pg's __monstartup runs from the first
+ * _init; a static link runs the program's constructors before libmon.a's). */
+static void start_init(void)
+{
+	mon_runtime_init();
+	mon_monitor_init();
+}
+
 static void say(const char *lead, size_t n, const char *why);
 
 /* A new run after monitor(0) (monitor.3, "A new run"): everything the last
@@ -1104,7 +1113,7 @@ MON_EXPORT void monitor(mon_pc_t lowpc, mon_pc_t highpc, WORD *buffer, size_t bu
 		errno = saved_errno;
 		return;
 	}
-	mon_runtime_init();	/* called from a constructor of a static program's */
+	start_init();	/* called from a constructor of a static program's */
 	pthread_mutex_lock(&lock);
 	int e = 0, was_started = started;
 	uintptr_t tlo, thi;
@@ -1181,7 +1190,7 @@ MON_EXPORT int monstartup(mon_pc_t lowpc, mon_pc_t highpc)
 {
 	uintptr_t lo = (uintptr_t)lowpc.mon_p, hi = (uintptr_t)highpc.mon_p, tlo, thi;
 	int saved_errno = errno;
-	mon_runtime_init();	/* called from a constructor of a static program's */
+	start_init();	/* called from a constructor of a static program's */
 	pthread_mutex_lock(&lock);
 	if (main_text(&tlo, &thi) == 0 && lo < tlo)
 		lo = tlo;
@@ -1337,7 +1346,7 @@ void mon_auto_start(uintptr_t lowpc, uintptr_t highpc)
 	if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
 		return;
 	int saved_errno = errno, ok = 0, arm = 0;
-	mon_runtime_init();	/* cc -pg's start comes before libmon's constructors */
+	start_init();	/* cc -pg's start comes before libmon's constructors */
 	pthread_mutex_lock(&lock);
 	if (!started) {
 		ok = start_whole(&arm) == 0;

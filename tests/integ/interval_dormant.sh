@@ -10,6 +10,8 @@
 #                              dormant): no file in PROFDIR, exit 0
 #   interval_dormant_on_files  the same switched on by monctl after 1.5 s:
 #                              interval files from then, each with samples
+#                              (the last, the tail up to the exit, may be
+#                              milliseconds long: it may have none)
 # Mutation: mon_interval_idle() not idle before the first cut for a
 # dormant start (as before): interval_dormant_no_file red (the first
 # interval's file is written).
@@ -39,12 +41,18 @@ timeout 30 "$MONCTL" "$(cat pid)" on >on.out 2>&1
 : >go
 wait $job
 rc=$?
+# Each file has samples, but the last may not: it is the tail from the
+# last cut to the exit, which may be milliseconds (seen empty in a loaded
+# make check: i000003 of 3).
 n=0 empty=
+last=$(ls d2 | sort | tail -n 1)
 for f in d2/*; do
 	[ -f "$f" ] || continue
 	n=$((n + 1))
 	s=$(timeout 60 "$B/bin/prof" -s -m "$f" 2>&1 | sed -n 's/^samples: \([0-9]*\) taken.*/\1/p')
-	[ "${s:-0}" -gt 0 ] || empty="$empty $f (${s:-no} samples)"
+	if [ "${s:-0}" -eq 0 ] && { [ "${f##*/}" != "$last" ] || [ $n -eq 1 ]; }; then
+		empty="$empty $f (${s:-no} samples)"
+	fi
 done
 if [ $rc -eq 0 ] && [ "$early" = 0 ] && [ $n -ge 1 ] && [ -z "$empty" ]; then ok interval_dormant_on_files
 else not_ok interval_dormant_on_files "exit $rc, $early files before on, $n after; empty:$empty; $(cat on.out err2 | tr '\n' ' ')"; fi
