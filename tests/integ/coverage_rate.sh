@@ -27,11 +27,25 @@ fi
 # The rate check's CPU is counted once: in FACTS' check_usec, not in its
 # CPU before too (the runtime reads that again after its own start, which
 # holds the rate check): against a run at 1000 Hz (no check), the CPU
-# before grows by less than half the check's.
+# before grows by less than half the check's.  A loaded machine only adds
+# CPU to a start (an ASan run with both cores busy: 13398 us before at
+# 20 kHz, 0 at 1 kHz, a check of 26181 us): the least of three runs at
+# each rate is compared (counted twice, every run at 20 kHz holds the
+# check).
 #   cov_rate_check_once
-MONPROF_CLOCK=perf "$MONRUN" -r 1000 -o "$T/r1k.out" "$T/spin" 0.2 >/dev/null 2>&1
-b20=$(get cpu_before_usec) chk=$(get check_usec)
-b1=$(dump "$T/r1k.out" info | awk '$1 == "cpu_before_usec" { print $2 }')
+field_of() { dump "$1" info | awk -v k="$2" '$1 == k { print $2 }'; }
+b20=$(get cpu_before_usec) chk=$(get check_usec) b1=
+for i in 1 2 3; do
+	MONPROF_CLOCK=perf "$MONRUN" -r 1000 -o "$T/r1k.out" "$T/spin" 0.2 >/dev/null 2>&1
+	v=$(field_of "$T/r1k.out" cpu_before_usec)
+	[ -n "$v" ] && { [ -z "$b1" ] || [ "$v" -lt "$b1" ]; } && b1=$v
+	[ $i = 3 ] && break
+	MONPROF_CLOCK=perf "$MONRUN" -r 20000 -o "$T/r20k.out" "$T/spin" 0.2 >/dev/null 2>&1
+	v=$(field_of "$T/r20k.out" cpu_before_usec)
+	if [ -n "$v" ] && { [ -z "$b20" ] || [ "$v" -lt "$b20" ]; }; then
+		b20=$v chk=$(field_of "$T/r20k.out" check_usec)
+	fi
+done
 if [ "${chk:-0}" -gt 0 ] && [ -n "$b1" ] && [ -n "$b20" ] && [ $((b20 - b1)) -lt $((chk / 2)) ]; then
 	ok "cov_rate_check_once (CPU before $b20 us at 20 kHz, $b1 us at 1 kHz; rate check $chk us)"
 else
