@@ -47,24 +47,22 @@ esac
 readable() {
 	"$T/mon_dump" "$1" check >/dev/null 2>&1 && [ "$(info "$1" samples)" -gt 0 ]
 }
+# ends KIND HOW STATUS: the constructor ends the process by HOW (exit,
+# abort) with exit status STATUS, and its mon.out reads, with samples.
+ends() {
+	rm -f mon.out
+	STATIC_CTOR=$2 timeout 60 "$T/$1" 2>"$T/$1.$2.err"
+	rc=$?
+	if [ $rc -eq "$3" ] && readable mon.out; then
+		ok "ctor_$2_$1 ($(info mon.out samples) samples)"
+	else
+		not_ok "ctor_$2_$1" "exit $rc: $("$T/mon_dump" mon.out check 2>&1 | head -n 1) $(head -c 200 "$T/$1.$2.err")"
+	fi
+}
 for k in $kinds; do
 	mkdir -p "$T/run_$k" && cd "$T/run_$k" || exit 1
-	rm -f mon.out
-	STATIC_CTOR=exit timeout 60 "$T/$k" 2>"$T/$k.exit.err"
-	rc=$?
-	if [ $rc -eq 0 ] && readable mon.out; then
-		ok "ctor_exit_$k ($(info mon.out samples) samples)"
-	else
-		not_ok "ctor_exit_$k" "exit $rc: $("$T/mon_dump" mon.out check 2>&1 | head -n 1) $(head -c 200 "$T/$k.exit.err")"
-	fi
-	rm -f mon.out
-	STATIC_CTOR=abort timeout 60 "$T/$k" 2>"$T/$k.abort.err"
-	rc=$?
-	if [ $rc -eq 134 ] && readable mon.out; then
-		ok "ctor_abort_$k"
-	else
-		not_ok "ctor_abort_$k" "exit $rc: $("$T/mon_dump" mon.out check 2>&1 | head -n 1)"
-	fi
+	ends "$k" exit 0
+	ends "$k" abort 134
 	# Standard error through a pipe read to its end: the watcher holds it
 	# until it has said what it had to say (or nothing) and exited.
 	mkdir -p "$T/$k.d"
