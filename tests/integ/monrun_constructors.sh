@@ -203,12 +203,26 @@ fi
 # share of 113 %, the denominator 0.529 s for main_spin's 0.600.  The
 # mutation above (the .preinit_array's system time counted as user time
 # before) leaves 0.29 s, and the .preinit_array not left out 0.83 s.
-if [ "$(clock_in mon.out "$T/ctor")" = perf ]; then
+# The kernel's split can also go wrong by more than a quarter (proof C,
+# ASan: 0.691 s user + 0.562 s system, a denominator of 0.362 s; the same
+# tree 0.592-0.603 s in three runs after): up to two more runs, the first
+# within the bounds counts; the mutations above are out of them every time.
+share_ok() {
 	t_main=$(truth "$T/pre.out" main_spin)
 	since=$(sed -n 's/.*samples stand for \([0-9.]*\) s = \([0-9]*\) % of the user CPU since profiling started.*/\1 \2/p' "$T/pre.s")
-	if [ -n "$since" ] && [ -n "$t_main" ] &&
-	   echo "$since" | awk -v m="$t_main" '{ exit !($2 > 0 && m > 0.3 && $1 * 100 / $2 >= 0.75 * m && $1 * 100 / $2 <= 1.25 * m) }'; then
-		ok "monrun_preinit_user_share # $(echo "$since" | awk '{ printf "%.3f", $1 * 100 / $2 }') s of user CPU since the start for main_spin's $t_main s"
+	[ -n "$since" ] && [ -n "$t_main" ] &&
+	   echo "$since" | awk -v m="$t_main" '{ exit !($2 > 0 && m > 0.3 && $1 * 100 / $2 >= 0.75 * m && $1 * 100 / $2 <= 1.25 * m) }'
+}
+if [ "$(clock_in mon.out "$T/ctor")" = perf ]; then
+	tries=1
+	while ! share_ok && [ $tries -lt 3 ]; do
+		tries=$((tries + 1))
+		rm -f mon.out
+		PREINIT_SECONDS=0.3 "$MONRUN" -c perf -r 1000 "$T/ctor" 0.6 >"$T/pre.out" 2>"$T/pre.err"
+		"$PROF" -s -m mon.out "$T/ctor" >/dev/null 2>"$T/pre.s"
+	done
+	if share_ok; then
+		ok "monrun_preinit_user_share # $(echo "$since" | awk '{ printf "%.3f", $1 * 100 / $2 }') s of user CPU since the start for main_spin's $t_main s (run $tries)"
 	else
 		not_ok monrun_preinit_user_share "the user CPU since the start, as prof judges it ($since: seconds, %), not within a quarter of main_spin's ${t_main:-?} s: $(grep '^CPU' "$T/pre.s")"
 	fi
