@@ -57,9 +57,11 @@ MON_HIDDEN void mon_memread_init(void);
 MON_HIDDEN void mon_monitor_init(void);
 MON_HIDDEN void mon_threads_init(void);
 MON_HIDDEN void mon_unwind_init(void);
-/* Every constructor above (and the format's checksum table), once each, in
- * ld.so's order (init.c): run first by every start of profiling, which can
- * come before them (cc -pg's _init, a static link).  Not async-signal-safe. */
+/* Every constructor above but mon_monitor_init (its caller runs that one
+ * beside it: the arrow points one way), and the format's checksum table,
+ * once each, in ld.so's order (init.c): run first by every start of
+ * profiling, which can come before them (cc -pg's _init, a static link).
+ * Not async-signal-safe. */
 MON_HIDDEN void mon_runtime_init(void);
 
 /* ---- profil.c ---------------------------------------------------------- */
