@@ -48,9 +48,14 @@
  * others — and makes a table of twice its size (within the setting) the
  * one ticks add to, until the tables hold the setting's stacks in all or
  * CHAIN_MAX tables exist.  Without a control thread (no interval, no
- * monctl: the default) the first and only table holds MON_STACKS_ALONE
- * (262144) stacks or the setting if less: 20 MiB of slots and, at depth
- * 256, 512 MiB of PCs mapped, backed only where stacks are stored.  A stack
+ * monctl: the default) the same chain of tables is mapped when stacks
+ * start (spare[]: address space, backed only where stacks are stored; at
+ * depth 256 and the default setting, 2 GiB of it, nearly all PCs), and
+ * the handler whose sample finds the table full moves the ticks to the
+ * next (advance(): loads, stores and one compare-and-swap; no system
+ * call, no allocation), so the tables hold the setting's stacks in all.  Before, that run had one table of 262144
+ * stacks, and a compile by clang++ fills one in minutes: four of five of
+ * its samples are a stack not seen before (bench/clang_hour.sh).  A stack
  * seen before and after the switch has an entry in both: the reader adds
  * them (mon.out.5).  A tick that finds no room before the switch counts in
  * lost, as before.
@@ -66,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -393,6 +399,11 @@ static unsigned ncut;
 static uint64_t grown;	/* times mon_stacks_grow made a larger table */
 static size_t bound;	/* MONPROF_STACK_TABLE: stacks in all the tables at most */
 static int grower;	/* a control thread will grow the tables (control.c) */
+/* Without a grower: the chain's next tables, mapped at the start, in
+ * order of use (spare_next, atomic, is the next one's index); advancing is
+ * the flag a handler holds while it moves the ticks to one. */
+static struct mon_stack_table *spare[CHAIN_MAX];
+static unsigned nspare, spare_next, advancing;
 
 void mon_stacks_set_grower(int yes)
 {
@@ -466,6 +477,41 @@ unsigned mon_stacks_table_setting(void)
 	return n < MON_STACKS_MIN ? MON_STACKS_MIN : n > MON_STACKS_MAX ? MON_STACKS_MAX : n;
 }
 
+/* Without a control thread: when table t, the one ticks add to, is full,
+ * make the next spare table the one they add to, t retired (written with
+ * the others), and return the table to add to.  Async-signal-safe and
+ * lock-free: a handler that finds another one moving (advancing held:
+ * another thread's, or the handler this one interrupted) adds to what
+ * ticks add to now (a sample lost if that is still t, full).  Published
+ * in the order mon_stacks_put reads: older[] and nolder first, then
+ * table. */
+static struct mon_stack_table *advance(struct mon_stack_table *t)
+{
+	unsigned k = __atomic_load_n(&spare_next, __ATOMIC_ACQUIRE);
+	if (k >= nspare || __atomic_load_n(&table, __ATOMIC_ACQUIRE) != t)
+		return __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	unsigned free_ = 0;
+	if (!__atomic_compare_exchange_n(&advancing, &free_, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return t;
+	unsigned n = __atomic_load_n(&nolder, __ATOMIC_RELAXED);
+	k = __atomic_load_n(&spare_next, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&table, __ATOMIC_ACQUIRE) == t && k < nspare && n < CHAIN_MAX) {
+		struct mon_stack_table *next = spare[k];
+		older[n] = t;
+		__atomic_store_n(&nolder, n + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&spare_next, k + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&table, next, __ATOMIC_RELEASE);
+		/* Only while recording: mon_stacks_stop's NULL stays. */
+		struct mon_stack_table *was = t;
+		__atomic_compare_exchange_n(&recording, &was, next, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_RELAXED);
+		ADD(grown, 1);
+	}
+	__atomic_store_n(&advancing, 0, __ATOMIC_RELEASE);
+	return __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+}
+
 /* The observer: walk the interrupted stack, count it.  Never charges the
  * tick (the flat histograms did). */
 MON_BOUNDED_STACK static int take(const struct mon_sample *s, uint64_t *saturated)
@@ -497,6 +543,10 @@ MON_BOUNDED_STACK static int take(const struct mon_sample *s, uint64_t *saturate
 		n = 1;
 		flags = MON_STACK_TRUNCATED;
 	}
+	/* Full, and no thread grows the tables: the next one (its entries'
+	 * room is the spare's, none is left unused in the full one). */
+	if (!grower && LOAD(t->used) >= t->max)
+		t = advance(t);
 	mon_stack_table_add_in(t, mon_objhist_set_now(), (uint64_t)s->tid, flags, pcs, n, s->weight);
 	if (slot >= 0)
 		walk_release(slot);
@@ -517,11 +567,31 @@ int mon_stacks_start(void)
 		size_t first = bound / 4 < MON_STACKS_FIRST ? bound / 4 : MON_STACKS_FIRST;
 		if (first < MON_STACKS_MIN)
 			first = bound < MON_STACKS_MIN ? bound : MON_STACKS_MIN;
-		/* No thread to grow it: the one table is all there is, mapped for
-		 * MON_STACKS_ALONE stacks (or the setting) and backed as used. */
-		if (!grower)
-			first = bound < MON_STACKS_ALONE ? bound : MON_STACKS_ALONE;
 		struct mon_stack_table *t = mon_stack_table_new((unsigned)first, depth);
+		/* No thread to grow it: the chain mon_stacks_grow would make,
+		 * mapped now for advance() (each backed as used).  A table that
+		 * cannot be mapped ends the chain there; under an address-space
+		 * limit (RLIMIT_AS) the chain takes at most an eighth of it, the
+		 * rest is the program's. */
+		size_t budget = SIZE_MAX, mapped = t ? mon_stack_table_bytes((unsigned)first, depth) : 0;
+		struct rlimit as;
+		if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+			budget = (size_t)(as.rlim_cur / 8);
+		nspare = spare_next = 0;
+		for (size_t size = first, all = first; t != NULL && !grower && all < bound &&
+						      nspare + 1 < CHAIN_MAX;) {
+			size = size * 2 < bound - all ? size * 2 : bound - all;
+			if (size < MON_STACKS_MIN)
+				break;
+			mapped += mon_stack_table_bytes((unsigned)size, depth);
+			if (mapped > budget)
+				break;
+			struct mon_stack_table *x = mon_stack_table_new((unsigned)size, depth);
+			if (x == NULL)
+				break;
+			spare[nspare++] = x;
+			all += size;
+		}
 		/* The walks' buffers (see walk_claim), backed only once used. */
 		void *w = t ? mmap(NULL, (size_t)WALK_SLOTS * depth * sizeof(uintptr_t),
 				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -650,6 +720,9 @@ void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost, uint64
 	*used = mon_stack_table_used(t);
 	*capacity = t->max;
 	*lost = mon_stack_table_lost(t);
+	/* (the spare tables mapped for advance(): room the run has) */
+	for (unsigned i = __atomic_load_n(&spare_next, __ATOMIC_ACQUIRE); i < nspare; i++)
+		*capacity += spare[i]->max;
 	unsigned n = __atomic_load_n(&nolder, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < n; i++) {
 		*used += mon_stack_table_used(older[i]);
@@ -661,6 +734,34 @@ void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost, uint64
 void mon_stacks_reset(void)
 {
 	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t != NULL && !grower && nolder > 0) {
+		/* The chain of spare tables starts again with its first: the
+		 * retired ones emptied and in front of the spares left. */
+		struct mon_stack_table *v[CHAIN_MAX];
+		unsigned n = 0;
+		for (unsigned i = 0; i < nolder; i++)
+			v[n++] = older[i];
+		if (t != older[nolder - 1])	/* (a fork in another thread's advance) */
+			v[n++] = t;
+		unsigned used = n;
+		for (unsigned i = spare_next; i < nspare && n < CHAIN_MAX; i++)
+			v[n++] = spare[i];
+		for (unsigned i = 0; i < used; i++)
+			mon_stack_table_reset(v[i]);
+		advancing = 0;	/* (held by a thread the child does not have) */
+		nspare = 0;
+		for (unsigned i = 1; i < n; i++)
+			spare[nspare++] = v[i];
+		spare_next = 0;
+		nolder = 0;
+		__atomic_store_n(&table, v[0], __ATOMIC_RELEASE);
+		if (__atomic_load_n(&recording, __ATOMIC_RELAXED) != NULL)
+			__atomic_store_n(&recording, v[0], __ATOMIC_RELEASE);
+		for (unsigned w = 0; w < WALK_SLOTS / 64; w++)
+			__atomic_store_n(&walk_busy[w], 0, __ATOMIC_RELAXED);
+		return;
+	}
+	advancing = 0;
 	if (t != NULL)
 		mon_stack_table_reset(t);
 	/* A fork child: the parent's retired and cut tables are copies of no

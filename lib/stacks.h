@@ -24,7 +24,6 @@
 #define MON_STACK_DEPTH_MAX 512u	/* PCs kept per stack at most */
 #define MON_STACKS_DEFAULT (1u << 20)	/* MONPROF_STACK_TABLE unset: unique stacks at most */
 #define MON_STACKS_FIRST 16384u		/* the first table's (grown up to the setting) */
-#define MON_STACKS_ALONE 262144u	/* the one table's when no thread grows it */
 #define MON_STACKS_MIN 16u
 #define MON_STACKS_MAX (1u << 22)
 

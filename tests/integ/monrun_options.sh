@@ -148,14 +148,30 @@ for rate in 500 4000; do
 	else
 		not_ok monrun_r${rate}_in_summary "$(grep -i rate "$T/r.sum")"
 	fi
-	prof_csv "$T/r$rate/cwd/mon.out" "$T/r.csv" "$T/envp"
-	k=$(ticks "$T/r.csv" work_spin)
-	c=$(truth "$T/r.out" work_spin)
-	if awk -v k="$k" -v r="${set:-0}" -v c="$c" \
+	# The share of the periods the kernel delivers is the machine's (a
+	# late timer skips periods; 56 % at 10 kHz in one loaded proof run):
+	# up to two more runs at the rate set before a shortfall counts.  A
+	# rate not used (the mutations of monrun's -r) misses in every run.
+	for try in 1 2 3; do
+		if [ $try -gt 1 ]; then
+			rm -f "$T/r$rate/cwd/mon.out"
+			(cd "$T/r$rate/cwd" && "$MONRUN" -r $rate "$T/envp" "$T/r$rate/env" 0.4 >"$T/r.out")
+			"$PROF" -s -m "$T/r$rate/cwd/mon.out" "$T/envp" 2>"$T/r.sum" >/dev/null
+			set=$(sed -n "s/^rate: asked $rate Hz, set \([0-9]*\) Hz.*/\1/p" "$T/r.sum")
+		fi
+		prof_csv "$T/r$rate/cwd/mon.out" "$T/r.csv" "$T/envp"
+		k=$(ticks "$T/r.csv" work_spin)
+		c=$(truth "$T/r.out" work_spin)
+		awk -v k="$k" -v r="${set:-0}" -v c="$c" \
+		    'BEGIN { w = r * c; exit !(w > 0 && k >= 0.8 * w - 5 * sqrt(w) && k <= 1.2 * w + 5 * sqrt(w)) }' &&
+			break
+		echo "# run $try: work_spin $k ticks for $c CPU-s at $set Hz"
+	done
+	if [ $try -le 3 ] && awk -v k="$k" -v r="${set:-0}" -v c="$c" \
 	    'BEGIN { w = r * c; exit !(w > 0 && k >= 0.8 * w - 5 * sqrt(w) && k <= 1.2 * w + 5 * sqrt(w)) }'; then
-		ok monrun_r${rate}_used
+		ok "monrun_r${rate}_used # run $try"
 	else
-		not_ok monrun_r${rate}_used "work_spin $k ticks for $c CPU-s at $set Hz"
+		not_ok monrun_r${rate}_used "work_spin $k ticks for $c CPU-s at $set Hz (3 runs)"
 	fi
 done
 

@@ -54,12 +54,28 @@ fi
 # only the one that reads it.  Each file's missed rounds at most a quarter of
 # its rounds + missed (mutation: the child keeps the parent's timerfd: the
 # child's file 16 rounds and 14 missed, the parent's 45 and 20).
-miss=$(awk '$1 == "wall" { printf "%d %d", $6, $8 }' "$T/child.txt")
-pmiss=$(awk '$1 == "wall" { printf "%d %d", $6, $8 }' "$T/parent.txt")
-if echo "$miss $pmiss" | awk '{ exit !(NF == 4 && $1 > 0 && $3 > 0 && 4 * $2 <= $1 + $2 && 4 * $4 <= $3 + $4) }'; then
-	ok wall_ends_fork_own_timer
+# A round is missed when the sampler wakes late, which a loaded machine
+# also does (the child's file spans about 30 rounds): up to two more runs;
+# the shared timer halves both processes' rounds in every run.
+own_timer() {
+	miss=$(awk '$1 == "wall" { printf "%d %d", $6, $8 }' "$T/child.txt")
+	pmiss=$(awk '$1 == "wall" { printf "%d %d", $6, $8 }' "$T/parent.txt")
+	echo "$miss $pmiss" | awk '{ exit !(NF == 4 && $1 > 0 && $3 > 0 && 4 * $2 <= $1 + $2 && 4 * $4 <= $3 + $4) }'
+}
+try=1
+while ! own_timer && [ $try -lt 3 ]; do
+	echo "# run $try: rounds, missed: child $miss, parent $pmiss"
+	try=$((try + 1))
+	rm -rf "$T/fork.w" "$T/fork.p"
+	run fork fork -f >/dev/null
+	child=$(awk '$1 == "child" { print $2 }' "$T/fork.w/out")
+	wall_dump "$T/fork.w/w.mon.$child" "$T/ends" >"$T/child.txt" 2>&1
+	wall_dump "$T/fork.w/w.mon" "$T/ends" >"$T/parent.txt" 2>&1
+done
+if own_timer; then
+	ok "wall_ends_fork_own_timer # run $try: child $miss, parent $pmiss"
 else
-	not_ok wall_ends_fork_own_timer "rounds, missed: child $miss, parent $pmiss"
+	not_ok wall_ends_fork_own_timer "rounds, missed: child $miss, parent $pmiss (3 runs)"
 fi
 
 run exec exec -f

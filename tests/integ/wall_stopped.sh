@@ -9,8 +9,11 @@
 # resumed_call).  sleep(1) (a copy, stopsleep) sleeps 3 s under monrun
 # --wall=100; after 1 s it is stopped for 1 s.
 #   wall_stopped_call    no [restart_syscall] row: the blocked time under
-#                        [clock_nanosleep], at least 60 % of the run, and
-#                        with the stop's [stopped] at least 90 %
+#                        [clock_nanosleep] at least 80 % of the time not
+#                        [stopped] (two thirds of the run when the stop
+#                        lasts 1 s; a loaded machine's kill -CONT comes
+#                        later, and the stop is longer), and with the
+#                        stop's [stopped] at least 90 %
 # Mutation: resumed_call returning 0: [restart_syscall] about 1.5 s of 3.
 # A stop of the whole process stops the sampler too: its look after the
 # continue is late, and the rounds of the stop were charged to what that
@@ -105,7 +108,7 @@ restart=$(awk '$NF == "[restart_syscall]" { print $2 }' "$T/w.txt")
 sleepy=$(awk '$NF == "[clock_nanosleep]" { print $1 }' "$T/w.txt")
 stopped=$(awk '$NF == "[stopped]" { print $1 }' "$T/w.txt")
 if [ $rc = 0 ] && [ -n "$pid" ] && [ -z "$restart" ] &&
-    awk -v p="${sleepy:-0}" -v s="${stopped:-0}" 'BEGIN { exit !(p >= 60 && p + s >= 90) }'; then
+    awk -v p="${sleepy:-0}" -v s="${stopped:-0}" 'BEGIN { exit !(p >= 0.8 * (100 - s) && p + s >= 90) }'; then
 	ok "wall_stopped_call # [clock_nanosleep] ${sleepy} %, [stopped] ${stopped:-0} % of the wall time"
 else
 	not_ok wall_stopped_call "exit $rc, pid '$pid': [restart_syscall] ${restart:-none} s, [clock_nanosleep] ${sleepy:-none} %, [stopped] ${stopped:-none} %"
