@@ -5,9 +5,9 @@
 # every sample a new stack) for SECONDS of CPU at RATE Hz under monrun,
 # as before issue 22 (one table of 16384 stacks that never grows:
 # MONPROF_STACK_TABLE=16384, no control thread), with plain monrun's
-# default now (the chain of tables mapped at the start, up to 1048576
+# default now (the chain of tables mapped at the start, up to 4194304
 # stacks; a tick that finds one full moves to the next) and with --control
-# (the tables grown by the control thread up to 1048576).  Prints the samples, the stacks kept and the share lost.
+# (the tables grown by the control thread up to 4194304).  Prints the samples, the stacks kept and the share lost.
 # Usage: sh bench/stacks_growth.sh [BUILD] [SECONDS] [RATE]
 . "$(dirname "$0")/lib.sh" "${1:-build}"
 S=${2:-20}

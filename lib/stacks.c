@@ -39,7 +39,7 @@
  * section 16: pgbench -C).
  *
  * Growing (issue 22): MONPROF_STACK_TABLE is the most unique stacks the
- * runtime's tables hold in all (default MON_STACKS_DEFAULT, 1048576); the
+ * runtime's tables hold in all (default MON_STACKS_DEFAULT, 4194304); the
  * first table holds MON_STACKS_FIRST (16384), or a quarter of the setting
  * if that is less (at least MON_STACKS_MIN, 16).
  * When the table ticks add to is three quarters full, mon_stacks_grow
@@ -50,7 +50,7 @@
  * CHAIN_MAX tables exist.  Without a control thread (no interval, no
  * monctl: the default) the same chain of tables is mapped when stacks
  * start (spare[]: address space, backed only where stacks are stored; at
- * depth 256 and the default setting, 2 GiB of it, nearly all PCs), and
+ * depth 256 and the default setting, 8.3 GiB of it, nearly all PCs), and
  * the handler whose sample finds the table full moves the ticks to the
  * next (advance(): loads, stores and one compare-and-swap; no system
  * call, no allocation), so the tables hold the setting's stacks in all.  Before, that run had one table of 262144

@@ -22,7 +22,12 @@
  * space (backed only where stacks are stored: +0.9 MiB RSS measured). */
 #define MON_STACK_DEPTH_DEFAULT 256u
 #define MON_STACK_DEPTH_MAX 512u	/* PCs kept per stack at most */
-#define MON_STACKS_DEFAULT (1u << 20)	/* MONPROF_STACK_TABLE unset: unique stacks at most */
+/* MONPROF_STACK_TABLE unset: unique stacks at most, the most there may be.
+ * A compile by clang++ of 1100 CPU-seconds at 6000 Hz (6.4 million
+ * samples, twice an hour's at 1000 Hz) made 1.95 million different stacks
+ * (bench/clang_hour.sh; docs/performance.md section 20): with 1048576 in
+ * all, 72 % of its samples lost their stack. */
+#define MON_STACKS_DEFAULT (1u << 22)
 #define MON_STACKS_FIRST 16384u		/* the first table's (grown up to the setting) */
 #define MON_STACKS_MIN 16u
 #define MON_STACKS_MAX (1u << 22)

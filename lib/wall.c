@@ -157,6 +157,7 @@ struct wthread {
 	uint32_t serial;	/* the run's count of threads made when it was (never reused) */
 	int fd_sys, fd_sched, fd_stat;	/* kept open, or -1 */
 	int ended;
+	uint32_t ready;		/* seen() has set its start (flags, first_usec): release */
 	int keep;		/* compact(): copied into the new table */
 	uint64_t cpu_ns;	/* CPU clock at the last full read; UINT64_MAX: none yet */
 	uint64_t name_ns;	/* when a running thread's name was last read (CLOCK_MONOTONIC) */
@@ -1712,6 +1713,7 @@ static void seen(struct wthread *t, uint64_t r, uint64_t since_ns, uint64_t now_
 			first_sight(t, looks > 0 ? since_ns : 0, now_ns);
 		}
 		nalive++;
+		__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
 	}
 	/* Its samples: the round instants since those counted for it (its
 	 * last look's, or its start), to the last this look stands for, but
@@ -2856,6 +2858,23 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	       size_t nobjs, const struct monout_object *unloaded, size_t nunloaded, int cutting,
 	       int advance);
 
+/* The threads a file's rows may hold: every one published but the last
+ * when the look under way has made it and not yet seen it (thread_find,
+ * then seen(): the sampler does them one thread after the other, so only
+ * the last can be waiting).  Its row would say it never started (the flag
+ * and its first instant not yet set), and the next file, taking it as
+ * listed, cleared the flag: "0 started rows" for a thread in
+ * tests/integ/wall_churn.sh under ASan with both cores busy.  It has no
+ * sample yet; its samples and row go in the next file (put: serials above
+ * the last row's). */
+static unsigned rows_ready(const struct wall *T)
+{
+	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
+	if (nt > 0 && !__atomic_load_n(&T->threads[nt - 1].ready, __ATOMIC_ACQUIRE))
+		nt--;
+	return nt;
+}
+
 int mon_wall_put(struct monout_writer *w, const struct monout_object *objs, size_t nobjs,
 		 const struct monout_object *unloaded, size_t nunloaded, int part)
 {
@@ -2891,7 +2910,7 @@ static int put(struct monout_writer *w, struct wall *T, const struct monout_obje
 	 * the last row's) are left for the next file; the waits loaded last
 	 * hold every wait a sample written names (a round between the loads
 	 * once gave a file whose sample named a wait it did not have). */
-	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
+	unsigned nt = rows_ready(T);
 	/* The last look that ended (its instant, at most now), then now; no
 	 * look starts until the rows are read. */
 	__atomic_add_fetch(&cut_hold, 1, __ATOMIC_SEQ_CST);
@@ -3034,7 +3053,7 @@ void mon_wall_cut_skip(void)
 	__atomic_store_n(&not_dumpable, 0, __ATOMIC_RELAXED);
 	/* The threads, then the samples, as put() loads them. */
 	uint64_t last_us = start_ns && lr > start_ns ? (lr - start_ns) / 1000 : 0;
-	unsigned nt = __atomic_load_n(&T->nthreads, __ATOMIC_ACQUIRE);
+	unsigned nt = rows_ready(T);
 	for (unsigned i = 0; i < nt; i++) {
 		struct monout_wall_thread o;
 		thread_out(&T->threads[i], lr, last_us, 0, MON_WALL_CUT, &o);

@@ -55,3 +55,17 @@ if [ -n "$vm" ] && [ "$vm" -lt 2097152 ]; then
 else
 	not_ok stacks_growth_address_limit "VmSize '${vm:-none}' kB under ulimit -v 4194304 (under 2097152 wanted)"
 fi
+
+# A fork child of such a run starts the chain again from its first table,
+# emptied (lib/stacks.c mon_stacks_reset): the parent's and the child's
+# files each hold more than 192 of the 256 (mutation: the child keeps only
+# the table the parent was adding to, the chain's last: at most 64).
+(cd "$T" && MONPROF_STACK_TABLE=256 timeout 60 "$MONRUN" -f -o "$T/f.out" "$T/many" 1 12 fork) >"$T/f.txt" 2>&1
+child=$(awk '$1 == "child" { print $2 }' "$T/f.txt")
+p=$("$T/mon_dump" "$T/f.out" stacks 0 0 | awk '{ print $4 }')
+c=$([ -n "$child" ] && "$T/mon_dump" "$T/f.out.$child" stacks 0 0 | awk '{ print $4 }')
+if [ "${p:-0}" -gt 192 ] && [ "${p:-0}" -le 256 ] && [ "${c:-0}" -gt 192 ] && [ "${c:-0}" -le 256 ]; then
+	ok "stacks_growth_fork_child # parent $p entries, child $c"
+else
+	not_ok stacks_growth_fork_child "parent ${p:-?} entries, child ${c:-?} (193 to 256 each wanted): $(cat "$T/f.txt")"
+fi

@@ -18,11 +18,11 @@
 #                     control thread (was 262144, the size without one, its
 #                     settings read after the table was made; now that
 #                     mistake reads as the whole chain of tables a run
-#                     without one maps at the start, 1048576)
+#                     without one maps at the start, 4194304)
 # Mutation caught: monitor.c's starts without mon_runtime_init, control.o
 # still linked (every static check red: a bad checksum, the fork child's
 # file missing and the watcher saying it was killed; the stack table for
-# every kind, 262144; with the chain mapped at the start, 1048576).  Each run has a time limit (timeout 60; the stack
+# every kind, 262144; with the chain mapped at the start, 4194304).  Each run has a time limit (timeout 60; the stack
 # table's spins a few seconds, killed once read).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mon_helpers.inc"

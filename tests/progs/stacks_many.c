@@ -7,12 +7,18 @@
  * (8^DEPTH paths).  Spins SECONDS of CPU.  Run it under monrun and read
  * the STACKS record's lost samples (bench/stacks_growth.sh, tests/integ/stacks_growth.sh).
  *
- *   stacks_many SECONDS [DEPTH]
+ *   stacks_many SECONDS [DEPTH [fork]]
+ *
+ * With "fork", a child made after the spin spins SECONDS more (its own
+ * stacks, in a file of its own under monrun -f), and the parent waits.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 static uint64_t rng = 88172645463325252ull;
 static volatile uint64_t sink;
@@ -61,6 +67,21 @@ int main(int argc, char **argv)
 	while (cpu() < end)
 		for (int k = 0; k < 100; k++)
 			next(0);
+	if (argc > 3 && strcmp(argv[3], "fork") == 0) {
+		fflush(stdout);
+		pid_t c = fork();
+		if (c == 0) {
+			end = cpu() + secs;
+			while (cpu() < end)
+				for (int k = 0; k < 100; k++)
+					next(0);
+			printf("child %d\n", (int)getpid());
+			return 0;
+		}
+		int st;
+		if (c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			return 1;
+	}
 	printf("done %llu\n", (unsigned long long)sink & 1);
 	return 0;
 }

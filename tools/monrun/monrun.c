@@ -77,7 +77,7 @@ static const char help_text[] =
 	"  --keep=N    keep the newest N interval files, removing the oldest\n"
 	"  --max-bytes=BYTES  keep the interval files within BYTES (K, M, G), removing the oldest\n"
 	"  --stack-table=N  unique call stacks the runtime's tables hold per interval or run,\n"
-	"              16 to 4194304 (default 1048576)\n"
+	"              16 to 4194304 (default 4194304)\n"
 	"  --dormant   load the profiler but sample nothing until `monctl PID on`\n"
 	"  --control   listen for monctl(1) (on, off, snapshot, status); also with --dormant\n"
 	"              and --interval\n"

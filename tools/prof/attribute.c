@@ -1927,8 +1927,9 @@ void attr_finish(struct prof_attr *a)
 				  "the runtime's stack table was full; %s time is in the flat "
 				  "profile but in no path (inclusive times, the call graph and "
 				  "folded stacks leave it out); let the table hold more with "
-				  "MONPROF_STACK_TABLE=N (monrun --stack-table=N, up to 4194304), "
-				  "or cut the run with monrun --interval=SEC",
+				  "MONPROF_STACK_TABLE=N (monrun --stack-table=N; 4194304 at most, "
+				  "the default), or cut the run with monrun --interval=SEC (each "
+				  "interval's tables start empty)",
 				  (unsigned long long)a->stacks_lost,
 				  prof_pl(a->stacks_lost, "sample", "samples"),
 				  pct((double)a->stacks_lost, all), all,
