@@ -48,14 +48,12 @@
  * others — and makes a table of twice its size (within the setting) the
  * one ticks add to, until the tables hold the setting's stacks in all or
  * CHAIN_MAX tables exist.  Without a control thread (no interval, no
- * monctl: the default) the same chain of tables is mapped when stacks
- * start (spare[]: address space, backed only where stacks are stored; at
- * depth 256 and the default setting, 8.3 GiB of it, nearly all PCs), and
- * the handler whose sample finds the table full moves the ticks to the
- * next (advance(): loads, stores and one compare-and-swap; no system
- * call, no allocation), so the tables hold the setting's stacks in all.  Before, that run had one table of 262144
- * stacks, and a compile by clang++ fills one in minutes: four of five of
- * its samples are a stack not seen before (bench/clang_hour.sh).  A stack
+ * monctl: the default) the handler whose sample finds the table full makes
+ * the next one and moves the ticks to it (advance(): two mmap(2) system
+ * calls, no lock, no allocator), so plain monrun grows as --control does
+ * and uses every table whole.  Before, that run had one table of 262144
+ * stacks, and a compile by clang++ fills one in minutes: most of its
+ * samples are a stack not seen before (bench/clang_hour.sh).  A stack
  * seen before and after the switch has an entry in both: the reader adds
  * them (mon.out.5).  A tick that finds no room before the switch counts in
  * lost, as before.
@@ -68,10 +66,11 @@
  * weeks never fills a table.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -110,6 +109,7 @@ struct mon_stack_table {
 	size_t bytes;		/* the two mappings' lengths */
 	size_t slot_bytes;
 	uint64_t *live;		/* bit g: a slot of group g was claimed (atomic ORs) */
+	int fixed;		/* the struct is one of chain_store[] (advance), not mon_alloc's */
 };
 
 #define LIVE_GROUP 64u	/* slots per bit of live: 2560 bytes */
@@ -171,11 +171,15 @@ static size_t slots_for(unsigned max)
 	return n;
 }
 
+static size_t page_size;	/* set by the first table made outside a handler */
+
 static size_t page_round(size_t n)
 {
-	long pg = sysconf(_SC_PAGESIZE);
-	size_t page = pg > 0 ? (size_t)pg : 4096;
-	return (n + page - 1) & ~(page - 1);
+	if (page_size == 0) {
+		long pg = sysconf(_SC_PAGESIZE);
+		page_size = pg > 0 ? (size_t)pg : 4096;
+	}
+	return (n + page_size - 1) & ~(page_size - 1);
 }
 
 size_t mon_stack_table_bytes(unsigned max_stacks, unsigned depth)
@@ -185,10 +189,43 @@ size_t mon_stack_table_bytes(unsigned max_stacks, unsigned depth)
 	       page_round((size_t)max_stacks * depth * sizeof(uint64_t));
 }
 
+/* Anonymous memory by the system call itself (no interposer: a
+ * sanitizer's mmap is not for a signal handler).  Async-signal-safe. */
 static void *map(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
+	long p = mon_raw_syscall(SYS_mmap, 0L, (long)len, (long)(PROT_READ | PROT_WRITE),
+				 (long)(MAP_PRIVATE | MAP_ANONYMOUS), -1L, 0L);
+	return p == -1 ? NULL : (void *)p;
+}
+
+static void unmap(void *p, size_t len)
+{
+	mon_raw_syscall(SYS_munmap, (long)p, (long)len);
+}
+
+/* Map table t's memory (t zeroed but for fixed).  0, or -1 (nothing
+ * mapped).  Async-signal-safe once page_size is set. */
+static int table_map(struct mon_stack_table *t, unsigned max_stacks, unsigned depth)
+{
+	t->nslots = slots_for(max_stacks);
+	t->max = max_stacks;
+	t->depth = depth;
+	t->pool_len = (size_t)max_stacks * depth;
+	t->slot_bytes = page_round(t->nslots * sizeof(struct slot) +
+				   live_words(t->nslots) * sizeof(uint64_t));
+	t->bytes = t->slot_bytes + page_round(t->pool_len * sizeof(uint64_t));
+	t->slots = map(t->slot_bytes);
+	t->pool = t->slots ? map(t->bytes - t->slot_bytes) : NULL;
+	if (t->pool == NULL) {
+		if (t->slots)
+			unmap(t->slots, t->slot_bytes);
+		return -1;
+	}
+	t->live = (uint64_t *)(void *)(t->slots + t->nslots);
+	/* backed now (state_of); a handful of pages even for the largest */
+	for (size_t i = 0, n = live_words(t->nslots); i < n; i++)
+		t->live[i] = 0;
+	return 0;
 }
 
 struct mon_stack_table *mon_stack_table_new(unsigned max_stacks, unsigned depth)
@@ -204,34 +241,26 @@ struct mon_stack_table *mon_stack_table_new(unsigned max_stacks, unsigned depth)
 		return NULL;
 	}
 	memset(t, 0, sizeof *t);
-	t->nslots = slots_for(max_stacks);
-	t->max = max_stacks;
-	t->depth = depth;
-	t->pool_len = (size_t)max_stacks * depth;
-	t->slot_bytes = page_round(t->nslots * sizeof(struct slot) +
-				   live_words(t->nslots) * sizeof(uint64_t));
-	t->bytes = t->slot_bytes + page_round(t->pool_len * sizeof(uint64_t));
-	t->slots = map(t->slot_bytes);
-	t->pool = t->slots ? map(t->bytes - t->slot_bytes) : NULL;
-	if (t->pool == NULL) {
-		if (t->slots)
-			munmap(t->slots, t->slot_bytes);
+	if (table_map(t, max_stacks, depth) < 0) {
 		mon_free(t);
 		errno = ENOMEM;
 		return NULL;
 	}
-	t->live = (uint64_t *)(void *)(t->slots + t->nslots);
-	memset(t->live, 0, live_words(t->nslots) * sizeof *t->live);	/* backed (state_of) */
 	return t;
 }
+
+static void chain_store_put(struct mon_stack_table *t);
 
 void mon_stack_table_free(struct mon_stack_table *t)
 {
 	if (t == NULL)
 		return;
-	munmap(t->slots, t->slot_bytes);
-	munmap(t->pool, t->bytes - t->slot_bytes);
-	mon_free(t);
+	unmap(t->slots, t->slot_bytes);
+	unmap(t->pool, t->bytes - t->slot_bytes);
+	if (t->fixed)
+		chain_store_put(t);
+	else
+		mon_free(t);
 }
 
 /* A 64-bit mix of the stack (the thread, flags and every PC). */
@@ -399,11 +428,36 @@ static unsigned ncut;
 static uint64_t grown;	/* times mon_stacks_grow made a larger table */
 static size_t bound;	/* MONPROF_STACK_TABLE: stacks in all the tables at most */
 static int grower;	/* a control thread will grow the tables (control.c) */
-/* Without a grower: the chain's next tables, mapped at the start, in
- * order of use (spare_next, atomic, is the next one's index); advancing is
- * the flag a handler holds while it moves the ticks to one. */
-static struct mon_stack_table *spare[CHAIN_MAX];
-static unsigned nspare, spare_next, advancing;
+/* Who is making the next table: a handler (advance) or the control
+ * thread (mon_stacks_grow), never both; 1 while one is. */
+static unsigned advancing;
+/* The structs of the tables advance() makes (no allocator in a handler):
+ * bit i of chain_used says chain_store[i] is taken. */
+static struct mon_stack_table chain_store[CHAIN_MAX];
+static uint32_t chain_used;
+
+/* A free struct of chain_store, zeroed and marked fixed, or NULL.
+ * Async-signal-safe, lock-free. */
+static struct mon_stack_table *chain_store_get(void)
+{
+	uint32_t v = __atomic_load_n(&chain_used, __ATOMIC_RELAXED);
+	while (~v & ((1u << CHAIN_MAX) - 1)) {
+		unsigned b = (unsigned)__builtin_ctz(~v);
+		if (__atomic_compare_exchange_n(&chain_used, &v, v | (1u << b), 1, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			struct mon_stack_table *t = &chain_store[b];
+			memset(t, 0, sizeof *t);
+			t->fixed = 1;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static void chain_store_put(struct mon_stack_table *t)
+{
+	__atomic_and_fetch(&chain_used, ~(1u << (unsigned)(t - chain_store)), __ATOMIC_RELEASE);
+}
 
 void mon_stacks_set_grower(int yes)
 {
@@ -477,37 +531,53 @@ unsigned mon_stacks_table_setting(void)
 	return n < MON_STACKS_MIN ? MON_STACKS_MIN : n > MON_STACKS_MAX ? MON_STACKS_MAX : n;
 }
 
-/* Without a control thread: when table t, the one ticks add to, is full,
- * make the next spare table the one they add to, t retired (written with
- * the others), and return the table to add to.  Async-signal-safe and
- * lock-free: a handler that finds another one moving (advancing held:
- * another thread's, or the handler this one interrupted) adds to what
- * ticks add to now (a sample lost if that is still t, full).  Published
- * in the order mon_stacks_put reads: older[] and nolder first, then
- * table. */
-static struct mon_stack_table *advance(struct mon_stack_table *t)
+static size_t capacity_all(void);
+
+/* Without a control thread: when the table ticks add to is full, make one
+ * of twice its size (within the setting: the last of CHAIN_MAX tables
+ * takes all that is left) the one they add to, the full one retired
+ * (written with the others), as mon_stacks_grow does from the control
+ * thread.  Returns the table to add to.  Async-signal-safe and lock-free:
+ * the new table's memory comes from two mmap(2) system calls made by the
+ * instruction itself (no interposer, no lock; about 10 us with the first
+ * writes to its live map, once per doubling: at most CHAIN_MAX - 1 times a
+ * run), its struct from chain_store.  A handler that finds another one
+ * making it (advancing held: another thread's, the control thread's, or
+ * the handler this one interrupted) adds to what ticks add to now; the few
+ * samples that find the full table then count as lost.  Published in the
+ * order mon_stacks_put reads: older[] and nolder first, then table. */
+static struct mon_stack_table *advance(void)
 {
-	unsigned k = __atomic_load_n(&spare_next, __ATOMIC_ACQUIRE);
-	if (k >= nspare || __atomic_load_n(&table, __ATOMIC_ACQUIRE) != t)
-		return __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+	if (t == NULL || LOAD(t->used) < t->max)
+		return t;
 	unsigned free_ = 0;
 	if (!__atomic_compare_exchange_n(&advancing, &free_, 1, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_RELAXED))
 		return t;
+	int saved_errno = errno;
 	unsigned n = __atomic_load_n(&nolder, __ATOMIC_RELAXED);
-	k = __atomic_load_n(&spare_next, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&table, __ATOMIC_ACQUIRE) == t && k < nspare && n < CHAIN_MAX) {
-		struct mon_stack_table *next = spare[k];
-		older[n] = t;
-		__atomic_store_n(&nolder, n + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&spare_next, k + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&table, next, __ATOMIC_RELEASE);
-		/* Only while recording: mon_stacks_stop's NULL stays. */
-		struct mon_stack_table *was = t;
-		__atomic_compare_exchange_n(&recording, &was, next, 0, __ATOMIC_ACQ_REL,
-					    __ATOMIC_RELAXED);
-		ADD(grown, 1);
+	if (__atomic_load_n(&table, __ATOMIC_ACQUIRE) == t && n + 1 < CHAIN_MAX && !grower) {
+		size_t all = capacity_all(), room = all < bound ? bound - all : 0;
+		size_t want = n + 2 == CHAIN_MAX || (size_t)t->max * 2 > room ? room
+									    : (size_t)t->max * 2;
+		struct mon_stack_table *next = want >= MON_STACKS_MIN ? chain_store_get() : NULL;
+		if (next != NULL && table_map(next, (unsigned)want, t->depth) < 0) {
+			chain_store_put(next);
+			next = NULL;
+		}
+		if (next != NULL) {
+			older[n] = t;
+			__atomic_store_n(&nolder, n + 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&table, next, __ATOMIC_RELEASE);
+			/* Only while recording: mon_stacks_stop's NULL stays. */
+			struct mon_stack_table *was = t;
+			__atomic_compare_exchange_n(&recording, &was, next, 0, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+			ADD(grown, 1);
+		}
 	}
+	errno = saved_errno;
 	__atomic_store_n(&advancing, 0, __ATOMIC_RELEASE);
 	return __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 }
@@ -543,10 +613,15 @@ MON_BOUNDED_STACK static int take(const struct mon_sample *s, uint64_t *saturate
 		n = 1;
 		flags = MON_STACK_TRUNCATED;
 	}
-	/* Full, and no thread grows the tables: the next one (its entries'
-	 * room is the spare's, none is left unused in the full one). */
-	if (!grower && LOAD(t->used) >= t->max)
-		t = advance(t);
+	/* Full, and no thread grows the tables: the next one, made now
+	 * (none of the full one's room is left unused).  From the table ticks
+	 * add to, not this tick's view of it (mon_stacks_start may have
+	 * stored an older one while a tick moved on). */
+	if (!grower && LOAD(t->used) >= t->max) {
+		struct mon_stack_table *cur = advance();
+		if (cur != NULL)
+			t = cur;
+	}
 	mon_stack_table_add_in(t, mon_objhist_set_now(), (uint64_t)s->tid, flags, pcs, n, s->weight);
 	if (slot >= 0)
 		walk_release(slot);
@@ -568,30 +643,6 @@ int mon_stacks_start(void)
 		if (first < MON_STACKS_MIN)
 			first = bound < MON_STACKS_MIN ? bound : MON_STACKS_MIN;
 		struct mon_stack_table *t = mon_stack_table_new((unsigned)first, depth);
-		/* No thread to grow it: the chain mon_stacks_grow would make,
-		 * mapped now for advance() (each backed as used).  A table that
-		 * cannot be mapped ends the chain there; under an address-space
-		 * limit (RLIMIT_AS) the chain takes at most an eighth of it, the
-		 * rest is the program's. */
-		size_t budget = SIZE_MAX, mapped = t ? mon_stack_table_bytes((unsigned)first, depth) : 0;
-		struct rlimit as;
-		if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
-			budget = (size_t)(as.rlim_cur / 8);
-		nspare = spare_next = 0;
-		for (size_t size = first, all = first; t != NULL && !grower && all < bound &&
-						      nspare + 1 < CHAIN_MAX;) {
-			size = size * 2 < bound - all ? size * 2 : bound - all;
-			if (size < MON_STACKS_MIN)
-				break;
-			mapped += mon_stack_table_bytes((unsigned)size, depth);
-			if (mapped > budget)
-				break;
-			struct mon_stack_table *x = mon_stack_table_new((unsigned)size, depth);
-			if (x == NULL)
-				break;
-			spare[nspare++] = x;
-			all += size;
-		}
 		/* The walks' buffers (see walk_claim), backed only once used. */
 		void *w = t ? mmap(NULL, (size_t)WALK_SLOTS * depth * sizeof(uintptr_t),
 				   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
@@ -660,9 +711,16 @@ int mon_stacks_grow(void)
 	size_t want = (size_t)t->max * 2 < room ? (size_t)t->max * 2 : room;
 	if (want < MON_STACKS_MIN)
 		return 0;
+	unsigned free_ = 0;	/* (a handler's advance, if grower came late: control.c) */
+	if (!__atomic_compare_exchange_n(&advancing, &free_, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return 0;
 	struct mon_stack_table *n = mon_stack_table_new((unsigned)want, t->depth);
-	if (n == NULL)
-		return -1;
+	if (n == NULL || __atomic_load_n(&table, __ATOMIC_ACQUIRE) != t) {
+		mon_stack_table_free(n);
+		__atomic_store_n(&advancing, 0, __ATOMIC_RELEASE);
+		return n == NULL ? -1 : 0;
+	}
 	mon_lock();
 	older[nolder] = t;
 	__atomic_store_n(&nolder, nolder + 1, __ATOMIC_RELEASE);
@@ -673,6 +731,7 @@ int mon_stacks_grow(void)
 	}
 	grown++;
 	mon_unlock();
+	__atomic_store_n(&advancing, 0, __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -684,6 +743,14 @@ int mon_stacks_cut_begin(void)
 	struct mon_stack_table *n = mon_stack_table_new(t->max, t->depth);
 	if (n == NULL)
 		return -1;
+	/* Not while a handler's advance() makes a table (a grower set after
+	 * profiling started: control.c's late configure): it ends within
+	 * microseconds, and this thread takes no signal. */
+	for (unsigned free_ = 0; !__atomic_compare_exchange_n(&advancing, &free_, 1, 0,
+							     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
+	     free_ = 0)
+		sched_yield();
+	t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	mon_lock();
 	unsigned k = 0;
 	for (unsigned i = 0; i < nolder; i++)
@@ -697,6 +764,7 @@ int mon_stacks_cut_begin(void)
 		mon_sampler_quiesce();
 	}
 	mon_unlock();
+	__atomic_store_n(&advancing, 0, __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -720,9 +788,6 @@ void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost, uint64
 	*used = mon_stack_table_used(t);
 	*capacity = t->max;
 	*lost = mon_stack_table_lost(t);
-	/* (the spare tables mapped for advance(): room the run has) */
-	for (unsigned i = __atomic_load_n(&spare_next, __ATOMIC_ACQUIRE); i < nspare; i++)
-		*capacity += spare[i]->max;
 	unsigned n = __atomic_load_n(&nolder, __ATOMIC_ACQUIRE);
 	for (unsigned i = 0; i < n; i++) {
 		*used += mon_stack_table_used(older[i]);
@@ -734,43 +799,21 @@ void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost, uint64
 void mon_stacks_reset(void)
 {
 	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
-	if (t != NULL && !grower && nolder > 0) {
-		/* The chain of spare tables starts again with its first: the
-		 * retired ones emptied and in front of the spares left. */
-		struct mon_stack_table *v[CHAIN_MAX];
-		unsigned n = 0;
-		for (unsigned i = 0; i < nolder; i++)
-			v[n++] = older[i];
-		if (t != older[nolder - 1])	/* (a fork in another thread's advance) */
-			v[n++] = t;
-		unsigned used = n;
-		for (unsigned i = spare_next; i < nspare && n < CHAIN_MAX; i++)
-			v[n++] = spare[i];
-		for (unsigned i = 0; i < used; i++)
-			mon_stack_table_reset(v[i]);
-		advancing = 0;	/* (held by a thread the child does not have) */
-		nspare = 0;
-		for (unsigned i = 1; i < n; i++)
-			spare[nspare++] = v[i];
-		spare_next = 0;
-		nolder = 0;
-		__atomic_store_n(&table, v[0], __ATOMIC_RELEASE);
-		if (__atomic_load_n(&recording, __ATOMIC_RELAXED) != NULL)
-			__atomic_store_n(&recording, v[0], __ATOMIC_RELEASE);
-		for (unsigned w = 0; w < WALK_SLOTS / 64; w++)
-			__atomic_store_n(&walk_busy[w], 0, __ATOMIC_RELAXED);
-		return;
-	}
 	advancing = 0;
 	if (t != NULL)
 		mon_stack_table_reset(t);
 	/* A fork child: the parent's retired and cut tables are copies of no
 	 * use here (no handler runs yet: the clocks are not armed). */
 	for (unsigned i = 0; i < nolder; i++)
-		mon_stack_table_free(older[i]);
+		if (older[i] != t)	/* (a fork in another thread's advance) */
+			mon_stack_table_free(older[i]);
 	for (unsigned i = 0; i < ncut; i++)
 		mon_stack_table_free(cutv[i]);
 	nolder = ncut = 0;
+	/* chain_store: only the table kept (a struct another thread's advance
+	 * had taken when the fork came is the child's again; its mapping is
+	 * not, a rare leak). */
+	chain_used = t != NULL && t->fixed ? 1u << (unsigned)(t - chain_store) : 0;
 	for (unsigned w = 0; w < WALK_SLOTS / 64; w++)
 		__atomic_store_n(&walk_busy[w], 0, __ATOMIC_RELAXED);
 }

@@ -15,14 +15,13 @@
 #                     child wrote none, its fork handlers not yet registered)
 #   ctor_stack_table_pg  MONPROF_CONTROL=1: the first call-stack table holds
 #                     16384 stacks, as monrun(1) -d says for a run with a
-#                     control thread (was 262144, the size without one, its
-#                     settings read after the table was made; now that
-#                     mistake reads as the whole chain of tables a run
-#                     without one maps at the start, 4194304)
+#                     control thread (was 262144, the size without one: its
+#                     settings read after the table was made; 16384 now
+#                     either way)
 # Mutation caught: monitor.c's starts without mon_runtime_init, control.o
 # still linked (every static check red: a bad checksum, the fork child's
 # file missing and the watcher saying it was killed; the stack table for
-# every kind, 262144; with the chain mapped at the start, 4194304).  Each run has a time limit (timeout 60; the stack
+# every kind, 262144, before plain monrun's first table was 16384 too).  Each run has a time limit (timeout 60; the stack
 # table's spins a few seconds, killed once read).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/mon_helpers.inc"
