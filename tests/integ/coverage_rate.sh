@@ -26,30 +26,40 @@ if [ "$clock" != 1 ]; then
 fi
 # The rate check's CPU is counted once: in FACTS' check_usec, not in its
 # CPU before too (the runtime reads that again after its own start, which
-# holds the rate check): against a run at 1000 Hz (no check), the CPU
-# before grows by less than half the check's.  A loaded machine only adds
-# CPU to a start (an ASan run with both cores busy: 13398 us before at
-# 20 kHz, 0 at 1 kHz, a check of 26181 us): the least of three runs at
-# each rate is compared (counted twice, every run at 20 kHz holds the
-# check).
+# holds the rate check): against runs at 1000 Hz (no check), the CPU before
+# at 20 kHz grows by less than half the check's.  Under the perf clock the
+# CPU before is user time alone, which the kernel splits from system time
+# by its ticks (250 a second here): a start of 45 ms of CPU, mostly system
+# time (ASan's shadow), read 20 to 38 ms of user time in 6 runs at 1 kHz
+# and 4 to 38 ms in 6 at 20 kHz, and one CI run's least of 3 was 8 ms at
+# 1 kHz against 23 ms at 20 kHz.  So the medians of 5 runs at each rate,
+# taken in turn, are compared; and when the start's own user CPU varies
+# across the 1 kHz runs by more than half the check, no run can tell once
+# from twice, and the test says so instead of guessing (the plain build's
+# start is a few ms: there it decides).
 #   cov_rate_check_once
 field_of() { dump "$1" info | awk -v k="$2" '$1 == k { print $2 }'; }
-b20=$(get cpu_before_usec) chk=$(get check_usec) b1=
-for i in 1 2 3; do
+median() { tr ' ' '\n' | awk 'NF { v[n++] = $1 } END {
+	if (n == 0) exit; for (i = 1; i < n; i++) for (j = i; j > 0 && v[j-1] > v[j]; j--) { t = v[j]; v[j] = v[j-1]; v[j-1] = t }
+	print v[int(n / 2)] }'; }
+l20="$(get cpu_before_usec)" lchk="$(get check_usec)" l1=
+for i in 1 2 3 4 5; do
 	MONPROF_CLOCK=perf "$MONRUN" -r 1000 -o "$T/r1k.out" "$T/spin" 0.2 >/dev/null 2>&1
-	v=$(field_of "$T/r1k.out" cpu_before_usec)
-	[ -n "$v" ] && { [ -z "$b1" ] || [ "$v" -lt "$b1" ]; } && b1=$v
-	[ $i = 3 ] && break
+	l1="$l1 $(field_of "$T/r1k.out" cpu_before_usec)"
+	[ $i = 5 ] && break
 	MONPROF_CLOCK=perf "$MONRUN" -r 20000 -o "$T/r20k.out" "$T/spin" 0.2 >/dev/null 2>&1
-	v=$(field_of "$T/r20k.out" cpu_before_usec)
-	if [ -n "$v" ] && { [ -z "$b20" ] || [ "$v" -lt "$b20" ]; }; then
-		b20=$v chk=$(field_of "$T/r20k.out" check_usec)
-	fi
+	l20="$l20 $(field_of "$T/r20k.out" cpu_before_usec)"
+	lchk="$lchk $(field_of "$T/r20k.out" check_usec)"
 done
+b1=$(echo $l1 | median) b20=$(echo $l20 | median) chk=$(echo $lchk | median)
+spread=$(echo $l1 | tr ' ' '\n' | awk 'NF { if (n++ == 0 || $1 < lo) lo = $1; if ($1 > hi) hi = $1 } END { print hi - lo }')
+said="CPU before $b20 us at 20 kHz ($l20), $b1 us at 1 kHz ($l1); rate check $chk us"
 if [ "${chk:-0}" -gt 0 ] && [ -n "$b1" ] && [ -n "$b20" ] && [ $((b20 - b1)) -lt $((chk / 2)) ]; then
-	ok "cov_rate_check_once (CPU before $b20 us at 20 kHz, $b1 us at 1 kHz; rate check $chk us)"
+	ok "cov_rate_check_once ($said)"
+elif [ "${chk:-0}" -gt 0 ] && [ -n "$spread" ] && [ "$spread" -gt $((chk / 2)) ]; then
+	ok "cov_rate_check_once # skip the start's user CPU varies by $spread us across runs, more than half the check ($said)"
 else
-	not_ok cov_rate_check_once "CPU before ${b20:-?} us at 20 kHz, ${b1:-?} us at 1 kHz; rate check ${chk:-?} us"
+	not_ok cov_rate_check_once "$said"
 fi
 if [ "$asked" = 20000 ] && [ -n "$cost" ] && [ "$cost" -gt 0 ]; then
 	ok cov_rate_cost_measured
