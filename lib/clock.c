@@ -214,8 +214,9 @@ __attribute__((noinline)) static int alone_in_process(void)
 
 /* The EINTR the calling thread's last tick found and took for the
  * thread's own (itimer_cut): where (PC, stack pointer) and the thread's
- * voluntary context switches then.  A second tick at the same place with
- * no switch since is in the same call's return: the itimer's expiry lags
+ * voluntary context switches when that tick's handler was done (take_tick).
+ * A second tick at the same place with no switch since is in the same
+ * call's return: the itimer's expiry lags
  * after a handler held its ticks (it moves one interval a kernel tick),
  * and a tick noticed while on_tick ran for the first was given at that
  * handler's return, into the same EINTR, with less than a period of CPU
@@ -223,6 +224,7 @@ __attribute__((noinline)) static int alone_in_process(void)
 static __thread struct {
 	uintptr_t pc, sp;
 	long switches;
+	int read_again;	/* take_tick reads switches again when its tick is done */
 } own_eintr __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's voluntary context switches (getrusage(2)
@@ -274,14 +276,16 @@ __attribute__((noinline, no_sanitize("address"))) static int itimer_cut(const vo
 	uint64_t now = thread_cpu_ns();
 	uintptr_t at_pc = mon_arch_context_pc(ucv), at_sp = mon_arch_context_sp(ucv);
 	if (own_eintr.pc == at_pc && own_eintr.sp == at_sp && own_eintr.switches >= 0 &&
-	    own_switches() == own_eintr.switches)
+	    own_switches() == own_eintr.switches) {
+		own_eintr.read_again = 1;
 		return 0;	/* the same call's EINTR, taken for its own already */
+	}
 	if (itimer_thread.gen == __atomic_load_n(&itimer_gen, __ATOMIC_RELAXED) &&
 	    now >= itimer_thread.charged_ns && now - itimer_thread.charged_ns >= period &&
 	    alone_in_process()) {
 		own_eintr.pc = at_pc;
 		own_eintr.sp = at_sp;
-		own_eintr.switches = own_switches();
+		own_eintr.read_again = 1;
 		return 0;
 	}
 	struct mon_memreader r;
@@ -433,6 +437,14 @@ static inline __attribute__((always_inline)) void take_tick(int sig, siginfo_t *
 	void (*tick)(const void *, uintptr_t, uint64_t) = __atomic_load_n(&deliver, __ATOMIC_ACQUIRE);
 	if (weight > 0 && tick != NULL)
 		tick(ucv, mon_arch_context_pc(ucv), weight);
+	if (own_eintr.read_again) {
+		/* A tick in an EINTR taken for the thread's own: the switches
+		 * counted from here, after this handler's own work (a walk's
+		 * reads may sleep), so that the next tick into the same EINTR
+		 * is known for the same call's. */
+		own_eintr.switches = own_switches();
+		own_eintr.read_again = 0;
+	}
 	errno = saved_errno;
 }
 

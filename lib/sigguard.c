@@ -76,6 +76,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "runtime.h"
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -448,13 +449,41 @@ send_on(int sig, const siginfo_t *si, void *ucv)
 	syscall(SYS_kill, pid, sig);
 }
 
+MON_NO_TSAN static void dispatch(int sig, siginfo_t *si, void *ucv);
+
+/* What a tick interrupted.  The kernel delivers every pending signal
+ * that the mask lets in before it returns to user mode, each frame on the
+ * one before (signal(7)): a tick can find this dispatcher's first
+ * instruction, a frame of ours that has not run.  Its context is then
+ * that frame's (the address the kernel passed it, mon_arch_context_arg2),
+ * the code the signal below interrupted: its samples go there, not into
+ * libmon, and the itimer clock judges the call that code was in
+ * (itimer_cut).  Seen when a handler of the program's held the ticks (one
+ * on the alternate stack) and returned: the itimer's lagging expiry gave
+ * two SIGPROFs at once, the top one charged the handler's CPU in
+ * dispatch, and the one below found the program's EINTR with no CPU left
+ * uncharged and took it for a stolen tick (ASan, both cores busy, 1 run in
+ * 25 of tests/progs/itimer_own_eintr.c; the clock stopped).  A frame whose
+ * context is not where the kernel puts it, just above the stack pointer,
+ * is left as it is.  Async-signal-safe. */
+MON_NO_TSAN static void *ticked_context(void *ucv)
+{
+	for (int i = 0; i < 4 && ucv != NULL && mon_arch_context_pc(ucv) == (uintptr_t)dispatch; i++) {
+		uintptr_t sp = mon_arch_context_sp(ucv), below = mon_arch_context_arg2(ucv);
+		if (below < sp || below - sp > 4096 || below % sizeof(long) != 0)
+			break;
+		ucv = (void *)below;
+	}
+	return ucv;
+}
+
 MON_NO_TSAN static void dispatch(int sig, siginfo_t *si, void *ucv)
 {
 	int saved_errno = errno;
 	struct owned *o = &own[sig];
 	if (sig > 0 && sig < NSIGS) {
 		if (o->is_ours != NULL && o->is_ours(sig, si))
-			o->tick(sig, si, ucv);
+			o->tick(sig, si, ticked_context(ucv));
 		else if (runtime_thread)
 			send_on(sig, si, ucv);
 		else

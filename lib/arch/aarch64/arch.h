@@ -87,6 +87,16 @@ static inline uintptr_t mon_arch_context_lr(const void *uc)
 	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.regs[30];
 }
 
+/* The third argument register (x2) in a signal's ucontext_t: where the
+ * interrupted code is an SA_SIGINFO handler's first instruction, the
+ * address of that handler's own ucontext_t (arch/arm64/kernel/signal.c
+ * setup_rt_frame: x0 the signal, x1 its siginfo, x2 its ucontext, in the
+ * frame at the stack pointer).  Async-signal-safe. */
+static inline uintptr_t mon_arch_context_arg2(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.regs[2];
+}
+
 /* The interrupted thread returns from a system call that a signal ended
  * with EINTR: x0 holds -EINTR and the instruction before the PC is
  * SVC #0 (d4000001; before holds the 8 bytes that end at the PC, read by

@@ -68,6 +68,17 @@ static inline uintptr_t mon_arch_context_fp(const void *uc)
 	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RBP];
 }
 
+/* The third argument register (rdx) in a signal's ucontext_t: where the
+ * interrupted code is a signal handler's first instruction, the address of
+ * that handler's own ucontext_t, which the kernel passes there for every
+ * handler (arch/x86/kernel/signal_64.c x64_setup_rt_frame: rdi the signal,
+ * rsi its siginfo, rdx its ucontext, just above the return address at
+ * the stack pointer).  Async-signal-safe. */
+static inline uintptr_t mon_arch_context_arg2(const void *uc)
+{
+	return (uintptr_t)((const ucontext_t *)uc)->uc_mcontext.gregs[REG_RDX];
+}
+
 /* The interrupted thread returns from a system call that a signal ended
  * with EINTR: its result register (rax) holds -EINTR, and the instruction
  * that ends at the PC is SYSCALL (0f 05; before holds the 8 bytes that end
