@@ -859,6 +859,22 @@ int monout_end(struct monout_writer *w);
  */
 int monout_write_fd(int fd, const struct monout *m);
 
+/*
+ * monout_place — put a finished file where it belongs.  tmp was written
+ * beside target (both relative to dirfd, as openat(2) takes them).  When
+ * target is a regular file or does not exist, tmp replaces it by
+ * renameat(2): a reader sees the old file or the whole new one.  When
+ * target names something else, followed through symbolic links (a
+ * character device such as /dev/null, /dev/stdout's pipe or terminal, a
+ * FIFO), renaming would put a file in its place (as root, /dev/null's):
+ * tmp's bytes are written into it instead and tmp is removed.  A FIFO
+ * must have a reader already.  Async-signal-safe.  Returns 0, or -1 with
+ * errno (renameat's; openat's: ENXIO a FIFO without a reader or a socket,
+ * EACCES; sendfile's: EIO, ENOSPC, EPIPE); tmp is left for the caller to
+ * remove on failure.
+ */
+int monout_place(int dirfd, const char *tmp, const char *target);
+
 /* ---- helpers ----------------------------------------------------------- */
 
 /* MONOUT_LITTLE or MONOUT_BIG: the byte order of this process, which the

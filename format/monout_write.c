@@ -14,7 +14,12 @@
  * reader code is here: libmon links none (tests/integ/lib_exports.sh).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "monout.h"
@@ -742,4 +747,46 @@ int monout_write_fd(int fd, const struct monout *m)
 			return -1;
 	}
 	return monout_end(&w);
+}
+
+/* Copy the regular file in into out from offset 0, whatever out is (a
+ * character device, a pipe: sendfile(2) takes any out since Linux 2.6.33). */
+static int copy_into(int in, int out)
+{
+	struct stat st;
+	if (fstat(in, &st) < 0)
+		return -1;
+	off_t at = 0;
+	while (at < st.st_size) {
+		ssize_t n = sendfile(out, in, &at, (size_t)(st.st_size - at));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : (errno = EIO, -1);
+	}
+	return 0;
+}
+
+int monout_place(int dirfd, const char *tmp, const char *target)
+{
+	struct stat st;
+	if (fstatat(dirfd, target, &st, 0) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
+		return renameat(dirfd, tmp, dirfd, target);
+	/* Not a file to replace: the bytes go into it.  A FIFO with no
+	 * reader fails at once (ENXIO) rather than waiting for one. */
+	int in = openat(dirfd, tmp, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -1;
+	int out = openat(dirfd, target, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	int rc = -1, fl;
+	if (out >= 0 && (fl = fcntl(out, F_GETFL)) >= 0 && fcntl(out, F_SETFL, fl & ~O_NONBLOCK) >= 0)
+		rc = copy_into(in, out);
+	int e = errno;
+	if (out >= 0)
+		syscall(SYS_close, out);
+	syscall(SYS_close, in);
+	if (rc == 0)
+		unlinkat(dirfd, tmp, 0);
+	errno = e;
+	return rc;
 }

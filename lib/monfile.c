@@ -46,7 +46,9 @@
  * exclusively, mode 0644 less the umask: a daemon that set umask(0), as
  * nginx's master does, gets no world-writable profiles in the sticky
  * PROFDIR its workers share), the records, then rename(2): a
- * reader sees the old file or the whole new one, never half of one.  On any
+ * reader sees the old file or the whole new one, never half of one.  A
+ * target that is no file (monrun -o /dev/null, /dev/stdout, a FIFO) gets
+ * the bytes written into it instead (monout_place).  On any
  * failure the temporary file is removed and one line goes to stderr with
  * write(2): "monprof: cannot write profile NAME: REASON".  Everything on the
  * write path is async-signal-safe: the names are formatted into buffers
@@ -582,7 +584,7 @@ static int write_file(const char *name, uint32_t flags,
 	}
 	if (high >= 0)
 		mon_fd_drop(high);
-	if (renameat(at_dir, rel_tmp, at_dir, rel_name) < 0) {
+	if (monout_place(at_dir, rel_tmp, rel_name) < 0) {
 		e = errno;
 		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;

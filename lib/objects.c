@@ -33,8 +33,14 @@
 #include "objects.h"
 #include "runtime.h"
 
-size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap)
+/* The first ELF note of the object's PT_NOTE segments named name and of
+ * type type: its descriptor's address and length, or NULL.  The name is
+ * compared up to its first NUL: n_namesz counts the terminating NUL, and
+ * Go's linker counts its padding too ("Go", n_namesz 4). */
+static const unsigned char *find_note(const struct dl_phdr_info *info, const char *name,
+				      unsigned type, size_t *len)
 {
+	size_t want = strlen(name);
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		if (ph->p_type != PT_NOTE)
@@ -45,19 +51,52 @@ size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t 
 			const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
 			size_t namesz = (n->n_namesz + 3) & ~(size_t)3;
 			size_t descsz = (n->n_descsz + 3) & ~(size_t)3;
-			const unsigned char *name = p + sizeof *n, *desc = name + namesz;
+			const unsigned char *nm = p + sizeof *n, *desc = nm + namesz;
 			if (desc + descsz > end)
 				break;
-			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
-			    memcmp(name, "GNU", 4) == 0) {
-				size_t len = n->n_descsz < cap ? n->n_descsz : cap;
-				memcpy(out, desc, len);
-				return len;
+			if (n->n_type == type && n->n_namesz > want && memcmp(nm, name, want) == 0 &&
+			    nm[want] == '\0') {
+				*len = n->n_descsz;
+				return desc;
 			}
 			p = desc + descsz;
 		}
 	}
-	return 0;
+	return NULL;
+}
+
+size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap)
+{
+	size_t len;
+	const unsigned char *desc = find_note(info, "GNU", NT_GNU_BUILD_ID, &len);
+	if (desc == NULL)
+		return 0;
+	if (len > cap)
+		len = cap;
+	memcpy(out, desc, len);
+	return len;
+}
+
+/* Go's linker writes its build ID as a note named "Go", of type 4, in a
+ * PT_NOTE segment of every ELF object it links: executables, and shared
+ * objects built with -buildmode=c-shared (cmd/link's elf.go, ELF_NOTE_GOBUILDID_TAG). */
+#define NOTE_GO_BUILD_ID 4u
+
+static int go_runtime_of(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	size_t len;
+	if (find_note(info, "Go", NOTE_GO_BUILD_ID, &len) == NULL)
+		return 0;
+	*(int *)arg = 1;
+	return 1;
+}
+
+int mon_objects_go_runtime(void)
+{
+	int found = 0;
+	dl_iterate_phdr(go_runtime_of, &found);
+	return found;
 }
 
 /* name made absolute against the working directory, in mon_alloc memory. */

@@ -42,6 +42,11 @@ MON_HIDDEN int mon_objects_each(int (*fn)(const struct mon_object_info *o, void 
  * 0 when the object has none. */
 MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t cap);
 
+/* 1 when a loaded object carries Go's build ID note (an executable or a
+ * -buildmode=c-shared library of Go's: its runtime is in the process),
+ * else 0.  Under the dynamic linker's lock: not async-signal-safe. */
+MON_HIDDEN int mon_objects_go_runtime(void);
+
 /* What tells the file of loaded object oi from a rebuilt one, for an
  * object without a build ID (mon.out(5), FILES): *size and *mtime_ns
  * (bytes; nanoseconds since the Epoch) from stat(2) of oi->path, and

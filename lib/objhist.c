@@ -631,6 +631,16 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 	if (real_dlopen == NULL)
 		return NULL;
 	void *h = real_dlopen(file, mode);
+	/* A Go library (-buildmode=c-shared) brings Go's runtime and its
+	 * goroutine stacks: ticks go to the alternate stack from now on
+	 * (sigguard.c).  Its own initialisation ran inside real_dlopen. */
+	static int go_here;
+	if (h != NULL && !__atomic_load_n(&go_here, __ATOMIC_RELAXED) && mon_objects_go_runtime()) {
+		__atomic_store_n(&go_here, 1, __ATOMIC_RELAXED);
+		int saved_errno = errno;
+		mon_sig_onstack_all();
+		errno = saved_errno;
+	}
 	if (h != NULL && mon_objhist_running()) {
 		int saved_errno = errno;
 		/* (every time the count moved: the objects' own _init may have

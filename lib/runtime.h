@@ -343,6 +343,12 @@ MON_HIDDEN void mon_sig_disown(int sig);
 /* Give first, then then (0: none) back under one lock: one mask block
  * and restore for both (the perf clock's SIGIO guard and tick signal). */
 MON_HIDDEN void mon_sig_disown_pair(int first, int then);
+/* From now on every owned signal's dispatcher runs on the thread's
+ * alternate signal stack (SA_ONSTACK), those owned now at once: for a
+ * process whose code cannot take a signal frame on the stack it runs on
+ * (Go's goroutine stacks: see sigguard.c).  A dispatcher also runs there
+ * while the program's own disposition for its signal asks SA_ONSTACK. */
+MON_HIDDEN void mon_sig_onstack_all(void);
 /* Route the program's sigaction calls through set from now on (fatal.c:
  * mon_fatal_sigaction) instead of the C library's, and ask known (fatal.c:
  * mon_fatal_action; NULL: none) for an action set knows without asking

@@ -48,6 +48,20 @@
  *     too: sigaction reports the mask the program set.  Handlers already
  *     installed when the clock starts are patched either way, and put back
  *     when it stops;
+ *   - the dispatcher itself runs on the interrupted stack, but on the
+ *     thread's alternate stack (SA_ONSTACK) while the program's own
+ *     disposition for its signal asks that, and for every signal once Go's
+ *     runtime is in the process (mon_sig_onstack_all: objects.c finds Go's
+ *     build ID note at the start and after each dlopen).  Go runs its
+ *     goroutines on stacks of 2 KiB and more with no guard page, puts an
+ *     alternate stack on each of its threads (32 KiB, or ours, fatal.c),
+ *     and asks SA_ONSTACK of every handler (os/signal's documentation):
+ *     a tick's signal frame, 4.6 KiB with AVX-512, written on a goroutine's
+ *     stack overwrote the next one's and the program crashed.  Go's
+ *     runtime sets SA_ONSTACK on the clock's signal too, after libmon
+ *     started, in a program it starts; a Go library (c-shared) does not,
+ *     so the note decides there.  Stacks are walked from the interrupted
+ *     context either way;
  *   - when the clock lets the signal go (mon_sig_disown), ticks still
  *     pending anywhere are discarded (SIG_IGN), the program's disposition
  *     goes back to the kernel, and the calling thread's mask is what the
@@ -105,6 +119,7 @@ struct owned {
 	void (*tick)(int, siginfo_t *, void *);
 	void (*yield)(int);		/* non-NULL: give the signal up to a handler of the program's */
 	int nests;			/* MON_SIG_NESTS: the dispatcher runs with sig unblocked */
+	int onstack;			/* the dispatcher is installed with SA_ONSTACK */
 	struct sigaction prog[2];	/* the program's, double-buffered */
 	unsigned cur;			/* index of the valid prog[] */
 };
@@ -116,6 +131,8 @@ static sigset_t removed[NSIGS];		/* tick signals libmon took out of a handler's
 static int tick_signo;			/* the owned tick signal whose blocking is virtual, or 0 */
 static int guard_spin;			/* serialises changes of the tables above */
 static int none_pending;		/* no tick of ours can be pending (mon_sig_none_pending) */
+static int onstack_all;			/* every dispatcher runs on the alternate stack
+					 * (mon_sig_onstack_all: Go's runtime is here) */
 
 /* Per thread: the program asked the tick signal blocked. */
 static __thread int vblocked __attribute__((tls_model("initial-exec")));
@@ -526,21 +543,46 @@ MON_NO_TSAN int mon_sig_in_runtime_thread(void)
 
 /* ---- owning a signal ---------------------------------------------------- */
 
+/* Does sig's dispatcher run on the thread's alternate signal stack?  When
+ * the program asks that of its own disposition for sig (SA_ONSTACK), or
+ * when every handler must (mon_sig_onstack_all).  Under lock. */
+MON_NO_TSAN static int wants_onstack(const struct owned *o)
+{
+	return onstack_all || (o->prog[o->cur].sa_flags & SA_ONSTACK) != 0;
+}
+
 /* The dispatcher's disposition for sig: sig blocked while it runs unless
  * nests (SA_NODEFER and out of the mask; see mon_sig_own), the other tick
- * signals blocked.  Under lock. */
+ * signals blocked, on the alternate stack when wants_onstack.  Under lock. */
 MON_NO_TSAN static int install_dispatch(int sig, int nests)
 {
+	struct owned *o = &own[sig];
+	int onstack = wants_onstack(o);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = dispatch;
-	sa.sa_flags = SA_SIGINFO | SA_RESTART | (nests ? SA_NODEFER : 0);
+	sa.sa_flags = SA_SIGINFO | SA_RESTART | (nests ? SA_NODEFER : 0) | (onstack ? SA_ONSTACK : 0);
 	sa.sa_mask = hidden;
 	if (nests)
 		sigdelset(&sa.sa_mask, sig);
 	else
 		sigaddset(&sa.sa_mask, sig);
-	return mon_real_sigaction(sig, &sa, NULL);
+	if (mon_real_sigaction(sig, &sa, NULL) < 0)
+		return -1;
+	o->onstack = onstack;
+	return 0;
+}
+
+MON_NO_TSAN void mon_sig_onstack_all(void)
+{
+	int saved_errno = errno;
+	sigset_t m_ = lock();
+	onstack_all = 1;
+	for (int s = 1; s < NSIGS; s++)
+		if (own[s].on && !own[s].onstack)
+			install_dispatch(s, own[s].nests);	/* (fails only for a bad signal) */
+	unlock(m_);
+	errno = saved_errno;
 }
 
 MON_NO_TSAN int mon_sig_own(int sig, unsigned flags, int (*is_ours)(int, const siginfo_t *),
@@ -708,6 +750,11 @@ MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, str
 			unsigned n = 1u - o->cur;
 			o->prog[n] = *act;
 			__atomic_store_n(&o->cur, n, __ATOMIC_RELEASE);
+			/* The program moved its handler for sig to or from the
+			 * alternate stack: ticks follow (Go's runtime sets every
+			 * handler SA_ONSTACK after libmon started). */
+			if (wants_onstack(o) != o->onstack)
+				install_dispatch(sig, o->nests);
 		}
 		if (old != NULL)
 			*old = was;

@@ -65,6 +65,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "objects.h"
 #include "mon.h"
 #include "runfacts.h"
 #include "runtime.h"
@@ -304,6 +305,11 @@ int mon_threads_start(void)
 	}
 	mon_fd_set_mover(mon_threads_fd_move);	/* before a descriptor of a clock exists */
 	mon_fd_set_identity(mon_threads_fd_id);
+	/* Go's runtime runs its goroutines on small stacks with no guard and
+	 * every thread of its on an alternate signal stack: ticks go there,
+	 * never onto a goroutine's stack (sigguard.c). */
+	if (mon_objects_go_runtime())
+		mon_sig_onstack_all();
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
 	int first = mon_clock_cfg.kind;

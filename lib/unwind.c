@@ -810,6 +810,20 @@ MON_BOUNDED_STACK static unsigned walk(uintptr_t pc, uintptr_t sp, uintptr_t fp,
 				cfa = sp + (uintptr_t)off;
 				break;
 			}
+			/* A return address that no call pushed: the byte before
+			 * it has no CFI and a row starts exactly at it.
+			 * makecontext(3) leaves one at the bottom of a context's
+			 * stack (glibc's __start_context, which the context's
+			 * function returns into): nothing above it is a frame,
+			 * and the frame pointer there is whatever getcontext
+			 * saved (the creator's, on another stack).  The walk
+			 * ends; prof reads the PC as that function's and the
+			 * stack as whole (attribute.c, pushed_return). */
+			const struct mon_cfi_row *at;
+			if (!exact &&
+			    (at = mon_cfi_find(o->rows, o->nrows, (uint32_t)(pc - o->bias))) != NULL &&
+			    at->pc == (uint32_t)(pc - o->bias) && at->kind != MON_CFI_NONE)
+				goto truncated;
 			/* Else the frame pointer, if it looks like one. */
 			if (fp_known && fp >= sp && !(fp & 7) && RD(fp, &saved)) {
 				nfp = saved;

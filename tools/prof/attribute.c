@@ -627,11 +627,35 @@ static int pushed_return(const struct prof_attr *a, const struct prof_data *d, c
 	return 1;
 }
 
+/*
+ * Is row where Go's runtime starts a stack, which has no caller to unwind
+ * into?  Every goroutine's stack begins with a return address into
+ * runtime.goexit, each thread's own stack with runtime.mstart, the first
+ * thread's with runtime.rt0_go: Go's own traceback ends at these
+ * (runtime/traceback.go, the funcIDs it takes for a stack's top).  Go's
+ * code has no CFI, and the frame pointer walk past them reads what is not
+ * a frame: such a stack is whole, not ended early.  The names carry
+ * ".abi0" for the assembly ones since Go 1.17.
+ */
+static int go_stack_root(const struct prof_attr *a, size_t row)
+{
+	static const char *const roots[] = { "runtime.goexit", "runtime.mstart", "runtime.rt0_go" };
+	const char *n = a->rows[row].kind == PROF_ROW_FUNC ? a->rows[row].name : NULL;
+	if (n == NULL)
+		return 0;
+	for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
+		size_t k = strlen(roots[i]);
+		if (strncmp(n, roots[i], k) == 0 && (n[k] == '\0' || strcmp(n + k, ".abi0") == 0))
+			return 1;
+	}
+	return 0;
+}
+
 /* The stacks of one file over the rows: each PC through row_at (a caller's
  * PC through pushed_return too), as a link-time PC of its row's image; the
  * thread's name from THREADS.  A walk that the runtime flagged truncated at
- * a pushed return address (makecontext's bottom frame) is complete: the
- * context's stack ends there.  leaf[r] += the counts of the stacks whose leaf is in
+ * a pushed return address (makecontext's bottom frame) or at a stack root
+ * of Go's (go_stack_root) is complete: the stack ends there.  leaf[r] += the counts of the stacks whose leaf is in
  * row r.  0 or -1 (ENOMEM). */
 static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size_t *img,
 		      const struct prof_seg *segs, size_t nsegs, const struct prof_seg *fb,
@@ -678,7 +702,7 @@ static int add_stacks(struct prof_attr *a, const struct prof_data *d, const size
 								segs, nsegs, fb, nfb, pc + 1));
 			a->frames[a->nframes++] = (struct prof_frame){ row, link_pc(a, d, img, row, pc) };
 		}
-		if (pushed)
+		if (pushed || (st->depth > 0 && go_stack_root(a, a->frames[a->nframes - 1].row)))
 			w->flags &= ~(uint32_t)PROF_STACK_TRUNCATED;
 		leaf[a->frames[w->first].row] += (double)st->count;
 		a->stack_samples += (double)st->count;

@@ -828,7 +828,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 			t->h.bin_bytes = 8;	/* sums may pass a narrower bin's maximum */
 		m.hists[m.nhists++] = t->h;
 	}
-	/* Written beside its name, then renamed: never half a file. */
+	/* Written beside its name, then renamed: never half a file (or
+	 * written into a device or FIFO named: monout_place). */
 	if (asprintf(&tmp, "%s.tmpXXXXXX", out) < 0) {
 		tmp = NULL;
 		goto nomem;
@@ -853,7 +854,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		unlink(tmp);
 		goto out;
 	}
-	if (close(fd) < 0 || rename(tmp, out) < 0) {
+	if (close(fd) < 0 || monout_place(AT_FDCWD, tmp, out) < 0) {
 		snprintf(err, errlen, "%s: %s", out, strerror(errno));
 		unlink(tmp);
 		goto out;

@@ -1,0 +1,3 @@
+module go_cshared
+
+go 1.19
