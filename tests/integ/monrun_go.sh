@@ -13,7 +13,11 @@
 #     time in (c_burn, or cgo's wrapper it is inlined in), each at least a
 #     tenth of the samples;
 #   - the goroutines' stacks are whole: they end at runtime.goexit, where
-#     Go's own traceback ends (tools/prof/attribute.c, go_stack_root).
+#     Go's own traceback ends (tools/prof/attribute.c, go_stack_root);
+#   - without --interval, monrun takes the profile by interval itself
+#     (--interval=1, tools/monrun/monrun.c: the executable's Go note) and
+#     says so; `prof PROGRAM DIR` reads the series (before: no profile at
+#     all, only the watcher's word that none was written);
 #   - a C program that loads a Go library (tests/progs/go_cshared,
 #     -buildmode=c-shared) whose goroutines spin runs to its end, exit 0,
 #     with the library linked (Go's runtime there when profiling starts:
@@ -26,7 +30,8 @@
 # (Go's runtime installs a SIGPROF handler of its own, which takes the
 # itimer clock's signal).  Skipped without Go (Debian's golang-go) and in
 # the sanitizer builds (Go's threads are not the sanitizer runtime's).
-# Mutations caught: the note not looked for at the start (threads.c): the
+# Mutations caught: monrun not reading the Go note: no interval files,
+# monrun_go_interval_by_itself fails; the note not looked for at the start (threads.c): the
 # linked library's host crashes; nor after dlopen (objhist.c): the other
 # host crashes; Go's note name compared with its length counted as the C
 # string's (Go's linker pads it): both; the dispatcher never SA_ONSTACK:
@@ -100,7 +105,21 @@ for c in perf thread; do
 	else
 		not_ok "monrun_go_goroutine_stacks_whole_$c" "$whole whole, $cut not: $(grep 'main\.goSpin' "fold.$c" | head -n 3 | tr '\n' '|')"
 	fi
-	[ $lib_ok = 1 ] || continue
+		# No --interval: monrun takes the profile by interval itself, says
+	# so, and prof reads the series from the directory.
+	if [ $c = perf ]; then
+		rm -rf auto && mkdir auto
+		(cd auto && timeout 120 "$MONRUN" -c $c ../goprog 2.5 >run 2>err)
+		rc=$?
+		"$PROF" ./goprog auto >auto.txt 2>auto.err
+		if [ $rc -eq 0 ] && grep -q 'Go program.*--interval=1' auto/err &&
+		    grep -q ' main\.goSpin$' auto.txt; then
+			ok monrun_go_interval_by_itself
+		else
+			not_ok monrun_go_interval_by_itself "exit $rc: $(head -c 400 auto/err) $(ls auto | head -n 3 | tr '\n' ' ') $(head -c 300 auto.err)"
+		fi
+	fi
+[ $lib_ok = 1 ] || continue
 	for h in host_ln host_dl; do
 		rm -f "$h.mon"
 		timeout 120 "$MONRUN" -c $c -o "$h.mon" "./$h" "$T/libgocs.so" 1.5 >"run.$h.$c" 2>"err.$h.$c"

@@ -185,7 +185,32 @@ enum elf_kind {
 struct elf_facts {
 	char interp[256];
 	int asan;	/* libasan.so.* needed: ASan checks that it comes first */
+	int go;		/* Go's build ID note: Go's runtime ends it by exit_group */
 };
+
+/* Go's linker puts its build ID in a note named "Go" (n_namesz 4, padding
+ * counted), of type 4, in a PT_NOTE segment (cmd/link's elf.go). */
+#define NOTE_GO_BUILD_ID 4u
+
+/* 1 if the PT_NOTE segment ph holds Go's build ID note. */
+static int has_go_note(int fd, const ElfW(Phdr) *ph)
+{
+	unsigned char b[4096];
+	size_t len = ph->p_filesz < sizeof b ? (size_t)ph->p_filesz : sizeof b;
+	if (pread(fd, b, len, (off_t)ph->p_offset) != (ssize_t)len)
+		return 0;
+	for (size_t at = 0; at + sizeof(ElfW(Nhdr)) <= len;) {
+		ElfW(Nhdr) n;
+		memcpy(&n, b + at, sizeof n);
+		size_t name = at + sizeof n, desc = name + ((n.n_namesz + 3u) & ~3u);
+		if (n.n_namesz > len || desc > len)
+			break;
+		if (n.n_type == NOTE_GO_BUILD_ID && n.n_namesz >= 3 && memcmp(b + name, "Go", 3) == 0)
+			return 1;
+		at = desc + ((n.n_descsz + 3u) & ~3u);
+	}
+	return 0;
+}
 
 /* The file offset of virtual address va (PT_LOAD segments), or -1. */
 static off_t va_offset(int fd, const ElfW(Ehdr) *eh, uint64_t va)
@@ -278,6 +303,8 @@ static enum elf_kind elf_kind(const char *path, struct elf_facts *f)
 		}
 		if (ph.p_type == PT_DYNAMIC)
 			dyn = ph;
+		if (ph.p_type == PT_NOTE && !f->go)
+			f->go = has_go_note(fd, &ph);
 	}
 	int loader = dyn.p_type == PT_DYNAMIC && read_dynamic(fd, &eh, &dyn, f);
 	if (kind == ELF_STATIC && eh.e_type == ET_DYN && loader)
@@ -582,6 +609,19 @@ int main(int argc, char **argv)
 			err(1, "setenv");
 	if ((simple_val[1] || simple_val[2]) && !simple_val[0] && !getenv("MONPROF_INTERVAL"))
 		errx(2, "--keep and --max-bytes rotate interval files: give --interval=SEC too");
+	/* Go's runtime ends the process with the exit_group system call made
+	 * by its own instruction: no library sees the end, and no profile
+	 * would be written (lib/control.c's watcher says so).  Profiles by
+	 * interval lose at most the last second instead of all of it. */
+	if (facts.go && !simple_val[0] && !getenv("MONPROF_INTERVAL")) {
+		if (setenv("MONPROF_INTERVAL", "1", 1) != 0)
+			err(1, "setenv");
+		warnx("%s is a Go program, whose runtime ends the process with the exit_group "
+		      "system call, which no library sees: its profile is written each second "
+		      "instead (--interval=1; another with --interval=SEC), one file an interval, "
+		      "which prof reads together from their directory (prof PROGRAM DIR)",
+		      cmd);
+	}
 	execvp(cmd, argv + optind);
 	err(errno == ENOENT ? 127 : 126, "%s", cmd);
 }
