@@ -527,7 +527,8 @@ int main(int argc, char **argv)
 	const char *secure = kind != NOT_ELF && stat(path, &st) == 0 ? runs_secure(path, &st) : NULL;
 	if (secure != NULL)
 		errx(126, "%s: %s: the dynamic loader ignores LD_PRELOAD for it, "
-			  "so libmon cannot be loaded; link it with -lmon instead", path, secure);
+			  "so libmon cannot be loaded; build it with -pg and link it with -lmon "
+			  "instead (cc -pg ... -lmon)", path, secure);
 	if (kind == ELF_LOADER) {
 		/* "monrun /lib64/ld-linux-x86-64.so.2 ./prog": the loader honours
 		 * LD_PRELOAD; what must be checked is the program it runs. */
@@ -548,7 +549,8 @@ int main(int argc, char **argv)
 	switch (kind) {
 	case ELF_STATIC:
 		errx(126, "%s: statically linked: there is no dynamic loader to preload "
-			  "libmon into it; link it with -lmon instead", path);
+			  "libmon into it; build it with -pg and link it with -lmon instead "
+			  "(cc -pg ... -lmon; -lmon alone only provides profil and monitor)", path);
 	case ELF_FOREIGN:
 		errx(126, "%s: not a %d-bit %s program like libmon.so, which cannot be "
 			  "loaded into it", path, __ELF_NATIVE_CLASS,
