@@ -860,20 +860,34 @@ int monout_end(struct monout_writer *w);
 int monout_write_fd(int fd, const struct monout *m);
 
 /*
- * monout_place — put a finished file where it belongs.  tmp was written
- * beside target (both relative to dirfd, as openat(2) takes them).  When
- * target is a regular file or does not exist, tmp replaces it by
- * renameat(2): a reader sees the old file or the whole new one.  When
- * target names something else, followed through symbolic links (a
- * character device such as /dev/null, /dev/stdout's pipe or terminal, a
- * FIFO), renaming would put a file in its place (as root, /dev/null's):
- * tmp's bytes are written into it instead and tmp is removed.  A FIFO
- * must have a reader already.  Async-signal-safe.  Returns 0, or -1 with
- * errno (renameat's; openat's: ENXIO a FIFO without a reader or a socket,
- * EACCES; sendfile's: EIO, ENOSPC, EPIPE); tmp is left for the caller to
- * remove on failure.
+ * monout_place_kind — how a finished file is to be put at target (relative
+ * to dirfd, as openat(2) takes it).  MONOUT_PLACE_RENAME when target is a
+ * regular file or does not exist: the file is written beside it and
+ * renamed over it (rename(2)), so that a reader sees the old file or the
+ * whole new one.  MONOUT_PLACE_INTO when it is anything else but a
+ * directory: a character device (/dev/null), a FIFO, a socket, or a
+ * symbolic link (/dev/stdout: renaming would put a file in the link's
+ * place, as root in /dev): the file is written elsewhere (a memfd) and its
+ * bytes written into target, following links (monout_copy_into).  -1 with
+ * errno: EISDIR, or lstat's (EACCES, ELOOP, ENAMETOOLONG, ENOTDIR).
+ * Async-signal-safe.
  */
-int monout_place(int dirfd, const char *tmp, const char *target);
+#define MONOUT_PLACE_RENAME 0
+#define MONOUT_PLACE_INTO 1
+int monout_place_kind(int dirfd, const char *target);
+
+/*
+ * monout_copy_into — write the bytes of the regular file (or memfd) from,
+ * from offset 0 to its end, into target (relative to dirfd), opened for
+ * writing through symbolic links, created with mode (less the umask) if
+ * missing, truncated if a regular file.  Without blocking: a FIFO with no
+ * reader fails at once, one whose reader takes nothing for 10 s fails
+ * then.  Async-signal-safe; a write into a FIFO whose reader left raises
+ * SIGPIPE, which the caller blocks and discards.  0, or -1 with errno
+ * (openat's: ENXIO a FIFO without a reader or a socket, EACCES, EISDIR;
+ * ETIMEDOUT; sendfile's and write's: EIO, ENOSPC, EPIPE).
+ */
+int monout_copy_into(int from, int dirfd, const char *target, unsigned mode);
 
 /* ---- helpers ----------------------------------------------------------- */
 

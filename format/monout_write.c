@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -749,44 +750,104 @@ int monout_write_fd(int fd, const struct monout *m)
 	return monout_end(&w);
 }
 
-/* Copy the regular file in into out from offset 0, whatever out is (a
- * character device, a pipe: sendfile(2) takes any out since Linux 2.6.33). */
-static int copy_into(int in, int out)
+int monout_place_kind(int dirfd, const char *target)
 {
 	struct stat st;
-	if (fstat(in, &st) < 0)
+	if (fstatat(dirfd, target, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? MONOUT_PLACE_RENAME : -1;
+	if (S_ISREG(st.st_mode))
+		return MONOUT_PLACE_RENAME;
+	if (S_ISDIR(st.st_mode)) {
+		errno = EISDIR;
 		return -1;
-	off_t at = 0;
-	while (at < st.st_size) {
-		ssize_t n = sendfile(out, in, &at, (size_t)(st.st_size - at));
-		if (n < 0 && errno == EINTR)
+	}
+	return MONOUT_PLACE_INTO;
+}
+
+/* Wait until out takes more bytes, at most MONOUT_COPY_STALL_MS since the
+ * last ones went: 0, or -1 (ETIMEDOUT, poll's errno). */
+#define MONOUT_COPY_STALL_MS 10000
+static int wait_writable(int out)
+{
+	struct pollfd p = { out, POLLOUT, 0 };
+	int r;
+	do
+		r = poll(&p, 1, MONOUT_COPY_STALL_MS);
+	while (r < 0 && errno == EINTR);
+	if (r == 0)
+		errno = ETIMEDOUT;
+	return r > 0 ? 0 : -1;
+}
+
+/* Write n bytes of buf to out (non-blocking: waits with wait_writable). */
+static int put_all(int out, const unsigned char *buf, size_t n)
+{
+	while (n > 0) {
+		ssize_t k = write(out, buf, n);
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return n < 0 ? -1 : (errno = EIO, -1);
+		if (k < 0 && errno == EAGAIN) {
+			if (wait_writable(out) < 0)
+				return -1;
+			continue;
+		}
+		if (k <= 0)
+			return k < 0 ? -1 : (errno = EIO, -1);
+		buf += k;
+		n -= (size_t)k;
 	}
 	return 0;
 }
 
-int monout_place(int dirfd, const char *tmp, const char *target)
+/* Copy from's bytes, from offset 0 to its size, into out: sendfile(2)
+ * (any out since Linux 2.6.33), or read and write where a device refuses
+ * it (EINVAL). */
+static int copy_into(int from, int out)
 {
 	struct stat st;
-	if (fstatat(dirfd, target, &st, 0) < 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode))
-		return renameat(dirfd, tmp, dirfd, target);
-	/* Not a file to replace: the bytes go into it.  A FIFO with no
-	 * reader fails at once (ENXIO) rather than waiting for one. */
-	int in = openat(dirfd, tmp, O_RDONLY | O_CLOEXEC);
-	if (in < 0)
+	if (fstat(from, &st) < 0)
 		return -1;
-	int out = openat(dirfd, target, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-	int rc = -1, fl;
-	if (out >= 0 && (fl = fcntl(out, F_GETFL)) >= 0 && fcntl(out, F_SETFL, fl & ~O_NONBLOCK) >= 0)
-		rc = copy_into(in, out);
-	int e = errno;
-	if (out >= 0)
-		syscall(SYS_close, out);
-	syscall(SYS_close, in);
-	if (rc == 0)
-		unlinkat(dirfd, tmp, 0);
+	off_t at = 0;
+	while (at < st.st_size) {
+		ssize_t n = sendfile(out, from, &at, (size_t)(st.st_size - at));
+		if (n > 0)
+			continue;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			if (wait_writable(out) < 0)
+				return -1;
+			continue;
+		}
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS))
+			break;
+		return n < 0 ? -1 : (errno = EIO, -1);
+	}
+	unsigned char buf[1024];
+	while (at < st.st_size) {
+		ssize_t n = pread(from, buf, sizeof buf, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -1 : (errno = EIO, -1);
+		if (put_all(out, buf, (size_t)n) < 0)
+			return -1;
+		at += n;
+	}
+	return 0;
+}
+
+int monout_copy_into(int from, int dirfd, const char *target, unsigned mode)
+{
+	/* Non-blocking: a FIFO with no reader fails at once (ENXIO), one
+	 * whose reader stops reading at the stall limit. */
+	int out = openat(dirfd, target, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY |
+					     O_NONBLOCK, (mode_t)mode);
+	if (out < 0)
+		return -1;
+	int rc = copy_into(from, out), e = errno;
+	if (syscall(SYS_close, out) < 0 && rc == 0)
+		return -1;
 	errno = e;
 	return rc;
 }

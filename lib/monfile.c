@@ -47,8 +47,10 @@
  * nginx's master does, gets no world-writable profiles in the sticky
  * PROFDIR its workers share), the records, then rename(2): a
  * reader sees the old file or the whole new one, never half of one.  A
- * target that is no file (monrun -o /dev/null, /dev/stdout, a FIFO) gets
- * the bytes written into it instead (monout_place).  On any
+ * target that is no regular file (monrun -o /dev/null, /dev/stdout's link,
+ * a FIFO) is written in a memfd instead, whose bytes then go into it,
+ * through links (format/monout.h, monout_place_kind); no temporary is
+ * made beside it.  On any
  * failure the temporary file is removed and one line goes to stderr with
  * write(2): "monprof: cannot write profile NAME: REASON".  Everything on the
  * write path is async-signal-safe: the names are formatted into buffers
@@ -65,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -388,8 +391,9 @@ static void complain(const char *name, int e)
  * cause (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS: the kernel would
  * kill the process anyway), SIGPROF, SIGIO and the real-time signals (the
  * profiling clocks' ticks, which must not pile up pending).  A write past
- * RLIMIT_FSIZE raises SIGXFSZ, whose default action would kill the
- * program: one we caused is discarded. */
+ * RLIMIT_FSIZE raises SIGXFSZ, a write into a FIFO whose reader left
+ * SIGPIPE, whose default actions would kill the program: one we caused is
+ * discarded. */
 /* The mask is changed by the system call itself: sigguard.c's sigprocmask
  * never blocks a tick signal for real, so restoring through it would
  * unblock SIGPROF in the runtime's own threads, which block every signal
@@ -399,6 +403,11 @@ static void raw_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
 	syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
 }
+
+/* The signals a write of ours may raise itself: SIGXFSZ (RLIMIT_FSIZE),
+ * SIGPIPE (a FIFO whose reader left, monout_place's copy).  Bit 0 and 1
+ * of *was_pending: pending already when the write began (the program's). */
+static const int own_raised[] = { SIGXFSZ, SIGPIPE };
 
 static void hold_signals(sigset_t *old, int *was_pending)
 {
@@ -410,18 +419,24 @@ static void hold_signals(sigset_t *old, int *was_pending)
 	for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
 		sigdelset(&s, sig);
 	raw_sigmask(SIG_BLOCK, &s, old);
-	*was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ);
+	*was_pending = 0;
+	if (sigpending(&pend) == 0)
+		for (size_t i = 0; i < sizeof own_raised / sizeof own_raised[0]; i++)
+			if (sigismember(&pend, own_raised[i]))
+				*was_pending |= 1 << i;
 }
 
 static void release_signals(const sigset_t *old, int was_pending)
 {
 	sigset_t s, pend;
-	if (!was_pending && sigpending(&pend) == 0 && sigismember(&pend, SIGXFSZ)) {
-		struct timespec zero = { 0, 0 };
-		sigemptyset(&s);
-		sigaddset(&s, SIGXFSZ);
-		sigtimedwait(&s, NULL, &zero);
-	}
+	for (size_t i = 0; i < sizeof own_raised / sizeof own_raised[0]; i++)
+		if (!(was_pending & (1 << i)) && sigpending(&pend) == 0 &&
+		    sigismember(&pend, own_raised[i])) {
+			struct timespec zero = { 0, 0 };
+			sigemptyset(&s);
+			sigaddset(&s, own_raised[i]);
+			sigtimedwait(&s, NULL, &zero);
+		}
 	raw_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -539,7 +554,17 @@ static int write_file(const char *name, uint32_t flags,
 	int at_dir = held_dir();
 	/* Relative to the held directory: the names past it. */
 	const char *rel_name = at_dir == AT_FDCWD ? name : name + leaf_at;
-	const char *rel_tmp;
+	const char *rel_tmp = NULL;
+	/* Into a device, FIFO or link (monrun -o /dev/null): written in a
+	 * memfd, then copied into it; no temporary beside it, where the user
+	 * may not create one (/dev). */
+	int into = monout_place_kind(at_dir, rel_name);
+	if (into < 0) {
+		e = errno;
+		goto fail;
+	}
+	if (into == MONOUT_PLACE_INTO)
+		fd = (int)syscall(SYS_memfd_create, "monprof", MFD_CLOEXEC);
 	for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
 		size_t at = 0;
 		tmp_buf[0] = '\0';
@@ -549,7 +574,7 @@ static int write_file(const char *name, uint32_t flags,
 		put(tmp_buf, &at, ".");
 		put_num(tmp_buf, &at, __atomic_add_fetch(&tmp_seq, 1, __ATOMIC_RELAXED));
 		rel_tmp = at_dir == AT_FDCWD ? tmp_buf : tmp_buf + leaf_at;
-		fd = openat(at_dir, rel_tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		fd = openat(at_dir, rel_tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0 && errno != EEXIST)
 			break;
 	}
@@ -565,17 +590,19 @@ static int write_file(const char *name, uint32_t flags,
 		fd = high;
 	}
 	struct stat st;
-	if (monout_begin(&w, fd, flags) < 0 || fill(&w, arg) < 0 || monout_end(&w) < 0) {
+	if (monout_begin(&w, fd, flags) < 0 || fill(&w, arg) < 0 || monout_end(&w) < 0 ||
+	    (into == MONOUT_PLACE_INTO && monout_copy_into(fd, at_dir, rel_name, 0644) < 0)) {
 		e = errno;
 		syscall(SYS_close, fd);
 		if (high >= 0)
 			mon_fd_drop(high);
-		unlinkat(at_dir, rel_tmp, 0);
+		if (rel_tmp != NULL)
+			unlinkat(at_dir, rel_tmp, 0);
 		goto fail;
 	}
 	if (bytes != NULL)
 		*bytes = fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
-	if (syscall(SYS_close, fd) < 0) {
+	if (syscall(SYS_close, fd) < 0 && into == MONOUT_PLACE_RENAME) {
 		e = errno;
 		if (high >= 0)
 			mon_fd_drop(high);
@@ -584,7 +611,10 @@ static int write_file(const char *name, uint32_t flags,
 	}
 	if (high >= 0)
 		mon_fd_drop(high);
-	if (monout_place(at_dir, rel_tmp, rel_name) < 0) {
+	if (into == MONOUT_PLACE_INTO) {
+		if (rel_tmp != NULL)
+			unlinkat(at_dir, rel_tmp, 0);	/* no memfd: a temporary was the source */
+	} else if (renameat(at_dir, rel_tmp, at_dir, rel_name) < 0) {
 		e = errno;
 		unlinkat(at_dir, rel_tmp, 0);
 		goto fail;

@@ -346,8 +346,7 @@ MON_HIDDEN void mon_sig_disown_pair(int first, int then);
 /* From now on every owned signal's dispatcher runs on the thread's
  * alternate signal stack (SA_ONSTACK), those owned now at once: for a
  * process whose code cannot take a signal frame on the stack it runs on
- * (Go's goroutine stacks: see sigguard.c).  A dispatcher also runs there
- * while the program's own disposition for its signal asks SA_ONSTACK. */
+ * (Go's goroutine stacks: see sigguard.c).  Never undone. */
 MON_HIDDEN void mon_sig_onstack_all(void);
 /* Route the program's sigaction calls through set from now on (fatal.c:
  * mon_fatal_sigaction) instead of the C library's, and ask known (fatal.c:

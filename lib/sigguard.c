@@ -48,19 +48,18 @@
  *     too: sigaction reports the mask the program set.  Handlers already
  *     installed when the clock starts are patched either way, and put back
  *     when it stops;
- *   - the dispatcher itself runs on the interrupted stack, but on the
- *     thread's alternate stack (SA_ONSTACK) while the program's own
- *     disposition for its signal asks that, and for every signal once Go's
- *     runtime is in the process (mon_sig_onstack_all: objects.c finds Go's
- *     build ID note at the start and after each dlopen).  Go runs its
- *     goroutines on stacks of 2 KiB and more with no guard page, puts an
- *     alternate stack on each of its threads (32 KiB, or ours, fatal.c),
- *     and asks SA_ONSTACK of every handler (os/signal's documentation):
- *     a tick's signal frame, 4.6 KiB with AVX-512, written on a goroutine's
- *     stack overwrote the next one's and the program crashed.  Go's
- *     runtime sets SA_ONSTACK on the clock's signal too, after libmon
- *     started, in a program it starts; a Go library (c-shared) does not,
- *     so the note decides there.  Stacks are walked from the interrupted
+ *   - the dispatcher itself runs on the interrupted stack, except once
+ *     Go's runtime is in the process (mon_sig_onstack_all: objects.c finds
+ *     Go's build ID note when the clock starts and after each dlopen):
+ *     then on the thread's alternate stack (SA_ONSTACK), for every owned
+ *     signal.  Go runs its goroutines on stacks of 2 KiB and more with no
+ *     guard page, puts an alternate stack on each of its threads (32 KiB,
+ *     or ours, fatal.c), and asks SA_ONSTACK of every handler (os/signal's
+ *     documentation): a tick's signal frame, 4.6 KiB with AVX-512, written
+ *     on a goroutine's stack overwrote the next one's and the program
+ *     crashed.  Never for another program, even one whose own handlers
+ *     ask SA_ONSTACK: its alternate stack may be a few KiB, which a tick's
+ *     frame and handler overflow.  Stacks are walked from the interrupted
  *     context either way;
  *   - when the clock lets the signal go (mon_sig_disown), ticks still
  *     pending anywhere are discarded (SIG_IGN), the program's disposition
@@ -403,8 +402,9 @@ MON_NO_TSAN static void forward(int sig, siginfo_t *si, void *ucv)
 	}
 	/* The mask its handler runs with: the interrupted code's, its
 	 * sa_mask, the hidden tick signals if it asked for the alternate
-	 * stack (it runs on this one: the dispatcher has no SA_ONSTACK, but
-	 * the program's view is kept), the signal itself unless SA_NODEFER.
+	 * stack (it runs on this one: the dispatcher has no SA_ONSTACK but
+	 * under Go's runtime, and the program's view is kept), the signal
+	 * itself unless SA_NODEFER.
 	 * The kernel gave this dispatcher the interrupted mask plus the hidden
 	 * signals and sig (not sig if it nests): change it only if that
 	 * differs. */
@@ -543,21 +543,14 @@ MON_NO_TSAN int mon_sig_in_runtime_thread(void)
 
 /* ---- owning a signal ---------------------------------------------------- */
 
-/* Does sig's dispatcher run on the thread's alternate signal stack?  When
- * the program asks that of its own disposition for sig (SA_ONSTACK), or
- * when every handler must (mon_sig_onstack_all).  Under lock. */
-MON_NO_TSAN static int wants_onstack(const struct owned *o)
-{
-	return onstack_all || (o->prog[o->cur].sa_flags & SA_ONSTACK) != 0;
-}
-
 /* The dispatcher's disposition for sig: sig blocked while it runs unless
  * nests (SA_NODEFER and out of the mask; see mon_sig_own), the other tick
- * signals blocked, on the alternate stack when wants_onstack.  Under lock. */
+ * signals blocked, on the alternate stack once Go's runtime is here
+ * (onstack_all).  Under lock. */
 MON_NO_TSAN static int install_dispatch(int sig, int nests)
 {
 	struct owned *o = &own[sig];
-	int onstack = wants_onstack(o);
+	int onstack = onstack_all;
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_sigaction = dispatch;
@@ -750,11 +743,6 @@ MON_NO_TSAN static int guard_sigaction(int sig, const struct sigaction *act, str
 			unsigned n = 1u - o->cur;
 			o->prog[n] = *act;
 			__atomic_store_n(&o->cur, n, __ATOMIC_RELEASE);
-			/* The program moved its handler for sig to or from the
-			 * alternate stack: ticks follow (Go's runtime sets every
-			 * handler SA_ONSTACK after libmon started). */
-			if (wants_onstack(o) != o->onstack)
-				install_dispatch(sig, o->nests);
 		}
 		if (old != NULL)
 			*old = was;

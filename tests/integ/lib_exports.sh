@@ -44,7 +44,8 @@ in_a=$(LC_ALL=C comm -12 "$T/reader" "$T/a_all" | tr '\n' ' ')
 # the C library's (sendfile, syscall: monout_place).
 safe=" write pwrite pwrite64 ftruncate ftruncate64 lseek lseek64 memcpy memset memmove strlen
  __errno_location monout_crc32 __stack_chk_fail __memcpy_chk __memset_chk __memmove_chk
- fcntl fcntl64 fstat fstat64 fstatat fstatat64 openat openat64 renameat unlinkat sendfile sendfile64 syscall "
+ fcntl fcntl64 fstat fstat64 fstatat fstatat64 openat openat64 renameat unlinkat poll pread pread64
+ sendfile sendfile64 syscall "
 safe=$(echo "$safe" | tr '\n' ' ')
 bad=
 for o in "$B/obj/format/monout_write.o" "$B/obj/format/crc32.o"; do

@@ -1,42 +1,40 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * guest_onstack — a program built like Go's runtime: its code runs on small
- * stacks that cannot take a signal frame (a goroutine's starts at 2 KiB and
- * has no guard page), so every handler it installs asks for the alternate
- * signal stack (SA_ONSTACK), on every signal it does not leave to the
- * default (Go's runtime.initsig), the profiling clock's among them.
+ * guest_onstack — a program whose handlers all run on its alternate signal
+ * stack (SA_ONSTACK, on every signal it does not leave to the default: the
+ * profiling clock's among them), which it fills with a pattern to see who
+ * used it.  libmon must put none of its ticks there: a program's alternate
+ * stack may be a few KiB, and a tick's frame and handler are more
+ * (lib/sigguard.c; Go's runtime alone, whose alternate stacks are 32 KiB
+ * or libmon's, gets its ticks there).
  *
- * It spins on a small stack of its own (makecontext(3)) twice, for CPU time
- * of its thread: first with every signal blocked (the kernel's system call,
- * past libmon's view), which measures how deep the spin itself goes, then
- * with the signals let in, for SECONDS.  Before each run the stack is
- * filled with a pattern; after it, the deepest byte changed tells how much
- * of the stack the run used.  A tick delivered on the small stack leaves a
- * signal frame there (the kernel's, hundreds of bytes to kilobytes, and the
- * handler's own): it shows as the second run going deeper than the first.
- *
- * Prints "spin_bytes N" (the blocked run), "ticked_bytes N" (the second)
- * and "small_stack_bytes N", and exits 0; 2 on a setup error.
- * Usage: guest_onstack [SECONDS]   (CPU seconds of the second run; 0.3)
+ * It raises SIGUSR1 once: its handler runs on the alternate stack, which
+ * shows the stack is in use ("own_altstack_bytes N", more than 0).  Then it
+ * fills the stack again and spins for SECONDS of its thread's CPU on a
+ * stack of its own (makecontext(3), 64 KiB), whose bottom frame is glibc's
+ * __start_context: "spin_altstack_bytes N" says how much of the alternate
+ * stack was used meanwhile, where no signal of the program's came.
+ * Exits 0; 2 on a setup error.
+ * Usage: guest_onstack [SECONDS]   (CPU seconds of the spin; 0.3)
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
-#define SMALL_STACK (64 * 1024)
+#define CONTEXT_STACK (64 * 1024)
 #define ALT_STACK (64 * 1024)
 #define FILL 0xA5
 
-static ucontext_t back, small;
-static unsigned char *stack_mem;
+static ucontext_t back, spin_ctx;
+static unsigned char *alt_mem;
 static double spin_for;
 static volatile unsigned long sink;
+static volatile sig_atomic_t own_handled;
 
 static double thread_cpu(void)
 {
@@ -47,12 +45,13 @@ static double thread_cpu(void)
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-	(void)sig;
 	(void)si;
 	(void)uc;
+	if (sig == SIGUSR1)
+		own_handled = 1;
 }
 
-/* Runs on the small stack: CPU until spin_for seconds of this thread's. */
+/* Runs on the context's stack: CPU until spin_for seconds of this thread's. */
 __attribute__((noinline)) static void spin_small(void)
 {
 	double end = thread_cpu() + spin_for;
@@ -64,49 +63,31 @@ __attribute__((noinline)) static void spin_small(void)
 	} while (thread_cpu() < end);
 }
 
-/* Bytes of the small stack the last run used: from its top down to the
- * deepest byte that no longer holds the pattern. */
-static size_t used(void)
+/* Bytes of the alternate stack used since it was filled: from its top
+ * down to the deepest byte that no longer holds the pattern. */
+static size_t alt_used(void)
 {
 	size_t i = 0;
-	while (i < SMALL_STACK && stack_mem[i] == FILL)
+	while (i < ALT_STACK && alt_mem[i] == FILL)
 		i++;
-	return SMALL_STACK - i;
-}
-
-static size_t run_small(double seconds)
-{
-	memset(stack_mem, FILL, SMALL_STACK);
-	spin_for = seconds;
-	if (getcontext(&small) < 0)
-		return 0;
-	small.uc_stack.ss_sp = stack_mem;
-	small.uc_stack.ss_size = SMALL_STACK;
-	small.uc_link = &back;
-	makecontext(&small, spin_small, 0);
-	if (swapcontext(&back, &small) < 0)
-		return 0;
-	return used();
-}
-
-static long raw_mask(int how, const sigset_t *set, sigset_t *old)
-{
-	return syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
+	return ALT_STACK - i;
 }
 
 int main(int argc, char **argv)
 {
 	double seconds = argc > 1 ? atof(argv[1]) : 0.3;
-	stack_t ss = { .ss_sp = malloc(ALT_STACK), .ss_flags = 0, .ss_size = ALT_STACK };
-	stack_mem = mmap(NULL, SMALL_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ss.ss_sp == NULL || stack_mem == MAP_FAILED || sigaltstack(&ss, NULL) < 0) {
+	unsigned char *ctx_mem = mmap(NULL, CONTEXT_STACK, PROT_READ | PROT_WRITE,
+				      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	alt_mem = mmap(NULL, ALT_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	stack_t ss = { .ss_sp = alt_mem, .ss_flags = 0, .ss_size = ALT_STACK };
+	if (ctx_mem == MAP_FAILED || alt_mem == MAP_FAILED || sigaltstack(&ss, NULL) < 0) {
 		perror("guest_onstack: setup");
 		return 2;
 	}
 	/* Every signal but those that end or stop the program (left to their
 	 * defaults, so that a fault is a fault and the test's time limit a
-	 * kill) and SIGPROF (the itimer clock's, which a handler of the
-	 * program's would take from it). */
+	 * kill), SIGPROF (the itimer clock's, which a handler of the
+	 * program's would take from it) and SIGCHLD. */
 	static const int left[] = { SIGKILL, SIGSTOP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP,
 				    SIGABRT, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPROF, SIGCHLD };
 	struct sigaction sa;
@@ -118,20 +99,24 @@ int main(int argc, char **argv)
 		int skip = 0;
 		for (size_t i = 0; i < sizeof left / sizeof left[0]; i++)
 			skip |= s == left[i];
-		/* The C library's own real-time signals (SIGCANCEL, SIGSETXID)
-		 * are below SIGRTMIN and refused: that is fine. */
+		/* The C library's own real-time signals (below SIGRTMIN) are
+		 * refused: that is fine. */
 		if (!skip)
 			sigaction(s, &sa, NULL);
 	}
-	thread_cpu();	/* its first call binds clock_gettime (the loader's
-			 * resolver saves the vector registers): not in the runs */
-	sigset_t all, was;
-	sigfillset(&all);
-	raw_mask(SIG_SETMASK, &all, &was);
-	size_t spin_bytes = run_small(0.05);
-	raw_mask(SIG_SETMASK, &was, NULL);
-	size_t ticked_bytes = run_small(seconds);
-	printf("spin_bytes %zu\nticked_bytes %zu\nsmall_stack_bytes %d\n", spin_bytes, ticked_bytes,
-	       SMALL_STACK);
+	memset(alt_mem, FILL, ALT_STACK);
+	raise(SIGUSR1);
+	size_t own = own_handled ? alt_used() : 0;
+	memset(alt_mem, FILL, ALT_STACK);
+	spin_for = seconds;
+	if (getcontext(&spin_ctx) < 0)
+		return 2;
+	spin_ctx.uc_stack.ss_sp = ctx_mem;
+	spin_ctx.uc_stack.ss_size = CONTEXT_STACK;
+	spin_ctx.uc_link = &back;
+	makecontext(&spin_ctx, spin_small, 0);
+	if (swapcontext(&back, &spin_ctx) < 0)
+		return 2;
+	printf("own_altstack_bytes %zu\nspin_altstack_bytes %zu\n", own, alt_used());
 	return 0;
 }

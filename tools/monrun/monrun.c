@@ -614,8 +614,13 @@ int main(int argc, char **argv)
 	/* Go's runtime ends the process with the exit_group system call made
 	 * by its own instruction: no library sees the end, and no profile
 	 * would be written (lib/control.c's watcher says so).  Profiles by
-	 * interval lose at most the last second instead of all of it. */
-	if (facts.go && !simple_val[0] && !getenv("MONPROF_INTERVAL")) {
+	 * interval lose at most the last second instead of all of it.  Not
+	 * when the profile goes to a device or FIFO (-o /dev/null): interval
+	 * files would be made beside it, in /dev. */
+	const char *dest = out ? out : getenv("MONPROF_OUT");
+	struct stat dst;
+	int discard = dest != NULL && stat(dest, &dst) == 0 && !S_ISREG(dst.st_mode);
+	if (facts.go && !simple_val[0] && !getenv("MONPROF_INTERVAL") && !discard) {
 		if (setenv("MONPROF_INTERVAL", "1", 1) != 0)
 			err(1, "setenv");
 		warnx("%s is a Go program, whose runtime ends the process with the exit_group "

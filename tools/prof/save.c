@@ -45,6 +45,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -828,8 +829,29 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 			t->h.bin_bytes = 8;	/* sums may pass a narrower bin's maximum */
 		m.hists[m.nhists++] = t->h;
 	}
-	/* Written beside its name, then renamed: never half a file (or
-	 * written into a device or FIFO named: monout_place). */
+	/* Written beside its name, then renamed: never half a file.  Into a
+	 * device, FIFO or link (--output=/dev/stdout): written in a memfd,
+	 * then copied into it (format/monout.h). */
+	mode_t um = umask(0);
+	umask(um);
+	int into = monout_place_kind(AT_FDCWD, out);
+	if (into < 0) {
+		snprintf(err, errlen, "%s: %s", out, strerror(errno));
+		goto out;
+	}
+	if (into == MONOUT_PLACE_INTO) {
+		int fd = memfd_create("prof", MFD_CLOEXEC);
+		if (fd < 0 || monout_write_fd(fd, &m) < 0 ||
+		    monout_copy_into(fd, AT_FDCWD, out, 0666) < 0) {
+			snprintf(err, errlen, "%s: %s", out, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			goto out;
+		}
+		close(fd);
+		rc = 0;
+		goto out;
+	}
 	if (asprintf(&tmp, "%s.tmpXXXXXX", out) < 0) {
 		tmp = NULL;
 		goto nomem;
@@ -840,8 +862,6 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		goto out;
 	}
 	/* The mode a file made by open(2) would have (mkstemp's is 0600). */
-	mode_t um = umask(0);
-	umask(um);
 	if (fchmod(fd, 0666 & ~um) < 0) {
 		snprintf(err, errlen, "%s: %s", out, strerror(errno));
 		close(fd);
@@ -854,7 +874,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		unlink(tmp);
 		goto out;
 	}
-	if (close(fd) < 0 || monout_place(AT_FDCWD, tmp, out) < 0) {
+	if (close(fd) < 0 || rename(tmp, out) < 0) {
 		snprintf(err, errlen, "%s: %s", out, strerror(errno));
 		unlink(tmp);
 		goto out;
