@@ -405,8 +405,8 @@ static void raw_sigmask(int how, const sigset_t *set, sigset_t *old)
 }
 
 /* The signals a write of ours may raise itself: SIGXFSZ (RLIMIT_FSIZE),
- * SIGPIPE (a FIFO whose reader left, monout_place's copy).  Bit 0 and 1
- * of *was_pending: pending already when the write began (the program's). */
+ * SIGPIPE (a FIFO whose reader left, monout_copy_into).  Bit 0 and 1 of
+ * *was_pending: pending already when the write began (the program's). */
 static const int own_raised[] = { SIGXFSZ, SIGPIPE };
 
 static void hold_signals(sigset_t *old, int *was_pending)
@@ -426,11 +426,15 @@ static void hold_signals(sigset_t *old, int *was_pending)
 				*was_pending |= 1 << i;
 }
 
-static void release_signals(const sigset_t *old, int was_pending)
+/* Discard a SIGXFSZ that came during the write, and a SIGPIPE if the
+ * write itself met EPIPE (broken_pipe): another's SIGPIPE sent meanwhile
+ * (a kill) takes its course. */
+static void release_signals(const sigset_t *old, int was_pending, int broken_pipe)
 {
 	sigset_t s, pend;
 	for (size_t i = 0; i < sizeof own_raised / sizeof own_raised[0]; i++)
-		if (!(was_pending & (1 << i)) && sigpending(&pend) == 0 &&
+		if (!(was_pending & (1 << i)) && (own_raised[i] != SIGPIPE || broken_pipe) &&
+		    sigpending(&pend) == 0 &&
 		    sigismember(&pend, own_raised[i])) {
 			struct timespec zero = { 0, 0 };
 			sigemptyset(&s);
@@ -534,7 +538,7 @@ int mon_file_write_as(const char *name, uint32_t flags, int (*fill)(struct monou
 	int was_pending, e = 0;
 	hold_signals(&old, &was_pending);
 	int rc = write_file(name, flags, fill, arg, &e, bytes);
-	release_signals(&old, was_pending);
+	release_signals(&old, was_pending, rc != 0 && e == EPIPE);
 	if (rc == 0) {
 		errno = saved_errno;
 		return 0;
