@@ -888,6 +888,10 @@ int monout_place_kind(int dirfd, const char *target);
  * ETIMEDOUT; sendfile's and write's: EIO, ENOSPC, EPIPE).
  */
 int monout_copy_into(int from, int dirfd, const char *target, unsigned mode);
+/* monout_copy_fd — the same, into the open descriptor out (prof
+ * --output=-: standard output).  0, or -1 with errno (sendfile's, write's,
+ * ETIMEDOUT). */
+int monout_copy_fd(int from, int out);
 
 /* ---- helpers ----------------------------------------------------------- */
 

@@ -837,6 +837,11 @@ static int copy_into(int from, int out)
 	return 0;
 }
 
+int monout_copy_fd(int from, int out)
+{
+	return copy_into(from, out);
+}
+
 int monout_copy_into(int from, int dirfd, const char *target, unsigned mode)
 {
 	/* Non-blocking: a FIFO with no reader fails at once (ENXIO), one

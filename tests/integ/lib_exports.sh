@@ -41,7 +41,7 @@ in_a=$(LC_ALL=C comm -12 "$T/reader" "$T/a_all" | tr '\n' ' ')
 # The writer's and the checksum's outside calls are all async-signal-safe
 # (or the compiler's and sanitizers' own helpers): POSIX's list in
 # signal-safety(7), and two system calls' wrappers that keep no state of
-# the C library's (sendfile, syscall: monout_place).
+# the C library's (sendfile, syscall: monout_copy_into).
 safe=" write pwrite pwrite64 ftruncate ftruncate64 lseek lseek64 memcpy memset memmove strlen
  __errno_location monout_crc32 __stack_chk_fail __memcpy_chk __memset_chk __memmove_chk
  fcntl fcntl64 fstat fstat64 fstatat fstatat64 openat openat64 renameat unlinkat poll pread pread64

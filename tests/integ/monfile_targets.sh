@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-2-Clause
-# A profile written to something that is not a file (format/monout_place):
+# A profile written to something that is not a regular file (format/monout.h,
+# monout_place_kind, monout_copy_into):
 # the bytes go into it, and it stays what it was.  Before, the profile was
 # written beside it and renamed over it, so `monrun -o /dev/null` run as
 # root replaced /dev/null with a regular file (seen on this project's own
@@ -23,6 +24,8 @@
 #   monfile_targets_devnull_user        -o /dev/null as an ordinary user
 #       (nobody, when run as root with setpriv): written, no "cannot write"
 #       (no temporary beside it in /dev, where the user may not create one)
+#   monfile_targets_prof_output_stdout  prof --output=- writes to standard
+#       output (before: a file named "-", which a later `prof DIR` summed)
 #   monfile_targets_fifo_reader_leaves  a FIFO whose reader takes 10 bytes
 #       and leaves (its pipe made 4 KiB, the profile larger): the program's
 #       exit status is its own, 0, not SIGPIPE's 141; monrun says the
@@ -199,4 +202,12 @@ if $CC -O1 -g -o deep deep.c && $CC -O1 -o leaver leaver.c; then
 	fi
 else
 	not_ok monfile_targets_fifo_reader_leaves "cannot build the fixtures"
+fi
+
+# prof --output=-: standard output (before: a file named "-").
+timeout 60 "$PROF" -m whole.mon --output=- ./spin >dash.mon 2>err
+if [ ! -e ./- ] && "$PROF" -m dash.mon ./spin >report 2>&1 && grep -q ' main$' report; then
+	ok monfile_targets_prof_output_stdout
+else
+	not_ok monfile_targets_prof_output_stdout "$(ls -l ./- 2>&1); $(wc -c <dash.mon) bytes; $(head -c 300 err)"
 fi

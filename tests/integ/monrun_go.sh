@@ -16,8 +16,15 @@
 #     Go's own traceback ends (tools/prof/attribute.c, go_stack_root);
 #   - without --interval, monrun takes the profile by interval itself
 #     (--interval=1, tools/monrun/monrun.c: the executable's Go note) and
-#     says so; `prof PROGRAM DIR` reads the series (before: no profile at
-#     all, only the watcher's word that none was written);
+#     says so; `prof PROGRAM DIR` reads the series and says its last
+#     interval is missing (intervals-unfinished; before: no profile at all,
+#     only the watcher's word that none was written, then a series that
+#     prof took for whole, "101 % of the user CPU");
+#   - a Go program without cgo (static, CGO_ENABLED=0; or dynamic through
+#     -linkmode=external, without runtime/cgo), whose runtime makes its
+#     threads and handlers with system calls past libmon, is refused by
+#     monrun with its own message, exit 126 (before: run, and nothing or
+#     C's advice "-pg -lmon");
 #   - a C program that loads a Go library (tests/progs/go_cshared,
 #     -buildmode=c-shared) whose goroutines spin runs to its end, exit 0,
 #     with the library linked (Go's runtime there when profiling starts:
@@ -31,7 +38,10 @@
 # itimer clock's signal).  Skipped without Go (Debian's golang-go) and in
 # the sanitizer builds (Go's threads are not the sanitizer runtime's).
 # Mutations caught: monrun not reading the Go note: no interval files,
-# monrun_go_interval_by_itself fails; the note not looked for at the start (threads.c): the
+# monrun_go_interval_by_itself fails; the LAST flag not read by prof: no
+# intervals-unfinished warning, the same; pthread_create looked for as a
+# whole string (the linker shares it as "_cgo_try_pthread_create"'s tail):
+# every cgo program refused; the note not looked for at the start (threads.c): the
 # linked library's host crashes; nor after dlopen (objhist.c): the other
 # host crashes; Go's note name compared with its length counted as the C
 # string's (Go's linker pads it): both; the dispatcher never SA_ONSTACK:
@@ -62,6 +72,22 @@ if ! gobuild src -o "$T/goprog" .; then
 	exit 0
 fi
 
+cp -r "$ROOT/tests/progs/go_pure" puresrc && chmod -R u+w puresrc
+if (cd puresrc && env GOCACHE="$T/gocache" GOPATH="$T/gopath" GOFLAGS= GOTOOLCHAIN=local \
+    GO111MODULE=on CGO_ENABLED=0 timeout 300 go build -o "$T/gopure" .) >build.log 2>&1 &&
+    gobuild puresrc -ldflags=-linkmode=external -o "$T/gopure_ext" .; then
+	for p in gopure gopure_ext; do
+		timeout 60 "$MONRUN" "./$p" >"run.$p" 2>"err.$p"
+		rc=$?
+		if [ $rc -eq 126 ] && grep -q 'Go program built without cgo' "err.$p" && [ ! -s "run.$p" ]; then
+			ok "monrun_go_refuses_${p}"
+		else
+			not_ok "monrun_go_refuses_${p}" "exit $rc: $(head -c 300 "err.$p")"
+		fi
+	done
+else
+	not_ok monrun_go_pure_build "$(head -c 600 build.log)"
+fi
 cp -r "$ROOT/tests/progs/go_cshared" libsrc && chmod -R u+w libsrc
 if gobuild libsrc -buildmode=c-shared -o "$T/libgocs.so" . &&
     cc -O1 -g -o host_dl "$ROOT/tests/progs/go_cshared_host.c" -ldl &&
@@ -113,7 +139,7 @@ for c in perf thread; do
 		rc=$?
 		"$PROF" ./goprog auto >auto.txt 2>auto.err
 		if [ $rc -eq 0 ] && grep -q 'Go program.*--interval=1' auto/err &&
-		    grep -q ' main\.goSpin$' auto.txt; then
+		    grep -q ' main\.goSpin$' auto.txt && grep -q 'not its last interval' auto.err; then
 			ok monrun_go_interval_by_itself
 		else
 			not_ok monrun_go_interval_by_itself "exit $rc: $(head -c 400 auto/err) $(ls auto | head -n 3 | tr '\n' ' ') $(head -c 300 auto.err)"

@@ -186,6 +186,7 @@ struct elf_facts {
 	char interp[256];
 	int asan;	/* libasan.so.* needed: ASan checks that it comes first */
 	int go;		/* Go's build ID note: Go's runtime ends it by exit_group */
+	int pthreads;	/* pthread_create among its dynamic names (Go: with cgo) */
 };
 
 /* Go's linker puts its build ID in a note named "Go" (n_namesz 4, padding
@@ -245,11 +246,28 @@ static int read_dynamic(int fd, const ElfW(Ehdr) *eh, const ElfW(Phdr) *dyn, str
 		free(d);
 		return 0;
 	}
-	uint64_t strtab = 0;
-	for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++)
+	uint64_t strtab = 0, strsz = 0;
+	for (size_t i = 0; i < n && d[i].d_tag != DT_NULL; i++) {
 		if (d[i].d_tag == DT_STRTAB)
 			strtab = d[i].d_un.d_ptr;
+		if (d[i].d_tag == DT_STRSZ)
+			strsz = d[i].d_un.d_val;
+	}
 	off_t str = strtab ? va_offset(fd, eh, strtab) : -1;
+	/* A Go program makes its threads with pthread_create only with cgo
+	 * (runtime/cgo); without, with the clone system call, past libmon. */
+	char *names = str >= 0 && strsz > 0 && strsz < (1u << 24) ? malloc(strsz + 1) : NULL;
+	if (names != NULL && pread(fd, names, strsz, str) == (ssize_t)strsz) {
+		names[strsz] = '\0';
+		/* As a string's tail: linkers share one ("_cgo_try_pthread_create"). */
+		static const char want[] = "pthread_create";
+		for (size_t at = 0; at < strsz; at += strlen(names + at) + 1) {
+			size_t len = strlen(names + at);
+			if (len >= sizeof want - 1 && strcmp(names + at + len - (sizeof want - 1), want) == 0)
+				f->pthreads = 1;
+		}
+	}
+	free(names);
 	int loader = 0;
 	for (size_t i = 0; str >= 0 && i < n && d[i].d_tag != DT_NULL; i++) {
 		char name[256];
@@ -546,6 +564,16 @@ int main(int argc, char **argv)
 		if (kind == NOT_ELF || kind == ELF_LOADER)
 			errx(126, "%s: not a dynamically linked program the loader can run", path);
 	}
+	/* Go without cgo: its runtime makes its threads (clone) and sets its
+	 * signal handlers (rt_sigaction) with system calls of its own, past
+	 * the C library and so past libmon: the clock's signal would go to
+	 * Go's handler and nothing be sampled. */
+	if (facts.go && (kind == ELF_STATIC || (kind == ELF_DYNAMIC && !facts.pthreads)))
+		errx(126, "%s: a Go program built without cgo: Go's runtime makes its threads "
+			  "and signal handlers with system calls of its own, which libmon cannot "
+			  "follow; build it with cgo (CGO_ENABLED=1 and cgo code, or import _ "
+			  "\"runtime/cgo\"): it is then linked with the C library, dynamically",
+		     path);
 	switch (kind) {
 	case ELF_STATIC:
 		errx(126, "%s: statically linked: there is no dynamic loader to preload "

@@ -236,6 +236,8 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	r->interval_seq = m->have_interval ? m->interval.seq : 0;
 	r->interval_start_ns = m->have_interval ? m->interval.start_ns : 0;
 	r->interval_end_ns = m->have_interval ? m->interval.end_ns : 0;
+	r->interval_flags = m->have_interval ? m->interval.flags : 0;
+	r->interval_period_ms = m->have_interval ? m->interval.period_ms : 0;
 	r->forks_unfollowed = m->have_forks ? m->forks_unfollowed : 0;
 	if (m->run.cmdline && m->run.cmdline_len) {
 		r->command = malloc(m->run.cmdline_len + 1);

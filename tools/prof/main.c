@@ -972,7 +972,8 @@ int main(int argc, char **argv)
 			      "  --timeline   each file's start, length, process and samples, in time\n"
 			      "               order (intervals: when the work happened), no report\n"
 			      "  --output=FILE  the files read (one program's, or --merge) summed into\n"
-			      "               one mon.out, FILE, instead of a report\n"
+			      "               one mon.out, FILE (-: standard output), instead of a\n"
+			      "               report\n"
 			      "  --base=FILE|DIR  each function's change from the profile FILE, or the\n"
 			      "               sum of a directory's (same program; repeat to sum files):\n"
 			      "               percentage points and seconds; text, json, csv\n"
@@ -1167,9 +1168,11 @@ int main(int argc, char **argv)
 				status = nomem();
 				break;
 			}
-			spans[nspans++] = (struct prof_span){ t0, t1, d.run.pid, sq,
-							      prof_span_samples(&d, o.event),
-							      in.v[i].name };
+			spans[nspans++] = (struct prof_span){
+				t0, t1, d.run.pid, sq, prof_span_samples(&d, o.event), in.v[i].name,
+				(d.run.interval_flags & MONOUT_INTERVAL_LAST) != 0,
+				d.run.interval_period_ms / 1000.0
+			};
 		} else {
 			untimed++;
 		}
@@ -1221,7 +1224,7 @@ int main(int argc, char **argv)
 		prof_data_free(&d);
 	}
 	prof_warn_repeats();
-	if (status == 0 && prof_warn_series_gaps(spans, nspans) < 0)
+	if (status == 0 && prof_warn_series_gaps(spans, nspans, !twindow && !swindow) < 0)
 		status = nomem();
 	if (status == 0 && timeline) {
 		prof_print_timeline(spans, nspans, untimed);

@@ -154,6 +154,8 @@ struct prof_run {
 				 * interval of its process), 0: not an interval file */
 	uint64_t interval_start_ns, interval_end_ns;	/* INTERVAL's start and end:
 				 * CLOCK_REALTIME nanoseconds since the Epoch; 0 without */
+	uint32_t interval_flags;	/* INTERVAL's flags (MONOUT_INTERVAL_LAST...); 0 without */
+	uint32_t interval_period_ms;	/* INTERVAL's interval asked; 0 without */
 	int have_facts;		/* mon.out minor 2: the rest of this block */
 	double elapsed_s;	/* wall-clock time of the profiled run */
 	uint32_t rate_asked, rate_set;	/* Hz */

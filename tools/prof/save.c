@@ -834,7 +834,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	 * then copied into it (format/monout.h). */
 	mode_t um = umask(0);
 	umask(um);
-	int into = monout_place_kind(AT_FDCWD, out);
+	int to_stdout = strcmp(out, "-") == 0;	/* --output=-: standard output */
+	int into = to_stdout ? MONOUT_PLACE_INTO : monout_place_kind(AT_FDCWD, out);
 	if (into < 0) {
 		snprintf(err, errlen, "%s: %s", out, strerror(errno));
 		goto out;
@@ -842,7 +843,8 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 	if (into == MONOUT_PLACE_INTO) {
 		int fd = memfd_create("prof", MFD_CLOEXEC);
 		if (fd < 0 || monout_write_fd(fd, &m) < 0 ||
-		    monout_copy_into(fd, AT_FDCWD, out, 0666) < 0) {
+		    (to_stdout ? monout_copy_fd(fd, STDOUT_FILENO)
+			       : monout_copy_into(fd, AT_FDCWD, out, 0666)) < 0) {
 			snprintf(err, errlen, "%s: %s", out, strerror(errno));
 			if (fd >= 0)
 				close(fd);

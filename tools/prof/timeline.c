@@ -50,7 +50,7 @@ static int cmp_pid_start(const void *x, const void *y)
 	return p->seq < q->seq ? -1 : p->seq > q->seq;
 }
 
-int prof_warn_series_gaps(const struct prof_span *v, size_t n)
+int prof_warn_series_gaps(const struct prof_span *v, size_t n, int whole)
 {
 	const struct prof_span **s = malloc((n ? n : 1) * sizeof *s);
 	if (s == NULL)
@@ -75,6 +75,23 @@ int prof_warn_series_gaps(const struct prof_span *v, size_t n)
 			  lo == hi ? "" : " to ", lo == hi ? 0ull : hi, lo == hi ? "is" : "are",
 			  a->file, (unsigned long long)a->seq, b->file, (unsigned long long)b->seq,
 			  b->start > a->end ? b->start - a->end : 0.0);
+	}
+	/* Each process's newest interval file (the last of its run of the
+	 * sorted array): the end of its series, unless flagged LAST. */
+	for (size_t i = 0; i < k; i++) {
+		const struct prof_span *a = s[i];
+		if (!whole || (i + 1 < k && s[i + 1]->pid == a->pid) || a->last)
+			continue;
+		prof_warn("intervals-unfinished",
+			  "process %llu: its series ends with %s (#%llu), which is not its last "
+			  "interval: the process was still running, or it ended without writing "
+			  "its last profile (killed by SIGKILL or the OOM killer, or by the "
+			  "exit_group system call made by its own code, as Go's runtime does): up "
+			  "to %.0f s of its run after that file's end are not in this profile; for "
+			  "a program still running, read its files again when it has ended, or "
+			  "ask for the rest with monctl PID snapshot",
+			  (unsigned long long)a->pid, a->file, (unsigned long long)a->seq,
+			  a->period_s > 0 ? a->period_s : 1.0);
 	}
 	free(s);
 	return 0;

@@ -21,6 +21,8 @@ struct prof_span {
 				 * interval file */
 	uint64_t samples;	/* prof_span_samples of the event asked */
 	const char *file;	/* the data file's name as given (not owned) */
+	int last;		/* an interval file flagged LAST (the process ended or exec'd) */
+	double period_s;	/* an interval file's interval asked, seconds; else 0 */
 };
 
 /* A file's run in wall-clock time, seconds since the Epoch: an interval
@@ -36,7 +38,13 @@ int prof_file_span(const struct prof_data *d, double *start, double *end);
  * running nor runnable.  A count, >= 0. */
 uint64_t prof_span_samples(const struct prof_data *d, int event);
 
-/* Warns (intervals-missing) of each run of sequence numbers missing
+/* Also warns (intervals-unfinished) of each process whose newest interval
+ * file among v is not flagged LAST: the process was still running, or
+ * ended without writing its last profile (SIGKILL; the exit_group system
+ * call made by its own code, as Go's runtime does): up to an interval of
+ * its run after that file is not in the profile.  Only when whole (no
+ * --from/--to: the files read are all the series there is).
+ * Warns (intervals-missing) of each run of sequence numbers missing
  * between two interval files of one process's series among v[0 .. n-1]
  * (any order; v is not changed): intervals whose files were not written
  * (the runtime skips the number of one it could not write) or were deleted
@@ -44,7 +52,7 @@ uint64_t prof_span_samples(const struct prof_data *d, int event);
  * the series of an exec'd image.  The first files of a series are not
  * looked for (--keep and --max-bytes remove the oldest).  0, or -1 without
  * memory (nothing said). */
-int prof_warn_series_gaps(const struct prof_span *v, size_t n);
+int prof_warn_series_gaps(const struct prof_span *v, size_t n, int whole);
 
 /* Puts v[0 .. n-1] in time order: by start, then by file name. */
 void prof_spans_sort(struct prof_span *v, size_t n);

@@ -1,0 +1,3 @@
+module go_pure
+
+go 1.19
