@@ -423,7 +423,11 @@ static size_t image_for(struct prof_attr *a, const struct prof_data *d,
 		}
 	} else if (file_changed(d, o, path, im, lerr, sizeof lerr)) {
 		if (o->is_main) {
-			snprintf(err, errlen, "%s: %s; not the program that was profiled", path, lerr);
+			snprintf(err, errlen,
+				 "%s: %s; not the program that was profiled: name the build the "
+				 "files were made by, or read only the files of this one "
+				 "(--program= the start of its build ID, 8 hex digits or more)",
+				 path, lerr);
 			symtab_free(im);
 			free(im);
 			return SIZE_MAX;

@@ -962,7 +962,7 @@ int main(int argc, char **argv)
 			      "               folded, flame and pprof put each program's stacks\n"
 			      "               under a root frame of its own)\n"
 			      "  --program=NAME  only the profiles of that program: its path, file\n"
-			      "               name, or the start of its build ID in hex\n"
+			      "               name, or the start of its build ID in hex (8 digits or more)\n"
 			      "  --from=TIME, --to=TIME  only the files whose run overlaps the window:\n"
 			      "               seconds since the Epoch, -SECONDS before now, or\n"
 			      "               YYYY-MM-DDTHH:MM:SS (UTC); or #N: only the interval\n"
