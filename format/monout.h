@@ -400,6 +400,7 @@
 /* Header flags. */
 #define MONOUT_F_SNAPSHOT 0x1	/* written while the program went on running */
 #define MONOUT_F_SIGNAL 0x2	/* written from a fatal signal handler */
+#define MONOUT_F_SUMMED 0x4	/* a sum of profiles (prof --output) */
 
 /* RUN reason: why the file was written. */
 #define MONOUT_WHY_EXIT 1	/* normal exit (atexit / _mcleanup) */

@@ -26,7 +26,8 @@
 #    each, written at 1000, 1001 and 1002 s: 12 s, not 30), time_nanos its
 #    start;
 #  - output_*: --output sums the files into one mon.out that reads as they
-#    do (objects at other addresses moved to the first file's);
+#    do (objects at other addresses moved to the first file's); read again
+#    beside the files it holds, prof says they count twice;
 #  - window_*, timeline_view: --from/--to choose the files of a window of
 #    time, --timeline shows each file's samples in time order;
 #  - pprof_tags: every stack sample carries thread_id, thread_name and pid
@@ -219,6 +220,20 @@ if [ $rc -eq 0 ] && [ ! -s out.txt ] && grep -q '^prof: tree.mon: 6 profiles sum
 	ok output_one_file
 else
 	not_ok output_one_file "exit $rc: $(head -c 300 out.err) $(grep elapsed s1.err s.err)"
+fi
+# The sum read again beside the files it holds (a new user's `prof DIR`
+# after `prof --output=DIR/all.mon DIR`: every count twice, unsaid): prof
+# says so, naming the sum; the sum alone reads without that warning.
+# Mutation caught: MONOUT_F_SUMMED not written by --output: no warning.
+cp tree.mon run/all.mon
+"$PROF" -s --program=tree run >/dev/null 2>again.err
+"$PROF" -s -m tree.mon >/dev/null 2>alone.err
+rm -f run/all.mon
+if grep -q 'all.mon is a sum of profiles (written by prof --output), read here with 6 other files' again.err &&
+   ! grep -q 'sum of profiles' alone.err; then
+	ok output_sum_read_again_said
+else
+	not_ok output_sum_read_again_said "$(grep -i sum again.err | head -c 300) / $(grep -i sum alone.err | head -c 200)"
 fi
 one_line_error output_one_program 1 "^prof: the files are profiles of 2 programs .*, and --output writes one program's profile .*: choose one with --program=.* or --program=.*, or give --merge to sum them$" \
 	"$PROF" --output=both.mon run

@@ -230,6 +230,7 @@ static int from_monout(const struct monout *m, const char *prog, struct prof_dat
 	r->user_s = (double)m->run.user_usec / 1e6;
 	r->sys_s = (double)m->run.sys_usec / 1e6;
 	r->pid = m->run.pid;
+	r->summed = (m->flags & MONOUT_F_SUMMED) != 0;
 	r->ppid = m->run.ppid;
 	int exact = monout_span_ns(m, &r->start_ns, &r->end_ns);
 	r->span_known = exact < 0 ? 0 : exact + 1;

@@ -1121,6 +1121,8 @@ int main(int argc, char **argv)
 	struct group *mprogs = NULL;
 	size_t nmprogs = 0;
 	const char **kept = NULL;	/* --output: the files summed */
+	const char *summed_name = NULL;	/* the first file read that is a sum (prof --output) */
+	size_t nread_files = 0;		/* files read for the report (after --program, --from) */
 	size_t nkept = 0;
 	for (size_t i = 0; i < in.n && status == 0; i++) {
 		struct prof_data d;
@@ -1161,6 +1163,10 @@ int main(int argc, char **argv)
 		prof_warn_scope(path);
 		prof_warn_release(1);
 		prof_warn_scope(NULL);
+		/* A sum (prof --output) read with other files may hold them. */
+		if (d.run.summed && summed_name == NULL)
+			summed_name = in.v[i].name;
+		nread_files++;
 		/* Its place in time: --timeline's line, the flame graph's bar. */
 		if (timed) {
 			if (grow_one(&spans, nspans, sizeof *spans) < 0) {
@@ -1224,6 +1230,13 @@ int main(int argc, char **argv)
 		prof_data_free(&d);
 	}
 	prof_warn_repeats();
+	if (status == 0 && summed_name != NULL && nread_files > 1)
+		prof_warn("summed-read-again",
+			  "%s is a sum of profiles (written by prof --output), read here with %zu "
+			  "other file%s: the samples, CPU and calls of any profile it already holds "
+			  "count twice in this report; read the sum alone (prof -m %s), or keep it "
+			  "out of the directory its profiles are in",
+			  summed_name, nread_files - 1, nread_files - 1 == 1 ? "" : "s", summed_name);
 	if (status == 0 && prof_warn_series_gaps(spans, nspans, !twindow && !swindow) < 0)
 		status = nomem();
 	if (status == 0 && timeline) {

@@ -135,6 +135,7 @@ struct prof_thread {
 /* Facts of the run; a value the file does not carry is left at 0 and its
  * "have_" flag clear. */
 struct prof_run {
+	int summed;		/* the file is a sum of profiles (MONOUT_F_SUMMED: prof --output) */
 	double rate_hz;		/* samples per CPU-second */
 	char clock[32];		/* name of the profiling clock, "" if unknown */
 	int have_stats;

@@ -483,7 +483,7 @@ int prof_save(const char *out, const char *const *files, size_t n, char *err, si
 		const struct monout *d = &in[f];
 		if (f == 0) {
 			m.version = MONOUT_VERSION;
-			m.flags = d->flags;
+			m.flags = d->flags | MONOUT_F_SUMMED;
 			m.run = d->run;
 			m.run.user_usec = m.run.sys_usec = m.run.samples = m.run.counted = 0;
 			m.run.dropped = m.run.saturated = m.run.lost = m.run.calls_lost = 0;
