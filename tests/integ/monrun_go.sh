@@ -110,10 +110,10 @@ for c in perf thread; do
 	ok "monrun_go_runs_$c"
 	n=$(ls "out.$c" | grep -c '\.goprog\.i[0-9]')
 	"$PROF" --format=csv ./goprog out.$c/*.goprog.i* >"csv.$c" 2>"warn.$c"
-	all=$(awk -F, 'NR > 1 { s += $8 } END { printf "%d", s }' "csv.$c")
+	all=$(csv_awk -F, 'NR > 1 { s += $8 } END { printf "%d", s }' "csv.$c")
 	go_k=$(ticks "csv.$c" main.goSpin)
 	# c_burn itself, or cgo's wrapper _cgo_HASH_Cfunc_c_burn it was inlined in
-	c_k=$(awk -F, '$1 == "c_burn" || $1 ~ /_Cfunc_c_burn$/ { s += $8 } END { printf "%d", s }' "csv.$c")
+	c_k=$(csv_awk -F, '$1 == "c_burn" || $1 ~ /_Cfunc_c_burn$/ { s += $8 } END { printf "%d", s }' "csv.$c")
 	echo "# $c: $n interval files; main.goSpin $go_k, c_burn $c_k of $all samples"
 	if [ "$n" -ge 1 ] && awk -v g="$go_k" -v k="$c_k" -v a="$all" \
 	    'BEGIN { exit !(a >= 50 && g >= a / 10 && k >= a / 10) }'; then
