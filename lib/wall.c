@@ -19,7 +19,10 @@
  *      pthread_getcpuclockid(3) makes it: no descriptor, ~0.5 us).  If it
  *      has not moved since the last full read, the thread has not run since
  *      then: it is still where it was (blocked: the same sample again;
- *      running then: it has been waiting for a CPU since, runnable).
+ *      running then: it has been waiting for a CPU since, runnable, once
+ *      its stat's state letter still says R: the clock leaves out time a
+ *      hypervisor stole, and a short run to a blocking call may not move
+ *      it, left_r).
  *   2. Otherwise a full read of /proc/self/task/TID/syscall (proc(5)):
  *      "running" for a thread on a CPU or runnable; else the system call
  *      number, its six arguments, SP and PC of a blocked thread ("-1 SP PC"
@@ -1561,6 +1564,26 @@ static uint64_t count_units(struct wthread *t, uint32_t ix, int found_r, int pre
 	return n;
 }
 
+/* 1 if thread t, R (running or runnable) at its last full read, is not R
+ * now though its CPU clock has not moved: it ran and blocked in a stretch
+ * its clock did not count.  The clock is the scheduler's task time, which
+ * leaves out the time the hypervisor stole from the virtual CPU
+ * (CONFIG_PARAVIRT_TIME_ACCOUNTING: kernel/sched/core.c
+ * update_rq_clock_task), so on a guest whose host is busy a short run to a
+ * blocking call can add nothing to it.  Without this look at its state
+ * letter the thread was "waiting for a CPU" for as long as it slept (CI of
+ * e4e77c5: a thread blocked 1 s in read(2) had 251 of 251 samples
+ * runnable).  Costs one pread of its stat (kept open) a look, and only for
+ * a thread last found R whose clock stood still. */
+static int left_r(struct wthread *t)
+{
+	if (t->last_state != MONOUT_WALL_RUNNING && t->last_state != MONOUT_WALL_RUNNABLE)
+		return 0;
+	char letter;
+	uint64_t st;
+	return read_stat(t, 1, &letter, &st) && letter != 'R';
+}
+
 /* Sample thread t.  weight: the rounds since the last look at it (the
  * sampler looks once every look_rounds rounds, and more when it was
  * late).  A thread that has not run since its last full read was where
@@ -1589,7 +1612,7 @@ static int sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu, uint6
 		if (weight == 0)
 			return 1;
 	}
-	if (cpu == t->cpu_ns && t->last) {
+	if (cpu == t->cpu_ns && t->last && !left_r(t)) {
 		if (t->last_state == MONOUT_WALL_RUNNING || t->last_state == MONOUT_WALL_RUNNABLE) {
 			/* Seen R, has not run since: waiting for a CPU. */
 			t->last_state = MONOUT_WALL_RUNNABLE;

@@ -73,7 +73,7 @@ END {
 		r = blocked[nm] > 0 && reach[nm] >= 0.95 * blocked[nm] ? "ok" : sprintf("%d of %d walk through start_%s", reach[nm], blocked[nm], nm)
 		if (nm == "large") {
 			ended[nm] += 0
-			r = inread[nm] >= 0.95 * blocked[nm] && ended[nm] == inread[nm] ? "ok" : sprintf("%d of %d samples in read (%d blocked) end at leaf_large, truncated", ended[nm], inread[nm], blocked[nm])
+			r = blocked[nm] > 0 && inread[nm] >= 0.95 * blocked[nm] && ended[nm] == inread[nm] ? "ok" : sprintf("%d of %d samples in read (%d blocked) end at leaf_large, truncated", ended[nm], inread[nm], blocked[nm])
 			print "truncated " ended[nm]
 		}
 		if (odd[nm]) r = sprintf("%d of %d samples with a frame after leaf_%s not start_%s", odd[nm], blocked[nm], nm, nm)
