@@ -109,11 +109,12 @@ else not_ok prof_save_wall_samples "$(echo "$want" | head -3) / $(echo "$got" | 
 "$B/bin/prof" --sample=wall --format=folded "$T/wi" "$D" 2>/dev/null | sort >"$T/dir.folded"
 "$B/bin/prof" --sample=wall --format=folded -m "$T/sum.mon" "$T/wi" 2>/dev/null | sort >"$T/sum.folded"
 # A blocked sample's stack ends in its system call's frame ("[read]"); a
-# running one placed on a CPU stack in a function, or "[running]",
-# "[runnable]".
+# running one placed on a CPU stack in a function, at an address without
+# a symbol ("[wi]+0x1020", the PLT: a series once had 2 such rows where
+# sum.mon had 1), or "[running]", "[runnable]".
 blocked() {
 	awk '{ st = $0; sub(/ [0-9]+$/, "", st); n = split(st, fr, ";"); leaf = fr[n]
-		if (leaf ~ /^\[/ && leaf != "[running]" && leaf != "[runnable]") print }' "$1"
+		if (leaf ~ /^\[[^]]*\]$/ && leaf != "[running]" && leaf != "[runnable]") print }' "$1"
 }
 total() { awk '{ n += $NF } END { print n + 0 }' "$1"; }
 nb=$(blocked "$T/dir.folded" | awk '{ n += $NF } END { print n + 0 }')
