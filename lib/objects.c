@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,7 +83,66 @@ size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t 
  * objects built with -buildmode=c-shared (cmd/link's elf.go, ELF_NOTE_GOBUILDID_TAG). */
 #define NOTE_GO_BUILD_ID 4u
 
-static int go_runtime_of(struct dl_phdr_info *info, size_t size, void *arg)
+/* The value of the function symbol named one of names (NULL-ended) in the
+ * ELF file at path's symbol table (.symtab: not loaded, read from the file
+ * through a private read-only mapping), or 0: no such symbol, no symbol
+ * table (a stripped file), not a 64-bit ELF file, or not readable. */
+static uintptr_t file_symbol(const char *path, const char *const *names)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	void *map = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return 0;
+	size_t size = (size_t)st.st_size;
+	const unsigned char *b = map;
+	const ElfW(Ehdr) *eh = map;
+	uintptr_t found = 0;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff >= size ||
+	    eh->e_shnum > (size - eh->e_shoff) / sizeof(ElfW(Shdr)))
+		goto out;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(b + eh->e_shoff);
+	for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+		    sh[i].sh_entsize != sizeof(ElfW(Sym)))
+			continue;
+		const ElfW(Shdr) *str = &sh[sh[i].sh_link];
+		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
+		    str->sh_offset > size || str->sh_size > size - str->sh_offset)
+			continue;
+		const ElfW(Sym) *sym = (const ElfW(Sym) *)(b + sh[i].sh_offset);
+		const char *strs = (const char *)(b + str->sh_offset);
+		size_t nsym = sh[i].sh_size / sizeof(ElfW(Sym)), nstr = str->sh_size;
+		for (size_t k = 0; k < nsym && !found; k++) {
+			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_value == 0 ||
+			    sym[k].st_name >= nstr)
+				continue;
+			const char *nm = strs + sym[k].st_name;
+			size_t room = nstr - sym[k].st_name;
+			for (const char *const *w = names; *w != NULL; w++) {
+				size_t len = strlen(*w);
+				if (len < room && memcmp(nm, *w, len + 1) == 0)
+					found = (uintptr_t)sym[k].st_value;
+			}
+		}
+	}
+out:
+	munmap(map, size);
+	return found;
+}
+
+struct go_found {
+	int here;		/* an object with Go's note */
+	uintptr_t preempt;	/* its runtime.asyncPreempt, 0: not found */
+};
+
+static int go_note_of(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
 	size_t len;
@@ -92,11 +152,34 @@ static int go_runtime_of(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-int mon_objects_go_runtime(void)
+static int go_runtime_of(const struct mon_object_info *o, void *arg)
 {
-	int found = 0;
-	dl_iterate_phdr(go_runtime_of, &found);
-	return found;
+	size_t len;
+	if (o->vdso || find_note(o->phdr, "Go", NOTE_GO_BUILD_ID, &len) == NULL)
+		return 0;
+	struct go_found *g = arg;
+	g->here = 1;
+	/* The assembly function's name since Go 1.17's register ABI
+	 * (".abi0", its ABI wrapper's), and before it. */
+	static const char *const names[] = { "runtime.asyncPreempt.abi0", "runtime.asyncPreempt",
+					     NULL };
+	uintptr_t v = o->path != NULL ? file_symbol(o->path, names) : 0;
+	if (v != 0)
+		g->preempt = o->phdr->dlpi_addr + v;
+	return 1;
+}
+
+int mon_objects_go_runtime(uintptr_t *preempt)
+{
+	/* The notes first (in memory: cheap, after every dlopen), the file
+	 * only once Go is here. */
+	int here = 0;
+	struct go_found g = { 0, 0 };
+	dl_iterate_phdr(go_note_of, &here);
+	if (here)
+		mon_objects_each(go_runtime_of, &g);
+	*preempt = g.preempt;
+	return here;
 }
 
 /* name made absolute against the working directory, in mon_alloc memory. */

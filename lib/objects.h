@@ -44,8 +44,13 @@ MON_HIDDEN size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *o
 
 /* 1 when a loaded object carries Go's build ID note (an executable or a
  * -buildmode=c-shared library of Go's: its runtime is in the process),
- * else 0.  Under the dynamic linker's lock: not async-signal-safe. */
-MON_HIDDEN int mon_objects_go_runtime(void);
+ * else 0.  *preempt: the address of that runtime's asyncPreempt, the
+ * function its signal handler makes a goroutine call to preempt it (from
+ * the object's symbol table, read from its file), or 0 when Go's runtime
+ * is not here or its file has no symbol table (stripped: go build
+ * -ldflags=-s).  Opens and maps the file for a moment; not
+ * async-signal-safe. */
+MON_HIDDEN int mon_objects_go_runtime(uintptr_t *preempt);
 
 /* What tells the file of loaded object oi from a rebuilt one, for an
  * object without a build ID (mon.out(5), FILES): *size and *mtime_ns

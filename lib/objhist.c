@@ -635,10 +635,14 @@ MON_EXPORT void *dlopen(const char *file, int mode)
 	 * goroutine stacks: ticks go to the alternate stack from now on
 	 * (sigguard.c).  Its own initialisation ran inside real_dlopen. */
 	static int go_here;
-	if (h != NULL && !__atomic_load_n(&go_here, __ATOMIC_RELAXED) && mon_objects_go_runtime()) {
-		__atomic_store_n(&go_here, 1, __ATOMIC_RELAXED);
+	uintptr_t preempt;
+	if (h != NULL && !__atomic_load_n(&go_here, __ATOMIC_RELAXED)) {
 		int saved_errno = errno;
-		mon_sig_onstack_all();
+		if (mon_objects_go_runtime(&preempt)) {
+			__atomic_store_n(&go_here, 1, __ATOMIC_RELAXED);
+			mon_sig_onstack_all();
+			mon_sig_injected_call(preempt);
+		}
 		errno = saved_errno;
 	}
 	if (h != NULL && mon_objhist_running()) {

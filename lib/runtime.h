@@ -348,6 +348,12 @@ MON_HIDDEN void mon_sig_disown_pair(int first, int then);
  * process whose code cannot take a signal frame on the stack it runs on
  * (Go's goroutine stacks: see sigguard.c).  Never undone. */
 MON_HIDDEN void mon_sig_onstack_all(void);
+/* entry: the first instruction of a function that a handler of the
+ * program's makes the interrupted code call by rewriting its context (Go's
+ * asyncPreempt: objects.c mon_objects_go_runtime), 0: none.  A tick that
+ * finds it is taken as if it had come before that handler (sigguard.c).
+ * Async-signal-safe; the last call wins. */
+MON_HIDDEN void mon_sig_injected_call(uintptr_t entry);
 /* Route the program's sigaction calls through set from now on (fatal.c:
  * mon_fatal_sigaction) instead of the C library's, and ask known (fatal.c:
  * mon_fatal_action; NULL: none) for an action set knows without asking

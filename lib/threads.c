@@ -308,8 +308,11 @@ int mon_threads_start(void)
 	/* Go's runtime runs its goroutines on small stacks with no guard and
 	 * every thread of its on an alternate signal stack: ticks go there,
 	 * never onto a goroutine's stack (sigguard.c). */
-	if (mon_objects_go_runtime())
+	uintptr_t preempt;
+	if (mon_objects_go_runtime(&preempt)) {
 		mon_sig_onstack_all();
+		mon_sig_injected_call(preempt);
+	}
 	__atomic_store_n(&mon_pid, getpid(), __ATOMIC_RELAXED);
 	static const int order[] = { MON_CLOCK_PERF, MON_CLOCK_THREAD, MON_CLOCK_ITIMER };
 	int first = mon_clock_cfg.kind;
