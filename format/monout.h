@@ -390,6 +390,13 @@
 					 * that blocks every signal used the CPU,
 					 * ended a system call with EINTR; the CPU
 					 * after it is in unsampled_ticks */
+#define MONOUT_FACT_NEXT_STATIC 0x200	/* the program this image exec'd (IMAGES'
+					 * NEXT) is statically linked: no loader
+					 * preloaded libmon into it, no profile */
+#define MONOUT_FACT_NEXT_SETID 0x400	/* the program this image exec'd is
+					 * set-user-ID or set-group-ID for this
+					 * process: the loader ignored LD_PRELOAD,
+					 * no profile */
 
 /* THREADS flags. */
 #define MONOUT_THREAD_ENDED 0x1	/* CPU counted when the thread ended */

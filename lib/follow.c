@@ -47,13 +47,19 @@
  * not a shared object (libmon.a linked in: there is nothing to preload);
  * fork and vfork children without monrun -f.  A new image that the loader
  * will not preload into (static, set-id) runs unprofiled and sees these
- * variables.
+ * variables; the exec'ing image's FACTS say so (MONOUT_FACT_NEXT_STATIC,
+ * _SETID: the file is looked at before the exec), and prof tells.
  */
 #include <dlfcn.h>
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "monrt.h"
@@ -272,11 +278,93 @@ static size_t copy(char *d, const char *s, size_t cap)
 	return n;
 }
 
+static uint32_t next_facts;	/* MONOUT_FACT_NEXT_*: why the next image is not profiled */
+
+/* The file execvp(3) runs for name: name itself when it has a slash, else
+ * the first regular executable file of that name in PATH (glibc's default
+ * path when PATH is unset), into buf (cap bytes); 0 if none. */
+static int resolve_exec(const char *name, char *buf, size_t cap)
+{
+	if (strchr(name, '/') != NULL)
+		return copy(buf, name, cap) == strlen(name);
+	const char *p = getenv("PATH");
+	if (p == NULL)
+		p = "/bin:/usr/bin";
+	size_t nl = strlen(name);
+	while (*p) {
+		const char *e = strchr(p, ':');
+		size_t dl = e ? (size_t)(e - p) : strlen(p);
+		struct stat st;
+		if (dl + nl + 2 <= cap) {
+			memcpy(buf, dl ? p : ".", dl ? dl : 1);
+			size_t at = dl ? dl : 1;
+			buf[at++] = '/';
+			memcpy(buf + at, name, nl + 1);
+			if (stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0)
+				return 1;
+		}
+		p += dl + (e != NULL);
+	}
+	return 0;
+}
+
+/* Why the loader will not preload libmon into the program at path, as
+ * MONOUT_FACT_NEXT_* (0: it will, or the file cannot tell: a script's
+ * interpreter is looked at by the kernel, not here): an ELF executable
+ * without PT_INTERP is static (no dynamic loader runs: ld.so(8)); one whose
+ * set-user-ID or set-group-ID bit changes this process's effective IDs
+ * runs in secure-execution mode, where the loader ignores a LD_PRELOAD
+ * entry with a slash (ld.so(8)). */
+static uint32_t unreachable(const char *path)
+{
+	char file[PATH_MAX];
+	if (!resolve_exec(path, file, sizeof file))
+		return 0;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	uint32_t why = 0;
+	struct stat st;
+	ElfW(Ehdr) eh;
+	struct statvfs fs;
+	if (fstat(fd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
+				    (st.st_mode & S_ISGID && st.st_gid != getegid())) &&
+	    fstatvfs(fd, &fs) == 0 && !(fs.f_flag & ST_NOSUID))
+		why |= MONOUT_FACT_NEXT_SETID;	/* (a nosuid mount ignores the bits) */
+	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_phentsize == sizeof(ElfW(Phdr)) &&
+	    eh.e_phnum > 0 && eh.e_phnum < 4096) {
+		int interp = 0, read_all = 1;
+		for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+			ElfW(Phdr) ph;
+			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) !=
+			    (ssize_t)sizeof ph) {
+				read_all = 0;
+				break;
+			}
+			interp = ph.p_type == PT_INTERP;
+		}
+		/* (ET_DYN without PT_INTERP too: a static-pie program, or the
+		 * dynamic loader itself run as a program) */
+		if (read_all && !interp)
+			why |= MONOUT_FACT_NEXT_STATIC;
+	}
+	close(fd);
+	return why;
+}
+
 void mon_follow_ending(const char *path, const char *file)
 {
+	if (!ending || strcmp(next_path, path ? path : "") != 0)
+		next_facts = path != NULL ? unreachable(path) : 0;
 	ending = 1;
 	copy(next_path, path ? path : "", sizeof next_path);
 	copy(written, file ? file : "", sizeof written);
+}
+
+uint32_t mon_follow_next_facts(void)
+{
+	return ending ? next_facts : 0;
 }
 
 void mon_follow_failed(int keep_file)

@@ -272,6 +272,11 @@ MON_HIDDEN void mon_follow_fork_child(void);
  * keep_file (an interval's file: its counts were taken, the series goes
  * on from it). */
 MON_HIDDEN void mon_follow_ending(const char *path, const char *file);
+/* Why the image this one is about to exec will not be profiled
+ * (MONOUT_FACT_NEXT_STATIC, MONOUT_FACT_NEXT_SETID, for FACTS; 0: it
+ * will, or no exec is under way), as mon_follow_ending found by looking
+ * at its file. */
+MON_HIDDEN uint32_t mon_follow_next_facts(void);
 MON_HIDDEN void mon_follow_failed(int keep_file);
 
 /* Write the IMAGES record when the process ran or is about to run more

@@ -881,6 +881,7 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	if (put_span(w, real - (mono - now), f.elapsed_usec) < 0)
 		return -1;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
+	f.flags |= mon_follow_next_facts();
 	uint64_t off[2];
 	f.cpu_before_usec = (win->first ? before_cpu_usec(f.flags) : 0) + off_cpu_usec(f.flags, off_cut_usec, off);
 	if (!win->first)
@@ -991,6 +992,7 @@ int mon_facts_put(struct monout_writer *w)
 	if (put_span(w, real, f.elapsed_usec) < 0)
 		return -1;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
+	f.flags |= mon_follow_next_facts();
 	f.check_usec += (uint32_t)mon_clock_own_usec();	/* a dlopen's objects (as above) */
 	static const uint64_t none[2];
 	uint64_t off[2];

@@ -422,3 +422,53 @@ else
 		not_ok monrun_exec_dir_warnings_named "$(head -c 600 "$d/two.err")"
 	fi
 fi
+# An exec'd program that the loader will not preload libmon into: prof
+# names it not profiled, and why (FACTS' MONOUT_FACT_NEXT_STATIC, _SETID,
+# lib/follow.c).  Before, "(profiled in a file of its own)" for a static Go
+# program that wrote nothing (a new user's `monrun env ./static-go`).
+#   monrun_exec_next_static    env runs a static program found in PATH
+#   monrun_exec_next_setid     sh execs a set-user-ID copy of id(1) owned by
+#                              nobody (as root, where the mount honours it)
+#   monrun_exec_next_dynamic   env runs true: still "profiled in a file of
+#                              its own"
+# Mutation: mon_follow_next_facts returning 0: _static and _setid fail.
+if [ -n "$asan" ]; then
+	skip_asan monrun_exec_next_static
+	skip_asan monrun_exec_next_setid
+	skip_asan monrun_exec_next_dynamic
+else
+	d=$T/next && mkdir -p "$d/bin"
+	printf 'int main(void) { return 0; }\n' >"$d/st.c"
+	if cc -static -o "$d/bin/stprog" "$d/st.c" 2>"$d/cc.err"; then
+		(cd "$d" && "$MONRUN" -o "$d/st.mon" env PATH="$d/bin:$PATH" stprog)
+		"$PROF" -m "$d/st.mon.exec1" >/dev/null 2>"$d/st.err"
+		if grep -q "then stprog (not profiled: it is statically linked, so no loader ran in it to preload libmon; link it dynamically" "$d/st.err" &&
+		    [ ! -e "$d/st.mon" ]; then
+			ok monrun_exec_next_static
+		else
+			not_ok monrun_exec_next_static "$(files "$d"): $(head -c 600 "$d/st.err")"
+		fi
+	else
+		ok "monrun_exec_next_static # skip no static C library: $(head -c 200 "$d/cc.err")"
+	fi
+	if [ "$(id -u)" -eq 0 ] && cp "$(command -v id)" "$d/sid" && chown nobody "$d/sid" &&
+	    chmod 4755 "$d/sid" && "$d/sid" | grep -q 'euid='; then
+		(cd "$d" && "$MONRUN" -o "$d/sid.mon" sh -c "exec $d/sid" >"$d/sid.out")
+		"$PROF" -m "$d/sid.mon.exec1" >/dev/null 2>"$d/sid.err"
+		if grep -q "then $d/sid (not profiled: it is set-user-ID or set-group-ID, and the loader ignores LD_PRELOAD for it" "$d/sid.err" &&
+		    grep -q 'euid=' "$d/sid.out"; then
+			ok monrun_exec_next_setid
+		else
+			not_ok monrun_exec_next_setid "$(files "$d"): $(head -c 600 "$d/sid.err")"
+		fi
+	else
+		ok "monrun_exec_next_setid # skip not root, or set-user-ID bits not honoured here (a nosuid mount)"
+	fi
+	(cd "$d" && "$MONRUN" -o "$d/dy.mon" env true)
+	"$PROF" -m "$d/dy.mon.exec1" >/dev/null 2>"$d/dy.err"
+	if grep -q "then true (profiled in a file of its own)" "$d/dy.err" && [ -e "$d/dy.mon" ]; then
+		ok monrun_exec_next_dynamic
+	else
+		not_ok monrun_exec_next_dynamic "$(files "$d"): $(head -c 600 "$d/dy.err")"
+	fi
+fi

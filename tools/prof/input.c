@@ -111,6 +111,13 @@ static char *images_sentence(const struct monout *m, int exec_failed)
 		fprintf(f, "%s%s", i ? ", then " : "", im->path_len ? im->path : "(unknown)");
 		if (im->role == MONOUT_IMAGE_THIS)
 			fputs(" (shown here)", f);
+		else if (im->role == MONOUT_IMAGE_NEXT && (m->facts.flags & MONOUT_FACT_NEXT_STATIC))
+			fputs(" (not profiled: it is statically linked, so no loader ran in it to "
+			      "preload libmon; link it dynamically (a Go program: with cgo), or "
+			      "build it with -pg -lmon)", f);
+		else if (im->role == MONOUT_IMAGE_NEXT && (m->facts.flags & MONOUT_FACT_NEXT_SETID))
+			fputs(" (not profiled: it is set-user-ID or set-group-ID, and the loader "
+			      "ignores LD_PRELOAD for it; run it as its owner)", f);
 		else if (im->role == MONOUT_IMAGE_NEXT)
 			fputs(" (profiled in a file of its own)", f);
 		else if (im->file_len)
