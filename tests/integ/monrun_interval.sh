@@ -26,6 +26,9 @@
 #    interval files and no mon.out (--interval without PROFDIR), says
 #    what is there and 'prof .' (mutation: the default mon.out's bare
 #    "No such file or directory"); in a directory of none, as before;
+#  - interval_named_series_read: prof -m NAME and prof PROGRAM NAME, where
+#    NAME is the -o file whose interval series lies beside it, read the
+#    series as its directory reads;
 #  - (--interval with --wall: tests/integ/wall_interval.sh.)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/prof_lib.inc"
@@ -153,6 +156,26 @@ if [ -n "$last" ] && [ "${fl:-0}" = 5 ] && [ ! -e "$E/mon.out" ]; then
 	ok interval_exit_last
 else
 	not_ok interval_exit_last "files: $(ls "$E" | tr '\n' ' ') flags ${fl:-none} $(cat "$T/exit.err")"
+fi
+
+# A -o name whose files are an interval series beside it (monrun -o NAME
+# --interval; monrun gives a Go program --interval=1 by itself): prof -m
+# NAME and prof PROGRAM NAME read the series, said in one line, as the
+# directory reads (before: "No such file or directory", and "more than one
+# program given" for the second).  Mutation: series_beside finding none.
+O=$T/named
+mkdir -p "$O"
+(cd "$O" && "$MONRUN" --interval=1 -o "$O/g.mon" "$T/ispin" exit "$T/ready" 0.3 >/dev/null 2>"$T/named.err")
+n=$(ls "$O" | grep -c '^g\.mon\.[0-9]*\.ispin\.i[0-9]')
+"$PROF" -m "$O/g.mon" --format=csv "$T/ispin" >"$T/named1.csv" 2>"$T/named1.err"; r1=$?
+"$PROF" --format=csv "$T/ispin" "$O/g.mon" >"$T/named2.csv" 2>"$T/named2.err"; r2=$?
+"$PROF" --format=csv "$T/ispin" "$O" >"$T/named3.csv" 2>/dev/null
+if [ "$n" -ge 1 ] && [ ! -e "$O/g.mon" ] && [ $r1 -eq 0 ] && [ $r2 -eq 0 ] &&
+    grep -q "^prof: $O/g.mon does not exist: reading the $n files\{0,1\} written in its place beside it" "$T/named1.err" &&
+    [ -s "$T/named3.csv" ] && cmp -s "$T/named1.csv" "$T/named3.csv" && cmp -s "$T/named2.csv" "$T/named3.csv"; then
+	ok interval_named_series_read
+else
+	not_ok interval_named_series_read "$n files: $(ls "$O" | tr '\n' ' '); exit $r1, $r2: $(head -c 400 "$T/named1.err") | $(head -c 300 "$T/named2.err")"
 fi
 
 # Rotation by count.

@@ -300,20 +300,80 @@ static int inputs_push(struct inputs *in, const char *name, int from_dir)
 	return 0;
 }
 
-/* Adds name: a directory's profiles, or name itself.  0, or 1 (the exit
- * status) with one line on stderr. */
+/* Whether base (a file name without directory) is one of the files
+ * written in the place of the -o file named named: an interval's
+ * (NAMED.PID.PROGRAM.iNNNNNN.STAMP, lib/monfile.c) or an exec'ing image's
+ * (NAMED.execN, NAMED.PID.PROGRAM.iNNNNNN.STAMP.execN). */
+static int of_series(const char *base, const char *named)
+{
+	size_t l = strlen(named);
+	if (strncmp(base, named, l) != 0 || base[l] != '.')
+		return 0;
+	const char *p = base + l + 1;
+	if (strncmp(p, "exec", 4) == 0 && p[4] >= '0' && p[4] <= '9')
+		return 1;
+	char *end;
+	if (strtoul(p, &end, 10) == 0 || *end != '.')
+		return 0;	/* the pid */
+	const char *i = strstr(end + 1, ".i");
+	return i != NULL && i[2] >= '0' && i[2] <= '9';
+}
+
+/* name does not exist: the files written in its place (of_series), in
+ * its directory, into *names[0..*n) as prof_dir_files gives them; 0 when
+ * there are none. */
+static size_t series_beside(const char *name, char ***names)
+{
+	char *dup = strdup(name), err[256];
+	if (dup == NULL)
+		return 0;
+	char *slash = strrchr(dup, '/');
+	const char *dir = ".", *base = dup;
+	if (slash != NULL) {
+		*slash = '\0';
+		dir = slash == dup ? "/" : dup;
+		base = slash + 1;
+	}
+	size_t n = 0, k = 0;
+	char **all;
+	if (*base != '\0' && prof_dir_files(dir, &all, &n, err, sizeof err) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			const char *b = strrchr(all[i], '/');
+			if (of_series(b ? b + 1 : all[i], base))
+				all[k++] = all[i];
+			else
+				free(all[i]);
+		}
+		if (k == 0)
+			free(all);
+		else
+			*names = all;
+	}
+	free(dup);
+	return k;
+}
+
+/* Adds name: a directory's profiles, or name itself; when name does not
+ * exist, the files written in its place beside it (an interval series:
+ * monrun -o NAME --interval, as monrun gives a Go program by itself; an
+ * exec'ing image's), said in one line.  0, or 1 (the exit status) with one
+ * line on stderr. */
 static int inputs_add(struct inputs *in, const char *name)
 {
 	struct stat st;
-	if (stat(name, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	char **names, err[256];
+	size_t n;
+	int missing = stat(name, &st) != 0 && errno == ENOENT;
+	if (missing && (n = series_beside(name, &names)) > 0) {
+		fprintf(stderr, "prof: %s does not exist: reading the %zu file%s written in its "
+			"place beside it (%s%s)\n", name, n, n == 1 ? "" : "s", names[0],
+			n > 1 ? ", ..." : "");
+	} else if (missing || !S_ISDIR(st.st_mode)) {
 		if (inputs_push(in, name, 0) == 0)
 			return 0;
 		fprintf(stderr, "prof: %s\n", strerror(ENOMEM));
 		return 1;
-	}
-	char **names, err[256];
-	size_t n;
-	if (prof_dir_files(name, &names, &n, err, sizeof err) < 0) {
+	} else if (prof_dir_files(name, &names, &n, err, sizeof err) < 0) {
 		fprintf(stderr, "prof: %s: %s\n", name, err);
 		return 1;
 	}
@@ -1058,7 +1118,15 @@ int main(int argc, char **argv)
 		status = inputs_add(&in, files[i]);
 	for (int i = optind; i < argc && status == 0; i++) {
 		struct stat st;
-		if (stat(argv[i], &st) == 0 && (S_ISDIR(st.st_mode) || prof_is_profile(argv[i]))) {
+		char **beside;
+		size_t nb = 0;
+		if (stat(argv[i], &st) != 0 && errno == ENOENT && (nb = series_beside(argv[i], &beside)) > 0) {
+			/* (a -o name whose files are a series beside it) */
+			for (size_t k = 0; k < nb; k++)
+				free(beside[k]);
+			free(beside);
+		}
+		if (nb > 0 || (stat(argv[i], &st) == 0 && (S_ISDIR(st.st_mode) || prof_is_profile(argv[i])))) {
 			status = inputs_add(&in, argv[i]);
 			if (ndata++ == 0)
 				data0 = argv[i];
