@@ -530,7 +530,10 @@ static void status(char *r, size_t cap)
 	add_num(r, cap, used);
 	add(r, cap, " of ");
 	add_num(r, cap, capacity);
-	add(r, cap, cfg.interval_s ? " entries in this interval, " : " entries, ");
+	add(r, cap, cfg.interval_s ? " entries in this interval (the table grows as needed to " :
+				     " entries (the table grows as needed to ");
+	add_num(r, cap, mon_stacks_table_setting());
+	add(r, cap, ", --stack-table), ");
 	add_num(r, cap, lost);
 	add(r, cap, " samples without a stack, grown ");
 	add_num(r, cap, grew);
