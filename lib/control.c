@@ -524,15 +524,15 @@ static void status(char *r, size_t cap)
 	add(r, cap, "\nsamples ");
 	add_num(r, cap, s.samples);
 	add(r, cap, " since profiling started");
-	uint64_t used, capacity, lost, grew;
-	mon_stacks_usage(&used, &capacity, &lost, &grew);
+	uint64_t used, capacity, lost, grew, most;
+	mon_stacks_usage(&used, &capacity, &lost, &grew, &most);
 	add(r, cap, "\nstacks ");
 	add_num(r, cap, used);
 	add(r, cap, " of ");
 	add_num(r, cap, capacity);
 	add(r, cap, cfg.interval_s ? " entries in this interval (the table grows as needed to " :
 				     " entries (the table grows as needed to ");
-	add_num(r, cap, mon_stacks_table_setting());
+	add_num(r, cap, most);
 	add(r, cap, ", --stack-table), ");
 	add_num(r, cap, lost);
 	add(r, cap, " samples without a stack, grown ");

@@ -50,7 +50,7 @@ __attribute__((constructor)) void mon_exec_init(void)
 	errno = saved_errno;
 }
 
-int mon_exec_prepare(const char *path)
+int mon_exec_prepare(const char *path, int how, int fd)
 {
 	int saved_errno = errno;
 	int was_on = 0;
@@ -70,7 +70,7 @@ int mon_exec_prepare(const char *path)
 	/* The old image's profile, written after sampling stopped so that
 	 * the writing itself is not in it. */
 	if (mon_hooks.before_exec)
-		mon_hooks.before_exec(path);
+		mon_hooks.before_exec(path, how, fd);
 	errno = saved_errno;
 	return was_on;
 }
@@ -101,11 +101,11 @@ void mon_exec_failed(void)
  * image profiled when exec is followed (follow.c), built on this stack —,
  * and back on if it returned (failed).  ENV_ names the environment
  * argument inside the argument list. */
-#define EXEC_THROUGH(real, path, envp, ...)                                    \
+#define EXEC_THROUGH(real, path, how, fd, envp, ...)                           \
 	do {                                                                   \
 		if ((real) == NULL)                                            \
 			return mon_fail(ENOSYS);                               \
-		int was_on_ = mon_exec_prepare(path);                          \
+		int was_on_ = mon_exec_prepare(path, how, fd);                 \
 		char *const *ENV_ = (envp);                                    \
 		size_t need_ = mon_hooks.exec_env_size ? mon_hooks.exec_env_size(envp, 0) : 0; \
 		if (need_ > 0) {                                               \
@@ -124,25 +124,26 @@ void mon_exec_failed(void)
 
 MON_EXPORT MON_EXEC_FRAME int execve(const char *path, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_execve, path, envp, path, argv, ENV_);
+	EXEC_THROUGH(real_execve, path, MON_EXEC_PATH, -1, envp, path, argv, ENV_);
 }
 
 MON_EXPORT MON_EXEC_FRAME int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	EXEC_THROUGH(real_execvpe, file, envp, file, argv, ENV_);
+	EXEC_THROUGH(real_execvpe, file, MON_EXEC_SEARCH, -1, envp, file, argv, ENV_);
 }
 
 MON_EXPORT MON_EXEC_FRAME int fexecve(int fd, char *const argv[], char *const envp[])
 {
 	char *const *args = argv;
 	MON_LAUNDER(args);
-	EXEC_THROUGH(real_fexecve, args && args[0] ? args[0] : "", envp, fd, argv, ENV_);
+	EXEC_THROUGH(real_fexecve, args && args[0] ? args[0] : "", MON_EXEC_FD, fd, envp, fd, argv,
+		     ENV_);
 }
 
 MON_EXPORT MON_EXEC_FRAME int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 			int flags)
 {
-	EXEC_THROUGH(real_execveat, path, envp, dirfd, path, argv, ENV_, flags);
+	EXEC_THROUGH(real_execveat, path, MON_EXEC_AT, dirfd, envp, dirfd, path, argv, ENV_, flags);
 }
 
 MON_EXPORT MON_EXEC_FRAME int execv(const char *path, char *const argv[])

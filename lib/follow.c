@@ -58,6 +58,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
@@ -280,13 +281,12 @@ static size_t copy(char *d, const char *s, size_t cap)
 
 static uint32_t next_facts;	/* MONOUT_FACT_NEXT_*: why the next image is not profiled */
 
-/* The file execvp(3) runs for name: name itself when it has a slash, else
- * the first regular executable file of that name in PATH (glibc's default
- * path when PATH is unset), into buf (cap bytes); 0 if none. */
-static int resolve_exec(const char *name, char *buf, size_t cap)
+/* The file execvpe(3) runs for name, which has no slash: the first regular
+ * executable file of that name in PATH (glibc's default path when PATH is
+ * unset; an empty entry is the working directory), into buf (cap bytes);
+ * 0 if none. */
+static int search_path(const char *name, char *buf, size_t cap)
 {
-	if (strchr(name, '/') != NULL)
-		return copy(buf, name, cap) == strlen(name);
 	const char *p = getenv("PATH");
 	if (p == NULL)
 		p = "/bin:/usr/bin";
@@ -308,55 +308,90 @@ static int resolve_exec(const char *name, char *buf, size_t cap)
 	return 0;
 }
 
-/* Why the loader will not preload libmon into the program at path, as
- * MONOUT_FACT_NEXT_* (0: it will, or the file cannot tell: a script's
- * interpreter is looked at by the kernel, not here): an ELF executable
- * without PT_INTERP is static (no dynamic loader runs: ld.so(8)); one whose
- * set-user-ID or set-group-ID bit changes this process's effective IDs
- * runs in secure-execution mode, where the loader ignores a LD_PRELOAD
- * entry with a slash (ld.so(8)). */
-static uint32_t unreachable(const char *path)
+/* Whether the program in regular file fd (positioned anywhere: read with
+ * pread) will run in secure-execution mode, where the loader ignores a
+ * LD_PRELOAD entry with a slash (ld.so(8)): its set-user-ID bit (or
+ * set-group-ID with group execute) gives an effective ID other than this
+ * process's real one, or the process's own effective IDs already differ
+ * (the kernel's AT_SECURE: fs/exec.c, security/commoncap.c).  The bits
+ * count unless the file's mount is nosuid or the process has no_new_privs
+ * (prctl(2) PR_SET_NO_NEW_PRIVS).  File capabilities are not looked at. */
+static int secure_exec(int fd, const struct stat *st)
+{
+	uid_t euid = geteuid();
+	gid_t egid = getegid();
+	struct statvfs fs;
+	int bits = fstatvfs(fd, &fs) == 0 && !(fs.f_flag & ST_NOSUID) &&
+		   prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 1;
+	if (bits && (st->st_mode & S_ISUID))
+		euid = st->st_uid;
+	if (bits && (st->st_mode & S_ISGID) && (st->st_mode & S_IXGRP))
+		egid = st->st_gid;
+	return euid != getuid() || egid != getgid();
+}
+
+/* Why the loader will not preload libmon into the program an exec runs
+ * (path as how names it: MON_EXEC_*, with fd), as MONOUT_FACT_NEXT_* (0:
+ * it will, or the file cannot tell: a script's interpreter is the kernel's
+ * to find, and set-id bits on a script are ignored): an ELF executable
+ * without PT_INTERP is static (no dynamic loader runs in it: ld.so(8));
+ * one run in secure-execution mode (secure_exec) ignores LD_PRELOAD.  The
+ * file is opened without blocking (a FIFO's open waits for a writer), and
+ * only a regular file is read. */
+static uint32_t unreachable(const char *path, int how, int fd)
 {
 	char file[PATH_MAX];
-	if (!resolve_exec(path, file, sizeof file))
+	int own = -1;
+	if (how == MON_EXEC_FD)
+		own = -2;	/* fd itself, not ours to close */
+	else if (how == MON_EXEC_AT && (path == NULL || path[0] == '\0'))
+		own = -2;
+	else if (path == NULL || path[0] == '\0')
 		return 0;
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	else if (how == MON_EXEC_SEARCH && strchr(path, '/') == NULL) {
+		if (!search_path(path, file, sizeof file))
+			return 0;
+		own = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	} else {
+		own = openat(how == MON_EXEC_AT ? fd : AT_FDCWD, path,
+			     O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	}
+	if (own == -1)
 		return 0;
+	int f = own == -2 ? fd : own;
 	uint32_t why = 0;
 	struct stat st;
 	ElfW(Ehdr) eh;
-	struct statvfs fs;
-	if (fstat(fd, &st) == 0 && ((st.st_mode & S_ISUID && st.st_uid != geteuid()) ||
-				    (st.st_mode & S_ISGID && st.st_gid != getegid())) &&
-	    fstatvfs(fd, &fs) == 0 && !(fs.f_flag & ST_NOSUID))
-		why |= MONOUT_FACT_NEXT_SETID;	/* (a nosuid mount ignores the bits) */
-	if (pread(fd, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
-	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 && eh.e_phentsize == sizeof(ElfW(Phdr)) &&
-	    eh.e_phnum > 0 && eh.e_phnum < 4096) {
-		int interp = 0, read_all = 1;
-		for (unsigned i = 0; i < eh.e_phnum && !interp; i++) {
+	if (fstat(f, &st) == 0 && S_ISREG(st.st_mode) &&
+	    pread(f, &eh, sizeof eh, 0) == (ssize_t)sizeof eh &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0) {
+		if (secure_exec(f, &st))
+			why |= MONOUT_FACT_NEXT_SETID;
+		int interp = 0, read_all = eh.e_phentsize == sizeof(ElfW(Phdr)) && eh.e_phnum > 0 &&
+					   eh.e_phnum < 4096;
+		for (unsigned i = 0; read_all && i < eh.e_phnum && !interp; i++) {
 			ElfW(Phdr) ph;
-			if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) !=
-			    (ssize_t)sizeof ph) {
-				read_all = 0;
-				break;
-			}
-			interp = ph.p_type == PT_INTERP;
+			read_all = pread(f, &ph, sizeof ph, (off_t)(eh.e_phoff + i * sizeof ph)) ==
+				   (ssize_t)sizeof ph;
+			interp = read_all && ph.p_type == PT_INTERP;
 		}
 		/* (ET_DYN without PT_INTERP too: a static-pie program, or the
 		 * dynamic loader itself run as a program) */
 		if (read_all && !interp)
 			why |= MONOUT_FACT_NEXT_STATIC;
 	}
-	close(fd);
+	if (own >= 0)
+		close(own);
 	return why;
+}
+
+void mon_follow_looks_at(const char *path, int how, int fd)
+{
+	next_facts = unreachable(path, how, fd);
 }
 
 void mon_follow_ending(const char *path, const char *file)
 {
-	if (!ending || strcmp(next_path, path ? path : "") != 0)
-		next_facts = path != NULL ? unreachable(path) : 0;
 	ending = 1;
 	copy(next_path, path ? path : "", sizeof next_path);
 	copy(written, file ? file : "", sizeof written);

@@ -779,13 +779,15 @@ static char **exec_env_build(char *const envp[], int spawn, void *buf, size_t si
 
 static int wall_stopped_for_exec;	/* mon_wall_stop before an exec */
 
-static void before_exec(const char *path)
+static void before_exec(const char *path, int how, int fd)
 {
 	struct mon_stats st;
 	int vc;
 	if (!started || finished)
 		return;
 	int follow = exec_follows(&vc);
+	if (follow)
+		mon_follow_looks_at(path, how, fd);
 	/* A fork child that only execs (monrun -f on a shell or make) has
 	 * nothing to say: no file for it. */
 	if (getpid() != start_pid && mon_getstats(&st, sizeof st) == 0 && st.samples == 0 &&

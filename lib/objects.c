@@ -26,7 +26,6 @@
 #include <stddef.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -83,43 +82,53 @@ size_t mon_build_id(const struct dl_phdr_info *info, unsigned char *out, size_t 
  * objects built with -buildmode=c-shared (cmd/link's elf.go, ELF_NOTE_GOBUILDID_TAG). */
 #define NOTE_GO_BUILD_ID 4u
 
+/* n bytes of file fd at off into a buffer of mon_alloc's, or NULL (short
+ * read, no memory).  Read, not mapped: a file cut short meanwhile gives a
+ * short read, not SIGBUS. */
+static void *read_at(int fd, uint64_t off, uint64_t n)
+{
+	if (n == 0 || n > ((uint64_t)1 << 30) || off > ((uint64_t)1 << 62))
+		return NULL;
+	unsigned char *b = mon_alloc((size_t)n);
+	if (b == NULL)
+		return NULL;
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, b + got, (size_t)n - got, (off_t)(off + got));
+		if (r <= 0) {
+			mon_free(b);
+			return NULL;
+		}
+		got += (size_t)r;
+	}
+	return b;
+}
+
 /* The value of the function symbol named one of names (NULL-ended) in the
- * ELF file at path's symbol table (.symtab: not loaded, read from the file
- * through a private read-only mapping), or 0: no such symbol, no symbol
- * table (a stripped file), not a 64-bit ELF file, or not readable. */
+ * ELF file at path's symbol table (.symtab: not loaded, read from the
+ * file), or 0: no such symbol, no symbol table (a stripped file), not a
+ * 64-bit ELF file, or not readable. */
 static uintptr_t file_symbol(const char *path, const char *const *names)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return 0;
-	struct stat st;
-	void *map = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof(ElfW(Ehdr)))
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return 0;
-	size_t size = (size_t)st.st_size;
-	const unsigned char *b = map;
-	const ElfW(Ehdr) *eh = map;
+	ElfW(Ehdr) eh;
+	ElfW(Shdr) *sh = NULL;
 	uintptr_t found = 0;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(ElfW(Shdr)) || eh->e_shoff >= size ||
-	    eh->e_shnum > (size - eh->e_shoff) / sizeof(ElfW(Shdr)))
+	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 ||
+	    (sh = read_at(fd, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof *sh)) == NULL)
 		goto out;
-	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)(b + eh->e_shoff);
-	for (unsigned i = 0; i < eh->e_shnum && !found; i++) {
-		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh->e_shnum ||
+	for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum ||
 		    sh[i].sh_entsize != sizeof(ElfW(Sym)))
 			continue;
 		const ElfW(Shdr) *str = &sh[sh[i].sh_link];
-		if (sh[i].sh_offset > size || sh[i].sh_size > size - sh[i].sh_offset ||
-		    str->sh_offset > size || str->sh_size > size - str->sh_offset)
-			continue;
-		const ElfW(Sym) *sym = (const ElfW(Sym) *)(b + sh[i].sh_offset);
-		const char *strs = (const char *)(b + str->sh_offset);
+		ElfW(Sym) *sym = read_at(fd, sh[i].sh_offset, sh[i].sh_size);
+		char *strs = sym != NULL ? read_at(fd, str->sh_offset, str->sh_size) : NULL;
 		size_t nsym = sh[i].sh_size / sizeof(ElfW(Sym)), nstr = str->sh_size;
-		for (size_t k = 0; k < nsym && !found; k++) {
+		for (size_t k = 0; strs != NULL && k < nsym && !found; k++) {
 			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_value == 0 ||
 			    sym[k].st_name >= nstr)
 				continue;
@@ -131,10 +140,26 @@ static uintptr_t file_symbol(const char *path, const char *const *names)
 					found = (uintptr_t)sym[k].st_value;
 			}
 		}
+		mon_free(strs);
+		mon_free(sym);
 	}
 out:
-	munmap(map, size);
+	mon_free(sh);
+	close(fd);
 	return found;
+}
+
+/* Whether v (an address in the object's own terms, before the load bias)
+ * lies in one of its executable PT_LOAD segments. */
+static int in_code(const struct dl_phdr_info *info, uintptr_t v)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && v >= ph->p_vaddr &&
+		    v - ph->p_vaddr < ph->p_memsz)
+			return 1;
+	}
+	return 0;
 }
 
 struct go_found {
@@ -163,8 +188,10 @@ static int go_runtime_of(const struct mon_object_info *o, void *arg)
 	 * (".abi0", its ABI wrapper's), and before it. */
 	static const char *const names[] = { "runtime.asyncPreempt.abi0", "runtime.asyncPreempt",
 					     NULL };
+	/* (the file on disk may be another build than the one mapped: an
+	 * address outside this one's code is not taken) */
 	uintptr_t v = o->path != NULL ? file_symbol(o->path, names) : 0;
-	if (v != 0)
+	if (v != 0 && in_code(o->phdr, v))
 		g->preempt = o->phdr->dlpi_addr + v;
 	return 1;
 }
@@ -172,12 +199,22 @@ static int go_runtime_of(const struct mon_object_info *o, void *arg)
 int mon_objects_go_runtime(uintptr_t *preempt)
 {
 	/* The notes first (in memory: cheap, after every dlopen), the file
-	 * only once Go is here. */
+	 * only once Go is here, and once a process (Go's runtime is not
+	 * unloaded: it does not support it). */
+	static int known;
+	static uintptr_t known_preempt;
+	if (__atomic_load_n(&known, __ATOMIC_ACQUIRE)) {
+		*preempt = known_preempt;
+		return 1;
+	}
 	int here = 0;
 	struct go_found g = { 0, 0 };
 	dl_iterate_phdr(go_note_of, &here);
-	if (here)
+	if (here) {
 		mon_objects_each(go_runtime_of, &g);
+		known_preempt = g.preempt;
+		__atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+	}
 	*preempt = g.preempt;
 	return here;
 }

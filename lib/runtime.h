@@ -259,7 +259,8 @@ struct mon_hooks {
 	void (*counters_reset)(int forked);
 	void (*fork_reset)(void);	/* in a fork child, before its clock is armed:
 					 * zero what the child counts (no lock taken) */
-	void (*before_exec)(const char *path);	/* about to exec path: write what must be written */
+	void (*before_exec)(const char *path, int how, int fd);	/* about to exec path (how, fd:
+						 * mon_exec_prepare's): write what must be written */
 	void (*exec_failed)(void);	/* the exec returned */
 	/* The environment the new image gets (follow exec): bytes of stack
 	 * to build it in (0: the program's own), then build it there (NULL:
@@ -312,10 +313,19 @@ MON_HIDDEN long mon_raw_syscall(long number, ...);
 
 /* ---- exec.c ------------------------------------------------------------ */
 
+/* How an exec names the program it runs (for a look at its file,
+ * follow.c): */
+#define MON_EXEC_PATH 0		/* execve(2): path, from the working directory */
+#define MON_EXEC_SEARCH 1	/* execvpe(3): path, searched in PATH when it has no slash */
+#define MON_EXEC_FD 2		/* fexecve(3): the open file fd */
+#define MON_EXEC_AT 3		/* execveat(2): path from directory fd (fd itself when
+				 * path is empty) */
+
 /* Before an exec in this process: profiling off, no tick pending, the
- * program's signal disposition and timer back.  Returns 1 if profiling was
- * on (then call mon_exec_failed if the exec returns). */
-MON_HIDDEN int mon_exec_prepare(const char *path);
+ * program's signal disposition and timer back.  path names the program
+ * as how says (MON_EXEC_*, with fd).  Returns 1 if profiling was on (then
+ * call mon_exec_failed if the exec returns). */
+MON_HIDDEN int mon_exec_prepare(const char *path, int how, int fd);
 MON_HIDDEN void mon_exec_failed(void);
 
 /* ---- sigguard.c: the program's view of its signals -------------------- */

@@ -69,9 +69,9 @@
  *     tick held behind that handler lands there, and 8-20 % of a cgo
  *     program's samples were asyncPreempt's under the thread clock (the
  *     tick 4 ms of CPU; 0.4 % under perf's).  A tick that finds that first
- *     instruction is taken on a copy of the context undone to the code the
- *     handler interrupted (mon_arch_injected_call_undo), as if it had come
- *     before it (mon_sig_injected_call: objects.c reads the function's
+ *     instruction is taken on the context undone to the code the handler
+ *     interrupted (mon_arch_injected_call_undo, and put back after), as if
+ *     it had come before it (mon_sig_injected_call: objects.c reads the function's
  *     address from the object's symbol table; a stripped Go program keeps
  *     the old charge);
  *   - when the clock lets the signal go (mon_sig_disown), ticks still
@@ -510,18 +510,18 @@ MON_NO_TSAN static void *ticked_context(void *ucv)
 
 /* A tick at the first instruction of a call a handler of the program's
  * made the interrupted code make (injected_entry, Go's asyncPreempt): taken
- * on a copy of the context undone to that code, the frame the kernel
- * restores left as it is.  Its own function (not inlined): the copy's
- * stack (a ucontext_t, about 1 KiB) is used only on this path, on Go's
- * alternate stack. */
-__attribute__((noinline)) MON_NO_TSAN static void
-tick_before_injected(struct owned *o, int sig, siginfo_t *si, void *ucv)
+ * on the context undone to that code, then put back as the kernel wrote
+ * it (the registers the undo changes: a copy of the whole ucontext_t would
+ * take 1 KiB of the signal stack on x86-64, 4.5 KiB on aarch64). */
+MON_NO_TSAN static void tick_before_injected(struct owned *o, int sig, siginfo_t *si, void *ucv)
 {
-	ucontext_t uc;
-	memcpy(&uc, ucv, sizeof uc);
-	if (mon_arch_injected_call_undo(&uc))
-		ucv = &uc;
-	o->tick(sig, si, ucv);
+	struct mon_arch_injected saved;
+	if (mon_arch_injected_call_undo(ucv, &saved)) {
+		o->tick(sig, si, ucv);
+		mon_arch_injected_call_redo(ucv, &saved);
+	} else {
+		o->tick(sig, si, ucv);
+	}
 }
 
 MON_NO_TSAN static void dispatch(int sig, siginfo_t *si, void *ucv)

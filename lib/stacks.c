@@ -778,11 +778,13 @@ void mon_stacks_cut_end(void)
 		mon_stack_table_free(cutv[i]);
 }
 
-void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost, uint64_t *grew)
+void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost, uint64_t *grew,
+		      uint64_t *most)
 {
 	struct mon_stack_table *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
 	*used = *capacity = *lost = 0;
 	*grew = grown;
+	*most = bound;
 	if (t == NULL)
 		return;
 	*used = mon_stack_table_used(t);

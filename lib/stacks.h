@@ -136,9 +136,11 @@ MON_HIDDEN int mon_stacks_grow(void);
 MON_HIDDEN int mon_stacks_cut_begin(void);
 MON_HIDDEN void mon_stacks_cut_end(void);
 /* Entries in use, capacity and lost samples over the tables of the run
- * (or interval), and how many times the table grew. */
+ * (or interval), how many times the table grew, and the most entries the
+ * tables may hold in all (MONPROF_STACK_TABLE as read at the start; 0
+ * before). */
 MON_HIDDEN void mon_stacks_usage(uint64_t *used, uint64_t *capacity, uint64_t *lost,
-				 uint64_t *grew);
+				 uint64_t *grew, uint64_t *most);
 
 /* The runtime's table (NULL until stacks first started); for tests. */
 MON_HIDDEN const struct mon_stack_table *mon_stacks_table(void);

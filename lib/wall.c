@@ -169,6 +169,7 @@ struct wthread {
 	uint64_t sched_runs;	/* schedstat's third field then: times put on a CPU */
 	uint64_t sched_ns;	/* when (CLOCK_MONOTONIC), 0: never */
 	uint32_t last;		/* sample index + 1 counted at the last full read, 0: none */
+	uint32_t r_still;	/* looks since it, R then, without a full read (left_r) */
 	uint32_t last_state;
 	int64_t credit;		/* runnable credit, 1/65536 of a sample */
 	uint64_t again;		/* rounds charged to last since the full read that found it blocked */
@@ -1573,11 +1574,17 @@ static uint64_t count_units(struct wthread *t, uint32_t ix, int found_r, int pre
  * blocking call can add nothing to it.  Without this look at its state
  * letter the thread was "waiting for a CPU" for as long as it slept (CI of
  * e4e77c5: a thread blocked 1 s in read(2) had 251 of 251 samples
- * runnable).  Costs one pread of its stat (kept open) a look, and only for
- * a thread last found R whose clock stood still. */
+ * runnable).  Costs one pread of its stat (kept open) at the first look
+ * after the full read that found it R, then at every 8th, and only while
+ * its clock stands still. */
 static int left_r(struct wthread *t)
 {
 	if (t->last_state != MONOUT_WALL_RUNNING && t->last_state != MONOUT_WALL_RUNNABLE)
+		return 0;
+	/* At the first look after the read (a run cut short by a blocking
+	 * call), then every 8th: a thread that waits long for a CPU, whose
+	 * clock stands still too, costs an eighth of a read a look. */
+	if (++t->r_still != 1 && t->r_still % 8 != 0)
 		return 0;
 	char letter;
 	uint64_t st;
@@ -1630,6 +1637,7 @@ static int sample_thread(struct wthread *t, uint64_t weight, uint64_t cpu, uint6
 		t->obs_ns = now;
 		return 1;
 	}
+	t->r_still = 0;
 	uint64_t was_cpu = t->last ? t->cpu_ns : UINT64_MAX, was_ns = t->obs_ns;
 	int prev_r = t->last && (t->last_state == MONOUT_WALL_RUNNING ||
 				 t->last_state == MONOUT_WALL_RUNNABLE);

@@ -130,7 +130,8 @@ for c in perf thread; do
 	# signal) lands on asyncPreempt's first instruction: it is charged
 	# to the code the handler interrupted (sigguard.c
 	# tick_before_injected).  Before, 8-20 % of the samples under the
-	# thread clock, 0.4 % under perf's.
+	# thread clock, 0.4 % under perf's (so the perf clock's check held
+	# before too: the thread clock's is the one the mutation fails).
 	ap=$(csv_awk -F, '$1 == "runtime.asyncPreempt.abi0" || $1 == "runtime.asyncPreempt" { s += $8 } END { printf "%d", s }' "csv.$c")
 	echo "# $c: runtime.asyncPreempt $ap of $all samples"
 	if [ "$all" -ge 50 ] && [ $((ap * 100)) -lt "$all" ]; then

@@ -310,8 +310,12 @@ static int of_series(const char *base, const char *named)
 	if (strncmp(base, named, l) != 0 || base[l] != '.')
 		return 0;
 	const char *p = base + l + 1;
-	if (strncmp(p, "exec", 4) == 0 && p[4] >= '0' && p[4] <= '9')
-		return 1;
+	if (strncmp(p, "exec", 4) == 0 && p[4] >= '0' && p[4] <= '9') {
+		p += 4;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		return *p == '\0';	/* NAME.execN, not a copy NAME.exec1.bak */
+	}
 	char *end;
 	if (strtoul(p, &end, 10) == 0 || *end != '.')
 		return 0;	/* the pid */

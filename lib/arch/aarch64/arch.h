@@ -114,24 +114,43 @@ static inline int mon_arch_after_syscall(uint64_t before)
 	return (uint32_t)(before >> 32) == 0xd4000001u;
 }
 
-/* *uc is a copy of a context at the first instruction of a call that a
- * signal handler injected by rewriting the context it returned to, as
- * Go's runtime does to preempt a goroutine (runtime/signal_arm64.go,
+/* *uc is a context at the first instruction of a call that a signal
+ * handler injected by rewriting the context it returned to, as Go's
+ * runtime does to preempt a goroutine (runtime/signal_arm64.go,
  * sigctxt.pushCall: SP less 16, the old LR stored at SP, LR the
- * interrupted PC, PC the function's): undo that, *uc becoming the
- * interrupted code's context (x29 was not touched).  The word at SP is
- * read: it is on the thread's stack, written by the handler that just
- * returned.  1 if undone, 0 if SP cannot be a stack pointer. */
-static inline int mon_arch_injected_call_undo(ucontext_t *uc)
+ * interrupted PC, PC the function's): undo that in place, *uc becoming the
+ * interrupted code's context (x29 was not touched), what it held into
+ * *saved for mon_arch_injected_call_redo.  The word at SP is read: it is on
+ * the thread's stack, written by the handler that just returned.  1 if
+ * undone, 0 (nothing changed) if SP cannot be a stack pointer. */
+struct mon_arch_injected {
+	uint64_t pc, sp, lr;
+};
+
+static inline int mon_arch_injected_call_undo(void *ucv, struct mon_arch_injected *saved)
 {
+	ucontext_t *uc = ucv;
 	uintptr_t sp = (uintptr_t)uc->uc_mcontext.sp;
 	if (sp == 0 || sp % 16 != 0)
 		return 0;
+	saved->pc = uc->uc_mcontext.pc;
+	saved->sp = uc->uc_mcontext.sp;
+	saved->lr = uc->uc_mcontext.regs[30];
 	uc->uc_mcontext.pc = uc->uc_mcontext.regs[30];
 	uc->uc_mcontext.regs[30] = *(const uint64_t *)sp;
 	uc->uc_mcontext.sp = sp + 16;
 	return 1;
 }
+
+/* Put back what mon_arch_injected_call_undo changed. */
+static inline void mon_arch_injected_call_redo(void *ucv, const struct mon_arch_injected *saved)
+{
+	ucontext_t *uc = ucv;
+	uc->uc_mcontext.pc = saved->pc;
+	uc->uc_mcontext.sp = saved->sp;
+	uc->uc_mcontext.regs[30] = saved->lr;
+}
+
 
 /* A ucontext_t that starts a walk at pc, sp and fp, the link register not
  * known (0: a frame whose return address is still in it ends the walk);

@@ -111,23 +111,40 @@ static inline uintptr_t mon_arch_context_lr(const void *uc)
 	return 0;
 }
 
-/* *uc is a copy of a context at the first instruction of a call that a
- * signal handler injected by rewriting the context it returned to, as
- * Go's runtime does to preempt a goroutine (runtime/signal_amd64.go,
+/* *uc is a context at the first instruction of a call that a signal
+ * handler injected by rewriting the context it returned to, as Go's
+ * runtime does to preempt a goroutine (runtime/signal_amd64.go,
  * sigctxt.pushCall: the interrupted PC pushed as the return address, RSP
- * less 8, RIP the function's): undo that, *uc becoming the interrupted
- * code's context (RBP was not touched).  The word at RSP is read: it is on
- * the thread's stack, written by the handler that just returned.  1 if
- * undone, 0 if RSP cannot be a stack pointer. */
-static inline int mon_arch_injected_call_undo(ucontext_t *uc)
+ * less 8, RIP the function's): undo that in place, *uc becoming the
+ * interrupted code's context (RBP was not touched), what it held into
+ * *saved for mon_arch_injected_call_redo.  The word at RSP is read: it is
+ * on the thread's stack, written by the handler that just returned.  1 if
+ * undone, 0 (nothing changed) if RSP cannot be a stack pointer. */
+struct mon_arch_injected {
+	greg_t rip, rsp;
+};
+
+static inline int mon_arch_injected_call_undo(void *ucv, struct mon_arch_injected *saved)
 {
+	ucontext_t *uc = ucv;
 	uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
 	if (sp == 0 || sp % sizeof(uintptr_t) != 0)
 		return 0;
+	saved->rip = uc->uc_mcontext.gregs[REG_RIP];
+	saved->rsp = uc->uc_mcontext.gregs[REG_RSP];
 	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)*(const uintptr_t *)sp;
 	uc->uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + sizeof(uintptr_t));
 	return 1;
 }
+
+/* Put back what mon_arch_injected_call_undo changed. */
+static inline void mon_arch_injected_call_redo(void *ucv, const struct mon_arch_injected *saved)
+{
+	ucontext_t *uc = ucv;
+	uc->uc_mcontext.gregs[REG_RIP] = saved->rip;
+	uc->uc_mcontext.gregs[REG_RSP] = saved->rsp;
+}
+
 
 /* A ucontext_t that starts a walk at pc, sp and fp (the wall-clock
  * sampler's copy of a blocked thread's stack); *uc zeroed by the caller. */
