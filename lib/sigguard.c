@@ -512,8 +512,11 @@ MON_NO_TSAN static void *ticked_context(void *ucv)
  * made the interrupted code make (injected_entry, Go's asyncPreempt): taken
  * on the context undone to that code, then put back as the kernel wrote
  * it (the registers the undo changes: a copy of the whole ucontext_t would
- * take 1 KiB of the signal stack on x86-64, 4.5 KiB on aarch64). */
-MON_NO_TSAN static void tick_before_injected(struct owned *o, int sig, siginfo_t *si, void *ucv)
+ * take 1 KiB of the signal stack on x86-64, 4.5 KiB on aarch64).  Not
+ * inlined: every other tick's frame stays as small as it was
+ * (stack_use.sh's bounds, under ASan too). */
+__attribute__((noinline)) MON_NO_TSAN static void
+tick_before_injected(struct owned *o, int sig, siginfo_t *si, void *ucv)
 {
 	struct mon_arch_injected saved;
 	if (mon_arch_injected_call_undo(ucv, &saved)) {
