@@ -279,8 +279,6 @@ static size_t copy(char *d, const char *s, size_t cap)
 	return n;
 }
 
-static uint32_t next_facts;	/* MONOUT_FACT_NEXT_*: why the next image is not profiled */
-
 /* The file execvpe(3) runs for name, which has no slash: the first regular
  * executable file of that name in PATH (glibc's default path when PATH is
  * unset; an empty entry is the working directory), into buf (cap bytes);
@@ -387,7 +385,7 @@ static uint32_t unreachable(const char *path, int how, int fd)
 
 void mon_follow_looks_at(const char *path, int how, int fd)
 {
-	next_facts = unreachable(path, how, fd);
+	mon_facts_next_image(unreachable(path, how, fd));
 }
 
 void mon_follow_ending(const char *path, const char *file)
@@ -397,15 +395,11 @@ void mon_follow_ending(const char *path, const char *file)
 	copy(written, file ? file : "", sizeof written);
 }
 
-uint32_t mon_follow_next_facts(void)
-{
-	return ending ? next_facts : 0;
-}
-
 void mon_follow_failed(int keep_file)
 {
 	if (ending && written[0] != '\0' && !keep_file)
 		unlink(written);	/* the exec failed: this image goes on */
+	mon_facts_next_image(0);
 	ending = 0;
 	written[0] = '\0';
 }

@@ -274,14 +274,9 @@ MON_HIDDEN void mon_follow_fork_child(void);
 MON_HIDDEN void mon_follow_ending(const char *path, const char *file);
 /* Before an exec of path (how, fd: runtime.h's MON_EXEC_*): look at the
  * file for what keeps the loader from preloading libmon into it
- * (mon_follow_next_facts).  Opens it for a moment (O_NONBLOCK); not in a
+ * (runfacts.c mon_facts_next_image: FACTS say it).  Opens it for a moment (O_NONBLOCK); not in a
  * vfork child. */
 MON_HIDDEN void mon_follow_looks_at(const char *path, int how, int fd);
-/* Why the image this one is about to exec will not be profiled
- * (MONOUT_FACT_NEXT_STATIC, MONOUT_FACT_NEXT_SETID, for FACTS; 0: it
- * will, or no exec is under way), as mon_follow_ending found by looking
- * at its file. */
-MON_HIDDEN uint32_t mon_follow_next_facts(void);
 MON_HIDDEN void mon_follow_failed(int keep_file);
 
 /* Write the IMAGES record when the process ran or is about to run more

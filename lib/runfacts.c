@@ -47,6 +47,15 @@
 #include "monrt.h"
 #include "runfacts.h"
 
+/* MONOUT_FACT_NEXT_*: why the image this one is about to exec will not be
+ * profiled (mon_facts_next_image: follow.c's look at its file). */
+static uint32_t next_image_flags;
+
+void mon_facts_next_image(uint32_t flags)
+{
+	__atomic_store_n(&next_image_flags, flags, __ATOMIC_RELAXED);
+}
+
 #define MON_FACTS_MAX 8192
 #define FREE_TID UINT64_MAX	/* an entry given back (interval profiles) */
 /* An entry the writer claimed for a live thread (adopt) while the thread
@@ -881,7 +890,7 @@ int mon_facts_put_window(struct monout_writer *w, const struct mon_facts_window 
 	if (put_span(w, real - (mono - now), f.elapsed_usec) < 0)
 		return -1;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
-	f.flags |= mon_follow_next_facts();
+	f.flags |= __atomic_load_n(&next_image_flags, __ATOMIC_RELAXED);
 	uint64_t off[2];
 	f.cpu_before_usec = (win->first ? before_cpu_usec(f.flags) : 0) + off_cpu_usec(f.flags, off_cut_usec, off);
 	if (!win->first)
@@ -992,7 +1001,7 @@ int mon_facts_put(struct monout_writer *w)
 	if (put_span(w, real, f.elapsed_usec) < 0)
 		return -1;
 	mon_clock_facts(&f.rate_asked, &f.rate_set, &f.tick_cost_ns, &f.flags, &f.check_usec);
-	f.flags |= mon_follow_next_facts();
+	f.flags |= __atomic_load_n(&next_image_flags, __ATOMIC_RELAXED);
 	f.check_usec += (uint32_t)mon_clock_own_usec();	/* a dlopen's objects (as above) */
 	static const uint64_t none[2];
 	uint64_t off[2];

@@ -83,4 +83,9 @@ MON_HIDDEN int mon_facts_put_window(struct monout_writer *w, const struct mon_fa
  * its CPU is in no interval). */
 MON_HIDDEN void mon_facts_window_advance(void);
 
+/* The image this one is about to exec will not be profiled, for the
+ * reasons flags gives (MONOUT_FACT_NEXT_STATIC, _SETID; 0: it will, or the
+ * exec failed): FACTS written from now on carry them.  Set by follow.c. */
+MON_HIDDEN void mon_facts_next_image(uint32_t flags);
+
 #endif /* MON_RUNFACTS_H */

@@ -431,7 +431,8 @@ fi
 #                              nobody (as root, where the mount honours it)
 #   monrun_exec_next_dynamic   env runs true: still "profiled in a file of
 #                              its own"
-# Mutation: mon_follow_next_facts returning 0: _static and _setid fail.
+# Mutation: mon_follow_looks_at giving mon_facts_next_image 0: _static and
+# _setid fail.
 if [ -n "$asan" ]; then
 	skip_asan monrun_exec_next_static
 	skip_asan monrun_exec_next_setid
