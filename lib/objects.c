@@ -103,10 +103,11 @@ static void *read_at(int fd, uint64_t off, uint64_t n)
 	return b;
 }
 
-/* The value of the function symbol named one of names (NULL-ended) in the
- * ELF file at path's symbol table (.symtab: not loaded, read from the
- * file), or 0: no such symbol, no symbol table (a stripped file), not a
- * 64-bit ELF file, or not readable. */
+/* The value of the function symbol named one of names (NULL-ended, the
+ * first named first: one named so wins over those after it) in the ELF
+ * file at path's symbol table (.symtab: not loaded, read from the file),
+ * or 0: no such symbol, no symbol table (a stripped file), not a 64-bit
+ * ELF file, or not readable. */
 static uintptr_t file_symbol(const char *path, const char *const *names)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -115,12 +116,13 @@ static uintptr_t file_symbol(const char *path, const char *const *names)
 	ElfW(Ehdr) eh;
 	ElfW(Shdr) *sh = NULL;
 	uintptr_t found = 0;
+	size_t rank = SIZE_MAX;	/* names[rank] gave found */
 	if (pread(fd, &eh, sizeof eh, 0) != (ssize_t)sizeof eh ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_shentsize != sizeof(ElfW(Shdr)) || eh.e_shnum == 0 ||
 	    (sh = read_at(fd, eh.e_shoff, (uint64_t)eh.e_shnum * sizeof *sh)) == NULL)
 		goto out;
-	for (unsigned i = 0; i < eh.e_shnum && !found; i++) {
+	for (unsigned i = 0; i < eh.e_shnum && rank != 0; i++) {
 		if (sh[i].sh_type != SHT_SYMTAB || sh[i].sh_link >= eh.e_shnum ||
 		    sh[i].sh_entsize != sizeof(ElfW(Sym)))
 			continue;
@@ -128,16 +130,18 @@ static uintptr_t file_symbol(const char *path, const char *const *names)
 		ElfW(Sym) *sym = read_at(fd, sh[i].sh_offset, sh[i].sh_size);
 		char *strs = sym != NULL ? read_at(fd, str->sh_offset, str->sh_size) : NULL;
 		size_t nsym = sh[i].sh_size / sizeof(ElfW(Sym)), nstr = str->sh_size;
-		for (size_t k = 0; strs != NULL && k < nsym && !found; k++) {
+		for (size_t k = 0; strs != NULL && k < nsym && rank != 0; k++) {
 			if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_value == 0 ||
 			    sym[k].st_name >= nstr)
 				continue;
 			const char *nm = strs + sym[k].st_name;
 			size_t room = nstr - sym[k].st_name;
-			for (const char *const *w = names; *w != NULL; w++) {
-				size_t len = strlen(*w);
-				if (len < room && memcmp(nm, *w, len + 1) == 0)
+			for (size_t w = 0; names[w] != NULL && w < rank; w++) {
+				size_t len = strlen(names[w]);
+				if (len < room && memcmp(nm, names[w], len + 1) == 0) {
 					found = (uintptr_t)sym[k].st_value;
+					rank = w;
+				}
 			}
 		}
 		mon_free(strs);
@@ -184,8 +188,9 @@ static int go_runtime_of(const struct mon_object_info *o, void *arg)
 		return 0;
 	struct go_found *g = arg;
 	g->here = 1;
-	/* The assembly function's name since Go 1.17's register ABI
-	 * (".abi0", its ABI wrapper's), and before it. */
+	/* The assembly function's name since Go 1.17's register ABI (".abi0":
+	 * the address pushCall sends the goroutine to, abi.FuncPCABI0), and
+	 * before it. */
 	static const char *const names[] = { "runtime.asyncPreempt.abi0", "runtime.asyncPreempt",
 					     NULL };
 	/* (the file on disk may be another build than the one mapped: an
